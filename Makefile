@@ -1,0 +1,43 @@
+# pagebtree: PGXS build.
+#   make && make install && make installcheck
+#   make PBT_CHECKS=1     build with per-page invariant checks after every change
+
+MODULE_big = pagebtree
+OBJS = \
+	src/pbt_handler.o \
+	src/pbt_keys.o \
+	src/pbt_page.o \
+	src/pbt_layout_plain.o \
+	src/pbt_search.o \
+	src/pbt_insert.o \
+	src/pbt_scan.o \
+	src/pbt_build.o \
+	src/pbt_vacuum.o \
+	src/pbt_wal.o \
+	src/pbt_check.o
+
+EXTENSION = pagebtree
+DATA_built = pagebtree--0.1.sql
+PGFILEDESC = "pagebtree - B-link tree index access method"
+
+REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+REGRESS_OPTS = --inputdir=. --load-extension=pagebtree
+ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=test --load-extension=pagebtree
+TAP_TESTS = 1
+PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
+EXTRA_CLEAN = pagebtree--0.1.sql
+
+PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla
+ifdef PBT_CHECKS
+PG_CPPFLAGS += -DPBT_CHECKS
+endif
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+pagebtree--0.1.sql: src/sql/pagebtree_functions.sql src/sql/pagebtree_opclasses.sql
+	cat $^ > $@
+
+$(OBJS): src/pagebtree.h

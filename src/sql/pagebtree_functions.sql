@@ -1,0 +1,46 @@
+/* pagebtree extension script: access method, verifier and inspection functions */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION pagebtree" to load this file. \quit
+
+CREATE FUNCTION pagebtreehandler(internal)
+RETURNS index_am_handler
+AS 'MODULE_PATHNAME'
+LANGUAGE C;
+
+CREATE ACCESS METHOD pagebtree TYPE INDEX HANDLER pagebtreehandler;
+COMMENT ON ACCESS METHOD pagebtree IS 'B-link tree with normalized keys and pluggable node layouts';
+
+-- Verify every structural invariant of a pagebtree index; raises an error
+-- naming the block and item on the first violation.  With heapallindexed,
+-- also checks that every visible heap tuple has an index entry.
+CREATE FUNCTION pagebtree_check(index regclass, heapallindexed boolean DEFAULT false)
+RETURNS void
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+
+CREATE FUNCTION pagebtree_metapage(index regclass,
+    OUT magic integer, OUT version integer, OUT root bigint, OUT level integer,
+    OUT key_mode text, OUT wal_mode text, OUT nblocks bigint)
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+
+CREATE FUNCTION pagebtree_page_stats(index regclass, blkno bigint,
+    OUT blkno bigint, OUT page_type text, OUT layout text, OUT level integer,
+    OUT live_items integer, OUT free_size integer, OUT garbage_size integer,
+    OUT prev bigint, OUT next bigint, OUT high_key bytea, OUT flags text)
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+
+CREATE FUNCTION pagebtree_page_items(index regclass, blkno bigint,
+    OUT itemno integer, OUT heap_tid tid, OUT child bigint,
+    OUT item_length integer, OUT data bytea)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+
+REVOKE ALL ON FUNCTION pagebtree_check(regclass, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pagebtree_metapage(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pagebtree_page_stats(regclass, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pagebtree_page_items(regclass, bigint) FROM PUBLIC;
+
