@@ -1,0 +1,347 @@
+/*-------------------------------------------------------------------------
+ *
+ * pagebtree.h
+ *	  Shared declarations for the pagebtree index access method.
+ *
+ * pagebtree is a Lehman-Yao B-link tree (high key and right-link on every
+ * page, like nbtree) whose node contents are owned by pluggable "layouts".
+ * Keys are either normalized, order-preserving byte strings compared with
+ * memcmp (PBT_KEYS_NORMALIZED) or index tuples compared with the opclass
+ * comparator (PBT_KEYS_COMPARATOR).  See docs/ARCHITECTURE.md.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PAGEBTREE_H
+#define PAGEBTREE_H
+
+#include "postgres.h"
+
+#include "access/amapi.h"
+#include "access/generic_xlog.h"
+#include "access/itup.h"
+#include "access/relscan.h"
+#include "access/sdir.h"
+#include "access/skey.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "nodes/pathnodes.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "utils/relcache.h"
+
+/* ----------------------------------------------------------------
+ * Pages
+ * ----------------------------------------------------------------
+ */
+#define PBT_MAGIC			0x50425431	/* "PBT1" */
+#define PBT_VERSION			1
+#define PBT_PAGE_ID			0xFF91
+#define PBT_METAPAGE_BLKNO	0
+
+/* page flags */
+#define PBT_LEAF			(1 << 0)
+#define PBT_ROOT			(1 << 1)
+#define PBT_META			(1 << 2)
+#define PBT_INCOMPLETE_SPLIT (1 << 3)	/* right sibling has no downlink yet */
+#define PBT_ALIGNED_ITEMS	(1 << 4)	/* items start MAXALIGNed (comparator
+										 * mode: they are IndexTuples) */
+
+/* layout tags; every page records the layout that owns its item bytes */
+#define PBT_LAYOUT_PLAIN	1
+
+typedef struct PbtPageOpaqueData
+{
+	BlockNumber prev;			/* left sibling, or InvalidBlockNumber */
+	BlockNumber next;			/* right sibling, or InvalidBlockNumber */
+	uint16		level;			/* 0 = leaf */
+	uint16		flags;
+	uint16		hikey_off;		/* high key bytes, if next is valid */
+	uint16		hikey_len;
+	uint8		layout;			/* PBT_LAYOUT_* */
+	uint8		reserved;
+	uint16		page_id;		/* PBT_PAGE_ID, for tools */
+} PbtPageOpaqueData;
+
+typedef PbtPageOpaqueData *PbtPageOpaque;
+
+#define PbtPageGetOpaque(page) ((PbtPageOpaque) PageGetSpecialPointer(page))
+#define PbtIsLeaf(o)		(((o)->flags & PBT_LEAF) != 0)
+#define PbtIsRoot(o)		(((o)->flags & PBT_ROOT) != 0)
+#define PbtIsRightmost(o)	((o)->next == InvalidBlockNumber)
+#define PbtIsLeftmost(o)	((o)->prev == InvalidBlockNumber)
+
+/* metapage contents, stored at PageGetContents() of block 0 */
+typedef struct PbtMetaPageData
+{
+	uint32		magic;
+	uint32		version;
+	BlockNumber root;
+	uint32		level;			/* level of the root */
+	uint32		key_mode;		/* PBT_KEYS_* */
+} PbtMetaPageData;
+
+#define PbtPageGetMeta(page) ((PbtMetaPageData *) PageGetContents(page))
+
+#define PBT_KEYS_NORMALIZED	1
+#define PBT_KEYS_COMPARATOR	2
+
+/* one slot of the plain layout: where an item's bytes are on the page */
+typedef struct PbtSlot
+{
+	uint16		off;
+	uint16		len;
+} PbtSlot;
+
+/* an item as seen through a layout: bytes on the page */
+typedef struct PbtItem
+{
+	const char *data;
+	int			len;
+} PbtItem;
+
+/*
+ * Items never exceed a third of the usable page, so that any split can put
+ * at least two items and a high key on each half (same bound as nbtree).
+ */
+#define PBT_USABLE_SPACE \
+	(BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(PbtPageOpaqueData)))
+#define PBT_MAX_ITEM_SIZE \
+	(MAXALIGN_DOWN(PBT_USABLE_SPACE / 3) - sizeof(PbtSlot) - 2 * MAXIMUM_ALIGNOF)
+/* smallest item: one 1-byte column plus marker plus heap TID */
+#define PBT_MAX_ITEMS_PER_PAGE (PBT_USABLE_SPACE / (sizeof(PbtSlot) + 8))
+
+/* inner items are child block number + separator */
+#define PBT_DOWNLINK_SIZE(st)	((st)->normalized ? sizeof(BlockNumber) : MAXALIGN(sizeof(BlockNumber)))
+
+#define PBT_DEFAULT_FILLFACTOR	90
+#define PBT_MIN_FILLFACTOR		10
+#define PBT_INNER_FILLFACTOR	70
+
+/* ----------------------------------------------------------------
+ * Layout interface: owns the bytes of one page's items
+ * ----------------------------------------------------------------
+ */
+typedef struct PbtLayout
+{
+	const char *name;
+	void		(*init) (Page page);
+	int			(*count) (Page page);
+	void		(*get) (Page page, int pos, PbtItem *item);
+	/* insert at ordered position pos; false if it does not fit */
+	bool		(*insert) (Page page, int pos, const char *data, int len);
+	/* delete items at ordered positions (ascending) */
+	void		(*delete) (Page page, const int *positions, int n);
+	/* keep only the first n items (split) */
+	void		(*truncate) (Page page, int n);
+	/* bytes available for one more item, counting its slot, after compaction */
+	int			(*free_space) (Page page);
+	/* bytes of dead item space that a compaction would reclaim */
+	int			(*garbage) (Page page);
+} PbtLayout;
+
+extern const PbtLayout *pbt_layout(Page page);
+extern const PbtLayout pbt_layout_plain;
+
+/* ----------------------------------------------------------------
+ * Key state, derived from the catalog (cached in rd_amcache)
+ * ----------------------------------------------------------------
+ */
+typedef enum PbtColKind
+{
+	PBT_COL_INT,				/* int2/int4/int8 family, as int64 */
+	PBT_COL_INT32,				/* date */
+	PBT_COL_INT64,				/* time, timestamp, timestamptz */
+	PBT_COL_OID,				/* oid, unsigned 32 */
+	PBT_COL_BOOL,
+	PBT_COL_CHAR,				/* "char", unsigned 8 */
+	PBT_COL_UUID,
+	PBT_COL_TEXT,				/* text under C/POSIX collation */
+	PBT_COL_BYTEA,
+	PBT_COL_OTHER				/* comparator mode */
+} PbtColKind;
+
+typedef struct PbtColumn
+{
+	PbtColKind	kind;
+	Oid			typid;			/* opclass input type */
+	Oid			collation;
+	bool		desc;
+	bool		nulls_first;
+	FmgrInfo	cmp;			/* support function 1, same type */
+} PbtColumn;
+
+typedef struct PbtState
+{
+	int			nkeyatts;
+	int			natts;
+	bool		normalized;
+	bool		has_include;
+	TupleDesc	tupdesc;		/* the index's descriptor */
+	TupleDesc	keydesc;		/* key columns only (pivots) */
+	TupleDesc	incdesc;		/* INCLUDE columns only (normalized payload) */
+	int			fillfactor;
+	BlockNumber root;			/* cached, validated on use */
+	uint32		rootlevel;
+	BlockNumber rightmost_leaf; /* insert fast path hint */
+	PbtColumn	cols[INDEX_MAX_KEYS];
+} PbtState;
+
+/*
+ * A position in key order to search for.  With nextkey, the key stands for
+ * "just after every string it is a prefix of" (plus infinity).
+ */
+typedef struct PbtSearchKey
+{
+	bool		nextkey;
+	/* normalized mode */
+	char	   *bytes;
+	int			len;
+	/* comparator mode */
+	int			nattrs;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	FmgrInfo   *procs[INDEX_MAX_KEYS];
+	bool		has_tid;
+	ItemPointerData tid;
+} PbtSearchKey;
+
+/* reloptions */
+typedef struct PbtOptions
+{
+	int32		vl_len_;
+	int			fillfactor;
+} PbtOptions;
+
+/* descent stack: parent pages visited, for inserting downlinks */
+typedef struct PbtStackData
+{
+	BlockNumber blkno;
+	int			pos;			/* downlink position followed */
+	struct PbtStackData *parent;
+} PbtStackData;
+
+typedef PbtStackData *PbtStack;
+
+/* ----------------------------------------------------------------
+ * Functions
+ * ----------------------------------------------------------------
+ */
+
+/* pbt_handler.c */
+extern bool pbt_rmgr_registered;
+extern PbtState *pbt_get_state(Relation index);
+extern PbtState *pbt_build_state(Relation index, MemoryContext cxt);
+extern void _PG_init(void);
+
+/* pbt_keys.c */
+extern Size pbt_form_leaf_item(PbtState *st, Datum *values, bool *isnull,
+							   ItemPointer tid, StringInfo buf);
+extern void pbt_item_get_tid(PbtState *st, const char *item, int len,
+							 ItemPointer tid);
+extern void pbt_separator(PbtState *st, PbtItem *lastleft, PbtItem *firstright,
+						  StringInfo buf);
+extern int	pbt_compare(PbtState *st, PbtSearchKey *key, const char *item, int len);
+extern void pbt_key_from_item(PbtState *st, const char *item, int len,
+							  PbtSearchKey *key);
+extern bool pbt_encode_column(PbtState *st, int col, Datum value, bool isnull,
+							  Oid valtype, StringInfo buf);
+extern int	pbt_column_span(PbtState *st, const char *item, int len, int col,
+							int *start);
+extern Datum pbt_item_column(PbtState *st, const char *item, int len, int col,
+							 bool *isnull);
+extern void pbt_decode_item(PbtState *st, const char *item, int len,
+							Datum *values, bool *isnull);
+extern bool pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation,
+								  PbtColKind *kind);
+extern int	pbt_cmp_encoded(PbtState *st, int col, const char *a, int alen,
+							const char *b, int blen);
+
+/* inner items */
+static inline BlockNumber
+pbt_item_child(const char *item)
+{
+	BlockNumber blk;
+
+	memcpy(&blk, item, sizeof(BlockNumber));
+	return blk;
+}
+
+/* pbt_page.c */
+extern void pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout);
+extern void pbt_meta_init(Page page, uint32 key_mode);
+extern bool pbt_page_get_hikey(Page page, PbtItem *hikey);
+extern bool pbt_page_set_hikey(Page page, const char *data, int len);
+extern int	pbt_page_alloc(Page page, int len);
+extern void pbt_page_rebuild(Page page, PbtItem *items, int nitems,
+							 PbtItem *hikey);
+extern void pbt_check_page(Relation index, Page page, BlockNumber blkno);
+extern bool pbt_page_insert(Page page, int pos, const char *data, int len);
+
+/* pbt_search.c */
+extern Buffer pbt_get_root(Relation index, PbtState *st, int access);
+extern PbtStack pbt_search(Relation index, PbtState *st, PbtSearchKey *key,
+						   Buffer *bufp, int access, int target_level);
+extern Buffer pbt_moveright(Relation index, PbtState *st, PbtSearchKey *key,
+							Buffer buf, int access, PbtStack stack);
+extern int	pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key);
+extern int	pbt_page_first_key(Page page);
+extern Buffer pbt_get_endpoint(Relation index, PbtState *st, uint32 level,
+							   bool rightmost);
+extern void pbt_free_stack(PbtStack stack);
+extern void pbt_page_error(Relation index, BlockNumber blkno, const char *what);
+
+/* pbt_insert.c */
+extern bool pbtinsert(Relation index, Datum *values, bool *isnull,
+					  ItemPointer ht_ctid, Relation heapRel,
+					  IndexUniqueCheck checkUnique, bool indexUnchanged,
+					  struct IndexInfo *indexInfo);
+extern void pbt_finish_split(Relation index, PbtState *st, Buffer lbuf,
+							 PbtStack stack);
+extern Buffer pbt_new_page(Relation index);
+extern void pbt_check_item_size(Relation index, Size len);
+
+/* pbt_scan.c */
+extern IndexScanDesc pbtbeginscan(Relation index, int nkeys, int norderbys);
+extern void pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+					  ScanKey orderbys, int norderbys);
+extern bool pbtgettuple(IndexScanDesc scan, ScanDirection dir);
+extern int64 pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern void pbtendscan(IndexScanDesc scan);
+extern void pbtmarkpos(IndexScanDesc scan);
+extern void pbtrestrpos(IndexScanDesc scan);
+
+/* pbt_build.c */
+extern IndexBuildResult *pbtbuild(Relation heap, Relation index,
+								  struct IndexInfo *indexInfo);
+extern void pbtbuildempty(Relation index);
+extern char *pbtbuildphasename(int64 phasenum);
+
+/* pbt_vacuum.c */
+extern IndexBulkDeleteResult *pbtbulkdelete(IndexVacuumInfo *info,
+											IndexBulkDeleteResult *stats,
+											IndexBulkDeleteCallback callback,
+											void *callback_state);
+extern IndexBulkDeleteResult *pbtvacuumcleanup(IndexVacuumInfo *info,
+											   IndexBulkDeleteResult *stats);
+
+/* pbt_wal.c */
+#define PBT_RMGR_ID			140
+#define XLOG_PBT_INSERT		0x00
+
+typedef struct xl_pbt_insert
+{
+	uint16		pos;			/* ordered position of the new item */
+} xl_pbt_insert;
+
+extern void pbt_register_rmgr(void);
+extern void pbt_log_insert(Relation index, Buffer buf, int pos,
+						   const char *data, int len);
+
+/* invariant checks after every page modification in PBT_CHECKS builds */
+#ifdef PBT_CHECKS
+#define PBT_CHECK_PAGE(rel, page, blk) pbt_check_page((rel), (page), (blk))
+#else
+#define PBT_CHECK_PAGE(rel, page, blk) ((void) 0)
+#endif
+
+#endif							/* PAGEBTREE_H */

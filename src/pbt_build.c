@@ -1,0 +1,436 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_build.c
+ *	  Bulk build: sort the entries, then fill pages bottom-up.
+ *
+ * Normalized items sort as byte strings (bytea order is exactly memcmp
+ * order); comparator-mode entries sort as heap tuples on the key columns
+ * with the opclass's ordering operators, then the heap TID.  Pages are
+ * filled left to right, level by level, to fillfactor (leaves) or
+ * PBT_INNER_FILLFACTOR (inner pages).  The pages are written through
+ * shared buffers without WAL and logged in bulk at the end, as other index
+ * builds do.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pagebtree.h"
+
+#include "access/nbtree.h"
+#include "access/tableam.h"
+#include "access/xloginsert.h"
+#include "catalog/index.h"
+#include "catalog/pg_operator_d.h"
+#include "catalog/pg_type_d.h"
+#include "commands/progress.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/smgr.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/tuplesort.h"
+
+#define PBT_PHASE_SCAN		2
+#define PBT_PHASE_SORT		3
+#define PBT_PHASE_LOAD		4
+
+/* one level of the tree under construction */
+typedef struct LevelBuilder
+{
+	uint16		level;
+	Buffer		buf;			/* current (rightmost) page, locked */
+	StringInfoData last;		/* copy of the last item on it */
+	struct LevelBuilder *parent;
+} LevelBuilder;
+
+typedef struct BuildState
+{
+	Relation	index;
+	PbtState   *st;
+	Tuplesortstate *sort;
+	TupleDesc	sortdesc;		/* comparator mode: index columns + tid */
+	TupleTableSlot *slot;
+	double		indtuples;
+	StringInfoData item;
+	LevelBuilder *leaf;
+	uint16		pageflags;
+} BuildState;
+
+char *
+pbtbuildphasename(int64 phasenum)
+{
+	switch (phasenum)
+	{
+		case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
+			return "initializing";
+		case PBT_PHASE_SCAN:
+			return "scanning table";
+		case PBT_PHASE_SORT:
+			return "sorting";
+		case PBT_PHASE_LOAD:
+			return "loading tuples in tree";
+		default:
+			return NULL;
+	}
+}
+
+static void
+build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
+			   bool tupleIsAlive, void *state)
+{
+	BuildState *bs = (BuildState *) state;
+	PbtState   *st = bs->st;
+
+	if (st->normalized)
+	{
+		bytea	   *datum;
+
+		pbt_form_leaf_item(st, values, isnull, tid, &bs->item);
+		pbt_check_item_size(index, bs->item.len);
+		datum = palloc(VARHDRSZ + bs->item.len);
+		SET_VARSIZE(datum, VARHDRSZ + bs->item.len);
+		memcpy(VARDATA(datum), bs->item.data, bs->item.len);
+		tuplesort_putdatum(bs->sort, PointerGetDatum(datum), false);
+		pfree(datum);
+	}
+	else
+	{
+		TupleTableSlot *slot = bs->slot;
+
+		ExecClearTuple(slot);
+		memcpy(slot->tts_values, values, sizeof(Datum) * st->natts);
+		memcpy(slot->tts_isnull, isnull, sizeof(bool) * st->natts);
+		slot->tts_values[st->natts] = PointerGetDatum(tid);
+		slot->tts_isnull[st->natts] = false;
+		ExecStoreVirtualTuple(slot);
+		tuplesort_puttupleslot(bs->sort, slot);
+	}
+	bs->indtuples += 1;
+}
+
+static void
+begin_sort(BuildState *bs)
+{
+	PbtState   *st = bs->st;
+	Relation	index = bs->index;
+	AttrNumber	attnums[INDEX_MAX_KEYS + 1];
+	Oid			sortops[INDEX_MAX_KEYS + 1];
+	Oid			colls[INDEX_MAX_KEYS + 1];
+	bool		nullsfirst[INDEX_MAX_KEYS + 1];
+	int			n = st->nkeyatts;
+
+	if (st->normalized)
+	{
+		bs->sort = tuplesort_begin_datum(BYTEAOID, ByteaLessOperator,
+										 InvalidOid, false,
+										 maintenance_work_mem, NULL,
+										 TUPLESORT_NONE);
+		return;
+	}
+
+	bs->sortdesc = CreateTemplateTupleDesc(st->natts + 1);
+	for (int i = 0; i < st->natts; i++)
+		TupleDescCopyEntry(bs->sortdesc, i + 1, st->tupdesc, i + 1);
+	TupleDescInitEntry(bs->sortdesc, st->natts + 1, "tid", TIDOID, -1, 0);
+	bs->slot = MakeSingleTupleTableSlot(bs->sortdesc, &TTSOpsVirtual);
+
+	for (int i = 0; i < n; i++)
+	{
+		PbtColumn  *col = &st->cols[i];
+
+		attnums[i] = i + 1;
+		sortops[i] = get_opfamily_member(index->rd_opfamily[i], col->typid,
+										 col->typid,
+										 col->desc ? BTGreaterStrategyNumber :
+										 BTLessStrategyNumber);
+		if (!OidIsValid(sortops[i]))
+			elog(ERROR, "missing ordering operator for column %d of index \"%s\"",
+				 i + 1, RelationGetRelationName(index));
+		colls[i] = col->collation;
+		nullsfirst[i] = col->nulls_first;
+	}
+	attnums[n] = st->natts + 1;
+	sortops[n] = TIDLessOperator;
+	colls[n] = InvalidOid;
+	nullsfirst[n] = false;
+	bs->sort = tuplesort_begin_heap(bs->sortdesc, n + 1, attnums, sortops,
+									colls, nullsfirst, maintenance_work_mem,
+									NULL, TUPLESORT_NONE);
+}
+
+/* next sorted leaf item into bs->item; false at the end */
+static bool
+next_sorted_item(BuildState *bs)
+{
+	PbtState   *st = bs->st;
+
+	if (st->normalized)
+	{
+		Datum		d;
+		bool		isnull;
+		bytea	   *b;
+
+		if (!tuplesort_getdatum(bs->sort, true, &d, &isnull, NULL))
+			return false;
+		b = DatumGetByteaPP(d);
+		resetStringInfo(&bs->item);
+		appendBinaryStringInfo(&bs->item, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+		pfree(DatumGetPointer(d));
+		return true;
+	}
+	else
+	{
+		TupleTableSlot *slot = bs->slot;
+
+		if (!tuplesort_gettupleslot(bs->sort, true, false, slot, NULL))
+			return false;
+		slot_getallattrs(slot);
+		pbt_form_leaf_item(st, slot->tts_values, slot->tts_isnull,
+						   (ItemPointer) DatumGetPointer(slot->tts_values[st->natts]),
+						   &bs->item);
+		return true;
+	}
+}
+
+static LevelBuilder *
+new_level(BuildState *bs, uint16 level)
+{
+	LevelBuilder *lb = palloc0(sizeof(LevelBuilder));
+
+	lb->level = level;
+	lb->buf = pbt_new_page(bs->index);
+	pbt_page_init(BufferGetPage(lb->buf), level,
+				  bs->pageflags | (level == 0 ? PBT_LEAF : 0), PBT_LAYOUT_PLAIN);
+	initStringInfo(&lb->last);
+	return lb;
+}
+
+static int
+used_space(Page page)
+{
+	PageHeader	hdr = (PageHeader) page;
+
+	return (hdr->pd_lower - SizeOfPageHeaderData) + (hdr->pd_special - hdr->pd_upper);
+}
+
+static void add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len);
+
+/* Add downlink (child, key) to the level above lb, creating it if needed. */
+static void
+add_downlink(BuildState *bs, LevelBuilder *lb, BlockNumber child,
+			 const char *key, int keylen)
+{
+	int			dl = PBT_DOWNLINK_SIZE(bs->st);
+	char	   *item = palloc0(dl + keylen);
+
+	memcpy(item, &child, sizeof(BlockNumber));
+	if (keylen > 0)
+		memcpy(item + dl, key, keylen);
+	if (lb->parent == NULL)
+		lb->parent = new_level(bs, lb->level + 1);
+	add_to_level(bs, lb->parent, item, dl + keylen);
+	pfree(item);
+}
+
+static void
+add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
+{
+	PbtState   *st = bs->st;
+	Page		page = BufferGetPage(lb->buf);
+	const PbtLayout *layout = pbt_layout(page);
+	int			n = layout->count(page);
+	bool		leaf = lb->level == 0;
+	int			fill = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
+	int			space = (st->normalized ? len : MAXALIGN(len)) + sizeof(PbtSlot);
+	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
+
+	/* room for the item, and later for a high key no longer than it */
+	if (n > 0 &&
+		(used_space(page) + space > PBT_USABLE_SPACE * fill / 100 ||
+		 used_space(page) + 2 * space + MAXIMUM_ALIGNOF > PBT_USABLE_SPACE))
+	{
+		StringInfoData sep;
+		PbtItem		lastleft = {lb->last.data, lb->last.len};
+		PbtItem		firstright = {item, len};
+		Buffer		nbuf;
+		Page		npage;
+		BlockNumber nblk;
+
+		initStringInfo(&sep);
+		if (leaf)
+			pbt_separator(st, &lastleft, &firstright, &sep);
+		else
+			appendBinaryStringInfo(&sep, item + dl, len - dl);
+		if (!pbt_page_set_hikey(page, sep.data, sep.len))
+			elog(ERROR, "pagebtree build: high key does not fit");
+
+		nbuf = pbt_new_page(bs->index);
+		nblk = BufferGetBlockNumber(nbuf);
+		npage = BufferGetPage(nbuf);
+		pbt_page_init(npage, lb->level, bs->pageflags | (leaf ? PBT_LEAF : 0),
+					  PBT_LAYOUT_PLAIN);
+		PbtPageGetOpaque(npage)->prev = BufferGetBlockNumber(lb->buf);
+		PbtPageGetOpaque(page)->next = nblk;
+
+		/* the first page of a level is reached through a -inf downlink */
+		if (lb->parent == NULL)
+			add_downlink(bs, lb, BufferGetBlockNumber(lb->buf), NULL, 0);
+		PBT_CHECK_PAGE(bs->index, page, BufferGetBlockNumber(lb->buf));
+		MarkBufferDirty(lb->buf);
+		UnlockReleaseBuffer(lb->buf);
+		lb->buf = nbuf;
+		page = npage;
+		add_downlink(bs, lb, nblk, sep.data, sep.len);
+		pfree(sep.data);
+
+		/* on an inner page the first key is -inf: keep just the downlink */
+		if (!leaf)
+			len = dl;
+		n = 0;
+	}
+	if (!layout->insert(page, n, item, len))
+		elog(ERROR, "pagebtree build: item does not fit on an empty page");
+	resetStringInfo(&lb->last);
+	appendBinaryStringInfo(&lb->last, item, len);
+}
+
+/* Write out the rightmost pages; returns the root. */
+static BlockNumber
+finish_levels(BuildState *bs, uint32 *rootlevel)
+{
+	LevelBuilder *lb = bs->leaf;
+
+	for (;;)
+	{
+		BlockNumber blk = BufferGetBlockNumber(lb->buf);
+		Page		page = BufferGetPage(lb->buf);
+		LevelBuilder *parent = lb->parent;
+
+		if (parent == NULL)
+		{
+			PbtPageGetOpaque(page)->flags |= PBT_ROOT;
+			*rootlevel = lb->level;
+		}
+		PBT_CHECK_PAGE(bs->index, page, blk);
+		MarkBufferDirty(lb->buf);
+		UnlockReleaseBuffer(lb->buf);
+		if (parent == NULL)
+			return blk;
+		lb = parent;
+	}
+}
+
+static void
+write_metapage(Relation index, PbtState *st, BlockNumber root, uint32 level)
+{
+	Buffer		buf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
+	PbtMetaPageData *meta;
+
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	meta = PbtPageGetMeta(BufferGetPage(buf));
+	meta->root = root;
+	meta->level = level;
+	MarkBufferDirty(buf);
+	UnlockReleaseBuffer(buf);
+}
+
+IndexBuildResult *
+pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
+{
+	IndexBuildResult *result;
+	BuildState	bs;
+	double		reltuples;
+	Buffer		metabuf;
+	BlockNumber root;
+	uint32		rootlevel;
+	int64		loaded = 0;
+
+	if (RelationGetNumberOfBlocks(index) != 0)
+		elog(ERROR, "index \"%s\" already contains data",
+			 RelationGetRelationName(index));
+
+	if (!pbt_rmgr_registered && RelationNeedsWAL(index))
+		ereport(NOTICE,
+				(errmsg("pagebtree is not in shared_preload_libraries, so index \"%s\" logs inserts as generic WAL records, which are larger",
+						RelationGetRelationName(index)),
+				 errhint("Add pagebtree to shared_preload_libraries to use its compact WAL records.")));
+
+	memset(&bs, 0, sizeof(bs));
+	bs.index = index;
+	bs.st = pbt_get_state(index);
+	bs.pageflags = bs.st->normalized ? 0 : PBT_ALIGNED_ITEMS;
+	initStringInfo(&bs.item);
+
+	/* metapage first, so that it is block 0 */
+	metabuf = pbt_new_page(index);
+	pbt_meta_init(BufferGetPage(metabuf),
+				  bs.st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR);
+	MarkBufferDirty(metabuf);
+	UnlockReleaseBuffer(metabuf);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_SCAN);
+	begin_sort(&bs);
+	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+									   build_callback, &bs, NULL);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_SORT);
+	tuplesort_performsort(bs.sort);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_LOAD);
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) bs.indtuples);
+	bs.leaf = new_level(&bs, 0);
+	while (next_sorted_item(&bs))
+	{
+		add_to_level(&bs, bs.leaf, bs.item.data, bs.item.len);
+		if (++loaded % 1024 == 0)
+		{
+			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
+	tuplesort_end(bs.sort);
+	if (bs.slot)
+		ExecDropSingleTupleTableSlot(bs.slot);
+
+	root = finish_levels(&bs, &rootlevel);
+	write_metapage(index, bs.st, root, rootlevel);
+	bs.st->root = InvalidBlockNumber;
+
+	if (RelationNeedsWAL(index))
+		log_newpage_range(index, MAIN_FORKNUM, 0,
+						  RelationGetNumberOfBlocks(index), true);
+
+	result = palloc(sizeof(IndexBuildResult));
+	result->heap_tuples = reltuples;
+	result->index_tuples = bs.indtuples;
+	return result;
+}
+
+/* The init fork of an unlogged index: metapage and an empty root leaf. */
+void
+pbtbuildempty(Relation index)
+{
+	PbtState   *st = pbt_get_state(index);
+	PGAlignedBlock meta;
+	PGAlignedBlock root;
+	PbtMetaPageData *m;
+
+	pbt_meta_init(meta.data, st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR);
+	m = PbtPageGetMeta(meta.data);
+	m->root = 1;
+	m->level = 0;
+	pbt_page_init(root.data, 0,
+				  PBT_LEAF | PBT_ROOT | (st->normalized ? 0 : PBT_ALIGNED_ITEMS),
+				  PBT_LAYOUT_PLAIN);
+
+	PageSetChecksumInplace(meta.data, 0);
+	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, 0, meta.data, true);
+	log_newpage(&RelationGetSmgr(index)->smgr_rnode.node, INIT_FORKNUM, 0,
+				meta.data, true);
+	PageSetChecksumInplace(root.data, 1);
+	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, 1, root.data, true);
+	log_newpage(&RelationGetSmgr(index)->smgr_rnode.node, INIT_FORKNUM, 1,
+				root.data, true);
+	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
+}

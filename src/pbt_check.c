@@ -1,0 +1,579 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_check.c
+ *	  The verifier (pagebtree_check) and inspection functions.
+ *
+ * pagebtree_check walks every level left to right and checks, for each
+ * page: header, layout and slot bounds; strictly increasing keys; keys
+ * below the high key and at or above the left sibling's high key; sibling
+ * links in both directions; and, for inner pages, that each child is one
+ * level down and its high key equals the next separator.  With
+ * heapallindexed it then looks up every heap tuple visible to a fresh
+ * snapshot.  The first violation raises an error naming block and item.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pagebtree.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/index.h"
+#include "catalog/pg_am.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+PG_FUNCTION_INFO_V1(pagebtree_check);
+PG_FUNCTION_INFO_V1(pagebtree_metapage);
+PG_FUNCTION_INFO_V1(pagebtree_page_stats);
+PG_FUNCTION_INFO_V1(pagebtree_page_items);
+
+static void
+corrupt(Relation index, BlockNumber blkno, int itemno, const char *fmt, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("index \"%s\" is corrupt at block %u, item %d: %s",
+					RelationGetRelationName(index), blkno, itemno, fmt),
+			 detail ? errdetail("%s", detail) : 0));
+}
+
+/* key part of an item: inner items start with the downlink */
+static void
+item_key(PbtState *st, Page page, int pos, PbtItem *key)
+{
+	PbtItem		item;
+	int			skip = PbtIsLeaf(PbtPageGetOpaque(page)) ? 0 : PBT_DOWNLINK_SIZE(st);
+
+	pbt_layout(page)->get(page, pos, &item);
+	key->data = item.data + skip;
+	key->len = item.len - skip;
+}
+
+/* compare two stored keys a and b: <0, 0, >0 */
+static int
+compare_stored(PbtState *st, PbtItem *a, PbtItem *b, bool b_is_leaf_item)
+{
+	PbtSearchKey key;
+
+	if (st->normalized)
+	{
+		key.bytes = (char *) a->data;
+		key.len = a->len;
+		key.nextkey = false;
+	}
+	else
+		pbt_key_from_item(st, a->data, a->len, &key);
+	return pbt_compare(st, &key, b->data, b->len);
+}
+
+/*
+ * Invariants of one page on its own.  Also used after every modification in
+ * PBT_CHECKS builds.
+ */
+void
+pbt_check_page(Relation index, Page page, BlockNumber blkno)
+{
+	PbtState   *st = pbt_get_state(index);
+	PageHeader	hdr = (PageHeader) page;
+	PbtPageOpaque opaque;
+	const PbtLayout *layout;
+	int			n;
+	PbtItem		prev,
+				cur,
+				hikey;
+	bool		leaf;
+
+	if (PageIsNew(page))
+		corrupt(index, blkno, 0, "page is new (all zeros)", NULL);
+	if (hdr->pd_special != BLCKSZ - MAXALIGN(sizeof(PbtPageOpaqueData)) ||
+		hdr->pd_lower < SizeOfPageHeaderData || hdr->pd_lower > hdr->pd_upper ||
+		hdr->pd_upper > hdr->pd_special)
+		corrupt(index, blkno, 0, "invalid page header bounds", NULL);
+	opaque = PbtPageGetOpaque(page);
+	if (opaque->page_id != PBT_PAGE_ID)
+		corrupt(index, blkno, 0, "not a pagebtree page", NULL);
+	if (opaque->flags & PBT_META)
+		return;
+	leaf = PbtIsLeaf(opaque);
+	if (leaf != (opaque->level == 0))
+		corrupt(index, blkno, 0, "leaf flag disagrees with level", NULL);
+	if (((opaque->flags & PBT_ALIGNED_ITEMS) != 0) == st->normalized)
+		corrupt(index, blkno, 0, "item alignment flag disagrees with the key mode", NULL);
+	if (opaque->layout != PBT_LAYOUT_PLAIN)
+		corrupt(index, blkno, 0, "unknown layout tag", NULL);
+
+	layout = pbt_layout(page);
+	n = layout->count(page);
+	if (!leaf && n == 0)
+		corrupt(index, blkno, 0, "inner page without downlinks", NULL);
+	for (int i = 0; i < n; i++)
+	{
+		PbtItem		item;
+
+		layout->get(page, i, &item);
+		if (item.data < (char *) page + hdr->pd_upper ||
+			item.data + item.len > (char *) page + hdr->pd_special ||
+			item.len <= 0 || item.len > (int) PBT_MAX_ITEM_SIZE + MAXIMUM_ALIGNOF * 2)
+			corrupt(index, blkno, i, "item bytes out of bounds", NULL);
+		if (!leaf && item.len < PBT_DOWNLINK_SIZE(st))
+			corrupt(index, blkno, i, "inner item shorter than a downlink", NULL);
+		if (!leaf && i == 0 && item.len != PBT_DOWNLINK_SIZE(st))
+			corrupt(index, blkno, i, "first inner item is not minus infinity", NULL);
+	}
+
+	/* strictly increasing keys (inner pages: from item 1) */
+	for (int i = pbt_page_first_key(page) + 1; i < n; i++)
+	{
+		item_key(st, page, i - 1, &prev);
+		item_key(st, page, i, &cur);
+		if (compare_stored(st, &prev, &cur, leaf) >= 0)
+			corrupt(index, blkno, i, "keys out of order", NULL);
+	}
+	if (pbt_page_get_hikey(page, &hikey))
+	{
+		if (hikey.data < (char *) page + hdr->pd_upper ||
+			hikey.data + hikey.len > (char *) page + hdr->pd_special)
+			corrupt(index, blkno, 0, "high key out of bounds", NULL);
+		if (n > pbt_page_first_key(page))
+		{
+			item_key(st, page, n - 1, &cur);
+			/* last key < high key, i.e. high key > last key */
+			if (compare_stored(st, &cur, &hikey, false) >= 0)
+				corrupt(index, blkno, n - 1, "key is not below the high key", NULL);
+		}
+	}
+}
+
+static Buffer
+read_locked(Relation index, BlockNumber blkno)
+{
+	Buffer		buf;
+
+	if (blkno == InvalidBlockNumber || blkno >= RelationGetNumberOfBlocks(index))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" links to block %u, which does not exist",
+						RelationGetRelationName(index), blkno)));
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	return buf;
+}
+
+/* copy of a page's high key, or data NULL if rightmost */
+static void
+copy_hikey(Page page, StringInfo out, bool *has)
+{
+	PbtItem		hk;
+
+	resetStringInfo(out);
+	*has = pbt_page_get_hikey(page, &hk);
+	if (*has)
+		appendBinaryStringInfo(out, hk.data, hk.len);
+}
+
+/*
+ * Check one level, left to right.  Returns the leftmost page of the level
+ * below (InvalidBlockNumber at the leaf level) and adds leaf items to
+ * *nitems.
+ */
+static BlockNumber
+check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
+			double *nitems)
+{
+	BlockNumber blkno = leftmost;
+	BlockNumber prevblk = InvalidBlockNumber;
+	BlockNumber firstchild = InvalidBlockNumber;
+	StringInfoData prevhikey;
+	bool		has_prevhikey = false;
+
+	initStringInfo(&prevhikey);
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buf = read_locked(index, blkno);
+		Page		page = BufferGetPage(buf);
+		PbtPageOpaque opaque = PbtPageGetOpaque(page);
+		const PbtLayout *layout;
+		int			n;
+		PbtItem		key;
+
+		CHECK_FOR_INTERRUPTS();
+		pbt_check_page(index, page, blkno);
+		if (opaque->level != level)
+			corrupt(index, blkno, 0, "page is on the wrong level", NULL);
+		if (opaque->prev != prevblk)
+			corrupt(index, blkno, 0, "left-link does not point to the left sibling", NULL);
+		layout = pbt_layout(page);
+		n = layout->count(page);
+
+		/* everything here is >= the left sibling's high key */
+		if (has_prevhikey && n > pbt_page_first_key(page))
+		{
+			PbtItem		phk = {prevhikey.data, prevhikey.len};
+
+			item_key(st, page, pbt_page_first_key(page), &key);
+			if (compare_stored(st, &phk, &key, PbtIsLeaf(opaque)) > 0)
+				corrupt(index, blkno, pbt_page_first_key(page),
+						"key is below the left sibling's high key", NULL);
+		}
+
+		if (PbtIsLeaf(opaque))
+			*nitems += n;
+		else
+		{
+			/* children: one level down, high keys equal the next separator */
+			for (int i = 0; i < n; i++)
+			{
+				PbtItem		item;
+				BlockNumber child;
+				Buffer		cbuf;
+				Page		cpage;
+				PbtPageOpaque copaque;
+				PbtItem		chk;
+				bool		has_chk;
+
+				layout->get(page, i, &item);
+				child = pbt_item_child(item.data);
+				if (blkno == leftmost && i == 0)
+					firstchild = child;
+				cbuf = read_locked(index, child);
+				cpage = BufferGetPage(cbuf);
+				copaque = PbtPageGetOpaque(cpage);
+				if (copaque->page_id != PBT_PAGE_ID || copaque->level + 1 != level)
+					corrupt(index, blkno, i, "downlink to a page of the wrong level", NULL);
+				has_chk = pbt_page_get_hikey(cpage, &chk);
+				if (!(copaque->flags & PBT_INCOMPLETE_SPLIT))
+				{
+					PbtItem		expect;
+					bool		has_expect;
+
+					if (i + 1 < n)
+					{
+						item_key(st, page, i + 1, &expect);
+						has_expect = true;
+					}
+					else
+						has_expect = pbt_page_get_hikey(page, &expect);
+					if (has_chk != has_expect ||
+						(has_chk && (chk.len != expect.len ||
+									 memcmp(chk.data, expect.data, chk.len) != 0)))
+						corrupt(index, blkno, i,
+								"child's high key differs from the parent's next separator",
+								psprintf("child block %u", child));
+				}
+				UnlockReleaseBuffer(cbuf);
+			}
+		}
+		copy_hikey(page, &prevhikey, &has_prevhikey);
+		prevblk = blkno;
+		blkno = opaque->next;
+		UnlockReleaseBuffer(buf);
+	}
+	pfree(prevhikey.data);
+	return firstchild;
+}
+
+typedef struct HeapCheckState
+{
+	Relation	index;
+	PbtState   *st;
+	StringInfoData item;
+	int64		checked;
+} HeapCheckState;
+
+/* look up the exact entry for one heap tuple */
+static void
+heap_tuple_indexed(Relation index, ItemPointer tid, Datum *values, bool *isnull,
+				   bool tupleIsAlive, void *state)
+{
+	HeapCheckState *hs = (HeapCheckState *) state;
+	PbtState   *st = hs->st;
+	PbtSearchKey key;
+	PbtStack	stack;
+	Buffer		buf;
+	Page		page;
+	int			pos;
+	bool		found = false;
+
+	pbt_form_leaf_item(st, values, isnull, tid, &hs->item);
+	pbt_key_from_item(st, hs->item.data, hs->item.len, &key);
+	stack = pbt_search(index, st, &key, &buf, BUFFER_LOCK_SHARE, 0);
+	pbt_free_stack(stack);
+	page = BufferGetPage(buf);
+	pos = pbt_binsearch(st, page, &key);
+	if (pos < pbt_layout(page)->count(page))
+	{
+		PbtItem		item;
+
+		pbt_layout(page)->get(page, pos, &item);
+		found = pbt_compare(st, &key, item.data, item.len) == 0;
+	}
+	UnlockReleaseBuffer(buf);
+	if (!found)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("heap tuple (%u,%u) has no entry in index \"%s\"",
+						ItemPointerGetBlockNumber(tid),
+						ItemPointerGetOffsetNumber(tid),
+						RelationGetRelationName(index))));
+	hs->checked++;
+}
+
+static Relation
+open_pagebtree(Oid indexoid, LOCKMODE lockmode)
+{
+	Relation	index = index_open(indexoid, lockmode);
+
+	if (index->rd_rel->relkind != RELKIND_INDEX ||
+		index->rd_indam->ambuild != pbtbuild)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a pagebtree index",
+						RelationGetRelationName(index))));
+	if (RELATION_IS_OTHER_TEMP(index))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary indexes of other sessions")));
+	return index;
+}
+
+Datum
+pagebtree_check(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	bool		heapallindexed = PG_GETARG_BOOL(1);
+	Oid			heapoid = IndexGetRelation(indexoid, false);
+	Relation	heap = table_open(heapoid, AccessShareLock);
+	Relation	index = open_pagebtree(indexoid, AccessShareLock);
+	PbtState   *st = pbt_build_state(index, CurrentMemoryContext);
+	Buffer		metabuf;
+	PbtMetaPageData meta;
+	BlockNumber blkno;
+	double		nitems = 0;
+
+	if (!index->rd_index->indisvalid)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot check index \"%s\"", RelationGetRelationName(index)),
+				 errdetail("Index is not valid.")));
+
+	metabuf = read_locked(index, PBT_METAPAGE_BLKNO);
+	meta = *PbtPageGetMeta(BufferGetPage(metabuf));
+	UnlockReleaseBuffer(metabuf);
+	if (meta.magic != PBT_MAGIC || meta.version != PBT_VERSION)
+		corrupt(index, PBT_METAPAGE_BLKNO, 0, "bad metapage magic or version", NULL);
+	if (meta.key_mode != (st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR))
+		corrupt(index, PBT_METAPAGE_BLKNO, 0,
+				"metapage key mode disagrees with the index definition", NULL);
+
+	/* the root must be the only page of the top level */
+	{
+		Buffer		rbuf = read_locked(index, meta.root);
+		PbtPageOpaque ro = PbtPageGetOpaque(BufferGetPage(rbuf));
+
+		if (ro->page_id != PBT_PAGE_ID || !PbtIsRoot(ro) || ro->level != meta.level)
+			corrupt(index, meta.root, 0, "metapage does not point to the root", NULL);
+		if (!PbtIsLeftmost(ro) || !PbtIsRightmost(ro))
+			corrupt(index, meta.root, 0, "root has siblings", NULL);
+		UnlockReleaseBuffer(rbuf);
+	}
+
+	blkno = meta.root;
+	for (int64 level = meta.level; level >= 0; level--)
+		blkno = check_level(index, st, blkno, (uint32) level, &nitems);
+
+	if (heapallindexed)
+	{
+		IndexInfo  *indexInfo = BuildIndexInfo(index);
+		Snapshot	snapshot = RegisterSnapshot(GetTransactionSnapshot());
+		TableScanDesc scan;
+		HeapCheckState hs;
+
+		hs.index = index;
+		hs.st = st;
+		hs.checked = 0;
+		initStringInfo(&hs.item);
+		indexInfo->ii_Concurrent = false;
+		scan = table_beginscan_strat(heap, snapshot, 0, NULL, true, false);
+		table_index_build_scan(heap, index, indexInfo, true, false,
+							   heap_tuple_indexed, &hs, scan);
+		UnregisterSnapshot(snapshot);
+		if (hs.checked > nitems)
+			corrupt(index, InvalidBlockNumber, 0,
+					"more visible heap tuples than index entries", NULL);
+	}
+
+	index_close(index, AccessShareLock);
+	table_close(heap, AccessShareLock);
+	PG_RETURN_VOID();
+}
+
+Datum
+pagebtree_metapage(PG_FUNCTION_ARGS)
+{
+	Relation	index = open_pagebtree(PG_GETARG_OID(0), AccessShareLock);
+	Buffer		buf = read_locked(index, PBT_METAPAGE_BLKNO);
+	PbtMetaPageData meta = *PbtPageGetMeta(BufferGetPage(buf));
+	TupleDesc	tupdesc;
+	Datum		values[7];
+	bool		nulls[7] = {0};
+
+	UnlockReleaseBuffer(buf);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = Int32GetDatum((int32) meta.magic);
+	values[1] = Int32GetDatum((int32) meta.version);
+	values[2] = Int64GetDatum((int64) meta.root);
+	values[3] = Int32GetDatum((int32) meta.level);
+	values[4] = CStringGetTextDatum(meta.key_mode == PBT_KEYS_NORMALIZED ?
+									"normalized" : "comparator");
+	values[5] = CStringGetTextDatum(pbt_rmgr_registered ? "custom" : "generic");
+	values[6] = Int64GetDatum((int64) RelationGetNumberOfBlocks(index));
+	index_close(index, AccessShareLock);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+static Buffer
+read_page_arg(Relation index, int64 blkno)
+{
+	if (blkno < 0 || blkno >= RelationGetNumberOfBlocks(index))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("block number " INT64_FORMAT " is out of range for index \"%s\"",
+						blkno, RelationGetRelationName(index))));
+	return read_locked(index, (BlockNumber) blkno);
+}
+
+static bytea *
+to_bytea(const char *data, int len)
+{
+	bytea	   *b = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(b, VARHDRSZ + len);
+	memcpy(VARDATA(b), data, len);
+	return b;
+}
+
+Datum
+pagebtree_page_stats(PG_FUNCTION_ARGS)
+{
+	Relation	index = open_pagebtree(PG_GETARG_OID(0), AccessShareLock);
+	int64		blkno = PG_GETARG_INT64(1);
+	Buffer		buf = read_page_arg(index, blkno);
+	Page		page = BufferGetPage(buf);
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+	TupleDesc	tupdesc;
+	Datum		values[11];
+	bool		nulls[11] = {0};
+	PbtItem		hikey;
+	StringInfoData flags;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (PageIsNew(page) || opaque->page_id != PBT_PAGE_ID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("block " INT64_FORMAT " of index \"%s\" is not a pagebtree page",
+						blkno, RelationGetRelationName(index))));
+
+	initStringInfo(&flags);
+	if (opaque->flags & PBT_ROOT)
+		appendStringInfoString(&flags, "root ");
+	if (opaque->flags & PBT_INCOMPLETE_SPLIT)
+		appendStringInfoString(&flags, "incomplete_split ");
+	if (opaque->flags & PBT_ALIGNED_ITEMS)
+		appendStringInfoString(&flags, "aligned ");
+	if (flags.len > 0)
+		flags.data[--flags.len] = '\0';
+
+	values[0] = Int64GetDatum(blkno);
+	values[1] = CStringGetTextDatum((opaque->flags & PBT_META) ? "meta" :
+									PbtIsLeaf(opaque) ? "leaf" : "inner");
+	if (opaque->flags & PBT_META)
+	{
+		nulls[2] = true;
+		values[4] = Int32GetDatum(0);
+		values[5] = Int32GetDatum((int32) PageGetExactFreeSpace(page));
+		values[6] = Int32GetDatum(0);
+	}
+	else
+	{
+		const PbtLayout *layout = pbt_layout(page);
+
+		values[2] = CStringGetTextDatum(layout->name);
+		values[4] = Int32GetDatum(layout->count(page) - pbt_page_first_key(page));
+		values[5] = Int32GetDatum(layout->free_space(page));
+		values[6] = Int32GetDatum(layout->garbage(page));
+	}
+	values[3] = Int32GetDatum(opaque->level);
+	values[7] = Int64GetDatum(opaque->prev == InvalidBlockNumber ? -1 : (int64) opaque->prev);
+	values[8] = Int64GetDatum(opaque->next == InvalidBlockNumber ? -1 : (int64) opaque->next);
+	if (pbt_page_get_hikey(page, &hikey) && !(opaque->flags & PBT_META))
+		values[9] = PointerGetDatum(to_bytea(hikey.data, hikey.len));
+	else
+		nulls[9] = true;
+	values[10] = CStringGetTextDatum(flags.data);
+	UnlockReleaseBuffer(buf);
+	index_close(index, AccessShareLock);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+Datum
+pagebtree_page_items(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	index = open_pagebtree(PG_GETARG_OID(0), AccessShareLock);
+	int64		blkno = PG_GETARG_INT64(1);
+	PbtState   *st = pbt_build_state(index, CurrentMemoryContext);
+	Buffer		buf;
+	Page		page;
+	PbtPageOpaque opaque;
+	const PbtLayout *layout;
+	int			n;
+
+	InitMaterializedSRF(fcinfo, 0);
+	buf = read_page_arg(index, blkno);
+	page = BufferGetPage(buf);
+	opaque = PbtPageGetOpaque(page);
+	if (PageIsNew(page) || opaque->page_id != PBT_PAGE_ID || (opaque->flags & PBT_META))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("block " INT64_FORMAT " of index \"%s\" is not a tree page",
+						blkno, RelationGetRelationName(index))));
+	layout = pbt_layout(page);
+	n = layout->count(page);
+	for (int i = 0; i < n; i++)
+	{
+		Datum		values[5];
+		bool		nulls[5] = {0};
+		PbtItem		item;
+
+		layout->get(page, i, &item);
+		values[0] = Int32GetDatum(i);
+		if (PbtIsLeaf(opaque))
+		{
+			ItemPointer tid = palloc(sizeof(ItemPointerData));
+
+			pbt_item_get_tid(st, item.data, item.len, tid);
+			values[1] = PointerGetDatum(tid);
+			nulls[2] = true;
+			values[4] = PointerGetDatum(to_bytea(item.data, item.len));
+		}
+		else
+		{
+			int			dl = PBT_DOWNLINK_SIZE(st);
+
+			nulls[1] = true;
+			values[2] = Int64GetDatum((int64) pbt_item_child(item.data));
+			values[4] = PointerGetDatum(to_bytea(item.data + dl, item.len - dl));
+		}
+		values[3] = Int32GetDatum(item.len);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	UnlockReleaseBuffer(buf);
+	index_close(index, AccessShareLock);
+	return (Datum) 0;
+}

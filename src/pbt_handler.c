@@ -1,0 +1,175 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_handler.c
+ *	  The pagebtree access method handler, reloptions and cached key state.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pagebtree.h"
+
+#include "access/nbtree.h"
+#include "access/reloptions.h"
+#include "catalog/index.h"
+#include "commands/vacuum.h"
+#include "miscadmin.h"
+#include "utils/index_selfuncs.h"
+#include "utils/rel.h"
+
+PG_MODULE_MAGIC;
+
+PG_FUNCTION_INFO_V1(pagebtreehandler);
+
+static relopt_kind pbt_relopt_kind;
+
+void
+_PG_init(void)
+{
+	pbt_relopt_kind = add_reloption_kind();
+	add_int_reloption(pbt_relopt_kind, "fillfactor",
+					  "Packs pagebtree leaf pages only to this percentage",
+					  PBT_DEFAULT_FILLFACTOR, PBT_MIN_FILLFACTOR, 100,
+					  ShareUpdateExclusiveLock);
+
+	/* a custom WAL resource manager can only be registered at preload */
+	if (process_shared_preload_libraries_in_progress)
+		pbt_register_rmgr();
+}
+
+static bytea *
+pbtoptions(Datum reloptions, bool validate)
+{
+	static const relopt_parse_elt tab[] = {
+		{"fillfactor", RELOPT_TYPE_INT, offsetof(PbtOptions, fillfactor)},
+	};
+
+	return (bytea *) build_reloptions(reloptions, validate, pbt_relopt_kind,
+									  sizeof(PbtOptions), tab, lengthof(tab));
+}
+
+/*
+ * Key state for an index, derived from its catalog entries.  Built in cxt;
+ * scans build their own copy because rd_amcache can be reset by a relcache
+ * invalidation between calls.
+ */
+PbtState *
+pbt_build_state(Relation index, MemoryContext cxt)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
+	PbtState   *st = palloc0(sizeof(PbtState));
+	TupleDesc	desc = RelationGetDescr(index);
+	PbtOptions *opts = (PbtOptions *) index->rd_options;
+
+	st->nkeyatts = IndexRelationGetNumberOfKeyAttributes(index);
+	st->natts = IndexRelationGetNumberOfAttributes(index);
+	st->has_include = st->natts > st->nkeyatts;
+	st->tupdesc = CreateTupleDescCopy(desc);
+	st->keydesc = CreateTupleDescCopy(desc);
+	st->keydesc->natts = st->nkeyatts;
+	if (st->has_include)
+	{
+		st->incdesc = CreateTemplateTupleDesc(st->natts - st->nkeyatts);
+		for (int i = st->nkeyatts; i < st->natts; i++)
+			TupleDescCopyEntry(st->incdesc, i - st->nkeyatts + 1, desc, i + 1);
+	}
+	st->normalized = true;
+	for (int i = 0; i < st->nkeyatts; i++)
+	{
+		PbtColumn  *col = &st->cols[i];
+		Oid			procid = index_getprocid(index, i + 1, 1);
+
+		col->typid = index->rd_opcintype[i];
+		col->collation = index->rd_indcollation[i];
+		col->desc = (index->rd_indoption[i] & INDOPTION_DESC) != 0;
+		col->nulls_first = (index->rd_indoption[i] & INDOPTION_NULLS_FIRST) != 0;
+		fmgr_info_cxt(procid, &col->cmp, cxt);
+		if (!pbt_type_normalizable(col->typid, procid, col->collation, &col->kind))
+			st->normalized = false;
+	}
+	st->fillfactor = opts ? opts->fillfactor : PBT_DEFAULT_FILLFACTOR;
+	st->root = InvalidBlockNumber;
+	st->rightmost_leaf = InvalidBlockNumber;
+	MemoryContextSwitchTo(oldcxt);
+	return st;
+}
+
+PbtState *
+pbt_get_state(Relation index)
+{
+	if (index->rd_amcache == NULL)
+		index->rd_amcache = pbt_build_state(index, index->rd_indexcxt);
+	return (PbtState *) index->rd_amcache;
+}
+
+/* Every column can be returned: normalized keys decode losslessly. */
+static bool
+pbtcanreturn(Relation index, int attno)
+{
+	return true;
+}
+
+/*
+ * The planner must choose pagebtree exactly where it would choose btree on
+ * the same column: same strategies, same selectivity logic, same cost model.
+ */
+static void
+pbtcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
+				Cost *indexStartupCost, Cost *indexTotalCost,
+				Selectivity *indexSelectivity, double *indexCorrelation,
+				double *indexPages)
+{
+	btcostestimate(root, path, loop_count, indexStartupCost, indexTotalCost,
+				   indexSelectivity, indexCorrelation, indexPages);
+}
+
+Datum
+pagebtreehandler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
+
+	amroutine->amstrategies = BTMaxStrategyNumber;
+	amroutine->amsupport = 1;
+	amroutine->amoptsprocnum = 0;
+	amroutine->amcanorder = true;
+	amroutine->amcanorderbyop = false;
+	amroutine->amcanbackward = true;
+	amroutine->amcanunique = false;
+	amroutine->amcanmulticol = true;
+	amroutine->amoptionalkey = true;
+	amroutine->amsearcharray = true;
+	amroutine->amsearchnulls = true;
+	amroutine->amstorage = false;
+	amroutine->amclusterable = true;
+	amroutine->ampredlocks = false;
+	amroutine->amcanparallel = false;
+	amroutine->amcaninclude = true;
+	amroutine->amusemaintenanceworkmem = false;
+	amroutine->amparallelvacuumoptions =
+		VACUUM_OPTION_PARALLEL_BULKDEL | VACUUM_OPTION_PARALLEL_COND_CLEANUP;
+	amroutine->amkeytype = InvalidOid;
+
+	amroutine->ambuild = pbtbuild;
+	amroutine->ambuildempty = pbtbuildempty;
+	amroutine->aminsert = pbtinsert;
+	amroutine->ambulkdelete = pbtbulkdelete;
+	amroutine->amvacuumcleanup = pbtvacuumcleanup;
+	amroutine->amcanreturn = pbtcanreturn;
+	amroutine->amcostestimate = pbtcostestimate;
+	amroutine->amoptions = pbtoptions;
+	amroutine->amproperty = NULL;
+	amroutine->ambuildphasename = pbtbuildphasename;
+	/* opclasses follow btree's rules exactly, so btree's validator applies */
+	amroutine->amvalidate = btvalidate;
+	amroutine->amadjustmembers = btadjustmembers;
+	amroutine->ambeginscan = pbtbeginscan;
+	amroutine->amrescan = pbtrescan;
+	amroutine->amgettuple = pbtgettuple;
+	amroutine->amgetbitmap = pbtgetbitmap;
+	amroutine->amendscan = pbtendscan;
+	amroutine->ammarkpos = pbtmarkpos;
+	amroutine->amrestrpos = pbtrestrpos;
+	amroutine->amestimateparallelscan = NULL;
+	amroutine->aminitparallelscan = NULL;
+	amroutine->amparallelrescan = NULL;
+
+	PG_RETURN_POINTER(amroutine);
+}

@@ -1,0 +1,542 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_insert.c
+ *	  Inserting into a pagebtree: descent, page splits and downlinks.
+ *
+ * A split is two atomic steps, as in nbtree: first the page is split and
+ * linked to its new right sibling (the left page is flagged
+ * PBT_INCOMPLETE_SPLIT), then the downlink is added to the parent (or a new
+ * root is made) and the flag is cleared in the same WAL record.  A crash
+ * between the steps leaves a tree that readers traverse correctly through
+ * right-links; the next writer that passes the flagged page finishes the
+ * split.  Each step touches at most four pages, so it fits one generic WAL
+ * record.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pagebtree.h"
+
+#include "access/generic_xlog.h"
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "storage/lmgr.h"
+#include "utils/rel.h"
+
+static void insert_on_page(Relation index, PbtState *st, Buffer buf,
+						   PbtStack stack, int pos, const char *item, int len,
+						   Buffer cbuf);
+static void insert_parent(Relation index, PbtState *st, Buffer lbuf,
+						  Buffer rbuf, PbtStack stack, StringInfo sep);
+
+void
+pbt_check_item_size(Relation index, Size len)
+{
+	if (len > PBT_MAX_ITEM_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index row size %zu exceeds pagebtree maximum %zu for index \"%s\"",
+						len, (Size) PBT_MAX_ITEM_SIZE,
+						RelationGetRelationName(index)),
+				 errhint("Values larger than 1/3 of a buffer page cannot be indexed.")));
+}
+
+/* A new, zeroed, exclusively locked page at the end of the index. */
+Buffer
+pbt_new_page(Relation index)
+{
+	Buffer		buf;
+	bool		needlock = !RELATION_IS_LOCAL(index);
+
+	if (needlock)
+		LockRelationForExtension(index, ExclusiveLock);
+	buf = ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK, NULL);
+	if (needlock)
+		UnlockRelationForExtension(index, ExclusiveLock);
+	return buf;
+}
+
+static inline int
+item_space(PbtState *st, int len)
+{
+	return (st->normalized ? len : MAXALIGN(len)) + sizeof(PbtSlot);
+}
+
+/* Would an item of len bytes fit on the page, compacting if needed? */
+static bool
+page_fits(Page page, PbtState *st, int len)
+{
+	PageHeader	hdr = (PageHeader) page;
+	int			need = item_space(st, len) + (st->normalized ? 0 : MAXIMUM_ALIGNOF);
+
+	if (hdr->pd_upper - hdr->pd_lower >= need)
+		return true;
+	return pbt_layout(page)->free_space(page) >= item_space(st, len);
+}
+
+/*
+ * Try the rightmost leaf remembered from the last insert: ascending keys
+ * (serial ids, timestamps) then skip the descent.  Only taken when the page
+ * is still the rightmost leaf, the key sorts after its first item, and the
+ * item fits without a split.
+ */
+static bool
+insert_fastpath(Relation index, PbtState *st, PbtSearchKey *key,
+				const char *item, int len)
+{
+	Buffer		buf;
+	Page		page;
+	PbtPageOpaque opaque;
+	const PbtLayout *layout;
+	PbtItem		first;
+	bool		done = false;
+
+	buf = ReadBuffer(index, st->rightmost_leaf);
+	if (!ConditionalLockBuffer(buf))
+	{
+		ReleaseBuffer(buf);
+		return false;
+	}
+	page = BufferGetPage(buf);
+	opaque = PbtPageGetOpaque(page);
+	layout = pbt_layout(page);
+	if (!PageIsNew(page) && PbtIsLeaf(opaque) && PbtIsRightmost(opaque) &&
+		!(opaque->flags & PBT_INCOMPLETE_SPLIT) && layout->count(page) > 0 &&
+		page_fits(page, st, len))
+	{
+		layout->get(page, 0, &first);
+		if (pbt_compare(st, key, first.data, first.len) > 0)
+		{
+			pbt_log_insert(index, buf, pbt_binsearch(st, page, key), item, len);
+			PBT_CHECK_PAGE(index, BufferGetPage(buf), BufferGetBlockNumber(buf));
+			done = true;
+		}
+	}
+	UnlockReleaseBuffer(buf);
+	return done;
+}
+
+bool
+pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
+		  Relation heapRel, IndexUniqueCheck checkUnique, bool indexUnchanged,
+		  IndexInfo *indexInfo)
+{
+	PbtState   *st = pbt_get_state(index);
+	StringInfoData item;
+	PbtSearchKey key;
+	PbtStack	stack;
+	Buffer		buf;
+
+	initStringInfo(&item);
+	pbt_form_leaf_item(st, values, isnull, ht_ctid, &item);
+	pbt_check_item_size(index, item.len);
+	pbt_key_from_item(st, item.data, item.len, &key);
+
+	if (st->rightmost_leaf != InvalidBlockNumber)
+	{
+		if (insert_fastpath(index, st, &key, item.data, item.len))
+		{
+			pfree(item.data);
+			return false;
+		}
+		st->rightmost_leaf = InvalidBlockNumber;
+	}
+
+	stack = pbt_search(index, st, &key, &buf, BUFFER_LOCK_EXCLUSIVE, 0);
+	insert_on_page(index, st, buf, stack,
+				   pbt_binsearch(st, BufferGetPage(buf), &key),
+				   item.data, item.len, InvalidBuffer);
+	pbt_free_stack(stack);
+	pfree(item.data);
+	return false;
+}
+
+/*
+ * Choose the split point: left keeps items [0, s).  Normally the bytes are
+ * halved; when appending at the end of the rightmost page (ascending keys),
+ * the left page keeps fillfactor of the space, so sequential loads pack
+ * pages like a bulk build.
+ */
+static int
+choose_split(PbtState *st, PbtItem *items, int n, int hikeylen,
+			 bool append_rightmost, int fillfactor)
+{
+	int			total = 0;
+	int			target;
+	int			left = 0;
+	int			best = -1;
+	int			bestdiff = INT_MAX;
+
+	for (int i = 0; i < n; i++)
+		total += item_space(st, items[i].len);
+	target = append_rightmost ? PBT_USABLE_SPACE * fillfactor / 100 : total / 2;
+
+	for (int s = 1; s < n; s++)
+	{
+		int			right;
+		int			diff;
+
+		left += item_space(st, items[s - 1].len);
+		right = total - left;
+		/* the left page also gets a separator no longer than items[s] */
+		if (left + item_space(st, items[s].len) > PBT_USABLE_SPACE ||
+			right + item_space(st, hikeylen) > PBT_USABLE_SPACE)
+			continue;
+		diff = abs(left - target);
+		if (diff < bestdiff)
+		{
+			bestdiff = diff;
+			best = s;
+		}
+	}
+	if (best < 0)
+		elog(ERROR, "pagebtree: could not find a split point");
+	return best;
+}
+
+/*
+ * Split the page in buf, inserting item at pos, then insert the downlink to
+ * the new right page into the parent.  Releases buf and cbuf.
+ */
+static void
+split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
+		   const char *newitem, int newlen, Buffer cbuf)
+{
+	Page		origpage = BufferGetPage(buf);
+	PbtPageOpaque oopaque = PbtPageGetOpaque(origpage);
+	const PbtLayout *layout = pbt_layout(origpage);
+	bool		leaf = PbtIsLeaf(oopaque);
+	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
+	int			n = layout->count(origpage);
+	PbtItem    *items = palloc(sizeof(PbtItem) * (n + 1));
+	PbtItem		oldhikey;
+	bool		has_hikey = pbt_page_get_hikey(origpage, &oldhikey);
+	int			fillfactor;
+	int			s;
+	StringInfoData sep;
+	PbtItem		sepitem;
+	Buffer		rbuf;
+	Buffer		sbuf = InvalidBuffer;
+	BlockNumber lblkno = BufferGetBlockNumber(buf);
+	BlockNumber rblkno;
+	GenericXLogState *xlog;
+	Page		lpage,
+				rpage;
+	PbtPageOpaque lopaque,
+				ropaque;
+
+	for (int i = 0, j = 0; i <= n; i++)
+	{
+		if (i == pos)
+		{
+			items[i].data = newitem;
+			items[i].len = newlen;
+		}
+		else
+			layout->get(origpage, j++, &items[i]);
+	}
+
+	fillfactor = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
+	s = choose_split(st, items, n + 1, has_hikey ? oldhikey.len : 0,
+					 PbtIsRightmost(oopaque) && pos == n, fillfactor);
+
+	/* the separator becomes the left high key and the parent's new key */
+	initStringInfo(&sep);
+	if (leaf)
+		pbt_separator(st, &items[s - 1], &items[s], &sep);
+	else
+		appendBinaryStringInfo(&sep, items[s].data + dl, items[s].len - dl);
+
+	rbuf = pbt_new_page(index);
+	rblkno = BufferGetBlockNumber(rbuf);
+	if (!PbtIsRightmost(oopaque))
+	{
+		sbuf = ReadBuffer(index, oopaque->next);
+		LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
+	}
+
+	xlog = GenericXLogStart(index);
+	lpage = GenericXLogRegisterBuffer(xlog, buf, 0);
+	rpage = GenericXLogRegisterBuffer(xlog, rbuf, GENERIC_XLOG_FULL_IMAGE);
+
+	/* right page: items [s, n], old high key; on inner pages its first key is -inf */
+	pbt_page_init(rpage, oopaque->level,
+				  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), oopaque->layout);
+	if (!leaf)
+	{
+		items[s].len = dl;
+	}
+	pbt_page_rebuild(rpage, items + s, n + 1 - s, has_hikey ? &oldhikey : NULL);
+	ropaque = PbtPageGetOpaque(rpage);
+	ropaque->prev = lblkno;
+	ropaque->next = oopaque->next;
+
+	/*
+	 * Left page.  When the new item went right, dropping the moved slots and
+	 * adding the high key changes few bytes, which keeps the WAL record
+	 * small; otherwise rebuild it.
+	 */
+	sepitem.data = sep.data;
+	sepitem.len = sep.len;
+	if (pos < s || (layout->truncate(lpage, s), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
+		pbt_page_rebuild(lpage, items, s, &sepitem);
+	lopaque = PbtPageGetOpaque(lpage);
+	lopaque->next = rblkno;
+	lopaque->flags |= PBT_INCOMPLETE_SPLIT;
+
+	if (BufferIsValid(sbuf))
+	{
+		Page		spage = GenericXLogRegisterBuffer(xlog, sbuf, 0);
+
+		PbtPageGetOpaque(spage)->prev = rblkno;
+	}
+	if (BufferIsValid(cbuf))
+	{
+		Page		cpage = GenericXLogRegisterBuffer(xlog, cbuf, 0);
+
+		PbtPageGetOpaque(cpage)->flags &= ~PBT_INCOMPLETE_SPLIT;
+	}
+	GenericXLogFinish(xlog);
+
+	PBT_CHECK_PAGE(index, BufferGetPage(buf), lblkno);
+	PBT_CHECK_PAGE(index, BufferGetPage(rbuf), rblkno);
+
+	if (BufferIsValid(sbuf))
+		UnlockReleaseBuffer(sbuf);
+	if (BufferIsValid(cbuf))
+		UnlockReleaseBuffer(cbuf);
+	if (leaf && PbtIsRightmost(PbtPageGetOpaque(BufferGetPage(rbuf))))
+		st->rightmost_leaf = rblkno;
+	pfree(items);
+
+	insert_parent(index, st, buf, rbuf, stack, &sep);
+	pfree(sep.data);
+}
+
+/*
+ * Insert item at pos on the locked page in buf, splitting if it does not
+ * fit.  For a downlink, cbuf is the locked left child whose incomplete-split
+ * flag is cleared in the same WAL record.  Releases buf and cbuf.
+ */
+static void
+insert_on_page(Relation index, PbtState *st, Buffer buf, PbtStack stack,
+			   int pos, const char *item, int len, Buffer cbuf)
+{
+	Page		page = BufferGetPage(buf);
+
+	if (!page_fits(page, st, len))
+	{
+		split_page(index, st, buf, stack, pos, item, len, cbuf);
+		return;
+	}
+
+	if (!BufferIsValid(cbuf))
+		pbt_log_insert(index, buf, pos, item, len);
+	else
+	{
+		GenericXLogState *xlog = GenericXLogStart(index);
+		Page		ppage = GenericXLogRegisterBuffer(xlog, buf, 0);
+		Page		cpage = GenericXLogRegisterBuffer(xlog, cbuf, 0);
+
+		if (!pbt_page_insert(ppage, pos, item, len))
+			elog(ERROR, "pagebtree: downlink does not fit after all");
+		PbtPageGetOpaque(cpage)->flags &= ~PBT_INCOMPLETE_SPLIT;
+		GenericXLogFinish(xlog);
+		UnlockReleaseBuffer(cbuf);
+	}
+	PBT_CHECK_PAGE(index, BufferGetPage(buf), BufferGetBlockNumber(buf));
+
+	if (PbtIsLeaf(PbtPageGetOpaque(page)) && PbtIsRightmost(PbtPageGetOpaque(page)))
+		st->rightmost_leaf = BufferGetBlockNumber(buf);
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * The split root gets a new root above it holding two downlinks.  Readers
+ * that still start from the old root move right through the right-link.
+ */
+static void
+new_root(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf)
+{
+	Page		lorig = BufferGetPage(lbuf);
+	PbtPageOpaque lopaque = PbtPageGetOpaque(lorig);
+	Buffer		rootbuf = pbt_new_page(index);
+	Buffer		metabuf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
+	BlockNumber rootblk = BufferGetBlockNumber(rootbuf);
+	uint16		level = lopaque->level + 1;
+	GenericXLogState *xlog;
+	Page		rootpage,
+				lpage,
+				metapage;
+	PbtMetaPageData *meta;
+	PbtItem		hikey;
+	char		buf[BLCKSZ];
+	int			dl = PBT_DOWNLINK_SIZE(st);
+	BlockNumber lblk = BufferGetBlockNumber(lbuf);
+	BlockNumber rblk = BufferGetBlockNumber(rbuf);
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	if (!pbt_page_get_hikey(lorig, &hikey))
+		pbt_page_error(index, lblk, "split root has no high key");
+
+	xlog = GenericXLogStart(index);
+	rootpage = GenericXLogRegisterBuffer(xlog, rootbuf, GENERIC_XLOG_FULL_IMAGE);
+	lpage = GenericXLogRegisterBuffer(xlog, lbuf, 0);
+	metapage = GenericXLogRegisterBuffer(xlog, metabuf, 0);
+
+	pbt_page_init(rootpage, level,
+				  PBT_ROOT | (st->normalized ? 0 : PBT_ALIGNED_ITEMS),
+				  PBT_LAYOUT_PLAIN);
+	memset(buf, 0, dl);
+	memcpy(buf, &lblk, sizeof(BlockNumber));
+	if (!pbt_page_insert(rootpage, 0, buf, dl))
+		elog(ERROR, "pagebtree: new root has no room");
+	memcpy(buf, &rblk, sizeof(BlockNumber));
+	memcpy(buf + dl, hikey.data, hikey.len);
+	if (!pbt_page_insert(rootpage, 1, buf, dl + hikey.len))
+		elog(ERROR, "pagebtree: new root has no room");
+
+	PbtPageGetOpaque(lpage)->flags &= ~(PBT_ROOT | PBT_INCOMPLETE_SPLIT);
+
+	meta = PbtPageGetMeta(metapage);
+	meta->root = rootblk;
+	meta->level = level;
+	GenericXLogFinish(xlog);
+
+	PBT_CHECK_PAGE(index, BufferGetPage(rootbuf), rootblk);
+	st->root = rootblk;
+	st->rootlevel = level;
+
+	UnlockReleaseBuffer(metabuf);
+	UnlockReleaseBuffer(rootbuf);
+	UnlockReleaseBuffer(rbuf);
+	UnlockReleaseBuffer(lbuf);
+}
+
+/*
+ * Find and exclusively lock the page holding the downlink to child, starting
+ * from the remembered parent position and moving right as splits may have
+ * moved it.  Sets *pos to the downlink's position.
+ */
+static Buffer
+get_parent(Relation index, PbtState *st, PbtStack stack, BlockNumber child,
+		   int *pos)
+{
+	BlockNumber blkno = stack->blkno;
+	int			start = stack->pos;
+
+	for (;;)
+	{
+		Buffer		buf = ReadBuffer(index, blkno);
+		Page		page;
+		PbtPageOpaque opaque;
+		const PbtLayout *layout;
+		int			n;
+
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
+		opaque = PbtPageGetOpaque(page);
+		if (opaque->flags & PBT_INCOMPLETE_SPLIT)
+		{
+			pbt_finish_split(index, st, buf, stack->parent);
+			continue;
+		}
+
+		layout = pbt_layout(page);
+		n = layout->count(page);
+		start = Min(start, n);
+		for (int k = 0; k < n; k++)
+		{
+			/* look from the remembered position first, then wrap around */
+			int			i = (start + k) % n;
+			PbtItem		item;
+
+			layout->get(page, i, &item);
+			if (pbt_item_child(item.data) == child)
+			{
+				stack->blkno = blkno;
+				stack->pos = i;
+				*pos = i;
+				return buf;
+			}
+		}
+		if (PbtIsRightmost(opaque))
+			pbt_page_error(index, blkno, "failed to re-find the downlink of a split page");
+		blkno = opaque->next;
+		start = 0;
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/*
+ * Second step of a split: add the downlink for rbuf (the new right page,
+ * whose key is sep) to the parent of lbuf.  Both come locked; both are
+ * released.
+ */
+static void
+insert_parent(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf,
+			  PbtStack stack, StringInfo sep)
+{
+	PbtPageOpaque lopaque = PbtPageGetOpaque(BufferGetPage(lbuf));
+	PbtStackData fake;
+	StringInfoData item;
+	BlockNumber rblk = BufferGetBlockNumber(rbuf);
+	int			dl = PBT_DOWNLINK_SIZE(st);
+	Buffer		pbuf;
+	int			pos;
+
+	if (PbtIsRoot(lopaque))
+	{
+		new_root(index, st, lbuf, rbuf);
+		return;
+	}
+
+	if (stack == NULL)
+	{
+		/*
+		 * We descended from a page that was root at the time; the level above
+		 * has appeared since.  Search it from its leftmost page.
+		 */
+		Buffer		lm = pbt_get_endpoint(index, st, lopaque->level + 1, false);
+
+		fake.blkno = BufferGetBlockNumber(lm);
+		fake.pos = 0;
+		fake.parent = NULL;
+		UnlockReleaseBuffer(lm);
+		stack = &fake;
+	}
+
+	initStringInfo(&item);
+	appendBinaryStringInfo(&item, (char *) &rblk, sizeof(BlockNumber));
+	appendStringInfoSpaces(&item, dl - sizeof(BlockNumber));
+	appendBinaryStringInfo(&item, sep->data, sep->len);
+
+	pbuf = get_parent(index, st, stack, BufferGetBlockNumber(lbuf), &pos);
+	UnlockReleaseBuffer(rbuf);
+	insert_on_page(index, st, pbuf, stack->parent, pos + 1, item.data, item.len,
+				   lbuf);
+	pfree(item.data);
+}
+
+/*
+ * Finish an interrupted split of the exclusively locked page lbuf: insert
+ * the missing downlink for its right sibling.  Releases lbuf.
+ */
+void
+pbt_finish_split(Relation index, PbtState *st, Buffer lbuf, PbtStack stack)
+{
+	Page		lpage = BufferGetPage(lbuf);
+	PbtPageOpaque lopaque = PbtPageGetOpaque(lpage);
+	PbtItem		hikey;
+	StringInfoData sep;
+	Buffer		rbuf;
+
+	if (!pbt_page_get_hikey(lpage, &hikey))
+		pbt_page_error(index, BufferGetBlockNumber(lbuf),
+					   "incomplete split on the rightmost page");
+	initStringInfo(&sep);
+	appendBinaryStringInfo(&sep, hikey.data, hikey.len);
+	rbuf = ReadBuffer(index, lopaque->next);
+	LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
+	insert_parent(index, st, lbuf, rbuf, stack, &sep);
+	pfree(sep.data);
+}

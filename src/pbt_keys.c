@@ -1,0 +1,707 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_keys.c
+ *	  Key encoding and comparison.
+ *
+ * Normalized mode: a leaf item is the concatenation of each key column's
+ * order-preserving encoding, then the heap TID (block and offset, big
+ * endian), then, if the index has INCLUDE columns, their payload and its
+ * length.  Every column encoding is prefix-free, so the whole item compares
+ * with memcmp in index order, the heap TID breaks ties, and a search key made
+ * of the first columns' encodings finds its range with memcmp too.
+ *
+ * Column encoding: a marker byte (0x00 NULLS FIRST null, 0x01 value, 0x02
+ * NULLS LAST null), then for values the type's big-endian, sign-flipped
+ * image, every byte inverted for DESC columns.
+ *
+ * Comparator mode: items are IndexTuples (t_tid = heap TID) and comparisons
+ * go through the opclass's support function 1, as in nbtree.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pagebtree.h"
+
+#include "access/detoast.h"
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/fmgroids.h"
+#include "utils/pg_locale.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#define MARK_NULL_FIRST	0x00
+#define MARK_VALUE		0x01
+#define MARK_NULL_LAST	0x02
+
+#define TID_BYTES		6
+
+/*
+ * Which types get normalized keys: decided by the opclass's comparison
+ * function, so that a user-defined opclass with a different order for the
+ * same type falls back to comparator mode.
+ */
+bool
+pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation, PbtColKind *kind)
+{
+	switch (cmpproc)
+	{
+		case F_BTINT2CMP:
+		case F_BTINT4CMP:
+		case F_BTINT8CMP:
+			*kind = PBT_COL_INT;
+			return true;
+		case F_DATE_CMP:
+			*kind = PBT_COL_INT32;
+			return typid == DATEOID;
+		case F_TIME_CMP:
+		case F_TIMESTAMP_CMP:
+		case F_TIMESTAMPTZ_CMP:
+			*kind = PBT_COL_INT64;
+			return typid == TIMEOID || typid == TIMESTAMPOID ||
+				typid == TIMESTAMPTZOID;
+		case F_BTOIDCMP:
+			*kind = PBT_COL_OID;
+			return true;
+		case F_BTBOOLCMP:
+			*kind = PBT_COL_BOOL;
+			return true;
+		case F_BTCHARCMP:
+			*kind = PBT_COL_CHAR;
+			return true;
+		case F_UUID_CMP:
+			*kind = PBT_COL_UUID;
+			return true;
+		case F_BYTEACMP:
+			*kind = PBT_COL_BYTEA;
+			return true;
+		case F_BTTEXTCMP:
+			/* only byte order is safe to store; libc/ICU orders can change */
+			*kind = PBT_COL_TEXT;
+			return OidIsValid(collation) && lc_collate_is_c(collation);
+		default:
+			*kind = PBT_COL_OTHER;
+			return false;
+	}
+}
+
+static inline void
+append_be64(StringInfo buf, uint64 v)
+{
+	char		b[8];
+
+	for (int i = 7; i >= 0; i--)
+	{
+		b[i] = (char) (v & 0xFF);
+		v >>= 8;
+	}
+	appendBinaryStringInfo(buf, b, 8);
+}
+
+static inline void
+append_be32(StringInfo buf, uint32 v)
+{
+	char		b[4];
+
+	b[0] = (char) (v >> 24);
+	b[1] = (char) (v >> 16);
+	b[2] = (char) (v >> 8);
+	b[3] = (char) v;
+	appendBinaryStringInfo(buf, b, 4);
+}
+
+static inline uint64
+read_be64(const unsigned char *p)
+{
+	uint64		v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static inline uint32
+read_be32(const unsigned char *p)
+{
+	return ((uint32) p[0] << 24) | ((uint32) p[1] << 16) |
+		((uint32) p[2] << 8) | (uint32) p[3];
+}
+
+/*
+ * Get an integer-like value of the given type as int64, or false if the
+ * type cannot be mapped exactly into the column's domain.
+ */
+static bool
+value_as_int64(PbtColumn *col, Datum value, Oid valtype, int64 *out)
+{
+	switch (col->kind)
+	{
+		case PBT_COL_INT:
+			if (valtype == INT2OID)
+				*out = DatumGetInt16(value);
+			else if (valtype == INT4OID)
+				*out = DatumGetInt32(value);
+			else if (valtype == INT8OID)
+				*out = DatumGetInt64(value);
+			else
+				return false;
+			return true;
+		case PBT_COL_INT64:
+			if (valtype != col->typid)
+				return false;
+			*out = DatumGetInt64(value);
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * Append the encoding of one key column value to buf.  valtype is the
+ * value's type (for cross-type search keys); returns false, appending
+ * nothing, if the value cannot be encoded exactly in the column's domain.
+ */
+bool
+pbt_encode_column(PbtState *st, int colno, Datum value, bool isnull,
+				  Oid valtype, StringInfo buf)
+{
+	PbtColumn  *col = &st->cols[colno];
+	int			start;
+
+	if (!OidIsValid(valtype))
+		valtype = col->typid;
+
+	if (isnull)
+	{
+		appendStringInfoChar(buf, col->nulls_first ? MARK_NULL_FIRST : MARK_NULL_LAST);
+		return true;
+	}
+
+	start = buf->len + 1;
+	switch (col->kind)
+	{
+		case PBT_COL_INT:
+		case PBT_COL_INT64:
+			{
+				int64		v;
+
+				if (!value_as_int64(col, value, valtype, &v))
+					return false;
+				appendStringInfoChar(buf, MARK_VALUE);
+				append_be64(buf, ((uint64) v) ^ UINT64CONST(0x8000000000000000));
+				break;
+			}
+		case PBT_COL_INT32:
+			if (valtype != DATEOID)
+				return false;
+			appendStringInfoChar(buf, MARK_VALUE);
+			append_be32(buf, ((uint32) DatumGetDateADT(value)) ^ 0x80000000);
+			break;
+		case PBT_COL_OID:
+			if (valtype != OIDOID)
+				return false;
+			appendStringInfoChar(buf, MARK_VALUE);
+			append_be32(buf, DatumGetObjectId(value));
+			break;
+		case PBT_COL_BOOL:
+			if (valtype != BOOLOID)
+				return false;
+			appendStringInfoChar(buf, MARK_VALUE);
+			appendStringInfoChar(buf, DatumGetBool(value) ? 1 : 0);
+			break;
+		case PBT_COL_CHAR:
+			if (valtype != CHAROID)
+				return false;
+			appendStringInfoChar(buf, MARK_VALUE);
+			appendStringInfoChar(buf, DatumGetChar(value));
+			break;
+		case PBT_COL_UUID:
+			if (valtype != UUIDOID)
+				return false;
+			appendStringInfoChar(buf, MARK_VALUE);
+			appendBinaryStringInfo(buf, (char *) DatumGetUUIDP(value)->data,
+								   UUID_LEN);
+			break;
+		case PBT_COL_TEXT:
+			{
+				struct varlena *v;
+
+				if (valtype != TEXTOID && valtype != VARCHAROID)
+					return false;
+				v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+				appendStringInfoChar(buf, MARK_VALUE);
+				/* text never contains NUL, so NUL terminates it */
+				appendBinaryStringInfo(buf, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+				appendStringInfoChar(buf, '\0');
+				if ((Pointer) v != DatumGetPointer(value))
+					pfree(v);
+				break;
+			}
+		case PBT_COL_BYTEA:
+			{
+				struct varlena *v;
+				const char *p;
+				int			n;
+
+				if (valtype != BYTEAOID)
+					return false;
+				v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+				appendStringInfoChar(buf, MARK_VALUE);
+				p = VARDATA_ANY(v);
+				n = VARSIZE_ANY_EXHDR(v);
+				/* escape NUL as 00 FF; terminate with 00 00 */
+				for (int i = 0; i < n; i++)
+				{
+					appendStringInfoChar(buf, p[i]);
+					if (p[i] == '\0')
+						appendStringInfoChar(buf, (char) 0xFF);
+				}
+				appendStringInfoChar(buf, '\0');
+				appendStringInfoChar(buf, '\0');
+				if ((Pointer) v != DatumGetPointer(value))
+					pfree(v);
+				break;
+			}
+		case PBT_COL_OTHER:
+			elog(ERROR, "column %d of a pagebtree index has no normalized form", colno + 1);
+	}
+
+	if (col->desc)
+	{
+		for (int i = start; i < buf->len; i++)
+			buf->data[i] = ~buf->data[i];
+	}
+	return true;
+}
+
+/*
+ * Length of the encoded column that starts at p (marker included).
+ */
+static int
+encoded_column_length(PbtColumn *col, const unsigned char *p, int avail)
+{
+	unsigned char flip = col->desc ? 0xFF : 0x00;
+
+	if (p[0] != MARK_VALUE)
+		return 1;
+	switch (col->kind)
+	{
+		case PBT_COL_INT:
+		case PBT_COL_INT64:
+			return 1 + 8;
+		case PBT_COL_INT32:
+		case PBT_COL_OID:
+			return 1 + 4;
+		case PBT_COL_BOOL:
+		case PBT_COL_CHAR:
+			return 1 + 1;
+		case PBT_COL_UUID:
+			return 1 + UUID_LEN;
+		case PBT_COL_TEXT:
+			{
+				const unsigned char *end = memchr(p + 1, flip, avail - 1);
+
+				if (end == NULL)
+					elog(ERROR, "unterminated text key in pagebtree item");
+				return (end - p) + 1;
+			}
+		case PBT_COL_BYTEA:
+			for (int i = 1; i + 1 < avail; i++)
+			{
+				if ((p[i] ^ flip) == 0)
+				{
+					if ((p[i + 1] ^ flip) == 0)
+						return i + 2;
+					i++;		/* escaped NUL */
+				}
+			}
+			elog(ERROR, "unterminated bytea key in pagebtree item");
+		case PBT_COL_OTHER:
+			break;
+	}
+	elog(ERROR, "unexpected pagebtree column kind");
+	return 0;
+}
+
+/*
+ * Locate key column col inside a normalized item; returns its length and sets
+ * *start to its offset.
+ */
+int
+pbt_column_span(PbtState *st, const char *item, int len, int col, int *start)
+{
+	int			off = 0;
+
+	for (int i = 0;; i++)
+	{
+		int			n = encoded_column_length(&st->cols[i],
+											  (const unsigned char *) item + off,
+											  len - off);
+
+		if (i == col)
+		{
+			*start = off;
+			return n;
+		}
+		off += n;
+	}
+}
+
+/*
+ * Compare two encodings of the same column in value order (DESC undone),
+ * for evaluating scan-key operators.  Neither may be NULL.
+ */
+int
+pbt_cmp_encoded(PbtState *st, int col, const char *a, int alen,
+				const char *b, int blen)
+{
+	int			c = memcmp(a, b, Min(alen, blen));
+
+	if (c == 0)
+		c = (alen > blen) - (alen < blen);
+	else
+		c = c > 0 ? 1 : -1;
+	return st->cols[col].desc ? -c : c;
+}
+
+static void
+append_tid(StringInfo buf, ItemPointer tid)
+{
+	char		b[TID_BYTES];
+	BlockNumber blk = ItemPointerGetBlockNumberNoCheck(tid);
+	OffsetNumber off = ItemPointerGetOffsetNumberNoCheck(tid);
+
+	b[0] = (char) (blk >> 24);
+	b[1] = (char) (blk >> 16);
+	b[2] = (char) (blk >> 8);
+	b[3] = (char) blk;
+	b[4] = (char) (off >> 8);
+	b[5] = (char) off;
+	appendBinaryStringInfo(buf, b, TID_BYTES);
+}
+
+/* where the key + TID part of a normalized leaf item ends */
+static inline int
+normalized_keytid_len(PbtState *st, const char *item, int len)
+{
+	if (st->has_include)
+	{
+		uint16		plen;
+
+		memcpy(&plen, item + len - sizeof(uint16), sizeof(uint16));
+		return len - sizeof(uint16) - plen;
+	}
+	return len;
+}
+
+/*
+ * Form the leaf item for an index entry into buf (reset first).  Returns its
+ * length.  In comparator mode the item is a MAXALIGNed IndexTuple.
+ */
+Size
+pbt_form_leaf_item(PbtState *st, Datum *values, bool *isnull,
+				   ItemPointer tid, StringInfo buf)
+{
+	resetStringInfo(buf);
+	if (!st->normalized)
+	{
+		IndexTuple	itup = index_form_tuple(st->tupdesc, values, isnull);
+		Size		sz = IndexTupleSize(itup);
+
+		itup->t_tid = *tid;
+		appendBinaryStringInfo(buf, (char *) itup, sz);
+		pfree(itup);
+		return sz;
+	}
+
+	for (int i = 0; i < st->nkeyatts; i++)
+		(void) pbt_encode_column(st, i, values[i], isnull[i], InvalidOid, buf);
+	append_tid(buf, tid);
+
+	if (st->has_include)
+	{
+		IndexTuple	itup = index_form_tuple(st->incdesc, values + st->nkeyatts,
+											isnull + st->nkeyatts);
+		uint16		plen = IndexTupleSize(itup);
+
+		appendBinaryStringInfo(buf, (char *) itup, plen);
+		appendBinaryStringInfo(buf, (char *) &plen, sizeof(plen));
+		pfree(itup);
+	}
+	return buf->len;
+}
+
+void
+pbt_item_get_tid(PbtState *st, const char *item, int len, ItemPointer tid)
+{
+	const unsigned char *p;
+
+	if (!st->normalized)
+	{
+		*tid = ((IndexTuple) item)->t_tid;
+		return;
+	}
+	p = (const unsigned char *) item + normalized_keytid_len(st, item, len) - TID_BYTES;
+	ItemPointerSet(tid, read_be32(p), ((OffsetNumber) p[4] << 8) | p[5]);
+}
+
+/*
+ * Build a pivot key that separates lastleft from firstright:
+ * lastleft < separator <= firstright.  Normalized mode keeps the shortest
+ * prefix of firstright that is greater than lastleft (suffix truncation);
+ * comparator mode keeps firstright's key columns and heap TID.
+ */
+void
+pbt_separator(PbtState *st, PbtItem *lastleft, PbtItem *firstright,
+			  StringInfo buf)
+{
+	resetStringInfo(buf);
+	if (st->normalized)
+	{
+		int			n = Min(lastleft->len, firstright->len);
+		int			d = 0;
+
+		while (d < n && lastleft->data[d] == firstright->data[d])
+			d++;
+		if (d >= firstright->len)
+			elog(ERROR, "pagebtree items out of order at split");
+		appendBinaryStringInfo(buf, firstright->data, d + 1);
+	}
+	else
+	{
+		IndexTuple	pivot = index_truncate_tuple(st->tupdesc,
+												 (IndexTuple) firstright->data,
+												 st->nkeyatts);
+
+		appendBinaryStringInfo(buf, (char *) pivot, IndexTupleSize(pivot));
+		pfree(pivot);
+	}
+}
+
+/* comparator mode: compare search key column with a stored value */
+static inline int
+compare_column(PbtState *st, PbtSearchKey *key, int i, Datum stored,
+			   bool stored_null)
+{
+	PbtColumn  *col = &st->cols[i];
+	int32		c;
+
+	if (key->isnull[i])
+	{
+		if (stored_null)
+			return 0;
+		return col->nulls_first ? -1 : 1;
+	}
+	if (stored_null)
+		return col->nulls_first ? 1 : -1;
+
+	c = DatumGetInt32(FunctionCall2Coll(key->procs[i], col->collation,
+										stored, key->values[i]));
+	/* c orders stored against key; we want key against stored */
+	if (!col->desc)
+		INVERT_COMPARE_RESULT(c);
+	return c;
+}
+
+/*
+ * Compare a search key with an item's key bytes (a leaf item, or a pivot: a
+ * high key or the separator part of an inner item).  A search key that is a
+ * proper prefix of the item sorts before it, unless nextkey.
+ */
+int
+pbt_compare(PbtState *st, PbtSearchKey *key, const char *item, int len)
+{
+	if (st->normalized)
+	{
+		int			c = memcmp(key->bytes, item, Min(key->len, len));
+
+		if (c != 0)
+			return c;
+		if (key->nextkey)
+			return 1;
+		return (key->len > len) - (key->len < len);
+	}
+	else
+	{
+		IndexTuple	itup = (IndexTuple) item;
+		int			c;
+
+		for (int i = 0; i < key->nattrs; i++)
+		{
+			bool		isnull;
+			Datum		d = index_getattr(itup, i + 1, st->tupdesc, &isnull);
+
+			c = compare_column(st, key, i, d, isnull);
+			if (c != 0)
+				return c;
+		}
+		if (key->nattrs < st->nkeyatts || !key->has_tid)
+			return key->nextkey ? 1 : -1;
+		c = ItemPointerCompare(&key->tid, &itup->t_tid);
+		if (c != 0)
+			return c;
+		return key->nextkey ? 1 : 0;
+	}
+}
+
+/*
+ * Make an exact search key (all columns and heap TID) from a leaf item.
+ */
+void
+pbt_key_from_item(PbtState *st, const char *item, int len, PbtSearchKey *key)
+{
+	key->nextkey = false;
+	if (st->normalized)
+	{
+		key->bytes = (char *) item;
+		key->len = normalized_keytid_len(st, item, len);
+		return;
+	}
+	key->nattrs = st->nkeyatts;
+	for (int i = 0; i < st->nkeyatts; i++)
+	{
+		key->values[i] = index_getattr((IndexTuple) item, i + 1, st->tupdesc,
+									   &key->isnull[i]);
+		key->procs[i] = &st->cols[i].cmp;
+	}
+	key->has_tid = true;
+	key->tid = ((IndexTuple) item)->t_tid;
+}
+
+/* decode one normalized column value (marker at p) */
+static Datum
+decode_column(PbtColumn *col, const unsigned char *p, int n, bool *isnull)
+{
+	unsigned char tmp[1 + UUID_LEN];
+	const unsigned char *v;
+	unsigned char flip = col->desc ? 0xFF : 0x00;
+
+	if (p[0] != MARK_VALUE)
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	*isnull = false;
+
+	/* undo DESC inversion for fixed-width values */
+	if (col->desc && n <= (int) sizeof(tmp))
+	{
+		for (int i = 1; i < n; i++)
+			tmp[i] = ~p[i];
+		v = tmp + 1;
+	}
+	else
+		v = p + 1;
+
+	switch (col->kind)
+	{
+		case PBT_COL_INT:
+			{
+				int64		x = (int64) (read_be64(v) ^ UINT64CONST(0x8000000000000000));
+
+				if (col->typid == INT2OID)
+					return Int16GetDatum((int16) x);
+				if (col->typid == INT4OID)
+					return Int32GetDatum((int32) x);
+				return Int64GetDatum(x);
+			}
+		case PBT_COL_INT64:
+			return Int64GetDatum((int64) (read_be64(v) ^ UINT64CONST(0x8000000000000000)));
+		case PBT_COL_INT32:
+			return DateADTGetDatum((DateADT) (read_be32(v) ^ 0x80000000));
+		case PBT_COL_OID:
+			return ObjectIdGetDatum(read_be32(v));
+		case PBT_COL_BOOL:
+			return BoolGetDatum(v[0] != 0);
+		case PBT_COL_CHAR:
+			return CharGetDatum((char) v[0]);
+		case PBT_COL_UUID:
+			{
+				pg_uuid_t  *u = palloc(sizeof(pg_uuid_t));
+
+				memcpy(u->data, v, UUID_LEN);
+				return UUIDPGetDatum(u);
+			}
+		case PBT_COL_TEXT:
+			{
+				int			tlen = n - 2;
+				text	   *t = (text *) palloc(VARHDRSZ + tlen);
+
+				SET_VARSIZE(t, VARHDRSZ + tlen);
+				for (int i = 0; i < tlen; i++)
+					VARDATA(t)[i] = p[1 + i] ^ flip;
+				return PointerGetDatum(t);
+			}
+		case PBT_COL_BYTEA:
+			{
+				bytea	   *b = (bytea *) palloc(VARHDRSZ + n);
+				int			out = 0;
+
+				for (int i = 1; i < n - 2; i++)
+				{
+					unsigned char c = p[i] ^ flip;
+
+					VARDATA(b)[out++] = c;
+					if (c == 0)
+						i++;	/* skip the escape byte */
+				}
+				SET_VARSIZE(b, VARHDRSZ + out);
+				return PointerGetDatum(b);
+			}
+		case PBT_COL_OTHER:
+			break;
+	}
+	elog(ERROR, "unexpected pagebtree column kind");
+	return (Datum) 0;
+}
+
+/* Decode one key column of a normalized leaf item. */
+Datum
+pbt_item_column(PbtState *st, const char *item, int len, int col, bool *isnull)
+{
+	int			start;
+	int			n = pbt_column_span(st, item, len, col, &start);
+
+	return decode_column(&st->cols[col], (const unsigned char *) item + start,
+						 n, isnull);
+}
+
+/*
+ * Decode a leaf item into index column values (key and INCLUDE columns),
+ * for index-only scans and the verifier.  Results are palloc'd in the
+ * current memory context.
+ */
+void
+pbt_decode_item(PbtState *st, const char *item, int len,
+				Datum *values, bool *isnull)
+{
+	int			off = 0;
+
+	if (!st->normalized)
+	{
+		index_deform_tuple((IndexTuple) item, st->tupdesc, values, isnull);
+		return;
+	}
+	for (int i = 0; i < st->nkeyatts; i++)
+	{
+		int			n = encoded_column_length(&st->cols[i],
+											  (const unsigned char *) item + off,
+											  len - off);
+
+		values[i] = decode_column(&st->cols[i], (const unsigned char *) item + off,
+								  n, &isnull[i]);
+		off += n;
+	}
+	if (st->has_include)
+	{
+		uint16		plen;
+		char	   *payload;
+
+		memcpy(&plen, item + len - sizeof(uint16), sizeof(uint16));
+		/* copy to aligned memory; the decoded values point into it */
+		payload = palloc(plen);
+		memcpy(payload, item + len - sizeof(uint16) - plen, plen);
+		index_deform_tuple((IndexTuple) payload, st->incdesc,
+						   values + st->nkeyatts, isnull + st->nkeyatts);
+	}
+}

@@ -1,0 +1,161 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_layout_plain.c
+ *	  The plain layout: a sorted array of (offset, length) slots after the
+ *	  page header, pointing at unaligned item bytes (MAXALIGNed in
+ *	  comparator mode, where items are IndexTuples).
+ *
+ * Deleted and truncated items leave their bytes behind as garbage; an
+ * insert that does not fit otherwise compacts the page first.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pagebtree.h"
+
+static inline PbtSlot *
+plain_slots(Page page)
+{
+	return (PbtSlot *) ((char *) page + SizeOfPageHeaderData);
+}
+
+static void
+plain_init(Page page)
+{
+	((PageHeader) page)->pd_lower = SizeOfPageHeaderData;
+}
+
+static int
+plain_count(Page page)
+{
+	return (((PageHeader) page)->pd_lower - SizeOfPageHeaderData) / sizeof(PbtSlot);
+}
+
+static void
+plain_get(Page page, int pos, PbtItem *item)
+{
+	PbtSlot    *slot = &plain_slots(page)[pos];
+
+	item->data = (char *) page + slot->off;
+	item->len = slot->len;
+}
+
+static inline int
+item_space(Page page, int len)
+{
+	if (PbtPageGetOpaque(page)->flags & PBT_ALIGNED_ITEMS)
+		return MAXALIGN(len);
+	return len;
+}
+
+/* item bytes still referenced: slots' items and the high key */
+static int
+plain_live_bytes(Page page)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+	PbtSlot    *slots = plain_slots(page);
+	int			n = plain_count(page);
+	int			live = 0;
+
+	for (int i = 0; i < n; i++)
+		live += item_space(page, slots[i].len);
+	if (!PbtIsRightmost(opaque))
+		live += item_space(page, opaque->hikey_len);
+	return live;
+}
+
+static int
+plain_free_space(Page page)
+{
+	PageHeader	hdr = (PageHeader) page;
+
+	return hdr->pd_special - hdr->pd_lower - plain_live_bytes(page);
+}
+
+static int
+plain_garbage(Page page)
+{
+	PageHeader	hdr = (PageHeader) page;
+
+	return hdr->pd_special - hdr->pd_upper - plain_live_bytes(page);
+}
+
+/* no palloc: this runs inside critical sections (insert and its redo) */
+static void
+plain_compact(Page page)
+{
+	int			n = plain_count(page);
+	PbtItem		items[PBT_MAX_ITEMS_PER_PAGE];
+	PbtItem		hikey;
+	bool		has_hikey = pbt_page_get_hikey(page, &hikey);
+
+	for (int i = 0; i < n; i++)
+		plain_get(page, i, &items[i]);
+	pbt_page_rebuild(page, items, n, has_hikey ? &hikey : NULL);
+}
+
+static bool
+plain_insert(Page page, int pos, const char *data, int len)
+{
+	PageHeader	hdr = (PageHeader) page;
+	PbtSlot    *slots = plain_slots(page);
+	int			n = plain_count(page);
+	int			off;
+
+	Assert(pos >= 0 && pos <= n);
+	off = pbt_page_alloc(page, len);
+	if (off < 0)
+	{
+		if (plain_free_space(page) < item_space(page, len) + (int) sizeof(PbtSlot))
+			return false;
+		plain_compact(page);
+		off = pbt_page_alloc(page, len);
+		if (off < 0)
+			elog(ERROR, "pagebtree: no room after compaction");
+		slots = plain_slots(page);
+	}
+	memcpy((char *) page + off, data, len);
+	memmove(&slots[pos + 1], &slots[pos], (n - pos) * sizeof(PbtSlot));
+	slots[pos].off = off;
+	slots[pos].len = len;
+	hdr->pd_lower += sizeof(PbtSlot);
+	return true;
+}
+
+static void
+plain_delete(Page page, const int *positions, int n)
+{
+	PbtSlot    *slots = plain_slots(page);
+	int			count = plain_count(page);
+	int			dst = 0;
+	int			k = 0;
+
+	for (int src = 0; src < count; src++)
+	{
+		if (k < n && positions[k] == src)
+		{
+			k++;
+			continue;
+		}
+		slots[dst++] = slots[src];
+	}
+	((PageHeader) page)->pd_lower = SizeOfPageHeaderData + dst * sizeof(PbtSlot);
+}
+
+static void
+plain_truncate(Page page, int n)
+{
+	Assert(n <= plain_count(page));
+	((PageHeader) page)->pd_lower = SizeOfPageHeaderData + n * sizeof(PbtSlot);
+}
+
+const PbtLayout pbt_layout_plain = {
+	.name = "plain",
+	.init = plain_init,
+	.count = plain_count,
+	.get = plain_get,
+	.insert = plain_insert,
+	.delete = plain_delete,
+	.truncate = plain_truncate,
+	.free_space = plain_free_space,
+	.garbage = plain_garbage,
+};

@@ -1,0 +1,155 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_page.c
+ *	  Page-level operations shared by all layouts: initialization, the
+ *	  high key, item space allocation and page rebuilds.
+ *
+ * Every page keeps a valid standard header: the layout's slot array grows
+ * up from pd_lower and item bytes grow down from pd_upper, so full-page
+ * images omit the hole and checksums work.  The high key lives in the item
+ * area and is referenced from the special space, so it is independent of
+ * the layout.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pagebtree.h"
+
+const PbtLayout *
+pbt_layout(Page page)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+
+	if (opaque->layout == PBT_LAYOUT_PLAIN)
+		return &pbt_layout_plain;
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("pagebtree page has unknown layout tag %u", opaque->layout)));
+	return NULL;				/* keep compiler quiet */
+}
+
+void
+pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout)
+{
+	PbtPageOpaque opaque;
+
+	PageInit(page, BLCKSZ, sizeof(PbtPageOpaqueData));
+	opaque = PbtPageGetOpaque(page);
+	opaque->prev = InvalidBlockNumber;
+	opaque->next = InvalidBlockNumber;
+	opaque->level = level;
+	opaque->flags = flags;
+	opaque->hikey_off = 0;
+	opaque->hikey_len = 0;
+	opaque->layout = layout;
+	opaque->reserved = 0;
+	opaque->page_id = PBT_PAGE_ID;
+	pbt_layout(page)->init(page);
+}
+
+void
+pbt_meta_init(Page page, uint32 key_mode)
+{
+	PbtMetaPageData *meta;
+
+	pbt_page_init(page, 0, PBT_META, PBT_LAYOUT_PLAIN);
+	meta = PbtPageGetMeta(page);
+	meta->magic = PBT_MAGIC;
+	meta->version = PBT_VERSION;
+	meta->root = InvalidBlockNumber;
+	meta->level = 0;
+	meta->key_mode = key_mode;
+	/* keep the metadata out of the hole that full-page images skip */
+	((PageHeader) page)->pd_lower =
+		((char *) meta + sizeof(PbtMetaPageData)) - (char *) page;
+}
+
+bool
+pbt_page_get_hikey(Page page, PbtItem *hikey)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+
+	if (PbtIsRightmost(opaque))
+		return false;
+	hikey->data = (char *) page + opaque->hikey_off;
+	hikey->len = opaque->hikey_len;
+	return true;
+}
+
+/*
+ * Reserve len bytes of item space below pd_upper, keeping room for one more
+ * slot.  Returns the offset, or -1 if there is no room without compaction.
+ */
+int
+pbt_page_alloc(Page page, int len)
+{
+	PageHeader	hdr = (PageHeader) page;
+	int			upper = hdr->pd_upper - len;
+
+	if (PbtPageGetOpaque(page)->flags & PBT_ALIGNED_ITEMS)
+		upper = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, upper);
+	if (upper < (int) (hdr->pd_lower + sizeof(PbtSlot)))
+		return -1;
+	hdr->pd_upper = upper;
+	return upper;
+}
+
+/* Store a new high key; the old one's bytes become garbage. */
+bool
+pbt_page_set_hikey(Page page, const char *data, int len)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+	int			off = pbt_page_alloc(page, len);
+
+	if (off < 0)
+		return false;
+	memcpy((char *) page + off, data, len);
+	opaque->hikey_off = off;
+	opaque->hikey_len = len;
+	return true;
+}
+
+/*
+ * Rewrite the item area of page to hold exactly the given items (in order)
+ * and high key, squeezing out garbage.  The inputs may point into the page
+ * itself.  Header fields other than pd_lower/pd_upper, the special space and
+ * the layout tag are kept.
+ */
+void
+pbt_page_rebuild(Page page, PbtItem *items, int nitems, PbtItem *hikey)
+{
+	PGAlignedBlock copy;
+	Page		tmp = copy.data;
+	PbtPageOpaque opaque;
+	const PbtLayout *layout;
+	char	   *base = (char *) page;
+
+	memcpy(tmp, page, SizeOfPageHeaderData);
+	memcpy(tmp + ((PageHeader) page)->pd_special,
+		   base + ((PageHeader) page)->pd_special,
+		   BLCKSZ - ((PageHeader) page)->pd_special);
+	((PageHeader) tmp)->pd_lower = SizeOfPageHeaderData;
+	((PageHeader) tmp)->pd_upper = ((PageHeader) tmp)->pd_special;
+	opaque = PbtPageGetOpaque(tmp);
+	opaque->hikey_off = opaque->hikey_len = 0;
+	layout = pbt_layout(tmp);
+	layout->init(tmp);
+
+	if (hikey && !pbt_page_set_hikey(tmp, hikey->data, hikey->len))
+		elog(ERROR, "pagebtree page rebuild: high key does not fit");
+	for (int i = 0; i < nitems; i++)
+	{
+		if (!layout->insert(tmp, i, items[i].data, items[i].len))
+			elog(ERROR, "pagebtree page rebuild: %d items do not fit", nitems);
+	}
+	memcpy(page, tmp, BLCKSZ);
+}
+
+/*
+ * Insert an item at its ordered position, compacting the page first if the
+ * item only fits without garbage.  Deterministic, so WAL redo repeats it.
+ */
+bool
+pbt_page_insert(Page page, int pos, const char *data, int len)
+{
+	return pbt_layout(page)->insert(page, pos, data, len);
+}

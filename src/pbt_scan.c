@@ -1,0 +1,1013 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_scan.c
+ *	  Index scans: amgettuple in both directions, amgetbitmap, = ANY
+ *	  arrays, IS [NOT] NULL, mark/restore and index-only scans.
+ *
+ * A scan positions itself with a search key built from the scan keys on a
+ * prefix of the columns (equalities, then one inequality), reads all
+ * matching items of a leaf page into backend-local memory under a share
+ * lock, and keeps only a pin on the page while it returns them (so VACUUM's
+ * cleanup lock waits for it, as in nbtree).  It stops at the first item
+ * beyond an end key built the same way, or when a "required" key fails.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pagebtree.h"
+
+#include "access/nbtree.h"
+#include "access/relscan.h"
+#include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "nodes/tidbitmap.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+typedef struct ScanKeyInfo
+{
+	ScanKey		sk;
+	int			col;
+	StrategyNumber strategy;	/* in index order (DESC undone); 0 = null test */
+	bool		required_fwd;	/* failing stops a forward scan */
+	bool		required_bwd;
+	bool		covered;		/* guaranteed by the start and end keys */
+	bool		encodable;		/* normalized mode: enc holds the argument */
+	StringInfoData enc;
+	FmgrInfo	cmpproc;		/* comparator mode: column vs argument */
+	bool		has_cmpproc;
+} ScanKeyInfo;
+
+typedef struct ArrayKeyInfo
+{
+	int			keyidx;
+	Datum	   *elems;
+	int			nelems;
+	int			cur;
+	int			mark;
+} ArrayKeyInfo;
+
+typedef struct ScanPosItem
+{
+	ItemPointerData tid;
+	uint16		tupoff;
+	uint16		tuplen;
+} ScanPosItem;
+
+typedef struct ScanPos
+{
+	Buffer		buf;			/* pinned, not locked */
+	BlockNumber blkno;
+	BlockNumber next;
+	BlockNumber prev;
+	bool		moreLeft;
+	bool		moreRight;
+	int			firstItem;
+	int			lastItem;
+	int			itemIndex;
+	ScanPosItem items[PBT_MAX_ITEMS_PER_PAGE];
+} ScanPos;
+
+#define ScanPosIsValid(pos) BufferIsValid((pos).buf)
+
+typedef struct PbtScanOpaqueData
+{
+	PbtState   *st;
+	MemoryContext tupcxt;		/* per returned index tuple */
+	bool		qual_ok;
+	int			nkeys;
+	ScanKeyInfo *keys;
+	int			narrays;
+	ArrayKeyInfo *arrays;
+	PbtSearchKey endkey;
+	bool		has_endkey;
+	StringInfoData endbuf;
+	ScanPos		curr;
+	ScanPos		mark;
+	int			markItemIndex;
+	char	   *currTuples;		/* item bytes, for index-only scans */
+	char	   *markTuples;
+} PbtScanOpaqueData;
+
+typedef PbtScanOpaqueData *PbtScanOpaque;
+
+/* strategy in index order: a DESC column reverses inequalities */
+static StrategyNumber
+index_order_strategy(StrategyNumber strategy, bool desc)
+{
+	if (!desc)
+		return strategy;
+	switch (strategy)
+	{
+		case BTLessStrategyNumber:
+			return BTGreaterStrategyNumber;
+		case BTLessEqualStrategyNumber:
+			return BTGreaterEqualStrategyNumber;
+		case BTGreaterEqualStrategyNumber:
+			return BTLessEqualStrategyNumber;
+		case BTGreaterStrategyNumber:
+			return BTLessStrategyNumber;
+		default:
+			return strategy;
+	}
+}
+
+IndexScanDesc
+pbtbeginscan(Relation index, int nkeys, int norderbys)
+{
+	IndexScanDesc scan = RelationGetIndexScan(index, nkeys, norderbys);
+	PbtScanOpaque so = palloc0(sizeof(PbtScanOpaqueData));
+
+	so->st = pbt_build_state(index, CurrentMemoryContext);
+	so->tupcxt = AllocSetContextCreate(CurrentMemoryContext, "pagebtree scan tuple",
+									   ALLOCSET_SMALL_SIZES);
+	so->curr.buf = InvalidBuffer;
+	so->mark.buf = InvalidBuffer;
+	so->markItemIndex = -1;
+	initStringInfo(&so->endbuf);
+	if (nkeys > 0)
+		so->keys = palloc0(sizeof(ScanKeyInfo) * nkeys);
+	for (int i = 0; i < nkeys; i++)
+		initStringInfo(&so->keys[i].enc);
+	scan->opaque = so;
+	scan->xs_itupdesc = RelationGetDescr(index);
+	return scan;
+}
+
+static void
+release_pos(ScanPos *pos)
+{
+	if (BufferIsValid(pos->buf))
+		ReleaseBuffer(pos->buf);
+	pos->buf = InvalidBuffer;
+}
+
+/* comparator for sorting array elements */
+typedef struct ArraySortCxt
+{
+	FmgrInfo	proc;
+	Oid			collation;
+} ArraySortCxt;
+
+static int
+compare_array_elems(const void *a, const void *b, void *arg)
+{
+	ArraySortCxt *cxt = (ArraySortCxt *) arg;
+
+	return DatumGetInt32(FunctionCall2Coll(&cxt->proc, cxt->collation,
+										   *(const Datum *) a, *(const Datum *) b));
+}
+
+/*
+ * Expand a = ANY(array) key into its sorted, distinct, non-null elements;
+ * an inequality against ANY reduces to its loosest element.  Returns false
+ * if no element can match.
+ */
+static bool
+prepare_array(IndexScanDesc scan, int keyidx, ArrayKeyInfo *ak)
+{
+	ScanKey		sk = &scan->keyData[keyidx];
+	Relation	index = scan->indexRelation;
+	ArrayType  *arr = DatumGetArrayTypeP(sk->sk_argument);
+	Oid			elemtype = ARR_ELEMTYPE(arr);
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				kept = 0;
+	ArraySortCxt cxt;
+	Oid			proc;
+
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(arr, elemtype, typlen, typbyval, typalign,
+					  &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			elems[kept++] = elems[i];
+	if (kept == 0)
+		return false;
+
+	proc = get_opfamily_proc(index->rd_opfamily[sk->sk_attno - 1],
+							 elemtype, elemtype, 1);
+	if (!OidIsValid(proc))
+		elog(ERROR, "missing support function 1(%u,%u) in opfamily %u",
+			 elemtype, elemtype, index->rd_opfamily[sk->sk_attno - 1]);
+	fmgr_info(proc, &cxt.proc);
+	cxt.collation = sk->sk_collation;
+	qsort_arg(elems, kept, sizeof(Datum), compare_array_elems, &cxt);
+
+	switch (sk->sk_strategy)
+	{
+		case BTLessStrategyNumber:
+		case BTLessEqualStrategyNumber:
+			elems[0] = elems[kept - 1];
+			kept = 1;
+			break;
+		case BTGreaterStrategyNumber:
+		case BTGreaterEqualStrategyNumber:
+			kept = 1;
+			break;
+		default:
+			{
+				int			uniq = 1;
+
+				for (int i = 1; i < kept; i++)
+					if (compare_array_elems(&elems[uniq - 1], &elems[i], &cxt) != 0)
+						elems[uniq++] = elems[i];
+				kept = uniq;
+			}
+	}
+	ak->keyidx = keyidx;
+	ak->elems = elems;
+	ak->nelems = kept;
+	ak->cur = 0;
+	return true;
+}
+
+/* (re)encode a key's argument after it changed */
+static void
+encode_key(PbtScanOpaque so, ScanKeyInfo *k)
+{
+	resetStringInfo(&k->enc);
+	if (k->strategy == 0 || !so->st->normalized)
+		return;
+	k->encodable = pbt_encode_column(so->st, k->col, k->sk->sk_argument, false,
+									 k->sk->sk_subtype, &k->enc);
+}
+
+/*
+ * Set array keys to their first elements for a scan in direction dir:
+ * ascending in index order for forward scans.
+ */
+static void
+start_arrays(PbtScanOpaque so, ScanDirection dir)
+{
+	for (int i = 0; i < so->narrays; i++)
+	{
+		ArrayKeyInfo *ak = &so->arrays[i];
+		ScanKeyInfo *k = &so->keys[ak->keyidx];
+		bool		reverse = (so->st->cols[k->col].desc != ScanDirectionIsBackward(dir));
+
+		ak->cur = reverse ? ak->nelems - 1 : 0;
+		k->sk->sk_argument = ak->elems[ak->cur];
+		encode_key(so, k);
+	}
+}
+
+/* Advance to the next combination of array elements; false when done. */
+static bool
+advance_arrays(PbtScanOpaque so, ScanDirection dir)
+{
+	for (int i = so->narrays - 1; i >= 0; i--)
+	{
+		ArrayKeyInfo *ak = &so->arrays[i];
+		ScanKeyInfo *k = &so->keys[ak->keyidx];
+		bool		reverse = (so->st->cols[k->col].desc != ScanDirectionIsBackward(dir));
+		bool		wrapped = false;
+
+		if (reverse)
+		{
+			if (--ak->cur < 0)
+			{
+				ak->cur = ak->nelems - 1;
+				wrapped = true;
+			}
+		}
+		else if (++ak->cur >= ak->nelems)
+		{
+			ak->cur = 0;
+			wrapped = true;
+		}
+		k->sk->sk_argument = ak->elems[ak->cur];
+		encode_key(so, k);
+		if (!wrapped)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Classify the scan keys: which column, which strategy in index order, and
+ * which keys are required (all earlier columns have equality keys), so that
+ * failing them ends the scan in one direction.
+ */
+static void
+preprocess_keys(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtState   *st = so->st;
+	Relation	index = scan->indexRelation;
+	int			eqcols = 0;		/* leading columns with an equality key */
+
+	so->qual_ok = true;
+	so->nkeys = scan->numberOfKeys;
+	so->narrays = 0;
+	for (int i = 0; i < scan->numberOfKeys; i++)
+		if (scan->keyData[i].sk_flags & SK_SEARCHARRAY)
+			so->narrays++;
+	so->arrays = so->narrays > 0 ? palloc(sizeof(ArrayKeyInfo) * so->narrays) : NULL;
+	so->narrays = 0;
+
+	for (int i = 0; i < scan->numberOfKeys; i++)
+	{
+		ScanKey		sk = &scan->keyData[i];
+		ScanKeyInfo *k = &so->keys[i];
+		PbtColumn  *col = &st->cols[sk->sk_attno - 1];
+
+		k->sk = sk;
+		k->col = sk->sk_attno - 1;
+		k->covered = false;
+		k->encodable = false;
+		k->has_cmpproc = false;
+		if (sk->sk_flags & SK_ISNULL)
+		{
+			if (!(sk->sk_flags & (SK_SEARCHNULL | SK_SEARCHNOTNULL)))
+				so->qual_ok = false;	/* "x op NULL" never matches */
+			k->strategy = 0;
+		}
+		else
+		{
+			k->strategy = index_order_strategy(sk->sk_strategy, col->desc);
+			if (sk->sk_flags & SK_SEARCHARRAY)
+			{
+				if (!prepare_array(scan, i, &so->arrays[so->narrays]))
+					so->qual_ok = false;
+				else
+				{
+					sk->sk_argument = so->arrays[so->narrays].elems[0];
+					so->narrays++;
+				}
+			}
+			if (!st->normalized)
+			{
+				Oid			subtype = OidIsValid(sk->sk_subtype) ? sk->sk_subtype : col->typid;
+				Oid			proc = get_opfamily_proc(index->rd_opfamily[k->col],
+													 col->typid, subtype, 1);
+
+				if (OidIsValid(proc))
+				{
+					fmgr_info(proc, &k->cmpproc);
+					k->has_cmpproc = true;
+				}
+			}
+			encode_key(so, k);
+		}
+	}
+
+	/* required keys: those on columns whose predecessors all have "=" */
+	for (int col = 0; col < st->nkeyatts; col++)
+	{
+		bool		has_eq = false;
+
+		if (col > eqcols)
+			break;
+		for (int i = 0; i < so->nkeys; i++)
+		{
+			ScanKeyInfo *k = &so->keys[i];
+			PbtColumn  *c = &st->cols[col];
+
+			if (k->col != col)
+				continue;
+			if (k->strategy == 0)
+			{
+				bool		isnull_test = (k->sk->sk_flags & SK_SEARCHNULL) != 0;
+
+				if (isnull_test)
+				{
+					k->required_fwd = k->required_bwd = true;
+					has_eq = true;
+				}
+				else
+				{
+					/* nulls are grouped at one end of each equal prefix */
+					k->required_fwd = !c->nulls_first;
+					k->required_bwd = c->nulls_first;
+				}
+				continue;
+			}
+			switch (k->strategy)
+			{
+				case BTEqualStrategyNumber:
+					k->required_fwd = k->required_bwd = true;
+					has_eq = true;
+					break;
+				case BTLessStrategyNumber:
+				case BTLessEqualStrategyNumber:
+					k->required_fwd = true;
+					break;
+				default:
+					k->required_bwd = true;
+					break;
+			}
+		}
+		if (has_eq)
+			eqcols = col + 1;
+	}
+}
+
+void
+pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+		  ScanKey orderbys, int norderbys)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	release_pos(&so->curr);
+	release_pos(&so->mark);
+	so->markItemIndex = -1;
+	if (scankey && scan->numberOfKeys > 0)
+		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
+	for (int i = 0; i < so->nkeys; i++)
+		so->keys[i].required_fwd = so->keys[i].required_bwd = false;
+	preprocess_keys(scan);
+
+	if (scan->xs_want_itup && so->currTuples == NULL)
+	{
+		so->currTuples = MemoryContextAlloc(GetMemoryChunkContext(so), 2 * BLCKSZ);
+		so->markTuples = so->currTuples + BLCKSZ;
+	}
+}
+
+void
+pbtendscan(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	release_pos(&so->curr);
+	release_pos(&so->mark);
+	MemoryContextDelete(so->tupcxt);
+}
+
+/*
+ * Build a boundary search key for the scan keys: equalities on leading
+ * columns, then one bound on the next column.  lower: a bound below the
+ * range in index order (forward start, backward end), else above it.
+ * Returns false if there is none.  *strict tells whether the last column's
+ * bound excludes equal values.  Marks the keys used as covered.
+ */
+static bool
+build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
+			   StringInfo buf, bool *strict)
+{
+	PbtState   *st = so->st;
+	int			ncols = 0;
+
+	resetStringInfo(buf);
+	key->nattrs = 0;
+	key->has_tid = false;
+	*strict = false;
+
+	for (int col = 0; col < st->nkeyatts; col++)
+	{
+		ScanKeyInfo *eq = NULL;
+		ScanKeyInfo *bound = NULL;
+
+		for (int i = 0; i < so->nkeys; i++)
+		{
+			ScanKeyInfo *k = &so->keys[i];
+			bool		usable;
+
+			if (k->col != col)
+				continue;
+			if (k->strategy == 0)
+				usable = (k->sk->sk_flags & SK_SEARCHNULL) != 0;
+			else
+				usable = st->normalized ? k->encodable : k->has_cmpproc;
+			if (!usable)
+				continue;
+			if (k->strategy == 0 || k->strategy == BTEqualStrategyNumber)
+			{
+				eq = k;
+				break;
+			}
+			if (lower ? (k->strategy == BTGreaterStrategyNumber ||
+						 k->strategy == BTGreaterEqualStrategyNumber)
+				: (k->strategy == BTLessStrategyNumber ||
+				   k->strategy == BTLessEqualStrategyNumber))
+				bound = k;
+		}
+		if (eq == NULL)
+			eq = bound;
+		if (eq == NULL)
+			break;
+
+		eq->covered = true;
+		if (st->normalized)
+		{
+			if (eq->strategy == 0)
+				(void) pbt_encode_column(st, col, (Datum) 0, true, InvalidOid, buf);
+			else
+				appendBinaryStringInfo(buf, eq->enc.data, eq->enc.len);
+		}
+		else
+		{
+			key->values[col] = eq->sk->sk_argument;
+			key->isnull[col] = (eq->strategy == 0);
+			key->procs[col] = &eq->cmpproc;
+			key->nattrs = col + 1;
+		}
+		ncols++;
+		if (eq->strategy != 0 && eq->strategy != BTEqualStrategyNumber)
+		{
+			*strict = (eq->strategy == BTLessStrategyNumber ||
+					   eq->strategy == BTGreaterStrategyNumber);
+			break;
+		}
+	}
+	key->bytes = buf->data;
+	key->len = buf->len;
+	return ncols > 0;
+}
+
+/*
+ * Evaluate the scan keys on a leaf item.  Sets *continuescan to false when
+ * a required key fails, so that no later item in this direction can match.
+ */
+static bool
+check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
+		   bool *continuescan)
+{
+	PbtState   *st = so->st;
+	bool		forward = ScanDirectionIsForward(dir);
+
+	*continuescan = true;
+	if (so->has_endkey)
+	{
+		int			c = pbt_compare(st, &so->endkey, item, len);
+
+		if (forward ? c <= 0 : c > 0)
+		{
+			*continuescan = false;
+			return false;
+		}
+	}
+
+	for (int i = 0; i < so->nkeys; i++)
+	{
+		ScanKeyInfo *k = &so->keys[i];
+		PbtColumn  *col = &st->cols[k->col];
+		bool		required = forward ? k->required_fwd : k->required_bwd;
+		bool		isnull;
+		bool		pass;
+		int			start = 0;
+		int			span = 0;
+		Datum		datum = (Datum) 0;
+
+		if (k->covered)
+			continue;
+
+		if (st->normalized)
+		{
+			span = pbt_column_span(st, item, len, k->col, &start);
+			isnull = (span == 1);
+		}
+		else
+			datum = index_getattr((IndexTuple) item, k->col + 1, st->tupdesc, &isnull);
+
+		if (k->strategy == 0)
+		{
+			pass = (k->sk->sk_flags & SK_SEARCHNULL) ? isnull : !isnull;
+		}
+		else if (isnull)
+		{
+			pass = false;
+			/* nulls sort at one end: past them, only nulls remain */
+			if ((k->required_fwd || k->required_bwd) &&
+				(col->nulls_first ? !forward : forward))
+				required = true;
+			else
+				required = false;
+		}
+		else if (st->normalized && k->encodable)
+		{
+			int			c = pbt_cmp_encoded(st, k->col, item + start, span,
+											k->enc.data, k->enc.len);
+
+			switch (k->sk->sk_strategy)
+			{
+				case BTLessStrategyNumber:
+					pass = c < 0;
+					break;
+				case BTLessEqualStrategyNumber:
+					pass = c <= 0;
+					break;
+				case BTEqualStrategyNumber:
+					pass = c == 0;
+					break;
+				case BTGreaterEqualStrategyNumber:
+					pass = c >= 0;
+					break;
+				default:
+					pass = c > 0;
+					break;
+			}
+		}
+		else
+		{
+			if (st->normalized)
+				datum = pbt_item_column(st, item, len, k->col, &isnull);
+			pass = DatumGetBool(FunctionCall2Coll(&k->sk->sk_func,
+												  k->sk->sk_collation,
+												  datum, k->sk->sk_argument));
+		}
+
+		if (!pass)
+		{
+			if (required)
+				*continuescan = false;
+			return false;
+		}
+	}
+	return true;
+}
+
+static void
+save_item(IndexScanDesc scan, int slot, const char *item, int len, int *tupbytes)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	ScanPosItem *pi = &so->curr.items[slot];
+
+	pbt_item_get_tid(so->st, item, len, &pi->tid);
+	if (so->currTuples)
+	{
+		int			off = MAXALIGN(*tupbytes);
+
+		if (off + len > BLCKSZ)
+			elog(ERROR, "pagebtree: page items exceed the scan's tuple buffer");
+		memcpy(so->currTuples + off, item, len);
+		pi->tupoff = off;
+		pi->tuplen = len;
+		*tupbytes = off + len;
+	}
+}
+
+/*
+ * Read the matching items of the share-locked leaf in buf, starting at pos,
+ * into so->curr.  Returns true if any matched.  The lock is released; the
+ * pin is kept in so->curr.buf.
+ */
+static bool
+read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtState   *st = so->st;
+	Page		page = BufferGetPage(buf);
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+	const PbtLayout *layout = pbt_layout(page);
+	int			n = layout->count(page);
+	bool		continuescan = true;
+	int			tupbytes = 0;
+	PbtItem		item;
+
+	if (!PbtIsLeaf(opaque))
+		pbt_page_error(scan->indexRelation, BufferGetBlockNumber(buf),
+					   "scan reached a non-leaf page");
+	so->curr.buf = buf;
+	so->curr.blkno = BufferGetBlockNumber(buf);
+	so->curr.next = opaque->next;
+	so->curr.prev = opaque->prev;
+
+	if (ScanDirectionIsForward(dir))
+	{
+		int			k = 0;
+
+		so->curr.moreRight = !PbtIsRightmost(opaque);
+		for (; pos < n; pos++)
+		{
+			layout->get(page, pos, &item);
+			if (check_item(so, item.data, item.len, dir, &continuescan))
+				save_item(scan, k++, item.data, item.len, &tupbytes);
+			if (!continuescan)
+			{
+				so->curr.moreRight = false;
+				break;
+			}
+		}
+		/* everything to the right is >= the high key */
+		if (continuescan && so->has_endkey && so->curr.moreRight &&
+			pbt_page_get_hikey(page, &item) &&
+			pbt_compare(st, &so->endkey, item.data, item.len) <= 0)
+			so->curr.moreRight = false;
+		so->curr.firstItem = 0;
+		so->curr.lastItem = k - 1;
+		so->curr.itemIndex = 0;
+	}
+	else
+	{
+		int			k = PBT_MAX_ITEMS_PER_PAGE;
+
+		so->curr.moreLeft = !PbtIsLeftmost(opaque);
+		for (pos = Min(pos, n - 1); pos >= 0; pos--)
+		{
+			layout->get(page, pos, &item);
+			if (check_item(so, item.data, item.len, dir, &continuescan))
+				save_item(scan, --k, item.data, item.len, &tupbytes);
+			if (!continuescan)
+			{
+				so->curr.moreLeft = false;
+				break;
+			}
+		}
+		so->curr.firstItem = k;
+		so->curr.lastItem = PBT_MAX_ITEMS_PER_PAGE - 1;
+		so->curr.itemIndex = PBT_MAX_ITEMS_PER_PAGE - 1;
+	}
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	return so->curr.firstItem <= so->curr.lastItem;
+}
+
+/* Remember the marked position before leaving the current page. */
+static void
+save_mark_before_leaving(PbtScanOpaque so)
+{
+	if (so->markItemIndex < 0)
+		return;
+	release_pos(&so->mark);
+	memcpy(&so->mark, &so->curr, offsetof(ScanPos, items) +
+		   sizeof(ScanPosItem) * (so->curr.lastItem + 1));
+	IncrBufferRefCount(so->mark.buf);
+	so->mark.itemIndex = so->markItemIndex;
+	if (so->currTuples)
+		memcpy(so->markTuples, so->currTuples, BLCKSZ);
+	so->markItemIndex = -1;
+}
+
+/*
+ * Step to the next page in direction dir and read it, until a page has
+ * matching items or the scan ends.
+ */
+static bool
+step_page(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	Relation	index = scan->indexRelation;
+
+	save_mark_before_leaving(so);
+	for (;;)
+	{
+		Buffer		buf;
+
+		CHECK_FOR_INTERRUPTS();
+		if (ScanDirectionIsForward(dir))
+		{
+			BlockNumber next = so->curr.next;
+
+			if (!so->curr.moreRight)
+			{
+				release_pos(&so->curr);
+				return false;
+			}
+			release_pos(&so->curr);
+			buf = ReadBuffer(index, next);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			if (read_page(scan, buf, 0, dir))
+				return true;
+		}
+		else
+		{
+			BlockNumber target = so->curr.blkno;
+			BlockNumber blkno = so->curr.prev;
+
+			if (!so->curr.moreLeft)
+			{
+				release_pos(&so->curr);
+				return false;
+			}
+			release_pos(&so->curr);
+
+			/*
+			 * The left neighbour may have split since we read its link: move
+			 * right from it until the page whose right-link is our page.
+			 */
+			buf = ReadBuffer(index, blkno);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			for (;;)
+			{
+				PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
+
+				if (opaque->next == target)
+					break;
+				if (PbtIsRightmost(opaque))
+					pbt_page_error(index, blkno, "lost the left sibling in a backward scan");
+				blkno = opaque->next;
+				UnlockReleaseBuffer(buf);
+				buf = ReadBuffer(index, blkno);
+				LockBuffer(buf, BUFFER_LOCK_SHARE);
+			}
+			if (read_page(scan, buf, PBT_MAX_ITEMS_PER_PAGE, dir))
+				return true;
+		}
+	}
+}
+
+/* Position the scan at its first match in direction dir. */
+static bool
+scan_first(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtState   *st = so->st;
+	Relation	index = scan->indexRelation;
+	bool		forward = ScanDirectionIsForward(dir);
+	PbtSearchKey startkey;
+	StringInfoData startbuf;
+	bool		strict;
+	Buffer		buf;
+	int			pos;
+
+	for (int i = 0; i < so->nkeys; i++)
+		so->keys[i].covered = false;
+
+	initStringInfo(&startbuf);
+	if (build_boundary(so, forward, &startkey, &startbuf, &strict))
+	{
+		PbtStack	stack;
+
+		/* forward: first item >= (or >) the key; backward: last item <= (<) */
+		startkey.nextkey = forward ? strict : !strict;
+		stack = pbt_search(index, st, &startkey, &buf, BUFFER_LOCK_SHARE, 0);
+		pbt_free_stack(stack);
+		pos = pbt_binsearch(st, BufferGetPage(buf), &startkey);
+		if (!forward)
+			pos--;
+	}
+	else
+	{
+		buf = pbt_get_endpoint(index, st, 0, !forward);
+		pos = forward ? 0 : PBT_MAX_ITEMS_PER_PAGE;
+	}
+	pfree(startbuf.data);
+
+	so->has_endkey = build_boundary(so, !forward, &so->endkey, &so->endbuf, &strict);
+	/* forward: stop at items >= (or >) the end key; backward: < (or <=) */
+	so->endkey.nextkey = forward ? !strict : strict;
+
+	if (!forward && pos < 0)
+	{
+		/* nothing on this page: start from its left neighbour */
+		PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
+
+		so->curr.buf = buf;
+		so->curr.blkno = BufferGetBlockNumber(buf);
+		so->curr.prev = opaque->prev;
+		so->curr.moreLeft = !PbtIsLeftmost(opaque);
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		return step_page(scan, dir);
+	}
+	if (read_page(scan, buf, pos, dir))
+		return true;
+	return step_page(scan, dir);
+}
+
+static bool
+scan_next(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	if (ScanDirectionIsForward(dir))
+	{
+		if (++so->curr.itemIndex <= so->curr.lastItem)
+			return true;
+	}
+	else if (--so->curr.itemIndex >= so->curr.firstItem)
+		return true;
+	return step_page(scan, dir);
+}
+
+/* Hand the current item to the executor. */
+static void
+return_item(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	ScanPosItem *pi = &so->curr.items[so->curr.itemIndex];
+
+	scan->xs_heaptid = pi->tid;
+	if (scan->xs_want_itup)
+	{
+		char	   *data = so->currTuples + pi->tupoff;
+
+		if (!so->st->normalized)
+			scan->xs_itup = (IndexTuple) data;
+		else
+		{
+			Datum		values[INDEX_MAX_KEYS];
+			bool		isnull[INDEX_MAX_KEYS];
+			MemoryContext oldcxt;
+
+			MemoryContextReset(so->tupcxt);
+			oldcxt = MemoryContextSwitchTo(so->tupcxt);
+			pbt_decode_item(so->st, data, pi->tuplen, values, isnull);
+			scan->xs_itup = index_form_tuple(so->st->tupdesc, values, isnull);
+			MemoryContextSwitchTo(oldcxt);
+		}
+	}
+}
+
+/* first or next match, moving on through array key combinations */
+static bool
+scan_advance(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	if (!so->qual_ok)
+		return false;
+	for (;;)
+	{
+		bool		found;
+
+		if (!ScanPosIsValid(so->curr))
+			found = scan_first(scan, dir);
+		else
+			found = scan_next(scan, dir);
+		if (found)
+			return true;
+		if (so->narrays == 0 || !advance_arrays(so, dir))
+			return false;
+	}
+}
+
+bool
+pbtgettuple(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	/* pagebtree is never lossy */
+	scan->xs_recheck = false;
+
+	/* (re)start array keys when (re)positioning, now that dir is known */
+	if (!ScanPosIsValid(so->curr) && so->qual_ok)
+		start_arrays(so, dir);
+	if (!scan_advance(scan, dir))
+		return false;
+	return_item(scan);
+	return true;
+}
+
+int64
+pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	int64		ntids = 0;
+
+	if (!so->qual_ok)
+		return 0;
+	start_arrays(so, ForwardScanDirection);
+	for (;;)
+	{
+		bool		found = scan_first(scan, ForwardScanDirection);
+
+		while (found)
+		{
+			for (int i = so->curr.firstItem; i <= so->curr.lastItem; i++)
+				tbm_add_tuples(tbm, &so->curr.items[i].tid, 1, false);
+			ntids += so->curr.lastItem - so->curr.firstItem + 1;
+			found = step_page(scan, ForwardScanDirection);
+		}
+		if (so->narrays == 0 || !advance_arrays(so, ForwardScanDirection))
+			break;
+	}
+	return ntids;
+}
+
+void
+pbtmarkpos(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	release_pos(&so->mark);
+	so->markItemIndex = ScanPosIsValid(so->curr) ? so->curr.itemIndex : -1;
+	for (int i = 0; i < so->narrays; i++)
+		so->arrays[i].mark = so->arrays[i].cur;
+}
+
+void
+pbtrestrpos(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	for (int i = 0; i < so->narrays; i++)
+	{
+		ArrayKeyInfo *ak = &so->arrays[i];
+
+		ak->cur = ak->mark;
+		so->keys[ak->keyidx].sk->sk_argument = ak->elems[ak->cur];
+		encode_key(so, &so->keys[ak->keyidx]);
+	}
+	if (so->markItemIndex >= 0)
+	{
+		/* the mark is on the current page */
+		so->curr.itemIndex = so->markItemIndex;
+	}
+	else if (ScanPosIsValid(so->mark))
+	{
+		release_pos(&so->curr);
+		memcpy(&so->curr, &so->mark, offsetof(ScanPos, items) +
+			   sizeof(ScanPosItem) * (so->mark.lastItem + 1));
+		IncrBufferRefCount(so->curr.buf);
+		if (so->currTuples)
+			memcpy(so->currTuples, so->markTuples, BLCKSZ);
+	}
+	else
+		release_pos(&so->curr);
+}

@@ -1,0 +1,286 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_search.c
+ *	  Descending the B-link tree.
+ *
+ * Readers hold at most one buffer lock at a time (Lehman-Yao): they read a
+ * downlink, release the parent, lock the child and move right past any
+ * concurrent split, detected because the search key is at or beyond the
+ * child's high key.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pagebtree.h"
+
+#include "miscadmin.h"
+
+void
+pbt_page_error(Relation index, BlockNumber blkno, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("index \"%s\" block %u: %s",
+					RelationGetRelationName(index), blkno, what)));
+}
+
+/* first ordered position holding a real key (inner pages: 0 is -infinity) */
+int
+pbt_page_first_key(Page page)
+{
+	return PbtIsLeaf(PbtPageGetOpaque(page)) ? 0 : 1;
+}
+
+/*
+ * Binary search.  On a leaf, returns the first position whose item is >=
+ * key (count if none).  On an inner page, returns the position of the
+ * downlink to follow: the last separator <= key.
+ */
+int
+pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key)
+{
+	const PbtLayout *layout = pbt_layout(page);
+	bool		leaf = PbtIsLeaf(PbtPageGetOpaque(page));
+	int			skip = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
+	int			cmpval = leaf ? 1 : 0;
+	int			low = pbt_page_first_key(page);
+	int			high = layout->count(page);
+
+	while (low < high)
+	{
+		int			mid = low + (high - low) / 2;
+		PbtItem		item;
+
+		layout->get(page, mid, &item);
+		if (pbt_compare(st, key, item.data + skip, item.len - skip) >= cmpval)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return leaf ? low : low - 1;
+}
+
+/* Does key belong to a page to the right of this one? */
+static inline bool
+pbt_beyond_hikey(PbtState *st, Page page, PbtSearchKey *key)
+{
+	PbtItem		hikey;
+
+	if (!pbt_page_get_hikey(page, &hikey))
+		return false;
+	return pbt_compare(st, key, hikey.data, hikey.len) >= 0;
+}
+
+/*
+ * Move right from buf (locked in lockmode) until key is below the high key.
+ * With forupdate, also finish any incomplete split we pass, so that writers
+ * never build on a page whose right sibling lacks a downlink.
+ */
+static Buffer
+moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
+		  int lockmode, bool forupdate, PbtStack stack)
+{
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		PbtPageOpaque opaque = PbtPageGetOpaque(page);
+		BlockNumber blkno = BufferGetBlockNumber(buf);
+
+		if (forupdate && (opaque->flags & PBT_INCOMPLETE_SPLIT))
+		{
+			if (lockmode != BUFFER_LOCK_EXCLUSIVE)
+			{
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+				if (!(PbtPageGetOpaque(page)->flags & PBT_INCOMPLETE_SPLIT))
+				{
+					LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+					LockBuffer(buf, lockmode);
+					continue;
+				}
+			}
+			pbt_finish_split(index, st, buf, stack);	/* releases buf */
+			buf = ReadBuffer(index, blkno);
+			LockBuffer(buf, lockmode);
+			continue;
+		}
+
+		if (!pbt_beyond_hikey(st, page, key))
+			return buf;
+
+		CHECK_FOR_INTERRUPTS();
+		blkno = opaque->next;
+		UnlockReleaseBuffer(buf);
+		buf = ReadBuffer(index, blkno);
+		LockBuffer(buf, lockmode);
+	}
+}
+
+Buffer
+pbt_moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
+			  int access, PbtStack stack)
+{
+	return moveright(index, st, key, buf, access,
+					 access == BUFFER_LOCK_EXCLUSIVE, stack);
+}
+
+/*
+ * Lock the root page.  The root block is cached in st and revalidated here:
+ * a page stays valid as a starting point even after a root split (the B-link
+ * right-links lead on), but we refresh the cache from the metapage when the
+ * page is no longer flagged as root.
+ */
+Buffer
+pbt_get_root(Relation index, PbtState *st, int access)
+{
+	Buffer		buf;
+	Buffer		metabuf;
+	PbtMetaPageData *meta;
+
+	if (st->root != InvalidBlockNumber)
+	{
+		buf = ReadBuffer(index, st->root);
+		LockBuffer(buf, access);
+		if (PbtIsRoot(PbtPageGetOpaque(BufferGetPage(buf))))
+			return buf;
+		UnlockReleaseBuffer(buf);
+	}
+
+	metabuf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	meta = PbtPageGetMeta(BufferGetPage(metabuf));
+	if (meta->magic != PBT_MAGIC)
+		pbt_page_error(index, PBT_METAPAGE_BLKNO, "not a pagebtree metapage");
+	if (meta->version != PBT_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has pagebtree version %u, expected %u",
+						RelationGetRelationName(index), meta->version,
+						PBT_VERSION),
+				 errhint("REINDEX the index.")));
+	st->root = meta->root;
+	st->rootlevel = meta->level;
+	UnlockReleaseBuffer(metabuf);
+
+	buf = ReadBuffer(index, st->root);
+	LockBuffer(buf, access);
+	return buf;
+}
+
+/*
+ * Descend to target_level, returning the page there that key belongs to in
+ * *bufp, locked in access mode (inner levels above it are share-locked one at
+ * a time).  Returns the stack of parent positions.
+ */
+PbtStack
+pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
+		   int access, int target_level)
+{
+	PbtStack	stack = NULL;
+	Buffer		buf;
+	bool		forupdate = (access == BUFFER_LOCK_EXCLUSIVE);
+
+	buf = pbt_get_root(index, st, BUFFER_LOCK_SHARE);
+	if (PbtPageGetOpaque(BufferGetPage(buf))->level == target_level &&
+		access != BUFFER_LOCK_SHARE)
+	{
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		LockBuffer(buf, access);
+	}
+
+	for (;;)
+	{
+		Page		page;
+		PbtPageOpaque opaque;
+		int			pos;
+		PbtItem		item;
+		BlockNumber child;
+		PbtStack	entry;
+		int			lockmode;
+
+		page = BufferGetPage(buf);
+		opaque = PbtPageGetOpaque(page);
+		lockmode = opaque->level == target_level ? access : BUFFER_LOCK_SHARE;
+		buf = moveright(index, st, key, buf, lockmode, forupdate, stack);
+		page = BufferGetPage(buf);
+		opaque = PbtPageGetOpaque(page);
+
+		if (opaque->level == target_level)
+			break;
+		if (PbtIsLeaf(opaque) || opaque->level < target_level)
+			pbt_page_error(index, BufferGetBlockNumber(buf),
+						   "descent reached an unexpected level");
+
+		pos = pbt_binsearch(st, page, key);
+		pbt_layout(page)->get(page, pos, &item);
+		child = pbt_item_child(item.data);
+
+		entry = palloc(sizeof(PbtStackData));
+		entry->blkno = BufferGetBlockNumber(buf);
+		entry->pos = pos;
+		entry->parent = stack;
+		stack = entry;
+
+		lockmode = (opaque->level - 1 == target_level) ? access : BUFFER_LOCK_SHARE;
+		UnlockReleaseBuffer(buf);
+		buf = ReadBuffer(index, child);
+		LockBuffer(buf, lockmode);
+	}
+
+	*bufp = buf;
+	return stack;
+}
+
+/*
+ * Share-lock the leftmost or rightmost page of the given level.
+ */
+Buffer
+pbt_get_endpoint(Relation index, PbtState *st, uint32 level, bool rightmost)
+{
+	Buffer		buf = pbt_get_root(index, st, BUFFER_LOCK_SHARE);
+
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		PbtPageOpaque opaque = PbtPageGetOpaque(page);
+		const PbtLayout *layout = pbt_layout(page);
+		PbtItem		item;
+		BlockNumber child;
+
+		if (rightmost)
+		{
+			while (!PbtIsRightmost(opaque))
+			{
+				BlockNumber next = opaque->next;
+
+				UnlockReleaseBuffer(buf);
+				buf = ReadBuffer(index, next);
+				LockBuffer(buf, BUFFER_LOCK_SHARE);
+				page = BufferGetPage(buf);
+				opaque = PbtPageGetOpaque(page);
+			}
+		}
+		if (opaque->level == level)
+			return buf;
+		if (opaque->level < level || layout->count(page) == 0)
+			pbt_page_error(index, BufferGetBlockNumber(buf),
+						   "cannot find the end of a tree level");
+
+		layout->get(page, rightmost ? layout->count(page) - 1 : 0, &item);
+		child = pbt_item_child(item.data);
+		UnlockReleaseBuffer(buf);
+		buf = ReadBuffer(index, child);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+	}
+}
+
+void
+pbt_free_stack(PbtStack stack)
+{
+	while (stack)
+	{
+		PbtStack	parent = stack->parent;
+
+		pfree(stack);
+		stack = parent;
+	}
+}
