@@ -49,7 +49,8 @@ typedef struct BuildState
 	PbtState   *st;
 	Tuplesortstate *sort;
 	TupleDesc	sortdesc;		/* comparator mode: index columns + tid */
-	TupleTableSlot *slot;
+	TupleTableSlot *slot;		/* for putting entries into the sort */
+	TupleTableSlot *sortedslot; /* for getting them back */
 	double		indtuples;
 	StringInfoData item;
 	LevelBuilder *leaf;
@@ -133,6 +134,7 @@ begin_sort(BuildState *bs)
 		TupleDescCopyEntry(bs->sortdesc, i + 1, st->tupdesc, i + 1);
 	TupleDescInitEntry(bs->sortdesc, st->natts + 1, "tid", TIDOID, -1, 0);
 	bs->slot = MakeSingleTupleTableSlot(bs->sortdesc, &TTSOpsVirtual);
+	bs->sortedslot = MakeSingleTupleTableSlot(bs->sortdesc, &TTSOpsMinimalTuple);
 
 	for (int i = 0; i < n; i++)
 	{
@@ -180,7 +182,7 @@ next_sorted_item(BuildState *bs)
 	}
 	else
 	{
-		TupleTableSlot *slot = bs->slot;
+		TupleTableSlot *slot = bs->sortedslot;
 
 		if (!tuplesort_gettupleslot(bs->sort, true, false, slot, NULL))
 			return false;
@@ -391,7 +393,10 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
 	tuplesort_end(bs.sort);
 	if (bs.slot)
+	{
 		ExecDropSingleTupleTableSlot(bs.slot);
+		ExecDropSingleTupleTableSlot(bs.sortedslot);
+	}
 
 	root = finish_levels(&bs, &rootlevel);
 	write_metapage(index, bs.st, root, rootlevel);

@@ -309,7 +309,11 @@ heap_tuple_indexed(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 		PbtItem		item;
 
 		pbt_layout(page)->get(page, pos, &item);
-		found = pbt_compare(st, &key, item.data, item.len) == 0;
+		/* normalized items may carry an INCLUDE payload after key and TID */
+		if (st->normalized)
+			found = item.len >= key.len && memcmp(item.data, key.bytes, key.len) == 0;
+		else
+			found = pbt_compare(st, &key, item.data, item.len) == 0;
 	}
 	UnlockReleaseBuffer(buf);
 	if (!found)

@@ -445,11 +445,13 @@ pbtendscan(IndexScanDesc scan)
  * columns, then one bound on the next column.  lower: a bound below the
  * range in index order (forward start, backward end), else above it.
  * Returns false if there is none.  *strict tells whether the last column's
- * bound excludes equal values.  Marks the keys used as covered.
+ * bound excludes equal values; *bound returns that inequality key, if any.
+ * Equality keys used are marked covered: every item between the start and
+ * the end key satisfies them.
  */
 static bool
 build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
-			   StringInfo buf, bool *strict)
+			   StringInfo buf, bool *strict, ScanKeyInfo **bound)
 {
 	PbtState   *st = so->st;
 	int			ncols = 0;
@@ -458,11 +460,12 @@ build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 	key->nattrs = 0;
 	key->has_tid = false;
 	*strict = false;
+	*bound = NULL;
 
 	for (int col = 0; col < st->nkeyatts; col++)
 	{
 		ScanKeyInfo *eq = NULL;
-		ScanKeyInfo *bound = NULL;
+		ScanKeyInfo *ineq = NULL;
 
 		for (int i = 0; i < so->nkeys; i++)
 		{
@@ -486,14 +489,13 @@ build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 						 k->strategy == BTGreaterEqualStrategyNumber)
 				: (k->strategy == BTLessStrategyNumber ||
 				   k->strategy == BTLessEqualStrategyNumber))
-				bound = k;
+				ineq = k;
 		}
 		if (eq == NULL)
-			eq = bound;
+			eq = ineq;
 		if (eq == NULL)
 			break;
 
-		eq->covered = true;
 		if (st->normalized)
 		{
 			if (eq->strategy == 0)
@@ -509,12 +511,14 @@ build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 			key->nattrs = col + 1;
 		}
 		ncols++;
-		if (eq->strategy != 0 && eq->strategy != BTEqualStrategyNumber)
+		if (eq == ineq)
 		{
 			*strict = (eq->strategy == BTLessStrategyNumber ||
 					   eq->strategy == BTGreaterStrategyNumber);
+			*bound = eq;
 			break;
 		}
+		eq->covered = true;
 	}
 	key->bytes = buf->data;
 	key->len = buf->len;
@@ -813,6 +817,8 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	PbtSearchKey startkey;
 	StringInfoData startbuf;
 	bool		strict;
+	ScanKeyInfo *startbound;
+	ScanKeyInfo *endbound;
 	Buffer		buf;
 	int			pos;
 
@@ -820,7 +826,7 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 		so->keys[i].covered = false;
 
 	initStringInfo(&startbuf);
-	if (build_boundary(so, forward, &startkey, &startbuf, &strict))
+	if (build_boundary(so, forward, &startkey, &startbuf, &strict, &startbound))
 	{
 		PbtStack	stack;
 
@@ -839,9 +845,17 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	}
 	pfree(startbuf.data);
 
-	so->has_endkey = build_boundary(so, !forward, &so->endkey, &so->endbuf, &strict);
+	so->has_endkey = build_boundary(so, !forward, &so->endkey, &so->endbuf,
+									&strict, &endbound);
 	/* forward: stop at items >= (or >) the end key; backward: < (or <=) */
 	so->endkey.nextkey = forward ? !strict : strict;
+
+	/*
+	 * Inequalities are guaranteed only when bounded on both sides: a range
+	 * open at one end reaches the NULLs sorted there.
+	 */
+	if (startbound && endbound && startbound->col == endbound->col)
+		startbound->covered = endbound->covered = true;
 
 	if (!forward && pos < 0)
 	{
