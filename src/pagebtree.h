@@ -107,8 +107,8 @@ typedef struct PbtItem
 	(BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(PbtPageOpaqueData)))
 #define PBT_MAX_ITEM_SIZE \
 	(MAXALIGN_DOWN(PBT_USABLE_SPACE / 3) - sizeof(PbtSlot) - 2 * MAXIMUM_ALIGNOF)
-/* smallest item: one 1-byte column plus marker plus heap TID */
-#define PBT_MAX_ITEMS_PER_PAGE (PBT_USABLE_SPACE / (sizeof(PbtSlot) + 8))
+/* a hard bound for arrays indexed by slot: every item has at least a byte */
+#define PBT_MAX_ITEMS_PER_PAGE (PBT_USABLE_SPACE / (sizeof(PbtSlot) + 1))
 
 /* inner items are child block number + separator */
 #define PBT_DOWNLINK_SIZE(st)	((st)->normalized ? sizeof(BlockNumber) : MAXALIGN(sizeof(BlockNumber)))

@@ -636,7 +636,8 @@ save_item(IndexScanDesc scan, int slot, const char *item, int len, int *tupbytes
 	pbt_item_get_tid(so->st, item, len, &pi->tid);
 	if (so->currTuples)
 	{
-		int			off = MAXALIGN(*tupbytes);
+		/* comparator-mode items are IndexTuples returned in place */
+		int			off = so->st->normalized ? *tupbytes : MAXALIGN(*tupbytes);
 
 		if (off + len > BLCKSZ)
 			elog(ERROR, "pagebtree: page items exceed the scan's tuple buffer");

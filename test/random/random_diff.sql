@@ -1,0 +1,160 @@
+-- Randomized differential test: pagebtree against btree.
+--
+-- Two tables receive exactly the same deterministic stream of INSERT,
+-- UPDATE, DELETE and VACUUM; one is indexed with pagebtree, the other with
+-- btree, with the same index definitions.  After every round, random
+-- ordered, range, equality, = ANY and NULL queries run on both through
+-- their indexes (plain, index-only and bitmap scans, both directions), and
+-- the results must be identical.  pagebtree_check(..., true) runs on every
+-- index after every round.
+--
+-- Usage (VACUUM cannot run inside a function, so the driver loops):
+--   SELECT pbt_diff_setup();
+--   for each round r: SELECT pbt_diff_round(seed, r, rows_per_round, final);
+--                     VACUUM rd_p, rd_b on odd rounds
+-- pbt_diff_round returns the number of queries compared and raises an
+-- error on the first difference.
+
+CREATE OR REPLACE FUNCTION pbt_diff_setup() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    am text;
+    t text;
+BEGIN
+    FOREACH am IN ARRAY ARRAY['pagebtree', 'btree'] LOOP
+        t := CASE am WHEN 'pagebtree' THEN 'rd_p' ELSE 'rd_b' END;
+        EXECUTE format('DROP TABLE IF EXISTS %I', t);
+        EXECUTE format('CREATE TABLE %I (id int8 PRIMARY KEY, k1 int8, k2 text COLLATE "C",
+                        k3 numeric, k4 int4, k5 text COLLATE "C", k6 timestamptz)', t);
+        EXECUTE format('CREATE INDEX %I ON %I USING %s (k1)', t || '_k1', t, am);
+        EXECUTE format('CREATE INDEX %I ON %I USING %s (k2)', t || '_k2', t, am);
+        EXECUTE format('CREATE INDEX %I ON %I USING %s (k3 DESC)', t || '_k3', t, am);
+        EXECUTE format('CREATE INDEX %I ON %I USING %s (k4, k5 DESC NULLS LAST) INCLUDE (k1)', t || '_k45', t, am);
+        EXECUTE format('CREATE INDEX %I ON %I USING %s (k6 NULLS FIRST, k4)', t || '_k64', t, am);
+    END LOOP;
+END $$;
+
+-- One round of identical DML on both tables.
+CREATE OR REPLACE FUNCTION pbt_diff_dml(seed float8, round int, nrows int) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    t text;
+    base int8 := round::int8 * nrows * 2;
+BEGIN
+    PERFORM setseed(seed);
+    DROP TABLE IF EXISTS rd_new;
+    CREATE TEMP TABLE rd_new AS
+    SELECT base + g AS id,
+           CASE WHEN random() < 0.03 THEN NULL
+                WHEN random() < 0.5 THEN (random() * 1e6)::int8
+                ELSE base + g END AS k1,
+           CASE WHEN random() < 0.03 THEN NULL
+                ELSE 'https://example.org/' || (random() * 50)::int || '/item/' || (random() * 1e5)::int END AS k2,
+           CASE WHEN random() < 0.03 THEN NULL ELSE round((random() * 1000)::numeric, 2) END AS k3,
+           CASE WHEN random() < 0.03 THEN NULL ELSE (random() * 500)::int4 END AS k4,
+           CASE WHEN random() < 0.1 THEN NULL ELSE md5((random() * 1000)::int::text) END AS k5,
+           CASE WHEN random() < 0.05 THEN NULL
+                ELSE '2024-01-01'::timestamptz + (random() * 1e7) * interval '1 second' END AS k6
+    FROM generate_series(1, nrows) g;
+    FOREACH t IN ARRAY ARRAY['rd_p', 'rd_b'] LOOP
+        EXECUTE format('INSERT INTO %I SELECT * FROM rd_new', t);
+        EXECUTE format('UPDATE %I SET k1 = k1 + 7, k4 = (k4 + %s) %% 500, k2 = k2 || ''/u''
+                        WHERE id %% 13 = %s', t, round, round % 13);
+        EXECUTE format('DELETE FROM %I WHERE id %% 17 = %s OR k3 < %s', t, round % 17, round % 5);
+    END LOOP;
+END $$;
+
+-- Run one query on both tables, forcing the given scan kind; compare.
+CREATE OR REPLACE FUNCTION pbt_diff_query(q text, scankind text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    qp text := replace(q, '$T', 'rd_p');
+    qb text := replace(q, '$T', 'rd_b');
+    rp text;
+    rb text;
+    plan text := '';
+    line text;
+BEGIN
+    PERFORM set_config('enable_seqscan', 'off', true);
+    PERFORM set_config('enable_indexscan', (scankind IN ('index', 'indexonly'))::text, true);
+    PERFORM set_config('enable_indexonlyscan', (scankind = 'indexonly')::text, true);
+    PERFORM set_config('enable_bitmapscan', (scankind = 'bitmap')::text, true);
+    PERFORM set_config('enable_sort', (scankind = 'bitmap')::text, true);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || qp LOOP
+        plan := plan || line || E'\n';
+    END LOOP;
+    IF plan NOT LIKE '%rd_p_%' THEN
+        RAISE EXCEPTION 'query did not use a pagebtree index: % PLAN %', qp, plan;
+    END IF;
+    EXECUTE 'SELECT md5(coalesce(string_agg(x::text, '';''), '''')) || count(*) FROM (' || qp || ') x' INTO rp;
+    EXECUTE 'SELECT md5(coalesce(string_agg(x::text, '';''), '''')) || count(*) FROM (' || qb || ') x' INTO rb;
+    IF rp IS DISTINCT FROM rb THEN
+        RAISE EXCEPTION 'pagebtree and btree differ (%): % -- pagebtree % btree %',
+            scankind, qp, rp, rb;
+    END IF;
+END $$;
+
+CREATE OR REPLACE FUNCTION pbt_diff_round(seed float8, r int, nrows int, final bool)
+RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+    nq int := 0;
+    i int;
+    a int8;
+    b int8;
+    s text;
+    arr text;
+    dir text;
+    kind text;
+    q text;
+    idx text;
+BEGIN
+        PERFORM pbt_diff_dml(seed, r, nrows);
+        -- structure every round; every heap tuple indexed at the end
+        FOR idx IN SELECT indexrelid::regclass::text FROM pg_index
+                   WHERE indrelid = 'rd_p'::regclass AND indexrelid::regclass::text LIKE 'rd_p_k%' LOOP
+            PERFORM pagebtree_check(idx::regclass, final);
+        END LOOP;
+        PERFORM setseed(seed / 2 + r / 1000.0);
+        FOR i IN 1 .. 40 LOOP
+            a := (random() * 1.1e6)::int8 - 50000;
+            b := a + (random() * 20000)::int8;
+            dir := CASE WHEN random() < 0.5 THEN 'ASC' ELSE 'DESC' END;
+            s := 'https://example.org/' || (random() * 50)::int;
+            arr := format('ARRAY[%s, %s, %s, NULL, %s]', a, a + 1, (random() * 1e6)::int, a);
+            kind := (ARRAY['index', 'indexonly', 'bitmap'])[1 + (random() * 2.99)::int];
+            FOREACH q IN ARRAY ARRAY[
+                format('SELECT k1 FROM $T WHERE k1 BETWEEN %s AND %s ORDER BY k1 %s', a, b, dir),
+                format('SELECT k1 FROM $T WHERE k1 > %s ORDER BY k1 %s LIMIT 50', a, dir),
+                format('SELECT k1 FROM $T WHERE k1 = %s::int4', a % 100000),
+                format('SELECT k1 FROM $T WHERE k1 = ANY(%s) ORDER BY k1 %s', arr, dir),
+                format('SELECT k1 FROM $T WHERE k1 IS NULL', a),
+                format('SELECT k1 FROM $T WHERE k1 < %s ORDER BY k1 %s LIMIT 30', a, dir),
+                format('SELECT k2 FROM $T WHERE k2 >= %L AND k2 < %L ORDER BY k2 %s', s, s || '/item/5', dir),
+                format('SELECT k2 FROM $T WHERE k2 = ANY(ARRAY[%L, %L]) ORDER BY k2', s || '/item/42', s || '/item/7'),
+                format('SELECT k2 FROM $T WHERE k2 > %L ORDER BY k2 %s LIMIT 40', s, dir),
+                format('SELECT k3 FROM $T WHERE k3 BETWEEN %s AND %s ORDER BY k3 %s', a % 1000, a % 1000 + 3, dir),
+                format('SELECT k3 FROM $T WHERE k3 IS NULL', a),
+                format('SELECT k3 FROM $T WHERE k3 > %s ORDER BY k3 %s LIMIT 25', a % 1000, dir),
+                format('SELECT k4, k5 FROM $T WHERE k4 = %s ORDER BY k4 %s, k5 %s NULLS %s',
+                       a % 500, dir, CASE dir WHEN 'ASC' THEN 'DESC' ELSE 'ASC' END,
+                       CASE dir WHEN 'ASC' THEN 'LAST' ELSE 'FIRST' END),
+                format('SELECT k4, k5 FROM $T WHERE k4 BETWEEN %s AND %s AND k5 > %L ORDER BY k4, k5 DESC NULLS LAST',
+                       a % 500, a % 500 + 5, md5(a::text)),
+                format('SELECT k4, k5, k1 FROM $T WHERE k4 = ANY(ARRAY[%s, %s]) AND k5 IS NULL ORDER BY k4, k5 DESC NULLS LAST, k1', a % 500, b % 500),
+                format('SELECT k4 FROM $T WHERE k4 IS NULL AND k5 IS NOT NULL'),
+                format('SELECT k6, k4 FROM $T WHERE k6 < %L ORDER BY k6 %s NULLS %s, k4 %s',
+                       '2024-01-01'::timestamptz + (a % 10000000) * interval '1 second', dir,
+                       CASE dir WHEN 'ASC' THEN 'FIRST' ELSE 'LAST' END, dir),
+                format('SELECT k6, k4 FROM $T WHERE k6 >= %L::date AND k4 > %s ORDER BY k6, k4',
+                       '2024-02-01'::date + (a % 100)::int, a % 500),
+                format('SELECT k6 FROM $T WHERE k6 IS NULL AND k4 < %s ORDER BY k6 NULLS FIRST, k4', a % 500)
+            ] LOOP
+                -- bitmap scans return heap order: compare as sorted sets
+                IF kind = 'bitmap' THEN
+                    q := 'SELECT * FROM (' || regexp_replace(q, ' (ORDER BY .*|LIMIT .*)$', '') || ') s ORDER BY 1';
+                END IF;
+                PERFORM pbt_diff_query(q, kind);
+                nq := nq + 1;
+            END LOOP;
+        END LOOP;
+    RETURN nq;
+END $$;
