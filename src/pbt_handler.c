@@ -47,9 +47,9 @@ pbtoptions(Datum reloptions, bool validate)
 }
 
 /*
- * Key state for an index, derived from its catalog entries.  Built in cxt;
- * scans build their own copy because rd_amcache can be reset by a relcache
- * invalidation between calls.
+ * Key state for an index, derived from its catalog entries, allocated in
+ * cxt.  A relcache invalidation frees rd_amcache (only the PbtState chunk;
+ * the descriptors stay in rd_indexcxt), so scans work on a copy.
  */
 PbtState *
 pbt_build_state(Relation index, MemoryContext cxt)

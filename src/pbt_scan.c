@@ -119,7 +119,13 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	IndexScanDesc scan = RelationGetIndexScan(index, nkeys, norderbys);
 	PbtScanOpaque so = palloc0(sizeof(PbtScanOpaqueData));
 
-	so->st = pbt_build_state(index, CurrentMemoryContext);
+	/*
+	 * A private copy of the cached key state: rd_amcache may be freed by a
+	 * relcache invalidation between calls, but what it points to lives in
+	 * rd_indexcxt as long as the index is open.
+	 */
+	so->st = palloc(sizeof(PbtState));
+	memcpy(so->st, pbt_get_state(index), sizeof(PbtState));
 	so->tupcxt = AllocSetContextCreate(CurrentMemoryContext, "pagebtree scan tuple",
 									   ALLOCSET_SMALL_SIZES);
 	so->curr.buf = InvalidBuffer;
