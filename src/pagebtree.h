@@ -82,6 +82,9 @@ typedef struct PbtMetaPageData
 
 #define PbtPageGetMeta(page) ((PbtMetaPageData *) PageGetContents(page))
 
+/* column marker byte of a normalized key that holds a value (not NULL) */
+#define PBT_MARK_VALUE		0x01
+
 #define PBT_KEYS_NORMALIZED	1
 #define PBT_KEYS_COMPARATOR	2
 

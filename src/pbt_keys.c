@@ -22,6 +22,7 @@
 #include "pagebtree.h"
 
 #include "access/detoast.h"
+#include "port/pg_bswap.h"
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
@@ -31,7 +32,7 @@
 #include "utils/uuid.h"
 
 #define MARK_NULL_FIRST	0x00
-#define MARK_VALUE		0x01
+#define MARK_VALUE		PBT_MARK_VALUE
 #define MARK_NULL_LAST	0x02
 
 #define TID_BYTES		6
@@ -125,6 +126,41 @@ read_be32(const unsigned char *p)
 {
 	return ((uint32) p[0] << 24) | ((uint32) p[1] << 16) |
 		((uint32) p[2] << 8) | (uint32) p[3];
+}
+
+/*
+ * memcmp for the short strings keys are: eight bytes at a time as
+ * big-endian integers, without a call into libc.
+ */
+static inline int
+key_memcmp(const char *a, const char *b, int n)
+{
+	while (n >= 8)
+	{
+		uint64		x,
+					y;
+
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+		{
+			x = pg_bswap64(x);
+			y = pg_bswap64(y);
+			return x < y ? -1 : 1;
+		}
+		a += 8;
+		b += 8;
+		n -= 8;
+	}
+	while (n > 0)
+	{
+		if (*a != *b)
+			return (unsigned char) *a < (unsigned char) *b ? -1 : 1;
+		a++;
+		b++;
+		n--;
+	}
+	return 0;
 }
 
 /*
@@ -355,12 +391,10 @@ int
 pbt_cmp_encoded(PbtState *st, int col, const char *a, int alen,
 				const char *b, int blen)
 {
-	int			c = memcmp(a, b, Min(alen, blen));
+	int			c = key_memcmp(a, b, Min(alen, blen));
 
 	if (c == 0)
 		c = (alen > blen) - (alen < blen);
-	else
-		c = c > 0 ? 1 : -1;
 	return st->cols[col].desc ? -c : c;
 }
 
@@ -513,7 +547,7 @@ pbt_compare(PbtState *st, PbtSearchKey *key, const char *item, int len)
 {
 	if (st->normalized)
 	{
-		int			c = memcmp(key->bytes, item, Min(key->len, len));
+		int			c = key_memcmp(key->bytes, item, Min(key->len, len));
 
 		if (c != 0)
 			return c;

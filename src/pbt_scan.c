@@ -33,6 +33,7 @@ typedef struct ScanKeyInfo
 	bool		required_fwd;	/* failing stops a forward scan */
 	bool		required_bwd;
 	bool		covered;		/* guaranteed by the start and end keys */
+	bool		nonnull_only;	/* guaranteed for non-NULL values */
 	bool		encodable;		/* normalized mode: enc holds the argument */
 	StringInfoData enc;
 	FmgrInfo	cmpproc;		/* comparator mode: column vs argument */
@@ -570,12 +571,19 @@ check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
 
 		if (st->normalized)
 		{
-			span = pbt_column_span(st, item, len, k->col, &start);
-			isnull = (span == 1);
+			if (k->col == 0)
+				isnull = (unsigned char) item[0] != PBT_MARK_VALUE;
+			else
+			{
+				span = pbt_column_span(st, item, len, k->col, &start);
+				isnull = (span == 1);
+			}
 		}
 		else
 			datum = index_getattr((IndexTuple) item, k->col + 1, st->tupdesc, &isnull);
 
+		if (k->nonnull_only && !isnull)
+			continue;
 		if (k->strategy == 0)
 		{
 			pass = (k->sk->sk_flags & SK_SEARCHNULL) ? isnull : !isnull;
@@ -592,8 +600,12 @@ check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
 		}
 		else if (st->normalized && k->encodable)
 		{
-			int			c = pbt_cmp_encoded(st, k->col, item + start, span,
-											k->enc.data, k->enc.len);
+			int			c;
+
+			if (k->col == 0)
+				span = pbt_column_span(st, item, len, 0, &start);
+			c = pbt_cmp_encoded(st, k->col, item + start, span,
+								k->enc.data, k->enc.len);
 
 			switch (k->sk->sk_strategy)
 			{
@@ -830,7 +842,7 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	int			pos;
 
 	for (int i = 0; i < so->nkeys; i++)
-		so->keys[i].covered = false;
+		so->keys[i].covered = so->keys[i].nonnull_only = false;
 
 	initStringInfo(&startbuf);
 	if (build_boundary(so, forward, &startkey, &startbuf, &strict, &startbound))
@@ -858,11 +870,18 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	so->endkey.nextkey = forward ? !strict : strict;
 
 	/*
-	 * Inequalities are guaranteed only when bounded on both sides: a range
-	 * open at one end reaches the NULLs sorted there.
+	 * Inequalities used as boundaries hold for every non-NULL value in the
+	 * range; a range open at one end can still reach the NULLs sorted there.
 	 */
 	if (startbound && endbound && startbound->col == endbound->col)
 		startbound->covered = endbound->covered = true;
+	else
+	{
+		if (startbound)
+			startbound->nonnull_only = true;
+		if (endbound)
+			endbound->nonnull_only = true;
+	}
 
 	if (!forward && pos < 0)
 	{
