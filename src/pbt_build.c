@@ -190,6 +190,7 @@ next_sorted_item(BuildState *bs)
 		pbt_form_leaf_item(st, slot->tts_values, slot->tts_isnull,
 						   (ItemPointer) DatumGetPointer(slot->tts_values[st->natts]),
 						   &bs->item);
+		pbt_check_item_size(bs->index, bs->item.len);
 		return true;
 	}
 }

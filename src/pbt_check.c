@@ -23,6 +23,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -326,13 +327,23 @@ heap_tuple_indexed(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 	hs->checked++;
 }
 
+static void
+check_is_index(Oid relid)
+{
+	if (get_rel_relkind(relid) != RELKIND_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an index", get_rel_name(relid))));
+}
+
 static Relation
 open_pagebtree(Oid indexoid, LOCKMODE lockmode)
 {
-	Relation	index = index_open(indexoid, lockmode);
+	Relation	index;
 
-	if (index->rd_rel->relkind != RELKIND_INDEX ||
-		index->rd_indam->ambuild != pbtbuild)
+	check_is_index(indexoid);
+	index = index_open(indexoid, lockmode);
+	if (index->rd_indam->ambuild != pbtbuild)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a pagebtree index",
@@ -349,14 +360,19 @@ pagebtree_check(PG_FUNCTION_ARGS)
 {
 	Oid			indexoid = PG_GETARG_OID(0);
 	bool		heapallindexed = PG_GETARG_BOOL(1);
-	Oid			heapoid = IndexGetRelation(indexoid, false);
-	Relation	heap = table_open(heapoid, AccessShareLock);
-	Relation	index = open_pagebtree(indexoid, AccessShareLock);
-	PbtState   *st = pbt_build_state(index, CurrentMemoryContext);
+	Relation	heap;
+	Relation	index;
+	PbtState   *st;
 	Buffer		metabuf;
 	PbtMetaPageData meta;
 	BlockNumber blkno;
 	double		nitems = 0;
+
+	/* lock the table before its index, as the executor does */
+	check_is_index(indexoid);
+	heap = table_open(IndexGetRelation(indexoid, false), AccessShareLock);
+	index = open_pagebtree(indexoid, AccessShareLock);
+	st = pbt_build_state(index, CurrentMemoryContext);
 
 	if (!index->rd_index->indisvalid)
 		ereport(ERROR,

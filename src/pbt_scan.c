@@ -81,9 +81,13 @@ typedef struct PbtScanOpaqueData
 	ScanKeyInfo *keys;
 	int			narrays;
 	ArrayKeyInfo *arrays;
-	PbtSearchKey endkey;
-	bool		has_endkey;
-	StringInfoData endbuf;
+	/* where a forward scan ends (upper) and a backward scan ends (lower) */
+	PbtSearchKey upperkey;
+	PbtSearchKey lowerkey;
+	bool		has_upper;
+	bool		has_lower;
+	StringInfoData upperbuf;
+	StringInfoData lowerbuf;
 	ScanPos		curr;
 	ScanPos		mark;
 	int			markItemIndex;
@@ -132,7 +136,8 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	so->curr.buf = InvalidBuffer;
 	so->mark.buf = InvalidBuffer;
 	so->markItemIndex = -1;
-	initStringInfo(&so->endbuf);
+	initStringInfo(&so->upperbuf);
+	initStringInfo(&so->lowerbuf);
 	if (nkeys > 0)
 		so->keys = palloc0(sizeof(ScanKeyInfo) * nkeys);
 	for (int i = 0; i < nkeys; i++)
@@ -297,6 +302,20 @@ advance_arrays(PbtScanOpaque so, ScanDirection dir)
 }
 
 /*
+ * Can the key delimit the scan's range?  A value with no exact encoding in
+ * the column's domain (say, a timestamptz against a date column) is only
+ * evaluated per item, so it must not end the scan either.  IS NOT NULL
+ * only ever fails at the NULLs, which sort at one end.
+ */
+static inline bool
+key_positions(PbtScanOpaque so, ScanKeyInfo *k)
+{
+	if (k->strategy == 0)
+		return true;
+	return so->st->normalized ? k->encodable : k->has_cmpproc;
+}
+
+/*
  * Classify the scan keys: which column, which strategy in index order, and
  * which keys are required (all earlier columns have equality keys), so that
  * failing them ends the scan in one direction.
@@ -376,7 +395,7 @@ preprocess_keys(IndexScanDesc scan)
 			ScanKeyInfo *k = &so->keys[i];
 			PbtColumn  *c = &st->cols[col];
 
-			if (k->col != col)
+			if (k->col != col || !key_positions(so, k))
 				continue;
 			if (k->strategy == 0)
 			{
@@ -477,15 +496,11 @@ build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 		for (int i = 0; i < so->nkeys; i++)
 		{
 			ScanKeyInfo *k = &so->keys[i];
-			bool		usable;
 
 			if (k->col != col)
 				continue;
-			if (k->strategy == 0)
-				usable = (k->sk->sk_flags & SK_SEARCHNULL) != 0;
-			else
-				usable = st->normalized ? k->encodable : k->has_cmpproc;
-			if (!usable)
+			if (!key_positions(so, k) ||
+				(k->strategy == 0 && !(k->sk->sk_flags & SK_SEARCHNULL)))
 				continue;
 			if (k->strategy == 0 || k->strategy == BTEqualStrategyNumber)
 			{
@@ -544,9 +559,10 @@ check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
 	bool		forward = ScanDirectionIsForward(dir);
 
 	*continuescan = true;
-	if (so->has_endkey)
+	if (forward ? so->has_upper : so->has_lower)
 	{
-		int			c = pbt_compare(st, &so->endkey, item, len);
+		int			c = pbt_compare(st, forward ? &so->upperkey : &so->lowerkey,
+									item, len);
 
 		if (forward ? c <= 0 : c > 0)
 		{
@@ -697,6 +713,7 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 		int			k = 0;
 
 		so->curr.moreRight = !PbtIsRightmost(opaque);
+		so->curr.moreLeft = !PbtIsLeftmost(opaque);
 		for (; pos < n; pos++)
 		{
 			layout->get(page, pos, &item);
@@ -709,9 +726,9 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 			}
 		}
 		/* everything to the right is >= the high key */
-		if (continuescan && so->has_endkey && so->curr.moreRight &&
+		if (continuescan && so->has_upper && so->curr.moreRight &&
 			pbt_page_get_hikey(page, &item) &&
-			pbt_compare(st, &so->endkey, item.data, item.len) <= 0)
+			pbt_compare(st, &so->upperkey, item.data, item.len) <= 0)
 			so->curr.moreRight = false;
 		so->curr.firstItem = 0;
 		so->curr.lastItem = k - 1;
@@ -722,6 +739,7 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 		int			k = PBT_MAX_ITEMS_PER_PAGE;
 
 		so->curr.moreLeft = !PbtIsLeftmost(opaque);
+		so->curr.moreRight = !PbtIsRightmost(opaque);
 		for (pos = Min(pos, n - 1); pos >= 0; pos--)
 		{
 			layout->get(page, pos, &item);
@@ -833,54 +851,57 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	PbtState   *st = so->st;
 	Relation	index = scan->indexRelation;
 	bool		forward = ScanDirectionIsForward(dir);
-	PbtSearchKey startkey;
-	StringInfoData startbuf;
 	bool		strict;
-	ScanKeyInfo *startbound;
-	ScanKeyInfo *endbound;
+	ScanKeyInfo *lowerbound;
+	ScanKeyInfo *upperbound;
 	Buffer		buf;
 	int			pos;
 
 	for (int i = 0; i < so->nkeys; i++)
 		so->keys[i].covered = so->keys[i].nonnull_only = false;
 
-	initStringInfo(&startbuf);
-	if (build_boundary(so, forward, &startkey, &startbuf, &strict, &startbound))
-	{
-		PbtStack	stack;
-
-		/* forward: first item >= (or >) the key; backward: last item <= (<) */
-		startkey.nextkey = forward ? strict : !strict;
-		stack = pbt_search(index, st, &startkey, &buf, BUFFER_LOCK_SHARE, 0);
-		pbt_free_stack(stack);
-		pos = pbt_binsearch(st, BufferGetPage(buf), &startkey);
-		if (!forward)
-			pos--;
-	}
-	else
-	{
-		buf = pbt_get_endpoint(index, st, 0, !forward);
-		pos = forward ? 0 : PBT_MAX_ITEMS_PER_PAGE;
-	}
-	pfree(startbuf.data);
-
-	so->has_endkey = build_boundary(so, !forward, &so->endkey, &so->endbuf,
-									&strict, &endbound);
-	/* forward: stop at items >= (or >) the end key; backward: < (or <=) */
-	so->endkey.nextkey = forward ? !strict : strict;
+	/*
+	 * The range's bounds in index order.  A forward scan starts at the first
+	 * item not below the lower key and stops at the first item not below the
+	 * upper key; a backward scan the other way round.  Both are kept, since
+	 * a scrollable cursor may change direction.
+	 */
+	so->has_lower = build_boundary(so, true, &so->lowerkey, &so->lowerbuf,
+								   &strict, &lowerbound);
+	so->lowerkey.nextkey = strict;	/* "> v" excludes every item with prefix v */
+	so->has_upper = build_boundary(so, false, &so->upperkey, &so->upperbuf,
+								   &strict, &upperbound);
+	so->upperkey.nextkey = !strict; /* "<= v" includes them */
 
 	/*
 	 * Inequalities used as boundaries hold for every non-NULL value in the
 	 * range; a range open at one end can still reach the NULLs sorted there.
 	 */
-	if (startbound && endbound && startbound->col == endbound->col)
-		startbound->covered = endbound->covered = true;
+	if (lowerbound && upperbound && lowerbound->col == upperbound->col)
+		lowerbound->covered = upperbound->covered = true;
 	else
 	{
-		if (startbound)
-			startbound->nonnull_only = true;
-		if (endbound)
-			endbound->nonnull_only = true;
+		if (lowerbound)
+			lowerbound->nonnull_only = true;
+		if (upperbound)
+			upperbound->nonnull_only = true;
+	}
+
+	if (forward ? so->has_lower : so->has_upper)
+	{
+		PbtSearchKey *startkey = forward ? &so->lowerkey : &so->upperkey;
+		PbtStack	stack;
+
+		stack = pbt_search(index, st, startkey, &buf, BUFFER_LOCK_SHARE, 0);
+		pbt_free_stack(stack);
+		pos = pbt_binsearch(st, BufferGetPage(buf), startkey);
+		if (!forward)
+			pos--;				/* the last item before the upper key */
+	}
+	else
+	{
+		buf = pbt_get_endpoint(index, st, 0, !forward);
+		pos = forward ? 0 : PBT_MAX_ITEMS_PER_PAGE;
 	}
 
 	if (!forward && pos < 0)
