@@ -82,6 +82,9 @@ typedef struct PbtMetaPageData
 
 #define PbtPageGetMeta(page) ((PbtMetaPageData *) PageGetContents(page))
 
+/* heap TID at the end of a normalized key: block and offset, big-endian */
+#define PBT_TID_BYTES		6
+
 /* column marker byte of a normalized key that holds a value (not NULL) */
 #define PBT_MARK_VALUE		0x01
 
@@ -250,6 +253,9 @@ extern bool pbt_encode_column(PbtState *st, int col, Datum value, bool isnull,
 							  Oid valtype, StringInfo buf);
 extern int	pbt_column_span(PbtState *st, const char *item, int len, int col,
 							int *start);
+extern bool pbt_item_has_null_key(PbtState *st, const char *item, int len);
+extern bool pbt_items_keys_equal(PbtState *st, const char *a, int alen,
+								 const char *b, int blen);
 extern Datum pbt_item_column(PbtState *st, const char *item, int len, int col,
 							 bool *isnull);
 extern void pbt_decode_item(PbtState *st, const char *item, int len,

@@ -15,6 +15,7 @@
  */
 #include "pagebtree.h"
 
+#include "access/genam.h"
 #include "access/nbtree.h"
 #include "access/tableam.h"
 #include "access/xloginsert.h"
@@ -45,6 +46,7 @@ typedef struct LevelBuilder
 
 typedef struct BuildState
 {
+	Relation	heap;
 	Relation	index;
 	PbtState   *st;
 	Tuplesortstate *sort;
@@ -53,6 +55,10 @@ typedef struct BuildState
 	TupleTableSlot *sortedslot; /* for getting them back */
 	double		indtuples;
 	StringInfoData item;
+	bool		item_alive;		/* its heap tuple is live (unique checks) */
+	bool		unique;
+	StringInfoData prev;		/* previous live item, for unique checks */
+	bool		has_prev;
 	LevelBuilder *leaf;
 	uint16		pageflags;
 } BuildState;
@@ -88,6 +94,8 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 
 		pbt_form_leaf_item(st, values, isnull, tid, &bs->item);
 		pbt_check_item_size(index, bs->item.len);
+		/* a trailing byte carries tupleIsAlive; it cannot affect the order */
+		appendStringInfoChar(&bs->item, tupleIsAlive ? 1 : 0);
 		datum = palloc(VARHDRSZ + bs->item.len);
 		SET_VARSIZE(datum, VARHDRSZ + bs->item.len);
 		memcpy(VARDATA(datum), bs->item.data, bs->item.len);
@@ -103,6 +111,8 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 		memcpy(slot->tts_isnull, isnull, sizeof(bool) * st->natts);
 		slot->tts_values[st->natts] = PointerGetDatum(tid);
 		slot->tts_isnull[st->natts] = false;
+		slot->tts_values[st->natts + 1] = BoolGetDatum(tupleIsAlive);
+		slot->tts_isnull[st->natts + 1] = false;
 		ExecStoreVirtualTuple(slot);
 		tuplesort_puttupleslot(bs->sort, slot);
 	}
@@ -129,10 +139,11 @@ begin_sort(BuildState *bs)
 		return;
 	}
 
-	bs->sortdesc = CreateTemplateTupleDesc(st->natts + 1);
+	bs->sortdesc = CreateTemplateTupleDesc(st->natts + 2);
 	for (int i = 0; i < st->natts; i++)
 		TupleDescCopyEntry(bs->sortdesc, i + 1, st->tupdesc, i + 1);
 	TupleDescInitEntry(bs->sortdesc, st->natts + 1, "tid", TIDOID, -1, 0);
+	TupleDescInitEntry(bs->sortdesc, st->natts + 2, "alive", BOOLOID, -1, 0);
 	bs->slot = MakeSingleTupleTableSlot(bs->sortdesc, &TTSOpsVirtual);
 	bs->sortedslot = MakeSingleTupleTableSlot(bs->sortdesc, &TTSOpsMinimalTuple);
 
@@ -176,7 +187,8 @@ next_sorted_item(BuildState *bs)
 			return false;
 		b = DatumGetByteaPP(d);
 		resetStringInfo(&bs->item);
-		appendBinaryStringInfo(&bs->item, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+		appendBinaryStringInfo(&bs->item, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b) - 1);
+		bs->item_alive = VARDATA_ANY(b)[VARSIZE_ANY_EXHDR(b) - 1] != 0;
 		pfree(DatumGetPointer(d));
 		return true;
 	}
@@ -191,8 +203,45 @@ next_sorted_item(BuildState *bs)
 						   (ItemPointer) DatumGetPointer(slot->tts_values[st->natts]),
 						   &bs->item);
 		pbt_check_item_size(bs->index, bs->item.len);
+		bs->item_alive = DatumGetBool(slot->tts_values[st->natts + 1]);
 		return true;
 	}
+}
+
+/*
+ * CREATE UNIQUE INDEX: live entries arrive in key order, so a duplicate is
+ * always next to its twin.  Entries of dead tuples take no part.
+ */
+static void
+check_unique_sorted(BuildState *bs)
+{
+	PbtState   *st = bs->st;
+	bool		nulls_distinct = !bs->index->rd_index->indnullsnotdistinct;
+
+	if (!bs->item_alive ||
+		(nulls_distinct && pbt_item_has_null_key(st, bs->item.data, bs->item.len)))
+		return;
+	if (bs->has_prev &&
+		pbt_items_keys_equal(st, bs->prev.data, bs->prev.len,
+							 bs->item.data, bs->item.len))
+	{
+		Datum		values[INDEX_MAX_KEYS];
+		bool		isnull[INDEX_MAX_KEYS];
+		char	   *desc;
+
+		pbt_decode_item(st, bs->item.data, bs->item.len, values, isnull);
+		desc = BuildIndexValueDescription(bs->index, values, isnull);
+		ereport(ERROR,
+				(errcode(ERRCODE_UNIQUE_VIOLATION),
+				 errmsg("could not create unique index \"%s\"",
+						RelationGetRelationName(bs->index)),
+				 desc ? errdetail("Key %s is duplicated.", desc) :
+				 errdetail("Duplicate keys exist."),
+				 errtableconstraint(bs->heap, RelationGetRelationName(bs->index))));
+	}
+	resetStringInfo(&bs->prev);
+	appendBinaryStringInfo(&bs->prev, bs->item.data, bs->item.len);
+	bs->has_prev = true;
 }
 
 static LevelBuilder *
@@ -360,7 +409,10 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	memset(&bs, 0, sizeof(bs));
 	bs.index = index;
+	bs.heap = heap;
 	bs.st = pbt_get_state(index);
+	bs.unique = indexInfo->ii_Unique;
+	initStringInfo(&bs.prev);
 	bs.pageflags = bs.st->normalized ? 0 : PBT_ALIGNED_ITEMS;
 	initStringInfo(&bs.item);
 
@@ -384,6 +436,8 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.leaf = new_level(&bs, 0);
 	while (next_sorted_item(&bs))
 	{
+		if (bs.unique)
+			check_unique_sorted(&bs);
 		add_to_level(&bs, bs.leaf, bs.item.data, bs.item.len);
 		if (++loaded % 1024 == 0)
 		{

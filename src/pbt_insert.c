@@ -17,6 +17,10 @@
 #include "pagebtree.h"
 
 #include "access/generic_xlog.h"
+#include "access/tableam.h"
+#include "storage/lmgr.h"
+#include "utils/snapmgr.h"
+#include "access/genam.h"
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "storage/lmgr.h"
@@ -115,6 +119,163 @@ insert_fastpath(Relation index, PbtState *st, PbtSearchKey *key,
 	return done;
 }
 
+/*
+ * Move right from the exclusively locked page in buf to the page where key
+ * belongs, locking each right sibling before releasing its left neighbour.
+ * Used after a unique check: other inserters of the same key serialize on
+ * the first page where it can occur, and the coupling keeps them from
+ * overtaking us before our entry is in place.
+ */
+static Buffer
+step_right_coupled(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
+				   PbtStack stack)
+{
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		PbtItem		hikey;
+		Buffer		rbuf;
+
+		if (!pbt_page_get_hikey(page, &hikey) ||
+			pbt_compare(st, key, hikey.data, hikey.len) < 0)
+			return buf;
+		rbuf = ReadBuffer(index, PbtPageGetOpaque(page)->next);
+		LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
+		if (PbtPageGetOpaque(BufferGetPage(rbuf))->flags & PBT_INCOMPLETE_SPLIT)
+		{
+			BlockNumber rblk = BufferGetBlockNumber(rbuf);
+
+			pbt_finish_split(index, st, rbuf, stack);	/* releases rbuf */
+			rbuf = ReadBuffer(index, rblk);
+			LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
+		}
+		UnlockReleaseBuffer(buf);
+		buf = rbuf;
+	}
+}
+
+static void
+unique_violation(Relation index, Relation heapRel, Datum *values, bool *isnull)
+{
+	char	   *desc = BuildIndexValueDescription(index, values, isnull);
+
+	ereport(ERROR,
+			(errcode(ERRCODE_UNIQUE_VIOLATION),
+			 errmsg("duplicate key value violates unique constraint \"%s\"",
+					RelationGetRelationName(index)),
+			 desc ? errdetail("Key %s already exists.", desc) : 0,
+			 errtableconstraint(heapRel, RelationGetRelationName(index))));
+}
+
+/*
+ * Look for live entries equal to the new key, starting at the exclusively
+ * locked leaf in buf, which holds the first position where one could be
+ * (later pages are share-locked on the way, left to right).  Returns the
+ * xid to wait for if a conflicting inserter or deleter is in progress
+ * (buf is still locked; the caller releases it and waits), else
+ * InvalidTransactionId.  Raises the violation, or for UNIQUE_CHECK_PARTIAL
+ * reports a possible one in *is_unique.
+ */
+static TransactionId
+check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
+			 PbtSearchKey *prefix, ItemPointer newtid, Datum *values,
+			 bool *isnull, IndexUniqueCheck checkUnique, bool *is_unique,
+			 uint32 *speculativeToken)
+{
+	SnapshotData SnapshotDirty;
+	Buffer		nbuf = InvalidBuffer;
+	Page		page = BufferGetPage(buf);
+	int			pos = pbt_binsearch(st, page, prefix);
+	bool		found_self = false;
+
+	InitDirtySnapshot(SnapshotDirty);
+	for (;;)
+	{
+		const PbtLayout *layout = pbt_layout(page);
+		int			n = layout->count(page);
+		PbtItem		hikey;
+
+		for (; pos < n; pos++)
+		{
+			PbtItem		item;
+			ItemPointerData tid;
+			bool		all_dead;
+
+			layout->get(page, pos, &item);
+			prefix->nextkey = true;
+			if (pbt_compare(st, prefix, item.data, item.len) <= 0)
+				goto done;		/* past the equal keys */
+			prefix->nextkey = false;
+
+			pbt_item_get_tid(st, item.data, item.len, &tid);
+			if (checkUnique == UNIQUE_CHECK_EXISTING && ItemPointerEquals(&tid, newtid))
+			{
+				found_self = true;
+				continue;
+			}
+			if (!table_index_fetch_tuple_check(heapRel, &tid, &SnapshotDirty, &all_dead))
+				continue;		/* dead or invisible to everyone: no conflict */
+
+			if (checkUnique == UNIQUE_CHECK_PARTIAL)
+			{
+				*is_unique = false;
+				goto done;
+			}
+			if (TransactionIdIsValid(SnapshotDirty.xmin) ||
+				TransactionIdIsValid(SnapshotDirty.xmax))
+			{
+				if (BufferIsValid(nbuf))
+					UnlockReleaseBuffer(nbuf);
+				*speculativeToken = SnapshotDirty.speculativeToken;
+				return TransactionIdIsValid(SnapshotDirty.xmin) ?
+					SnapshotDirty.xmin : SnapshotDirty.xmax;
+			}
+
+			/*
+			 * A definite conflict, unless our own heap tuple is already dead
+			 * (possible during CREATE INDEX CONCURRENTLY's validation).
+			 */
+			if (!table_index_fetch_tuple_check(heapRel, newtid, SnapshotSelf, NULL))
+				goto done;
+			if (BufferIsValid(nbuf))
+				UnlockReleaseBuffer(nbuf);
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			unique_violation(index, heapRel, values, isnull);
+		}
+
+		/* the equal keys may continue on the right sibling */
+		if (!pbt_page_get_hikey(page, &hikey))
+			break;
+		prefix->nextkey = true;
+		if (pbt_compare(st, prefix, hikey.data, hikey.len) <= 0)
+			break;
+		prefix->nextkey = false;
+		{
+			BlockNumber next = PbtPageGetOpaque(page)->next;
+
+			if (BufferIsValid(nbuf))
+				UnlockReleaseBuffer(nbuf);
+			nbuf = ReadBuffer(index, next);
+			LockBuffer(nbuf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(nbuf);
+			pos = pbt_page_first_key(page);
+		}
+	}
+
+done:
+	prefix->nextkey = false;
+	if (BufferIsValid(nbuf))
+		UnlockReleaseBuffer(nbuf);
+	if (checkUnique == UNIQUE_CHECK_EXISTING && !found_self)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("failed to re-find tuple within index \"%s\"",
+						RelationGetRelationName(index)),
+				 errhint("This may be because of a non-immutable index expression."),
+				 errtableconstraint(heapRel, RelationGetRelationName(index))));
+	return InvalidTransactionId;
+}
+
 bool
 pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  Relation heapRel, IndexUniqueCheck checkUnique, bool indexUnchanged,
@@ -123,31 +284,83 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	PbtState   *st = pbt_get_state(index);
 	StringInfoData item;
 	PbtSearchKey key;
+	PbtSearchKey prefix;
 	PbtStack	stack;
 	Buffer		buf;
+	bool		checking = false;
+	bool		is_unique = true;
 
 	initStringInfo(&item);
 	pbt_form_leaf_item(st, values, isnull, ht_ctid, &item);
 	pbt_check_item_size(index, item.len);
 	pbt_key_from_item(st, item.data, item.len, &key);
 
-	if (st->rightmost_leaf != InvalidBlockNumber)
+	/* NULLs never conflict, unless NULLS NOT DISTINCT */
+	if (checkUnique != UNIQUE_CHECK_NO)
+	{
+		checking = true;
+		if (!index->rd_index->indnullsnotdistinct)
+			for (int i = 0; i < st->nkeyatts; i++)
+				if (isnull[i])
+					checking = false;
+	}
+	if (checking)
+	{
+		/* the key columns alone: the first position an equal key can be */
+		prefix = key;
+		if (st->normalized)
+			prefix.len -= PBT_TID_BYTES;
+		else
+			prefix.has_tid = false;
+	}
+	else if (st->rightmost_leaf != InvalidBlockNumber)
 	{
 		if (insert_fastpath(index, st, &key, item.data, item.len))
 		{
 			pfree(item.data);
-			return false;
+			return true;
 		}
 		st->rightmost_leaf = InvalidBlockNumber;
 	}
 
-	stack = pbt_search(index, st, &key, &buf, BUFFER_LOCK_EXCLUSIVE, 0);
-	insert_on_page(index, st, buf, stack,
-				   pbt_binsearch(st, BufferGetPage(buf), &key),
-				   item.data, item.len, InvalidBuffer);
+	for (;;)
+	{
+		TransactionId xwait;
+		uint32		token = 0;
+
+		if (!checking)
+		{
+			stack = pbt_search(index, st, &key, &buf, BUFFER_LOCK_EXCLUSIVE, 0);
+			break;
+		}
+		stack = pbt_search(index, st, &prefix, &buf, BUFFER_LOCK_EXCLUSIVE, 0);
+		xwait = check_unique(index, st, heapRel, buf, &prefix, ht_ctid, values,
+							 isnull, checkUnique, &is_unique, &token);
+		if (!TransactionIdIsValid(xwait))
+			break;
+
+		/* wait for the other transaction, then look again from the top */
+		UnlockReleaseBuffer(buf);
+		pbt_free_stack(stack);
+		if (token)
+			SpeculativeInsertionWait(xwait, token);
+		else
+			XactLockTableWait(xwait, heapRel, ht_ctid, XLTW_InsertIndex);
+	}
+
+	if (checkUnique == UNIQUE_CHECK_EXISTING)
+		UnlockReleaseBuffer(buf);	/* only a check: the entry is there */
+	else
+	{
+		if (checking)
+			buf = step_right_coupled(index, st, &key, buf, stack);
+		insert_on_page(index, st, buf, stack,
+					   pbt_binsearch(st, BufferGetPage(buf), &key),
+					   item.data, item.len, InvalidBuffer);
+	}
 	pbt_free_stack(stack);
 	pfree(item.data);
-	return false;
+	return is_unique;
 }
 
 /*

@@ -35,7 +35,7 @@
 #define MARK_VALUE		PBT_MARK_VALUE
 #define MARK_NULL_LAST	0x02
 
-#define TID_BYTES		6
+#define TID_BYTES		PBT_TID_BYTES
 
 /*
  * Which types get normalized keys: decided by the opclass's comparison
@@ -687,6 +687,57 @@ decode_column(PbtColumn *col, const unsigned char *p, int n, bool *isnull)
 	}
 	elog(ERROR, "unexpected pagebtree column kind");
 	return (Datum) 0;
+}
+
+/* Does any key column of a leaf item hold NULL? */
+bool
+pbt_item_has_null_key(PbtState *st, const char *item, int len)
+{
+	int			off = 0;
+
+	if (!st->normalized)
+	{
+		if (!IndexTupleHasNulls((IndexTuple) item))
+			return false;
+		for (int i = 0; i < st->nkeyatts; i++)
+		{
+			bool		isnull;
+
+			(void) index_getattr((IndexTuple) item, i + 1, st->tupdesc, &isnull);
+			if (isnull)
+				return true;
+		}
+		return false;
+	}
+	for (int i = 0; i < st->nkeyatts; i++)
+	{
+		if ((unsigned char) item[off] != MARK_VALUE)
+			return true;
+		off += encoded_column_length(&st->cols[i], (const unsigned char *) item + off,
+									 len - off);
+	}
+	return false;
+}
+
+/* Do two leaf items have equal key columns (heap TIDs aside)? */
+bool
+pbt_items_keys_equal(PbtState *st, const char *a, int alen, const char *b, int blen)
+{
+	PbtSearchKey key;
+
+	if (st->normalized)
+	{
+		alen = normalized_keytid_len(st, a, alen) - TID_BYTES;
+		blen = normalized_keytid_len(st, b, blen) - TID_BYTES;
+		return alen == blen && memcmp(a, b, alen) == 0;
+	}
+	pbt_key_from_item(st, a, alen, &key);
+	key.has_tid = false;
+	key.nextkey = true;			/* b < key+inf ... */
+	if (pbt_compare(st, &key, b, blen) <= 0)
+		return false;
+	key.nextkey = false;		/* ... and key <= b */
+	return pbt_compare(st, &key, b, blen) <= 0;
 }
 
 /* Decode one key column of a normalized leaf item. */

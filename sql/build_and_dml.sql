@@ -1,0 +1,395 @@
+--
+-- build_and_dml: bulk build, then inserts (page splits at every position),
+-- updates, deletes, aborted inserts, VACUUM, REINDEX [CONCURRENTLY],
+-- CREATE INDEX CONCURRENTLY, CLUSTER, fillfactor, unlogged/temp/empty tables.
+-- After every step the index passes pagebtree_check(idx, true) and a fixed
+-- set of queries gives the same results through the index (index scan and
+-- bitmap scan) as through a seqscan: "failed" must be {}.
+--
+-- NOTICEs differ between server configurations (e.g. the one about
+-- shared_preload_libraries at index build), so show warnings and up only.
+SET client_min_messages = warning;
+SET max_parallel_workers_per_gather = 0;
+--
+-- pbt_cmp(query, via): run "query" twice, once forced onto an index access
+-- path and once as a sequential scan, and compare the results.
+--   via = 'index'     : plain or index-only index scan (no seq/bitmap scans)
+--         'indexonly' : like 'index', but the plan must be an Index Only Scan
+--         'bitmap'    : bitmap index scan only
+-- Returns plan_ok (the forced plan really uses a pagebtree index that way, and
+-- only pagebtree indexes), nrows (rows from the seqscan run) and ndiffs (rows
+-- that differ).  Queries with ORDER BY are compared row by row in order,
+-- others as multisets.
+--
+CREATE OR REPLACE FUNCTION pbt_cmp(q text, via text DEFAULT 'index',
+                                   OUT plan_ok boolean, OUT nrows bigint,
+                                   OUT ndiffs bigint)
+LANGUAGE plpgsql
+SET enable_seqscan = on SET enable_indexscan = on SET enable_indexonlyscan = on
+SET enable_bitmapscan = on SET max_parallel_workers_per_gather = 0
+AS $$
+DECLARE
+    ordered boolean := q ~* '\morder\s+by\M';
+    wrapped text := format('SELECT coalesce(array_agg(s::text), ''{}'') FROM (%s) s', q);
+    ln text;
+    m text[];
+    used_any boolean := false;
+    used_other boolean := false;
+    idx_res text[];
+    seq_res text[];
+BEGIN
+    IF via IN ('index', 'indexonly') THEN
+        PERFORM set_config('enable_seqscan', 'off', true);
+        PERFORM set_config('enable_bitmapscan', 'off', true);
+    ELSIF via = 'bitmap' THEN
+        PERFORM set_config('enable_seqscan', 'off', true);
+        PERFORM set_config('enable_indexscan', 'off', true);
+        PERFORM set_config('enable_indexonlyscan', 'off', true);
+    ELSE
+        RAISE EXCEPTION 'pbt_cmp: unknown access path "%"', via;
+    END IF;
+
+    plan_ok := true;
+    FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || wrapped LOOP
+        IF ln ~ 'Seq Scan' THEN
+            plan_ok := false;
+        END IF;
+        m := regexp_match(ln, '(Index Only Scan|Index Scan|Bitmap Index Scan)(?: Backward)? (?:using|on) (\S+)');
+        IF m IS NOT NULL THEN
+            IF (SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+                WHERE c.oid = to_regclass(m[2])) = 'pagebtree'
+               AND (via = 'index' AND m[1] IN ('Index Scan', 'Index Only Scan')
+                    OR via = 'indexonly' AND m[1] = 'Index Only Scan'
+                    OR via = 'bitmap' AND m[1] = 'Bitmap Index Scan') THEN
+                used_any := true;
+            ELSE
+                used_other := true;
+            END IF;
+        END IF;
+    END LOOP;
+    plan_ok := plan_ok AND used_any AND NOT used_other;
+    EXECUTE wrapped INTO idx_res;
+
+    PERFORM set_config('enable_seqscan', 'on', true);
+    PERFORM set_config('enable_indexscan', 'off', true);
+    PERFORM set_config('enable_indexonlyscan', 'off', true);
+    PERFORM set_config('enable_bitmapscan', 'off', true);
+    EXECUTE wrapped INTO seq_res;
+
+    nrows := cardinality(seq_res);
+    IF ordered THEN
+        SELECT count(*) INTO ndiffs
+        FROM generate_series(1, greatest(cardinality(idx_res), cardinality(seq_res))) i
+        WHERE idx_res[i] IS DISTINCT FROM seq_res[i];
+    ELSE
+        SELECT (SELECT count(*) FROM (SELECT unnest(idx_res) EXCEPT ALL SELECT unnest(seq_res)) a)
+             + (SELECT count(*) FROM (SELECT unnest(seq_res) EXCEPT ALL SELECT unnest(idx_res)) b)
+        INTO ndiffs;
+    END IF;
+END;
+$$;
+
+-- Run queries through pbt_cmp (index path, plus bitmap path for queries with
+-- a WHERE clause); report how many ran, the total row count, and the queries
+-- whose plan did not use a pagebtree index or whose results differed.
+CREATE OR REPLACE FUNCTION pbt_verify(qs text[], OUT queries int,
+                                      OUT total_rows bigint, OUT failed text[])
+LANGUAGE plpgsql AS $$
+DECLARE
+    q text;
+    r record;
+BEGIN
+    queries := 0;
+    total_rows := 0;
+    failed := '{}';
+    FOREACH q IN ARRAY qs LOOP
+        queries := queries + 1;
+        SELECT * INTO r FROM pbt_cmp(q, 'index');
+        total_rows := total_rows + r.nrows;
+        IF NOT r.plan_ok OR r.ndiffs <> 0 THEN
+            failed := failed || format('index: %s (plan_ok %s, %s of %s rows differ)',
+                                       q, r.plan_ok, r.ndiffs, r.nrows);
+        END IF;
+        IF q LIKE '% WHERE %' THEN
+            SELECT * INTO r FROM pbt_cmp(q, 'bitmap');
+            IF NOT r.plan_ok OR r.ndiffs <> 0 THEN
+                failed := failed || format('bitmap: %s (plan_ok %s, %s of %s rows differ)',
+                                           q, r.plan_ok, r.ndiffs, r.nrows);
+            END IF;
+        END IF;
+    END LOOP;
+END;
+$$;
+
+CREATE TABLE bd (id int, k int, t text, f float8) WITH (autovacuum_enabled = off);
+
+CREATE OR REPLACE FUNCTION bd_verify()
+RETURNS TABLE (queries int, total_rows bigint, failed text[])
+LANGUAGE sql AS $$
+    SELECT * FROM pbt_verify(ARRAY[
+        'SELECT id FROM bd WHERE k = 777',
+        'SELECT id FROM bd WHERE k < 100',
+        'SELECT id FROM bd WHERE k BETWEEN 2000 AND 2100',
+        'SELECT id FROM bd WHERE k > 4900',
+        'SELECT id FROM bd WHERE k IS NULL',
+        'SELECT id FROM bd WHERE k = ANY (''{1,777,4999,-5,10005,NULL}'')',
+        'SELECT k FROM bd ORDER BY k',
+        'SELECT k FROM bd ORDER BY k DESC',
+        'SELECT k FROM bd WHERE k > 2500 ORDER BY k LIMIT 50',
+        'SELECT k FROM bd WHERE k < 2500 ORDER BY k DESC LIMIT 50',
+        'SELECT count(*) FROM bd WHERE k >= 0',
+        'SELECT id FROM bd WHERE t >= ''a'' AND t < ''b''',
+        'SELECT id FROM bd WHERE t = md5(''42'')',
+        'SELECT t FROM bd ORDER BY t',
+        'SELECT t FROM bd WHERE t > ''f'' ORDER BY t DESC LIMIT 100',
+        'SELECT id FROM bd WHERE t COLLATE "C" >= ''c'' AND t COLLATE "C" < ''d''',
+        'SELECT id FROM bd WHERE t COLLATE "C" = ''dup'' AND k > 0',
+        'SELECT t COLLATE "C", k FROM bd WHERE t COLLATE "C" > ''e'' ORDER BY t COLLATE "C", k LIMIT 300',
+        'SELECT t COLLATE "C", k FROM bd ORDER BY t COLLATE "C" DESC, k DESC'
+    ])
+$$;
+
+-- 1. Bulk build on a populated table.
+INSERT INTO bd
+SELECT i, CASE WHEN i % 101 = 0 THEN NULL ELSE (i * 7919) % 5000 END, md5(i::text), i / 3.0
+FROM generate_series(1, 10000) i;
+CREATE INDEX bd_k ON bd USING pagebtree (k);
+CREATE INDEX bd_t ON bd USING pagebtree (t);
+CREATE INDEX bd_tc ON bd USING pagebtree (t COLLATE "C", k);
+ANALYZE bd;
+SELECT pagebtree_check('bd_k', true);
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT level > 0 AS multi_level FROM pagebtree_metapage('bd_k');
+SELECT * FROM bd_verify();
+
+-- 2. Inserts into the built tree, keys spread over the whole range.
+INSERT INTO bd
+SELECT i, CASE WHEN i % 101 = 0 THEN NULL ELSE (i * 7919) % 5000 END, md5(i::text), i / 3.0
+FROM generate_series(10001, 20000) i;
+SELECT pagebtree_check('bd_k', true);
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT * FROM bd_verify();
+
+-- 3. Ascending keys (rightmost splits) and descending keys (leftmost splits).
+INSERT INTO bd SELECT 40000 + i, 5000 + i, md5((40000 + i)::text), i FROM generate_series(1, 4000) i;
+INSERT INTO bd SELECT 48000 + i, -i, 'zz' || lpad((8000 - i)::text, 5, '0'), i FROM generate_series(1, 4000) i;
+SELECT pagebtree_check('bd_k', true);
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT * FROM bd_verify();
+
+-- 4. Long runs of duplicates spanning several pages.
+INSERT INTO bd SELECT 56000 + i, 777, 'dup', i FROM generate_series(1, 4000) i;
+INSERT INTO bd SELECT 62000 + i, NULL, NULL, i FROM generate_series(1, 2000) i;
+SELECT pagebtree_check('bd_k', true);
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT * FROM bd_verify();
+
+-- 5. Updates: of the indexed column (new index entries) and of another one.
+UPDATE bd SET k = k + 1 WHERE id % 10 = 0;
+UPDATE bd SET f = f + 1 WHERE id % 7 = 0;
+UPDATE bd SET t = t || 'u' WHERE id % 11 = 0;
+SELECT pagebtree_check('bd_k', true);
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT * FROM bd_verify();
+
+-- 6. Deletes (dead entries stay in the index until VACUUM).
+DELETE FROM bd WHERE id % 3 = 0;
+SELECT pagebtree_check('bd_k', true);
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT * FROM bd_verify();
+
+-- 7. Inserts of an aborted transaction.
+BEGIN;
+INSERT INTO bd SELECT 70000 + i, i % 6000, md5(i::text), i FROM generate_series(1, 5000) i;
+ROLLBACK;
+SELECT pagebtree_check('bd_k', true);
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT * FROM bd_verify();
+
+-- 8. VACUUM removes the dead entries.
+VACUUM bd;
+SELECT pagebtree_check('bd_k', true);
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT * FROM bd_verify();
+
+-- 9. Empty out a whole key range (many leaf pages), VACUUM, refill it.
+DELETE FROM bd WHERE k BETWEEN 1000 AND 3000 OR k = 777;
+VACUUM bd;
+SELECT pagebtree_check('bd_k', true);
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT * FROM bd_verify();
+INSERT INTO bd SELECT 80000 + i, 1000 + (i * 7) % 2001, md5((80000 + i)::text), i FROM generate_series(1, 5000) i;
+SELECT pagebtree_check('bd_k', true);
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT * FROM bd_verify();
+
+-- 10. REINDEX, REINDEX CONCURRENTLY, REINDEX TABLE.
+REINDEX INDEX bd_k;
+SELECT pagebtree_check('bd_k', true);
+SELECT * FROM bd_verify();
+REINDEX INDEX CONCURRENTLY bd_t;
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT * FROM bd_verify();
+REINDEX TABLE bd;
+SELECT pagebtree_check('bd_k', true);
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT * FROM bd_verify();
+
+-- 11. CREATE INDEX CONCURRENTLY, then more DML through all indexes.
+CREATE INDEX CONCURRENTLY bd_f ON bd USING pagebtree (f DESC);
+SELECT indisvalid FROM pg_index WHERE indexrelid = 'bd_f'::regclass;
+SELECT pagebtree_check('bd_f', true);
+INSERT INTO bd SELECT 90000 + i, i % 5000, md5(i::text), i * 1.5 FROM generate_series(1, 3000) i;
+DELETE FROM bd WHERE id % 17 = 0;
+SELECT pagebtree_check('bd_k', true);
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT pagebtree_check('bd_f', true);
+SELECT * FROM bd_verify();
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT id FROM bd WHERE f = 10',
+    'SELECT id FROM bd WHERE f > 4000 AND f < 4100',
+    'SELECT f FROM bd ORDER BY f DESC LIMIT 100',
+    'SELECT f FROM bd ORDER BY f'
+]);
+DROP INDEX CONCURRENTLY bd_f;
+
+-- 12. CLUSTER on a pagebtree index.
+CLUSTER bd USING bd_k;
+SELECT pagebtree_check('bd_k', true);
+SELECT pagebtree_check('bd_t', true);
+SELECT pagebtree_check('bd_tc', true);
+SELECT * FROM bd_verify();
+
+-- 13. fillfactor: a fuller index needs fewer pages; the option is stored.
+CREATE TABLE bd_ff (id int, k int) WITH (autovacuum_enabled = off);
+INSERT INTO bd_ff SELECT i, i FROM generate_series(1, 20000) i;
+CREATE INDEX bd_ff_50 ON bd_ff USING pagebtree (k) WITH (fillfactor = 50);
+CREATE INDEX bd_ff_100 ON bd_ff USING pagebtree (k) WITH (fillfactor = 100);
+CREATE INDEX bd_ff_def ON bd_ff USING pagebtree (k);
+SELECT pagebtree_check('bd_ff_50', true);
+SELECT pagebtree_check('bd_ff_100', true);
+SELECT pagebtree_check('bd_ff_def', true);
+SELECT (SELECT nblocks FROM pagebtree_metapage('bd_ff_50')) >
+       (SELECT nblocks FROM pagebtree_metapage('bd_ff_def')) AS ff50_bigger_than_default,
+       (SELECT nblocks FROM pagebtree_metapage('bd_ff_def')) >
+       (SELECT nblocks FROM pagebtree_metapage('bd_ff_100')) AS default_bigger_than_ff100;
+-- inserts into a tightly packed index split pages everywhere
+INSERT INTO bd_ff SELECT 20000 + i, i * 2 FROM generate_series(1, 10000) i;
+SELECT pagebtree_check('bd_ff_50', true);
+SELECT pagebtree_check('bd_ff_100', true);
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT id FROM bd_ff WHERE k BETWEEN 5000 AND 6000',
+    'SELECT k FROM bd_ff ORDER BY k DESC'
+]);
+ALTER INDEX bd_ff_100 SET (fillfactor = 70);
+SELECT relname, reloptions FROM pg_class WHERE relname LIKE 'bd_ff_%' ORDER BY relname;
+REINDEX INDEX bd_ff_100;
+SELECT pagebtree_check('bd_ff_100', true);
+ALTER INDEX bd_ff_100 RESET (fillfactor);
+SELECT reloptions FROM pg_class WHERE relname = 'bd_ff_100';
+
+-- 14. Index on an empty table; first inserts create the tree.
+CREATE TABLE bd_empty (id int, k int) WITH (autovacuum_enabled = off);
+CREATE INDEX bd_empty_k ON bd_empty USING pagebtree (k);
+SELECT pagebtree_check('bd_empty_k', true);
+SELECT level FROM pagebtree_metapage('bd_empty_k');
+SELECT * FROM pbt_verify(ARRAY['SELECT id FROM bd_empty WHERE k = 1']);
+INSERT INTO bd_empty VALUES (1, 1);
+SELECT pagebtree_check('bd_empty_k', true);
+SELECT * FROM pbt_verify(ARRAY['SELECT id FROM bd_empty WHERE k = 1']);
+INSERT INTO bd_empty SELECT i, (i * 37) % 1000 FROM generate_series(2, 5000) i;
+SELECT pagebtree_check('bd_empty_k', true);
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT id FROM bd_empty WHERE k = 1',
+    'SELECT k FROM bd_empty ORDER BY k'
+]);
+-- TRUNCATE gives the index a fresh, empty relfilenode
+TRUNCATE bd_empty;
+SELECT pagebtree_check('bd_empty_k', true);
+SELECT * FROM pbt_verify(ARRAY['SELECT id FROM bd_empty WHERE k >= 0']);
+INSERT INTO bd_empty SELECT i, i FROM generate_series(1, 3000) i;
+SELECT pagebtree_check('bd_empty_k', true);
+SELECT * FROM pbt_verify(ARRAY['SELECT id FROM bd_empty WHERE k >= 0']);
+
+-- 15. Unlogged table: the index gets an init fork (ambuildempty).
+CREATE UNLOGGED TABLE bd_unl (id int, k int) WITH (autovacuum_enabled = off);
+INSERT INTO bd_unl SELECT i, (i * 7) % 3000 FROM generate_series(1, 10000) i;
+CREATE INDEX bd_unl_k ON bd_unl USING pagebtree (k);
+SELECT relpersistence FROM pg_class WHERE relname = 'bd_unl_k';
+SELECT pg_relation_size('bd_unl_k', 'init') > 0 AS has_init_fork;
+SELECT pagebtree_check('bd_unl_k', true);
+INSERT INTO bd_unl SELECT i, i FROM generate_series(10001, 15000) i;
+DELETE FROM bd_unl WHERE id % 4 = 0;
+SELECT pagebtree_check('bd_unl_k', true);
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT id FROM bd_unl WHERE k = 42',
+    'SELECT id FROM bd_unl WHERE k > 2990',
+    'SELECT k FROM bd_unl ORDER BY k DESC'
+]);
+TRUNCATE bd_unl;
+SELECT pg_relation_size('bd_unl_k', 'init') > 0 AS has_init_fork;
+SELECT pagebtree_check('bd_unl_k', true);
+INSERT INTO bd_unl SELECT i, i % 100 FROM generate_series(1, 2000) i;
+SELECT pagebtree_check('bd_unl_k', true);
+SELECT * FROM pbt_verify(ARRAY['SELECT id FROM bd_unl WHERE k = 42']);
+
+-- 16. Temporary table (local buffers).
+CREATE TEMP TABLE bd_tmp (id int, k int);
+INSERT INTO bd_tmp SELECT i, (i * 13) % 4000 FROM generate_series(1, 20000) i;
+CREATE INDEX bd_tmp_k ON bd_tmp USING pagebtree (k);
+INSERT INTO bd_tmp SELECT i, i FROM generate_series(20001, 25000) i;
+DELETE FROM bd_tmp WHERE id % 5 = 0;
+VACUUM bd_tmp;
+ANALYZE bd_tmp;
+SELECT pagebtree_check('bd_tmp_k', true);
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT id FROM bd_tmp WHERE k = 42',
+    'SELECT id FROM bd_tmp WHERE k BETWEEN 100 AND 200',
+    'SELECT k FROM bd_tmp ORDER BY k'
+]);
+
+-- 17. Large keys (1.5 kB, incompressible): only a few items fit on a page.
+CREATE TABLE bd_big (id int, t text) WITH (autovacuum_enabled = off);
+INSERT INTO bd_big
+SELECT i, (SELECT string_agg(md5((i * 1000 + j)::text), '') FROM generate_series(1, 47) j)
+FROM generate_series(1, 150) i;
+CREATE INDEX bd_big_t ON bd_big USING pagebtree (t);
+INSERT INTO bd_big
+SELECT i, (SELECT string_agg(md5((i * 1000 + j)::text), '') FROM generate_series(1, 47) j)
+FROM generate_series(151, 400) i;
+INSERT INTO bd_big SELECT 1000 + id, t FROM bd_big WHERE id % 4 = 0;
+SELECT pagebtree_check('bd_big_t', true);
+SELECT level > 0 AS multi_level FROM pagebtree_metapage('bd_big_t');
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT id FROM bd_big WHERE t = (SELECT string_agg(md5((8000 + j)::text), '''') FROM generate_series(1, 47) j)',
+    'SELECT id FROM bd_big WHERE t > ''8''',
+    'SELECT md5(t) FROM bd_big ORDER BY t',
+    'SELECT md5(t) FROM bd_big ORDER BY t DESC'
+]);
+DELETE FROM bd_big WHERE id % 3 = 0;
+VACUUM bd_big;
+SELECT pagebtree_check('bd_big_t', true);
+SELECT * FROM pbt_verify(ARRAY['SELECT md5(t) FROM bd_big WHERE t < ''8'' ORDER BY t DESC']);
+
+-- 18. Build phases reported to pg_stat_progress_create_index.
+SELECT n, pg_indexam_progress_phasename((SELECT oid FROM pg_am WHERE amname = 'pagebtree'), n)
+FROM generate_series(0, 4) n;
+
+-- clean up
+DROP TABLE bd, bd_ff, bd_empty, bd_unl, bd_tmp, bd_big;
+DROP FUNCTION bd_verify();
+DROP FUNCTION pbt_verify(text[]);
+DROP FUNCTION pbt_cmp(text, text);

@@ -1,0 +1,730 @@
+--
+-- opclasses: every pagebtree operator class against a sequential scan.
+--
+-- For each supported type a table with duplicates, NULLs and edge values is
+-- indexed (bulk build, then more rows inserted through the index) and every
+-- strategy, = ANY, IS [NOT] NULL and ordered scans in both directions are
+-- compared with the same query run as a seqscan.  Expected output: every
+-- plan_ok is t and every diffs column is 0.
+--
+-- NOTICEs differ between server configurations (e.g. the one about
+-- shared_preload_libraries at index build), so show warnings and up only.
+SET client_min_messages = warning;
+SET max_parallel_workers_per_gather = 0;
+--
+-- pbt_cmp(query, via): run "query" twice, once forced onto an index access
+-- path and once as a sequential scan, and compare the results.
+--   via = 'index'     : plain or index-only index scan (no seq/bitmap scans)
+--         'indexonly' : like 'index', but the plan must be an Index Only Scan
+--         'bitmap'    : bitmap index scan only
+-- Returns plan_ok (the forced plan really uses a pagebtree index that way, and
+-- only pagebtree indexes), nrows (rows from the seqscan run) and ndiffs (rows
+-- that differ).  Queries with ORDER BY are compared row by row in order,
+-- others as multisets.
+--
+CREATE OR REPLACE FUNCTION pbt_cmp(q text, via text DEFAULT 'index',
+                                   OUT plan_ok boolean, OUT nrows bigint,
+                                   OUT ndiffs bigint)
+LANGUAGE plpgsql
+SET enable_seqscan = on SET enable_indexscan = on SET enable_indexonlyscan = on
+SET enable_bitmapscan = on SET max_parallel_workers_per_gather = 0
+AS $$
+DECLARE
+    ordered boolean := q ~* '\morder\s+by\M';
+    wrapped text := format('SELECT coalesce(array_agg(s::text), ''{}'') FROM (%s) s', q);
+    ln text;
+    m text[];
+    used_any boolean := false;
+    used_other boolean := false;
+    idx_res text[];
+    seq_res text[];
+BEGIN
+    IF via IN ('index', 'indexonly') THEN
+        PERFORM set_config('enable_seqscan', 'off', true);
+        PERFORM set_config('enable_bitmapscan', 'off', true);
+    ELSIF via = 'bitmap' THEN
+        PERFORM set_config('enable_seqscan', 'off', true);
+        PERFORM set_config('enable_indexscan', 'off', true);
+        PERFORM set_config('enable_indexonlyscan', 'off', true);
+    ELSE
+        RAISE EXCEPTION 'pbt_cmp: unknown access path "%"', via;
+    END IF;
+
+    plan_ok := true;
+    FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || wrapped LOOP
+        IF ln ~ 'Seq Scan' THEN
+            plan_ok := false;
+        END IF;
+        m := regexp_match(ln, '(Index Only Scan|Index Scan|Bitmap Index Scan)(?: Backward)? (?:using|on) (\S+)');
+        IF m IS NOT NULL THEN
+            IF (SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+                WHERE c.oid = to_regclass(m[2])) = 'pagebtree'
+               AND (via = 'index' AND m[1] IN ('Index Scan', 'Index Only Scan')
+                    OR via = 'indexonly' AND m[1] = 'Index Only Scan'
+                    OR via = 'bitmap' AND m[1] = 'Bitmap Index Scan') THEN
+                used_any := true;
+            ELSE
+                used_other := true;
+            END IF;
+        END IF;
+    END LOOP;
+    plan_ok := plan_ok AND used_any AND NOT used_other;
+    EXECUTE wrapped INTO idx_res;
+
+    PERFORM set_config('enable_seqscan', 'on', true);
+    PERFORM set_config('enable_indexscan', 'off', true);
+    PERFORM set_config('enable_indexonlyscan', 'off', true);
+    PERFORM set_config('enable_bitmapscan', 'off', true);
+    EXECUTE wrapped INTO seq_res;
+
+    nrows := cardinality(seq_res);
+    IF ordered THEN
+        SELECT count(*) INTO ndiffs
+        FROM generate_series(1, greatest(cardinality(idx_res), cardinality(seq_res))) i
+        WHERE idx_res[i] IS DISTINCT FROM seq_res[i];
+    ELSE
+        SELECT (SELECT count(*) FROM (SELECT unnest(idx_res) EXCEPT ALL SELECT unnest(seq_res)) a)
+             + (SELECT count(*) FROM (SELECT unnest(seq_res) EXCEPT ALL SELECT unnest(idx_res)) b)
+        INTO ndiffs;
+    END IF;
+END;
+$$;
+
+-- The standard set of queries run against every type.  $T = table, $O = the
+-- output expression (a canonical form of v, so that values that are equal but
+-- print differently cannot make ordered comparisons differ), $LO/$HI = two
+-- constants with $LO < $HI.
+CREATE OR REPLACE FUNCTION pbt_type_queries(tbl text, outexpr text, lo text, hi text)
+RETURNS SETOF text LANGUAGE sql AS $$
+    SELECT replace(replace(replace(replace(q, '$T', tbl), '$O', outexpr), '$LO', lo), '$HI', hi)
+    FROM unnest(ARRAY[
+        'SELECT id FROM $T WHERE v = $LO',
+        'SELECT id FROM $T WHERE v < $LO',
+        'SELECT id FROM $T WHERE v <= $LO',
+        'SELECT id FROM $T WHERE v > $LO',
+        'SELECT id FROM $T WHERE v >= $LO',
+        'SELECT id FROM $T WHERE v > $LO AND v <= $HI',
+        'SELECT id FROM $T WHERE v = ANY (ARRAY[$HI, NULL, $LO, $HI])',
+        'SELECT id FROM $T WHERE v IS NULL',
+        'SELECT count(*) FROM $T WHERE v IS NOT NULL',
+        'SELECT $O FROM $T ORDER BY v',
+        'SELECT $O FROM $T ORDER BY v DESC',
+        'SELECT $O FROM $T WHERE v >= $LO ORDER BY v LIMIT 25',
+        'SELECT $O FROM $T WHERE v < $HI ORDER BY v DESC LIMIT 25',
+        'SELECT $O FROM $T WHERE v <= $HI ORDER BY v',
+        'SELECT $O FROM $T ORDER BY v DESC LIMIT 10'
+    ]) WITH ORDINALITY AS u(q, n)
+    ORDER BY n
+$$;
+
+-- Run the standard queries: forced index scan, and (for queries with a
+-- WHERE clause) forced bitmap scan, each compared with a seqscan.
+CREATE OR REPLACE FUNCTION pbt_check_type(tbl text, outexpr text, lo text, hi text)
+RETURNS TABLE (query text, nrows bigint, idx_plan boolean, idx_diffs bigint,
+               bmp_plan boolean, bmp_diffs bigint)
+LANGUAGE sql AS $$
+    SELECT q.q, i.nrows, i.plan_ok, i.ndiffs, b.plan_ok, b.ndiffs
+    FROM pbt_type_queries(tbl, outexpr, lo, hi) AS q(q)
+    CROSS JOIN LATERAL pbt_cmp(q.q, 'index') AS i
+    LEFT JOIN LATERAL (SELECT * FROM pbt_cmp(q.q, 'bitmap')
+                       WHERE q.q LIKE '% WHERE %') AS b ON true
+$$;
+
+-- Source data: k cycles through 0..1008 (so every value repeats about four
+-- times), every 50th row is NULL, and some rows carry edge values.
+CREATE TABLE oc_data AS
+SELECT id, k,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN 42
+         WHEN id % 333 = 0 THEN 32767
+         WHEN id % 333 = 1 THEN -32768
+         ELSE k - 500 END::int2 AS v_int2,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN 42
+         WHEN id % 333 = 0 THEN 2147483647
+         WHEN id % 333 = 1 THEN -2147483648
+         ELSE (k - 500) * 4000000 + k END::int4 AS v_int4,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN 42
+         WHEN id % 333 = 0 THEN 9223372036854775807
+         WHEN id % 333 = 1 THEN -9223372036854775808
+         ELSE (k - 500) * 3000000007 END::int8 AS v_int8,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN 1.5::float4
+         WHEN id % 333 = 0 THEN 'NaN'::float4
+         WHEN id % 333 = 1 THEN 'Infinity'::float4
+         WHEN id % 333 = 2 THEN '-Infinity'::float4
+         WHEN id % 333 = 3 THEN '-0'::float4
+         WHEN id % 333 = 4 THEN 1e-30::float4
+         ELSE ((k - 500) / 8.0)::float4 END AS v_float4,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN 1.5::float8
+         WHEN id % 333 = 0 THEN 'NaN'::float8
+         WHEN id % 333 = 1 THEN 'Infinity'::float8
+         WHEN id % 333 = 2 THEN '-Infinity'::float8
+         WHEN id % 333 = 3 THEN '-0'::float8
+         WHEN id % 333 = 4 THEN 5e-324::float8
+         WHEN id % 333 = 5 THEN -1e300::float8
+         ELSE ((k - 500) / 7.0)::float8 END AS v_float8,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN 1.5
+         WHEN id % 100 = 17 THEN 1.50
+         WHEN id % 100 = 27 THEN 1.500
+         WHEN id % 333 = 0 THEN 'NaN'
+         WHEN id % 333 = 1 THEN 'Infinity'
+         WHEN id % 333 = 2 THEN '-Infinity'
+         WHEN id % 333 = 3 THEN 1e100
+         WHEN id % 333 = 4 THEN -1e-100
+         ELSE (k - 500) / 7.0 END::numeric AS v_numeric,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN date '2020-01-01'
+         WHEN id % 333 = 0 THEN date 'infinity'
+         WHEN id % 333 = 1 THEN date '-infinity'
+         ELSE date '2019-06-01' + (k - 500) END AS v_date,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN timestamp '2020-01-01 00:00'
+         WHEN id % 333 = 0 THEN timestamp 'infinity'
+         WHEN id % 333 = 1 THEN timestamp '-infinity'
+         ELSE timestamp '2019-06-01 12:34:56.789'
+              + (k - 500) * interval '17 hours 13 minutes 7.5 seconds' END AS v_timestamp,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN timestamptz '2020-01-01 00:00'
+         WHEN id % 333 = 0 THEN timestamptz 'infinity'
+         WHEN id % 333 = 1 THEN timestamptz '-infinity'
+         ELSE timestamptz '2019-06-01 12:34:56.789+00'
+              + (k - 500) * interval '17 hours 13 minutes 7.5 seconds' END AS v_timestamptz,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN time '12:00'
+         WHEN id % 333 = 0 THEN time '24:00:00'
+         WHEN id % 333 = 1 THEN time '00:00:00'
+         ELSE time '00:00' + k * interval '85.123 seconds' END AS v_time,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN interval '1 day'
+         WHEN id % 100 = 17 THEN interval '24 hours'
+         WHEN id % 100 = 27 THEN interval '1 mon'
+         WHEN id % 100 = 37 THEN interval '30 days'
+         WHEN id % 333 = 0 THEN interval '-1 day'
+         WHEN id % 333 = 1 THEN interval '178000000 years'
+         ELSE (k - 500) * interval '1 hour 1 minute 1.5 seconds' END AS v_interval,
+    CASE WHEN id % 50 = 0 THEN NULL
+         ELSE k % 3 = 0 END AS v_bool,
+    CASE WHEN id % 50 = 0 THEN NULL
+         ELSE ((k % 256) - 128)::"char" END AS v_char,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN 'abc'
+         WHEN id % 100 = 17 THEN ''
+         WHEN id % 100 = 27 THEN 'ab'
+         WHEN id % 100 = 37 THEN 'abc '
+         WHEN id % 100 = 47 THEN 'abcd'
+         WHEN id % 333 = 0 THEN repeat('x', 500)
+         WHEN id % 333 = 1 THEN 'äöü'
+         WHEN id % 333 = 2 THEN E'a\tb'
+         ELSE md5(k::text) END AS v_text,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN 'abc'
+         WHEN id % 100 = 17 THEN 'abc   '
+         WHEN id % 100 = 27 THEN ''
+         WHEN id % 100 = 37 THEN ' abc'
+         ELSE substr(md5(k::text), 1, k % 12 + 1) END::char(12) AS v_bpchar,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN 'abc'
+         WHEN id % 100 = 17 THEN ''
+         WHEN id % 333 = 0 THEN repeat('n', 63)
+         ELSE md5(k::text) || k END::name AS v_name,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN '\x00'::bytea
+         WHEN id % 100 = 17 THEN '\x0000'::bytea
+         WHEN id % 100 = 27 THEN '\x00ff'::bytea
+         WHEN id % 100 = 37 THEN '\xff'::bytea
+         WHEN id % 100 = 47 THEN '\x'::bytea
+         ELSE decode(substr(md5(k::text), 1, 2 * (k % 16)), 'hex') END AS v_bytea,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN '00000000-0000-0000-0000-000000000000'::uuid
+         WHEN id % 100 = 17 THEN 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid
+         ELSE md5(k::text)::uuid END AS v_uuid,
+    CASE WHEN id % 50 = 0 THEN NULL
+         WHEN id % 100 = 7 THEN 42::oid
+         WHEN id % 333 = 0 THEN 4294967295::oid
+         WHEN id % 333 = 1 THEN 0::oid
+         ELSE (k::int8 * 4256233)::oid END AS v_oid
+FROM (SELECT id, (id * 37) % 1009 AS k FROM generate_series(1, 4000) id) s;
+
+--
+-- int2
+--
+CREATE TABLE oc_int2 (id int, v int2) WITH (autovacuum_enabled = off);
+INSERT INTO oc_int2 SELECT id, v_int2 FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_int2_v ON oc_int2 USING pagebtree (v);
+INSERT INTO oc_int2 SELECT id, v_int2 FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_int2;
+SELECT pagebtree_check('oc_int2_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_int2 WHERE v = 42::int2;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_int2', 'v', '42::int2', '300::int2');
+
+--
+-- int4
+--
+CREATE TABLE oc_int4 (id int, v int4) WITH (autovacuum_enabled = off);
+INSERT INTO oc_int4 SELECT id, v_int4 FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_int4_v ON oc_int4 USING pagebtree (v);
+INSERT INTO oc_int4 SELECT id, v_int4 FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_int4;
+SELECT pagebtree_check('oc_int4_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_int4 WHERE v = 42;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_int4', 'v', '42', '400000000');
+
+--
+-- int8
+--
+CREATE TABLE oc_int8 (id int, v int8) WITH (autovacuum_enabled = off);
+INSERT INTO oc_int8 SELECT id, v_int8 FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_int8_v ON oc_int8 USING pagebtree (v);
+INSERT INTO oc_int8 SELECT id, v_int8 FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_int8;
+SELECT pagebtree_check('oc_int8_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_int8 WHERE v = 42::int8;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_int8', 'v', '42::int8', '500000000000::int8');
+
+--
+-- float4
+--
+CREATE TABLE oc_float4 (id int, v float4) WITH (autovacuum_enabled = off);
+INSERT INTO oc_float4 SELECT id, v_float4 FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_float4_v ON oc_float4 USING pagebtree (v);
+INSERT INTO oc_float4 SELECT id, v_float4 FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_float4;
+SELECT pagebtree_check('oc_float4_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_float4 WHERE v = 1.5::float4;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_float4', 'v + 0::float4', '1.5::float4', '50::float4');
+
+--
+-- float8
+--
+CREATE TABLE oc_float8 (id int, v float8) WITH (autovacuum_enabled = off);
+INSERT INTO oc_float8 SELECT id, v_float8 FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_float8_v ON oc_float8 USING pagebtree (v);
+INSERT INTO oc_float8 SELECT id, v_float8 FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_float8;
+SELECT pagebtree_check('oc_float8_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_float8 WHERE v = 1.5::float8;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_float8', 'v + 0::float8', '1.5::float8', '''Infinity''::float8');
+
+--
+-- numeric
+--
+CREATE TABLE oc_numeric (id int, v numeric) WITH (autovacuum_enabled = off);
+INSERT INTO oc_numeric SELECT id, v_numeric FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_numeric_v ON oc_numeric USING pagebtree (v);
+INSERT INTO oc_numeric SELECT id, v_numeric FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_numeric;
+SELECT pagebtree_check('oc_numeric_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_numeric WHERE v = 1.5;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_numeric', 'trim_scale(v)', '1.5', '50.25');
+
+--
+-- date
+--
+CREATE TABLE oc_date (id int, v date) WITH (autovacuum_enabled = off);
+INSERT INTO oc_date SELECT id, v_date FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_date_v ON oc_date USING pagebtree (v);
+INSERT INTO oc_date SELECT id, v_date FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_date;
+SELECT pagebtree_check('oc_date_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_date WHERE v = '2020-01-01'::date;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_date', 'v', '''2020-01-01''::date', '''2020-03-01''::date');
+
+--
+-- timestamp
+--
+CREATE TABLE oc_timestamp (id int, v timestamp) WITH (autovacuum_enabled = off);
+INSERT INTO oc_timestamp SELECT id, v_timestamp FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_timestamp_v ON oc_timestamp USING pagebtree (v);
+INSERT INTO oc_timestamp SELECT id, v_timestamp FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_timestamp;
+SELECT pagebtree_check('oc_timestamp_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_timestamp WHERE v = '2020-01-01 00:00'::timestamp;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_timestamp', 'v', '''2020-01-01 00:00''::timestamp', '''2020-06-01''::timestamp');
+
+--
+-- timestamptz
+--
+CREATE TABLE oc_timestamptz (id int, v timestamptz) WITH (autovacuum_enabled = off);
+INSERT INTO oc_timestamptz SELECT id, v_timestamptz FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_timestamptz_v ON oc_timestamptz USING pagebtree (v);
+INSERT INTO oc_timestamptz SELECT id, v_timestamptz FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_timestamptz;
+SELECT pagebtree_check('oc_timestamptz_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_timestamptz WHERE v = '2020-01-01 00:00'::timestamptz;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_timestamptz', 'v', '''2020-01-01 00:00''::timestamptz', '''2020-06-01''::timestamptz');
+
+--
+-- time
+--
+CREATE TABLE oc_time (id int, v time) WITH (autovacuum_enabled = off);
+INSERT INTO oc_time SELECT id, v_time FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_time_v ON oc_time USING pagebtree (v);
+INSERT INTO oc_time SELECT id, v_time FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_time;
+SELECT pagebtree_check('oc_time_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_time WHERE v = '12:00'::time;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_time', 'v', '''12:00''::time', '''23:00''::time');
+
+--
+-- interval
+--
+CREATE TABLE oc_interval (id int, v interval) WITH (autovacuum_enabled = off);
+INSERT INTO oc_interval SELECT id, v_interval FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_interval_v ON oc_interval USING pagebtree (v);
+INSERT INTO oc_interval SELECT id, v_interval FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_interval;
+SELECT pagebtree_check('oc_interval_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_interval WHERE v = '1 day'::interval;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_interval', 'justify_interval(v)', '''1 day''::interval', '''100 hours''::interval');
+
+--
+-- bool
+-- Note: the planner rewrites "v = false" to "NOT v", and only btree's own
+-- boolean opfamily can turn that back into an index qual (IsBooleanOpfamily),
+-- so that one query cannot use the index (idx_plan/bmp_plan f); the others can.
+--
+CREATE TABLE oc_bool (id int, v bool) WITH (autovacuum_enabled = off);
+INSERT INTO oc_bool SELECT id, v_bool FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_bool_v ON oc_bool USING pagebtree (v);
+INSERT INTO oc_bool SELECT id, v_bool FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_bool;
+SELECT pagebtree_check('oc_bool_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_bool WHERE v = false;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_bool WHERE v > false;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_bool', 'v', 'false', 'true');
+
+--
+-- "char"
+--
+CREATE TABLE oc_char (id int, v "char") WITH (autovacuum_enabled = off);
+INSERT INTO oc_char SELECT id, v_char FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_char_v ON oc_char USING pagebtree (v);
+INSERT INTO oc_char SELECT id, v_char FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_char;
+SELECT pagebtree_check('oc_char_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_char WHERE v = 'a'::"char";
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_char', 'v', '''a''::"char"', '''z''::"char"');
+
+--
+-- text
+--
+CREATE TABLE oc_text (id int, v text) WITH (autovacuum_enabled = off);
+INSERT INTO oc_text SELECT id, v_text FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_text_v ON oc_text USING pagebtree (v);
+INSERT INTO oc_text SELECT id, v_text FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_text;
+SELECT pagebtree_check('oc_text_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_text WHERE v = 'abc';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_text', 'v', '''abc''', '''m''');
+
+--
+-- text COLLATE "C" (byte order; may use a different key representation)
+--
+CREATE TABLE oc_text_c (id int, v text COLLATE "C") WITH (autovacuum_enabled = off);
+INSERT INTO oc_text_c SELECT id, v_text FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_text_c_v ON oc_text_c USING pagebtree (v);
+INSERT INTO oc_text_c SELECT id, v_text FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_text_c;
+SELECT pagebtree_check('oc_text_c_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_text_c WHERE v = 'abc';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_text_c', 'v', '''abc''', '''m''');
+
+--
+-- varchar(40)
+--
+CREATE TABLE oc_varchar (id int, v varchar(40)) WITH (autovacuum_enabled = off);
+INSERT INTO oc_varchar SELECT id, v_text::varchar(40) FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_varchar_v ON oc_varchar USING pagebtree (v);
+INSERT INTO oc_varchar SELECT id, v_text::varchar(40) FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_varchar;
+SELECT pagebtree_check('oc_varchar_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_varchar WHERE v = 'abc';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_varchar', 'v', '''abc''', '''m''');
+
+--
+-- char(12)
+--
+CREATE TABLE oc_bpchar (id int, v char(12)) WITH (autovacuum_enabled = off);
+INSERT INTO oc_bpchar SELECT id, v_bpchar FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_bpchar_v ON oc_bpchar USING pagebtree (v);
+INSERT INTO oc_bpchar SELECT id, v_bpchar FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_bpchar;
+SELECT pagebtree_check('oc_bpchar_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_bpchar WHERE v = 'abc'::bpchar;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_bpchar', 'v', '''abc''::bpchar', '''m''::bpchar');
+
+--
+-- name
+--
+CREATE TABLE oc_name (id int, v name) WITH (autovacuum_enabled = off);
+INSERT INTO oc_name SELECT id, v_name FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_name_v ON oc_name USING pagebtree (v);
+INSERT INTO oc_name SELECT id, v_name FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_name;
+SELECT pagebtree_check('oc_name_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_name WHERE v = 'abc'::name;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_name', 'v', '''abc''::name', '''m''::name');
+
+--
+-- bytea
+--
+CREATE TABLE oc_bytea (id int, v bytea) WITH (autovacuum_enabled = off);
+INSERT INTO oc_bytea SELECT id, v_bytea FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_bytea_v ON oc_bytea USING pagebtree (v);
+INSERT INTO oc_bytea SELECT id, v_bytea FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_bytea;
+SELECT pagebtree_check('oc_bytea_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_bytea WHERE v = '\x00'::bytea;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_bytea', 'v', '''\x00''::bytea', '''\x80''::bytea');
+
+--
+-- uuid
+--
+CREATE TABLE oc_uuid (id int, v uuid) WITH (autovacuum_enabled = off);
+INSERT INTO oc_uuid SELECT id, v_uuid FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_uuid_v ON oc_uuid USING pagebtree (v);
+INSERT INTO oc_uuid SELECT id, v_uuid FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_uuid;
+SELECT pagebtree_check('oc_uuid_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_uuid WHERE v = '00000000-0000-0000-0000-000000000000'::uuid;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_uuid', 'v', '''00000000-0000-0000-0000-000000000000''::uuid', '''80000000-0000-0000-0000-000000000000''::uuid');
+
+--
+-- oid
+--
+CREATE TABLE oc_oid (id int, v oid) WITH (autovacuum_enabled = off);
+INSERT INTO oc_oid SELECT id, v_oid FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_oid_v ON oc_oid USING pagebtree (v);
+INSERT INTO oc_oid SELECT id, v_oid FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_oid;
+SELECT pagebtree_check('oc_oid_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_oid WHERE v = 42::oid;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_check_type('oc_oid', 'v', '42::oid', '3000000000::oid');
+
+--
+-- Cross-type comparisons: the constant has a different type than the column
+-- but belongs to the same operator family.
+--
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_int8 WHERE v = 42::int4;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_int2 WHERE v < 1000::int8;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_date WHERE v < '2020-01-01'::timestamptz;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_float4 WHERE v > 1.5::float8;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_name WHERE v = 'abc'::text;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT q.q AS query, i.nrows, i.plan_ok AS idx_plan, i.ndiffs AS idx_diffs,
+       b.plan_ok AS bmp_plan, b.ndiffs AS bmp_diffs
+FROM unnest(ARRAY[
+    'SELECT id FROM oc_int8 WHERE v = 42::int4',
+    'SELECT id FROM oc_int8 WHERE v = 42::int2',
+    'SELECT id FROM oc_int8 WHERE v < 42::int4',
+    'SELECT id FROM oc_int8 WHERE v >= 32767::int2',
+    'SELECT id FROM oc_int8 WHERE v > (-2147483648)::int4 AND v <= 2147483647::int4',
+    'SELECT id FROM oc_int4 WHERE v = 42::int8',
+    'SELECT id FROM oc_int4 WHERE v < 3000000000::int8',
+    'SELECT id FROM oc_int4 WHERE v > 3000000000::int8',
+    'SELECT id FROM oc_int4 WHERE v >= -3000000000::int8 AND v < 100::int2',
+    'SELECT id FROM oc_int2 WHERE v < 1000::int8',
+    'SELECT id FROM oc_int2 WHERE v = 42::int4',
+    'SELECT id FROM oc_int2 WHERE v > 40000::int8',
+    'SELECT id FROM oc_int2 WHERE v >= -40000::int4',
+    'SELECT id FROM oc_int2 WHERE v = 32767::int8',
+    'SELECT id FROM oc_int2 WHERE v = 65535::int4',
+    'SELECT id FROM oc_int2 WHERE v = ANY (ARRAY[42, 65578, NULL, -32768]::int8[])',
+    'SELECT v FROM oc_int8 WHERE v > 42::int4 ORDER BY v LIMIT 20',
+    'SELECT v FROM oc_int2 WHERE v < 100000::int8 ORDER BY v DESC LIMIT 20',
+    'SELECT id FROM oc_float4 WHERE v > 1.5::float8',
+    'SELECT id FROM oc_float4 WHERE v = 1.5::float8',
+    'SELECT id FROM oc_float4 WHERE v < 0.1::float8',
+    'SELECT id FROM oc_float4 WHERE v = ''NaN''::float8',
+    'SELECT id FROM oc_float4 WHERE v > 1e300::float8',
+    'SELECT id FROM oc_float4 WHERE v > -1e300::float8 AND v < 1e-40::float8',
+    'SELECT id FROM oc_float8 WHERE v <= 1.5::float4',
+    'SELECT id FROM oc_float8 WHERE v = ''-0''::float4',
+    'SELECT id FROM oc_float8 WHERE v >= ''Infinity''::float4',
+    'SELECT id FROM oc_date WHERE v < ''2020-01-01''::timestamptz',
+    'SELECT id FROM oc_date WHERE v = ''2020-01-01 00:00''::timestamp',
+    'SELECT id FROM oc_date WHERE v > ''2020-01-01 00:00:01''::timestamp',
+    'SELECT id FROM oc_date WHERE v >= ''2019-12-31 23:59:59.999999''::timestamp',
+    'SELECT id FROM oc_date WHERE v <= ''infinity''::timestamp',
+    'SELECT id FROM oc_date WHERE v > ''-infinity''::timestamptz AND v < ''infinity''::timestamptz',
+    'SELECT id FROM oc_timestamp WHERE v >= ''2020-01-01''::date',
+    'SELECT id FROM oc_timestamp WHERE v < ''2020-01-01''::timestamptz',
+    'SELECT id FROM oc_timestamp WHERE v = ''2020-01-01''::date',
+    'SELECT id FROM oc_timestamptz WHERE v < ''2020-01-01''::date',
+    'SELECT id FROM oc_timestamptz WHERE v = ''2020-01-01 00:00''::timestamp',
+    'SELECT id FROM oc_timestamptz WHERE v > ''2019-07-01''::date AND v <= ''2019-08-01 12:00''::timestamp',
+    'SELECT v FROM oc_date WHERE v >= ''2019-12-25 12:00''::timestamp ORDER BY v LIMIT 20',
+    'SELECT id FROM oc_name WHERE v = ''abc''::text',
+    'SELECT id FROM oc_name WHERE v < ''m''::text',
+    'SELECT id FROM oc_name WHERE v >= ''abc''::text AND v < ''abd''::text',
+    'SELECT id FROM oc_text WHERE v = ''abc''::name COLLATE "default"',
+    'SELECT id FROM oc_text WHERE v >= ''m''::name COLLATE "default"',
+    'SELECT id FROM oc_varchar WHERE v > ''abc''::name COLLATE "default"',
+    'SELECT id FROM oc_text_c WHERE v = ''abc''::name',
+    'SELECT id FROM oc_text_c WHERE v < ''abd''::name',
+    'SELECT v FROM oc_text_c WHERE v >= ''ab''::name ORDER BY v LIMIT 20',
+    'SELECT id FROM oc_name WHERE v = ANY (ARRAY[''abc'', ''m'', NULL]::text[])'
+]) WITH ORDINALITY AS q(q, n)
+CROSS JOIN LATERAL pbt_cmp(q.q, 'index') AS i
+CROSS JOIN LATERAL pbt_cmp(q.q, 'bitmap') AS b
+ORDER BY q.n;
+
+--
+-- The operator classes are valid and mirror btree's default classes: same
+-- operators for every strategy (including cross-type members of the family)
+-- and the same support function 1.
+--
+SELECT opcname, amvalidate(oid)
+FROM pg_opclass
+WHERE opcmethod = (SELECT oid FROM pg_am WHERE amname = 'pagebtree')
+ORDER BY opcname;
+
+WITH pbt AS (SELECT oid FROM pg_am WHERE amname = 'pagebtree'),
+types(t) AS (VALUES ('int2'::regtype), ('int4'), ('int8'), ('float4'), ('float8'),
+                    ('numeric'), ('date'), ('timestamp'), ('timestamptz'), ('time'),
+                    ('interval'), ('bool'), ('"char"'), ('text'), ('bpchar'),
+                    ('name'), ('bytea'), ('uuid'), ('oid')),
+pairs AS (
+    SELECT types.t, b.opcname AS btree_opclass, p.opcname AS pbt_opclass,
+           b.opcfamily AS bfam, p.opcfamily AS pfam, p.opcdefault AS pbt_default
+    FROM types
+    JOIN pg_opclass b ON b.opcintype = types.t AND b.opcdefault AND b.opcmethod = 403
+    LEFT JOIN pg_opclass p ON p.opcintype = types.t AND p.opcdefault
+                          AND p.opcmethod = (SELECT oid FROM pbt))
+SELECT t, btree_opclass, pbt_opclass, pbt_default,
+       (SELECT count(*) FROM pg_amop WHERE amopfamily = pfam) AS pbt_ops,
+       (SELECT count(*) FROM (
+            (SELECT amoplefttype, amoprighttype, amopstrategy, amopopr, amoppurpose
+             FROM pg_amop WHERE amopfamily = bfam
+               AND (amoplefttype = t OR amoprighttype = t)
+             EXCEPT
+             SELECT amoplefttype, amoprighttype, amopstrategy, amopopr, amoppurpose
+             FROM pg_amop WHERE amopfamily = pfam)
+            UNION ALL
+            (SELECT amoplefttype, amoprighttype, amopstrategy, amopopr, amoppurpose
+             FROM pg_amop WHERE amopfamily = pfam
+               AND (amoplefttype = t OR amoprighttype = t)
+             EXCEPT
+             SELECT amoplefttype, amoprighttype, amopstrategy, amopopr, amoppurpose
+             FROM pg_amop WHERE amopfamily = bfam)) d) AS op_diffs,
+       (SELECT count(*) FROM (
+            (SELECT amproclefttype, amprocrighttype, amproc
+             FROM pg_amproc WHERE amprocfamily = bfam AND amprocnum = 1
+               AND (amproclefttype = t OR amprocrighttype = t)
+             EXCEPT
+             SELECT amproclefttype, amprocrighttype, amproc
+             FROM pg_amproc WHERE amprocfamily = pfam)
+            UNION ALL
+            (SELECT amproclefttype, amprocrighttype, amproc
+             FROM pg_amproc WHERE amprocfamily = pfam
+               AND (amproclefttype = t OR amprocrighttype = t)
+             EXCEPT
+             SELECT amproclefttype, amprocrighttype, amproc
+             FROM pg_amproc WHERE amprocfamily = bfam AND amprocnum = 1)) d) AS proc_diffs
+FROM pairs
+ORDER BY t::text;
+
+-- pagebtree registers support function 1 only
+SELECT DISTINCT amprocnum
+FROM pg_amproc
+WHERE amprocfamily IN (SELECT oid FROM pg_opfamily
+                       WHERE opfmethod = (SELECT oid FROM pg_am WHERE amname = 'pagebtree'));
+
+-- clean up
+DROP TABLE oc_data, oc_int2, oc_int4, oc_int8, oc_float4, oc_float8, oc_numeric,
+    oc_date, oc_timestamp, oc_timestamptz, oc_time, oc_interval, oc_bool, oc_char,
+    oc_text, oc_text_c, oc_varchar, oc_bpchar, oc_name, oc_bytea, oc_uuid, oc_oid;
+DROP FUNCTION pbt_check_type(text, text, text, text);
+DROP FUNCTION pbt_type_queries(text, text, text, text);
+DROP FUNCTION pbt_cmp(text, text);
