@@ -95,8 +95,11 @@ typedef struct PbtMetaPageData
 typedef struct PbtSlot
 {
 	uint16		off;
-	uint16		len;
+	uint16		len;			/* PBT_SLOT_DEAD: the dead-entry hint */
 } PbtSlot;
+
+#define PBT_SLOT_DEAD		0x8000
+#define PBT_SLOT_LEN_MASK	0x7FFF
 
 /* an item as seen through a layout: bytes on the page */
 typedef struct PbtItem
@@ -143,6 +146,9 @@ typedef struct PbtLayout
 	int			(*free_space) (Page page);
 	/* bytes of dead item space that a compaction would reclaim */
 	int			(*garbage) (Page page);
+	/* hint that an entry's heap tuple is dead to all (not WAL-logged) */
+	void		(*set_dead) (Page page, int pos);
+	bool		(*is_dead) (Page page, int pos);
 } PbtLayout;
 
 extern const PbtLayout *pbt_layout(Page page);
@@ -336,15 +342,25 @@ extern IndexBulkDeleteResult *pbtvacuumcleanup(IndexVacuumInfo *info,
 /* pbt_wal.c */
 #define PBT_RMGR_ID			140
 #define XLOG_PBT_INSERT		0x00
+#define XLOG_PBT_DELETE		0x10
 
 typedef struct xl_pbt_insert
 {
 	uint16		pos;			/* ordered position of the new item */
 } xl_pbt_insert;
 
+/* removal of entries known dead; block data: uint16 positions, ascending */
+typedef struct xl_pbt_delete
+{
+	TransactionId snapshotConflictHorizon;
+	uint16		ndeleted;
+} xl_pbt_delete;
+
 extern void pbt_register_rmgr(void);
 extern void pbt_log_insert(Relation index, Buffer buf, int pos,
 						   const char *data, int len);
+extern void pbt_log_delete(Relation index, Buffer buf, const int *positions,
+						   int n, TransactionId snapshotConflictHorizon);
 
 /* invariant checks after every page modification in PBT_CHECKS builds */
 #ifdef PBT_CHECKS

@@ -17,6 +17,7 @@
 #include "pagebtree.h"
 
 #include "access/generic_xlog.h"
+#include "access/xlog.h"
 #include "access/tableam.h"
 #include "storage/lmgr.h"
 #include "utils/snapmgr.h"
@@ -276,6 +277,96 @@ done:
 	return InvalidTransactionId;
 }
 
+static int
+cmp_int(const void *a, const void *b)
+{
+	int			x = *(const int *) a;
+	int			y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Before splitting a full leaf, try to make room by removing entries whose
+ * heap tuples are dead to everyone, as nbtree does:
+ *
+ * - simple deletion: the entries that scans hinted dead (kill_prior_tuple);
+ * - bottom-up deletion, when the executor says this insert is a new version
+ *   of a row whose key in this index did not change (indexUnchanged): the
+ *   duplicates of the new key are likely old versions, so ask the table AM
+ *   which of them are dead.
+ *
+ * On a hot standby a removal must cancel queries that could still see the
+ * heap tuples; the custom WAL record carries the conflict horizon, generic
+ * WAL cannot, so with standby information logged and no custom rmgr this
+ * is skipped and the page just splits.
+ */
+static void
+delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
+			   const char *newitem, int newlen, bool bottomup)
+{
+	Page		page = BufferGetPage(buf);
+	const PbtLayout *layout = pbt_layout(page);
+	int			n = layout->count(page);
+	bool		standby_info = RelationNeedsWAL(index) && XLogStandbyInfoActive();
+	TM_IndexDeleteOp delstate;
+	int			deletable[PBT_MAX_ITEMS_PER_PAGE];
+	int			ndel = 0;
+	TransactionId horizon;
+
+	if (standby_info && !pbt_rmgr_registered)
+		return;
+
+	delstate.irel = index;
+	delstate.iblknum = BufferGetBlockNumber(buf);
+	delstate.ndeltids = 0;
+	delstate.deltids = palloc(n * sizeof(TM_IndexDelete));
+	delstate.status = palloc(n * sizeof(TM_IndexStatus));
+	for (int i = 0; i < n; i++)
+	{
+		PbtItem		item;
+		TM_IndexDelete *d = &delstate.deltids[delstate.ndeltids];
+		TM_IndexStatus *stt = &delstate.status[delstate.ndeltids];
+
+		/* simple: the hinted entries; bottom-up: all, duplicates promising */
+		if (!bottomup && !layout->is_dead(page, i))
+			continue;
+		layout->get(page, i, &item);
+		pbt_item_get_tid(st, item.data, item.len, &d->tid);
+		d->id = delstate.ndeltids;
+		stt->idxoffnum = i;
+		stt->knowndeletable = !bottomup;
+		stt->promising = bottomup &&
+			pbt_items_keys_equal(st, item.data, item.len, newitem, newlen);
+		stt->freespace = item.len + sizeof(PbtSlot);
+		delstate.ndeltids++;
+	}
+	if (delstate.ndeltids == 0)
+		return;
+
+	delstate.bottomup = bottomup;
+	delstate.bottomupfreespace = Max(BLCKSZ / 16, newlen + (int) sizeof(PbtSlot));
+	horizon = table_index_delete_tuples(heapRel, &delstate);
+
+	/* the table AM kept only the deletable entries (in TID order) */
+	for (int i = 0; i < delstate.ndeltids; i++)
+	{
+		TM_IndexStatus *stt = &delstate.status[delstate.deltids[i].id];
+
+		if (stt->knowndeletable)
+			deletable[ndel++] = stt->idxoffnum;
+	}
+	pfree(delstate.deltids);
+	pfree(delstate.status);
+	if (ndel == 0)
+		return;
+
+	qsort(deletable, ndel, sizeof(int), cmp_int);
+	pbt_log_delete(index, buf, deletable, ndel,
+				   standby_info ? horizon : InvalidTransactionId);
+	PBT_CHECK_PAGE(index, page, BufferGetBlockNumber(buf));
+}
+
 bool
 pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  Relation heapRel, IndexUniqueCheck checkUnique, bool indexUnchanged,
@@ -354,6 +445,10 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	{
 		if (checking)
 			buf = step_right_coupled(index, st, &key, buf, stack);
+		if (!page_fits(BufferGetPage(buf), st, item.len))
+			delete_entries(index, st, heapRel, buf, item.data, item.len, false);
+		if (!page_fits(BufferGetPage(buf), st, item.len) && indexUnchanged)
+			delete_entries(index, st, heapRel, buf, item.data, item.len, true);
 		insert_on_page(index, st, buf, stack,
 					   pbt_binsearch(st, BufferGetPage(buf), &key),
 					   item.data, item.len, InvalidBuffer);

@@ -8,6 +8,10 @@
  * Deleted and truncated items leave their bytes behind as garbage; an
  * insert that does not fit otherwise compacts the page first.
  *
+ * The top bit of a slot's length is a hint that the entry's heap tuple is
+ * dead to everyone (set by scans, not WAL-logged, like nbtree's LP_DEAD).
+ * Compaction drops the hint, so primary and standby stay in step.
+ *
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
@@ -36,7 +40,7 @@ plain_get(Page page, int pos, PbtItem *item)
 	PbtSlot    *slot = &plain_slots(page)[pos];
 
 	item->data = (char *) page + slot->off;
-	item->len = slot->len;
+	item->len = slot->len & PBT_SLOT_LEN_MASK;
 }
 
 static inline int
@@ -57,7 +61,7 @@ plain_live_bytes(Page page)
 	int			live = 0;
 
 	for (int i = 0; i < n; i++)
-		live += item_space(page, slots[i].len);
+		live += item_space(page, slots[i].len & PBT_SLOT_LEN_MASK);
 	if (!PbtIsRightmost(opaque))
 		live += item_space(page, opaque->hikey_len);
 	return live;
@@ -148,6 +152,18 @@ plain_truncate(Page page, int n)
 	((PageHeader) page)->pd_lower = SizeOfPageHeaderData + n * sizeof(PbtSlot);
 }
 
+static void
+plain_set_dead(Page page, int pos)
+{
+	plain_slots(page)[pos].len |= PBT_SLOT_DEAD;
+}
+
+static bool
+plain_is_dead(Page page, int pos)
+{
+	return (plain_slots(page)[pos].len & PBT_SLOT_DEAD) != 0;
+}
+
 const PbtLayout pbt_layout_plain = {
 	.name = "plain",
 	.init = plain_init,
@@ -158,4 +174,6 @@ const PbtLayout pbt_layout_plain = {
 	.truncate = plain_truncate,
 	.free_space = plain_free_space,
 	.garbage = plain_garbage,
+	.set_dead = plain_set_dead,
+	.is_dead = plain_is_dead,
 };

@@ -52,6 +52,7 @@ typedef struct ArrayKeyInfo
 typedef struct ScanPosItem
 {
 	ItemPointerData tid;
+	uint16		pos;			/* its position on the page when read */
 	uint16		tupoff;
 	uint16		tuplen;
 } ScanPosItem;
@@ -91,11 +92,15 @@ typedef struct PbtScanOpaqueData
 	ScanPos		curr;
 	ScanPos		mark;
 	int			markItemIndex;
+	int			nkilled;		/* items of curr whose heap tuples are dead */
+	int			killed[PBT_MAX_ITEMS_PER_PAGE];
 	char	   *currTuples;		/* item bytes, for index-only scans */
 	char	   *markTuples;
 } PbtScanOpaqueData;
 
 typedef PbtScanOpaqueData *PbtScanOpaque;
+
+static void kill_items(IndexScanDesc scan);
 
 /* strategy in index order: a DESC column reverses inequalities */
 static StrategyNumber
@@ -440,6 +445,7 @@ pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
+	kill_items(scan);
 	release_pos(&so->curr);
 	release_pos(&so->mark);
 	so->markItemIndex = -1;
@@ -461,6 +467,7 @@ pbtendscan(IndexScanDesc scan)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
+	kill_items(scan);
 	release_pos(&so->curr);
 	release_pos(&so->mark);
 	MemoryContextDelete(so->tupcxt);
@@ -662,12 +669,14 @@ check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
 }
 
 static void
-save_item(IndexScanDesc scan, int slot, const char *item, int len, int *tupbytes)
+save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len,
+		  int *tupbytes)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	ScanPosItem *pi = &so->curr.items[slot];
 
 	pbt_item_get_tid(so->st, item, len, &pi->tid);
+	pi->pos = pos;
 	if (so->currTuples)
 	{
 		/* comparator-mode items are IndexTuples returned in place */
@@ -716,9 +725,11 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 		so->curr.moreLeft = !PbtIsLeftmost(opaque);
 		for (; pos < n; pos++)
 		{
+			if (scan->ignore_killed_tuples && layout->is_dead(page, pos))
+				continue;
 			layout->get(page, pos, &item);
 			if (check_item(so, item.data, item.len, dir, &continuescan))
-				save_item(scan, k++, item.data, item.len, &tupbytes);
+				save_item(scan, k++, pos, item.data, item.len, &tupbytes);
 			if (!continuescan)
 			{
 				so->curr.moreRight = false;
@@ -742,9 +753,11 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 		so->curr.moreRight = !PbtIsRightmost(opaque);
 		for (pos = Min(pos, n - 1); pos >= 0; pos--)
 		{
+			if (scan->ignore_killed_tuples && layout->is_dead(page, pos))
+				continue;
 			layout->get(page, pos, &item);
 			if (check_item(so, item.data, item.len, dir, &continuescan))
-				save_item(scan, --k, item.data, item.len, &tupbytes);
+				save_item(scan, --k, pos, item.data, item.len, &tupbytes);
 			if (!continuescan)
 			{
 				so->curr.moreLeft = false;
@@ -757,6 +770,58 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	}
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	return so->curr.firstItem <= so->curr.lastItem;
+}
+
+/*
+ * Hint the entries whose heap tuples the executor found dead to everyone
+ * (kill_prior_tuple), so later scans skip them and an insert can remove
+ * them before splitting.  Only a share lock: writers hold an exclusive one,
+ * and a concurrent reader sees the hint or not, both correct.  Entries may
+ * have moved since we read the page, so they are matched by heap TID.
+ */
+static void
+kill_items(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	Page		page;
+	const PbtLayout *layout;
+	int			n;
+	bool		marked = false;
+
+	if (so->nkilled == 0 || !ScanPosIsValid(so->curr))
+	{
+		so->nkilled = 0;
+		return;
+	}
+	LockBuffer(so->curr.buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(so->curr.buf);
+	layout = pbt_layout(page);
+	n = layout->count(page);
+	for (int k = 0; k < so->nkilled; k++)
+	{
+		ScanPosItem *pi = &so->curr.items[so->killed[k]];
+
+		/* the remembered position first, then the rest of the page */
+		for (int j = 0; j < n; j++)
+		{
+			int			pos = (pi->pos + j) % n;
+			PbtItem		item;
+			ItemPointerData tid;
+
+			layout->get(page, pos, &item);
+			pbt_item_get_tid(so->st, item.data, item.len, &tid);
+			if (ItemPointerEquals(&tid, &pi->tid))
+			{
+				layout->set_dead(page, pos);
+				marked = true;
+				break;
+			}
+		}
+	}
+	if (marked)
+		MarkBufferDirtyHint(so->curr.buf, true);
+	LockBuffer(so->curr.buf, BUFFER_LOCK_UNLOCK);
+	so->nkilled = 0;
 }
 
 /* Remember the marked position before leaving the current page. */
@@ -785,6 +850,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	Relation	index = scan->indexRelation;
 
+	kill_items(scan);
 	save_mark_before_leaving(so);
 	for (;;)
 	{
@@ -996,6 +1062,11 @@ pbtgettuple(IndexScanDesc scan, ScanDirection dir)
 	/* pagebtree is never lossy */
 	scan->xs_recheck = false;
 
+	/* the executor found the previously returned entry's tuple dead */
+	if (scan->kill_prior_tuple && ScanPosIsValid(so->curr) &&
+		so->nkilled < PBT_MAX_ITEMS_PER_PAGE)
+		so->killed[so->nkilled++] = so->curr.itemIndex;
+
 	/* (re)start array keys when (re)positioning, now that dir is known */
 	if (!ScanPosIsValid(so->curr) && so->qual_ok)
 		start_arrays(so, dir);
@@ -1062,6 +1133,7 @@ pbtrestrpos(IndexScanDesc scan)
 	}
 	else if (ScanPosIsValid(so->mark))
 	{
+		kill_items(scan);
 		release_pos(&so->curr);
 		memcpy(&so->curr, &so->mark, offsetof(ScanPos, items) +
 			   sizeof(ScanPosItem) * (so->mark.lastItem + 1));
@@ -1070,5 +1142,8 @@ pbtrestrpos(IndexScanDesc scan)
 			memcpy(so->currTuples, so->markTuples, BLCKSZ);
 	}
 	else
+	{
+		kill_items(scan);
 		release_pos(&so->curr);
+	}
 }

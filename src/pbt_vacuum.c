@@ -14,7 +14,6 @@
  */
 #include "pagebtree.h"
 
-#include "access/generic_xlog.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "utils/rel.h"
@@ -66,11 +65,8 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		}
 		if (ndel > 0)
 		{
-			GenericXLogState *xlog = GenericXLogStart(index);
-			Page		wpage = GenericXLogRegisterBuffer(xlog, buf, 0);
-
-			layout->delete(wpage, deletable, ndel);
-			GenericXLogFinish(xlog);
+			/* heap pruning already resolved conflicts with standby queries */
+			pbt_log_delete(index, buf, deletable, ndel, InvalidTransactionId);
 			PBT_CHECK_PAGE(index, page, blkno);
 			stats->tuples_removed += ndel;
 		}

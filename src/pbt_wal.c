@@ -24,9 +24,41 @@
 #include "access/xlog_internal.h"
 #include "access/xlogutils.h"
 #include "miscadmin.h"
+#include "storage/standby.h"
 #include "utils/rel.h"
 
 bool		pbt_rmgr_registered = false;
+
+static void
+pbt_redo_delete(XLogReaderState *record)
+{
+	xl_pbt_delete *xlrec = (xl_pbt_delete *) XLogRecGetData(record);
+	Buffer		buf;
+
+	/* standby queries that may still see the heap tuples must end first */
+	if (InHotStandby)
+	{
+		RelFileNode rnode;
+
+		XLogRecGetBlockTag(record, 0, &rnode, NULL, NULL);
+		ResolveRecoveryConflictWithSnapshot(xlrec->snapshotConflictHorizon, rnode);
+	}
+	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	{
+		Size		len;
+		uint16	   *pos16 = (uint16 *) XLogRecGetBlockData(record, 0, &len);
+		int			positions[PBT_MAX_ITEMS_PER_PAGE];
+		Page		page = BufferGetPage(buf);
+
+		for (int i = 0; i < xlrec->ndeleted; i++)
+			positions[i] = pos16[i];
+		pbt_layout(page)->delete(page, positions, xlrec->ndeleted);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
 
 static void
 pbt_redo(XLogReaderState *record)
@@ -34,6 +66,11 @@ pbt_redo(XLogReaderState *record)
 	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
 	Buffer		buf;
 
+	if (info == XLOG_PBT_DELETE)
+	{
+		pbt_redo_delete(record);
+		return;
+	}
 	if (info != XLOG_PBT_INSERT)
 		elog(PANIC, "pagebtree redo: unknown op code %u", info);
 
@@ -64,21 +101,44 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 
 		appendStringInfo(buf, "pos %u", xlrec->pos);
 	}
+	else if (info == XLOG_PBT_DELETE)
+	{
+		xl_pbt_delete *xlrec = (xl_pbt_delete *) XLogRecGetData(record);
+
+		appendStringInfo(buf, "ndeleted %u, snapshotConflictHorizon %u",
+						 xlrec->ndeleted, xlrec->snapshotConflictHorizon);
+	}
 }
 
 static const char *
 pbt_identify(uint8 info)
 {
-	if ((info & ~XLR_INFO_MASK) == XLOG_PBT_INSERT)
-		return "INSERT";
+	switch (info & ~XLR_INFO_MASK)
+	{
+		case XLOG_PBT_INSERT:
+			return "INSERT";
+		case XLOG_PBT_DELETE:
+			return "DELETE";
+	}
 	return NULL;
 }
 
 static void
 pbt_mask(char *pagedata, BlockNumber blkno)
 {
+	PbtPageOpaque opaque = PbtPageGetOpaque((Page) pagedata);
+
 	mask_page_lsn_and_checksum(pagedata);
 	mask_unused_space(pagedata);
+	/* dead-entry hints are not WAL-logged */
+	if (opaque->layout == PBT_LAYOUT_PLAIN && !(opaque->flags & PBT_META))
+	{
+		PbtSlot    *slots = (PbtSlot *) (pagedata + SizeOfPageHeaderData);
+		int			n = (((PageHeader) pagedata)->pd_lower - SizeOfPageHeaderData) / sizeof(PbtSlot);
+
+		for (int i = 0; i < n; i++)
+			slots[i].len &= PBT_SLOT_LEN_MASK;
+	}
 }
 
 static const RmgrData pbt_rmgr = {
@@ -94,6 +154,49 @@ pbt_register_rmgr(void)
 {
 	RegisterCustomRmgr(PBT_RMGR_ID, (RmgrData *) &pbt_rmgr);
 	pbt_rmgr_registered = true;
+}
+
+/*
+ * Delete entries whose heap tuples are dead to everyone (known from scans'
+ * hints) from the exclusively locked leaf in buf, and log it.  With hot
+ * standby, the record carries the conflict horizon so that standby queries
+ * that could still see those tuples are cancelled first; generic WAL cannot,
+ * so callers only use it when no standby can be affected.
+ */
+void
+pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
+			   TransactionId snapshotConflictHorizon)
+{
+	if (pbt_rmgr_registered && RelationNeedsWAL(index))
+	{
+		Page		page = BufferGetPage(buf);
+		xl_pbt_delete xlrec;
+		uint16		pos16[PBT_MAX_ITEMS_PER_PAGE];
+		XLogRecPtr	recptr;
+
+		xlrec.snapshotConflictHorizon = snapshotConflictHorizon;
+		xlrec.ndeleted = n;
+		for (int i = 0; i < n; i++)
+			pos16[i] = positions[i];
+		START_CRIT_SECTION();
+		pbt_layout(page)->delete(page, positions, n);
+		MarkBufferDirty(buf);
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		XLogRegisterBufData(0, (char *) pos16, n * sizeof(uint16));
+		recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_DELETE);
+		PageSetLSN(page, recptr);
+		END_CRIT_SECTION();
+	}
+	else
+	{
+		GenericXLogState *xlog = GenericXLogStart(index);
+		Page		page = GenericXLogRegisterBuffer(xlog, buf, 0);
+
+		pbt_layout(page)->delete(page, positions, n);
+		GenericXLogFinish(xlog);
+	}
 }
 
 /*
