@@ -21,12 +21,14 @@
 #include "access/itup.h"
 #include "access/relscan.h"
 #include "access/sdir.h"
+#include "access/transam.h"
 #include "access/skey.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "nodes/pathnodes.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
+#include "storage/relfilenode.h"
 #include "utils/relcache.h"
 
 /* ----------------------------------------------------------------
@@ -45,6 +47,8 @@
 #define PBT_INCOMPLETE_SPLIT (1 << 3)	/* right sibling has no downlink yet */
 #define PBT_ALIGNED_ITEMS	(1 << 4)	/* items start MAXALIGNed (comparator
 										 * mode: they are IndexTuples) */
+#define PBT_DELETED			(1 << 5)	/* unlinked by VACUUM; recyclable
+										 * once safexid is old enough */
 
 /* layout tags; every page records the layout that owns its item bytes */
 #define PBT_LAYOUT_PLAIN	1
@@ -53,6 +57,7 @@ typedef struct PbtPageOpaqueData
 {
 	BlockNumber prev;			/* left sibling, or InvalidBlockNumber */
 	BlockNumber next;			/* right sibling, or InvalidBlockNumber */
+	FullTransactionId safexid;	/* deleted pages: next xid at deletion */
 	uint16		level;			/* 0 = leaf */
 	uint16		flags;
 	uint16		hikey_off;		/* high key bytes, if next is valid */
@@ -69,6 +74,7 @@ typedef PbtPageOpaqueData *PbtPageOpaque;
 #define PbtIsRoot(o)		(((o)->flags & PBT_ROOT) != 0)
 #define PbtIsRightmost(o)	((o)->next == InvalidBlockNumber)
 #define PbtIsLeftmost(o)	((o)->prev == InvalidBlockNumber)
+#define PbtIsDeleted(o)		(((o)->flags & PBT_DELETED) != 0)
 
 /* metapage contents, stored at PageGetContents() of block 0 */
 typedef struct PbtMetaPageData
@@ -343,11 +349,20 @@ extern IndexBulkDeleteResult *pbtvacuumcleanup(IndexVacuumInfo *info,
 #define PBT_RMGR_ID			140
 #define XLOG_PBT_INSERT		0x00
 #define XLOG_PBT_DELETE		0x10
+#define XLOG_PBT_REUSE_PAGE	0x20
 
 typedef struct xl_pbt_insert
 {
 	uint16		pos;			/* ordered position of the new item */
 } xl_pbt_insert;
+
+/* a deleted page is about to be reused */
+typedef struct xl_pbt_reuse_page
+{
+	RelFileNode node;
+	BlockNumber block;
+	FullTransactionId safexid;
+} xl_pbt_reuse_page;
 
 /* removal of entries known dead; block data: uint16 positions, ascending */
 typedef struct xl_pbt_delete
@@ -361,6 +376,8 @@ extern void pbt_log_insert(Relation index, Buffer buf, int pos,
 						   const char *data, int len);
 extern void pbt_log_delete(Relation index, Buffer buf, const int *positions,
 						   int n, TransactionId snapshotConflictHorizon);
+extern bool pbt_log_reuse_page(Relation index, BlockNumber blkno,
+							   FullTransactionId safexid);
 
 /* invariant checks after every page modification in PBT_CHECKS builds */
 #ifdef PBT_CHECKS

@@ -99,6 +99,8 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 		corrupt(index, blkno, 0, "not a pagebtree page", NULL);
 	if (opaque->flags & PBT_META)
 		return;
+	if (PbtIsDeleted(opaque))
+		corrupt(index, blkno, 0, "a deleted page is still linked into the tree", NULL);
 	leaf = PbtIsLeaf(opaque);
 	if (leaf != (opaque->level == 0))
 		corrupt(index, blkno, 0, "leaf flag disagrees with level", NULL);
@@ -504,6 +506,8 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 		appendStringInfoString(&flags, "root ");
 	if (opaque->flags & PBT_INCOMPLETE_SPLIT)
 		appendStringInfoString(&flags, "incomplete_split ");
+	if (opaque->flags & PBT_DELETED)
+		appendStringInfoString(&flags, "deleted ");
 	if (opaque->flags & PBT_ALIGNED_ITEMS)
 		appendStringInfoString(&flags, "aligned ");
 	if (flags.len > 0)
@@ -511,6 +515,7 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 
 	values[0] = Int64GetDatum(blkno);
 	values[1] = CStringGetTextDatum((opaque->flags & PBT_META) ? "meta" :
+									PbtIsDeleted(opaque) ? "deleted" :
 									PbtIsLeaf(opaque) ? "leaf" : "inner");
 	if (opaque->flags & PBT_META)
 	{

@@ -19,7 +19,9 @@
 #include "access/generic_xlog.h"
 #include "access/xlog.h"
 #include "access/tableam.h"
+#include "storage/indexfsm.h"
 #include "storage/lmgr.h"
+#include "utils/snapmgr.h"
 #include "utils/snapmgr.h"
 #include "access/genam.h"
 #include "miscadmin.h"
@@ -45,12 +47,36 @@ pbt_check_item_size(Relation index, Size len)
 				 errhint("Values larger than 1/3 of a buffer page cannot be indexed.")));
 }
 
-/* A new, zeroed, exclusively locked page at the end of the index. */
+/*
+ * An exclusively locked page for the caller to initialize: a deleted page
+ * from the free space map once no scan can still reach it, else a new one
+ * at the end of the index.
+ */
 Buffer
 pbt_new_page(Relation index)
 {
 	Buffer		buf;
 	bool		needlock = !RELATION_IS_LOCAL(index);
+
+	for (;;)
+	{
+		BlockNumber blkno = GetFreeIndexPage(index);
+
+		if (blkno == InvalidBlockNumber)
+			break;
+		buf = ReadBuffer(index, blkno);
+		if (ConditionalLockBuffer(buf))
+		{
+			PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
+
+			if (!PageIsNew(BufferGetPage(buf)) && PbtIsDeleted(opaque) &&
+				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid) &&
+				pbt_log_reuse_page(index, blkno, opaque->safexid))
+				return buf;
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
+		ReleaseBuffer(buf);
+	}
 
 	if (needlock)
 		LockRelationForExtension(index, ExclusiveLock);
@@ -137,8 +163,9 @@ step_right_coupled(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 		PbtItem		hikey;
 		Buffer		rbuf;
 
-		if (!pbt_page_get_hikey(page, &hikey) ||
-			pbt_compare(st, key, hikey.data, hikey.len) < 0)
+		if (!PbtIsDeleted(PbtPageGetOpaque(page)) &&
+			(!pbt_page_get_hikey(page, &hikey) ||
+			 pbt_compare(st, key, hikey.data, hikey.len) < 0))
 			return buf;
 		rbuf = ReadBuffer(index, PbtPageGetOpaque(page)->next);
 		LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);

@@ -36,6 +36,7 @@ pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout)
 	opaque = PbtPageGetOpaque(page);
 	opaque->prev = InvalidBlockNumber;
 	opaque->next = InvalidBlockNumber;
+	opaque->safexid = InvalidFullTransactionId;
 	opaque->level = level;
 	opaque->flags = flags;
 	opaque->hikey_off = 0;

@@ -840,6 +840,78 @@ save_mark_before_leaving(PbtScanOpaque so)
 	so->markItemIndex = -1;
 }
 
+static bool
+links_to(Buffer buf, BlockNumber target)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
+
+	return opaque->next == target && !PbtIsDeleted(opaque);
+}
+
+static Buffer
+lock_page(Relation index, BlockNumber blkno)
+{
+	Buffer		buf = ReadBuffer(index, blkno);
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	return buf;
+}
+
+/*
+ * Share-lock the live page whose right-link is target, the page a backward
+ * scan reads after target; InvalidBuffer if target is leftmost.  prev is
+ * target's left-link when we read it.  That page may have split since
+ * (move right from it) or been deleted, and target may have been deleted
+ * too (its key space went right, so continue from its live right
+ * sibling); then ask target for its current left-link and retry.
+ */
+static Buffer
+walk_left(Relation index, BlockNumber target, BlockNumber prev)
+{
+	Buffer		buf;
+
+	if (prev != InvalidBlockNumber)
+	{
+		buf = lock_page(index, prev);
+		if (links_to(buf, target))
+			return buf;
+		UnlockReleaseBuffer(buf);
+	}
+	for (;;)
+	{
+		PbtPageOpaque opaque;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = lock_page(index, target);
+		opaque = PbtPageGetOpaque(BufferGetPage(buf));
+		while (PbtIsDeleted(opaque))
+		{
+			target = opaque->next;
+			UnlockReleaseBuffer(buf);
+			buf = lock_page(index, target);
+			opaque = PbtPageGetOpaque(BufferGetPage(buf));
+		}
+		prev = opaque->prev;
+		UnlockReleaseBuffer(buf);
+		if (prev == InvalidBlockNumber)
+			return InvalidBuffer;
+
+		buf = lock_page(index, prev);
+		for (;;)
+		{
+			opaque = PbtPageGetOpaque(BufferGetPage(buf));
+			if (links_to(buf, target))
+				return buf;
+			if (PbtIsRightmost(opaque) || opaque->next == target)
+				break;			/* links changed under us: ask target again */
+			prev = opaque->next;
+			UnlockReleaseBuffer(buf);
+			buf = lock_page(index, prev);
+		}
+		UnlockReleaseBuffer(buf);
+	}
+}
+
 /*
  * Step to the next page in direction dir and read it, until a page has
  * matching items or the scan ends.
@@ -883,26 +955,9 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 				return false;
 			}
 			release_pos(&so->curr);
-
-			/*
-			 * The left neighbour may have split since we read its link: move
-			 * right from it until the page whose right-link is our page.
-			 */
-			buf = ReadBuffer(index, blkno);
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			for (;;)
-			{
-				PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
-
-				if (opaque->next == target)
-					break;
-				if (PbtIsRightmost(opaque))
-					pbt_page_error(index, blkno, "lost the left sibling in a backward scan");
-				blkno = opaque->next;
-				UnlockReleaseBuffer(buf);
-				buf = ReadBuffer(index, blkno);
-				LockBuffer(buf, BUFFER_LOCK_SHARE);
-			}
+			buf = walk_left(index, target, blkno);
+			if (!BufferIsValid(buf))
+				return false;
 			if (read_page(scan, buf, PBT_MAX_ITEMS_PER_PAGE, dir))
 				return true;
 		}

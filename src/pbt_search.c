@@ -104,7 +104,8 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 			continue;
 		}
 
-		if (!pbt_beyond_hikey(st, page, key))
+		/* a deleted page's key space went to its right sibling */
+		if (!PbtIsDeleted(opaque) && !pbt_beyond_hikey(st, page, key))
 			return buf;
 
 		CHECK_FOR_INTERRUPTS();
@@ -242,23 +243,22 @@ pbt_get_endpoint(Relation index, PbtState *st, uint32 level, bool rightmost)
 	{
 		Page		page = BufferGetPage(buf);
 		PbtPageOpaque opaque = PbtPageGetOpaque(page);
-		const PbtLayout *layout = pbt_layout(page);
+		const PbtLayout *layout;
 		PbtItem		item;
 		BlockNumber child;
 
-		if (rightmost)
+		/* deleted pages hand their key space to the right */
+		while (PbtIsDeleted(opaque) || (rightmost && !PbtIsRightmost(opaque)))
 		{
-			while (!PbtIsRightmost(opaque))
-			{
-				BlockNumber next = opaque->next;
+			BlockNumber next = opaque->next;
 
-				UnlockReleaseBuffer(buf);
-				buf = ReadBuffer(index, next);
-				LockBuffer(buf, BUFFER_LOCK_SHARE);
-				page = BufferGetPage(buf);
-				opaque = PbtPageGetOpaque(page);
-			}
+			UnlockReleaseBuffer(buf);
+			buf = ReadBuffer(index, next);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			opaque = PbtPageGetOpaque(page);
 		}
+		layout = pbt_layout(page);
 		if (opaque->level == level)
 			return buf;
 		if (opaque->level < level || layout->count(page) == 0)

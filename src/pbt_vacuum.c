@@ -8,15 +8,165 @@
  * Walking logically rather than in block order means a concurrent split can
  * only move entries to the right of the current page, where they are
  * either still ahead of us or were already examined on this page; it stays
- * correct when pages are recycled (issue #3) without nbtree's cycle ids.
+ * correct when pages are recycled, without nbtree's cycle ids.
+ *
+ * Empty leaves are then deleted in one atomic step (see delete_leaf), and
+ * amvacuumcleanup hands deleted pages that no scan can reach any more to
+ * the free space map.
  *
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
 
+#include "access/generic_xlog.h"
 #include "commands/vacuum.h"
+#include "nodes/pg_list.h"
+#include "storage/indexfsm.h"
+#include "utils/snapmgr.h"
 #include "miscadmin.h"
 #include "utils/rel.h"
+
+/*
+ * Delete the empty leaf lblk: its key space goes to its right sibling R,
+ * which must hang under the same parent.  One generic WAL record changes
+ * four pages, locked left to right and then upward like any writer:
+ *   left sibling: next = R;  R: prev = left sibling;
+ *   lblk: flagged deleted, links kept so that scans holding them move on;
+ *   parent: the downlink to lblk now points to R, and R's own downlink
+ *   (whose separator was lblk's high key) is removed.
+ * Returns false, changing nothing, if any condition does not hold.
+ */
+static bool
+delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
+{
+	Buffer		lbuf,
+				llbuf = InvalidBuffer,
+				rbuf = InvalidBuffer,
+				pbuf = InvalidBuffer;
+	PbtPageOpaque lo;
+	BlockNumber llblk,
+				rblk,
+				pblk;
+	PbtSearchKey key;
+	StringInfoData hikey;
+	PbtItem		hk;
+	PbtStack	stack;
+	Page		ppage;
+	const PbtLayout *playout;
+	int			rpos = -1;
+	int			n;
+	GenericXLogState *xlog;
+	bool		ok = false;
+
+	/* find the parent through the high key, which is R's separator */
+	lbuf = ReadBuffer(index, lblk);
+	LockBuffer(lbuf, BUFFER_LOCK_SHARE);
+	lo = PbtPageGetOpaque(BufferGetPage(lbuf));
+	if (!PbtIsLeaf(lo) || PbtIsDeleted(lo) || PbtIsRoot(lo) || PbtIsRightmost(lo) ||
+		(lo->flags & PBT_INCOMPLETE_SPLIT) ||
+		pbt_layout(BufferGetPage(lbuf))->count(BufferGetPage(lbuf)) != 0)
+	{
+		UnlockReleaseBuffer(lbuf);
+		return false;
+	}
+	pbt_page_get_hikey(BufferGetPage(lbuf), &hk);
+	initStringInfo(&hikey);
+	appendBinaryStringInfo(&hikey, hk.data, hk.len);
+	UnlockReleaseBuffer(lbuf);
+
+	memset(&key, 0, sizeof(key));
+	if (st->normalized)
+	{
+		key.bytes = hikey.data;
+		key.len = hikey.len;
+	}
+	else
+		pbt_key_from_item(st, hikey.data, hikey.len, &key);
+	stack = pbt_search(index, st, &key, &pbuf, BUFFER_LOCK_SHARE, 1);
+	pbt_free_stack(stack);
+	pblk = BufferGetBlockNumber(pbuf);
+	UnlockReleaseBuffer(pbuf);
+	pfree(hikey.data);
+
+	/* lock left to right, then the parent; recheck everything */
+	lbuf = ReadBuffer(index, lblk);
+	LockBuffer(lbuf, BUFFER_LOCK_SHARE);
+	llblk = PbtPageGetOpaque(BufferGetPage(lbuf))->prev;
+	UnlockReleaseBuffer(lbuf);
+	if (llblk != InvalidBlockNumber)
+	{
+		llbuf = ReadBuffer(index, llblk);
+		LockBuffer(llbuf, BUFFER_LOCK_EXCLUSIVE);
+	}
+	lbuf = ReadBuffer(index, lblk);
+	LockBuffer(lbuf, BUFFER_LOCK_EXCLUSIVE);
+	lo = PbtPageGetOpaque(BufferGetPage(lbuf));
+	rblk = lo->next;
+	if (lo->prev != llblk || PbtIsDeleted(lo) || PbtIsRightmost(lo) ||
+		(lo->flags & PBT_INCOMPLETE_SPLIT) ||
+		pbt_layout(BufferGetPage(lbuf))->count(BufferGetPage(lbuf)) != 0 ||
+		(BufferIsValid(llbuf) &&
+		 (PbtPageGetOpaque(BufferGetPage(llbuf))->next != lblk ||
+		  (PbtPageGetOpaque(BufferGetPage(llbuf))->flags & PBT_INCOMPLETE_SPLIT))))
+		goto out;
+	rbuf = ReadBuffer(index, rblk);
+	LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
+	if (PbtPageGetOpaque(BufferGetPage(rbuf))->prev != lblk)
+		goto out;
+
+	pbuf = ReadBuffer(index, pblk);
+	LockBuffer(pbuf, BUFFER_LOCK_EXCLUSIVE);
+	ppage = BufferGetPage(pbuf);
+	if (PbtIsDeleted(PbtPageGetOpaque(ppage)) || PbtPageGetOpaque(ppage)->level != 1)
+		goto out;
+	playout = pbt_layout(ppage);
+	n = playout->count(ppage);
+	for (int i = 1; i < n; i++)
+	{
+		PbtItem		item,
+					previtem;
+
+		playout->get(ppage, i, &item);
+		playout->get(ppage, i - 1, &previtem);
+		if (pbt_item_child(item.data) == rblk && pbt_item_child(previtem.data) == lblk)
+		{
+			rpos = i;
+			break;
+		}
+	}
+	if (rpos < 0)
+		goto out;				/* different parents, or moved: leave it */
+
+	xlog = GenericXLogStart(index);
+	{
+		Page		lpage = GenericXLogRegisterBuffer(xlog, lbuf, 0);
+		Page		rpage = GenericXLogRegisterBuffer(xlog, rbuf, 0);
+		Page		wppage = GenericXLogRegisterBuffer(xlog, pbuf, 0);
+		PbtItem		down;
+
+		if (BufferIsValid(llbuf))
+			PbtPageGetOpaque(GenericXLogRegisterBuffer(xlog, llbuf, 0))->next = rblk;
+		PbtPageGetOpaque(rpage)->prev = llblk;
+		PbtPageGetOpaque(lpage)->flags |= PBT_DELETED;
+		PbtPageGetOpaque(lpage)->safexid = ReadNextFullTransactionId();
+		playout->get(wppage, rpos - 1, &down);
+		memcpy((char *) down.data, &rblk, sizeof(BlockNumber));
+		playout->delete(wppage, &rpos, 1);
+	}
+	GenericXLogFinish(xlog);
+	PBT_CHECK_PAGE(index, BufferGetPage(pbuf), pblk);
+	ok = true;
+
+out:
+	if (BufferIsValid(pbuf))
+		UnlockReleaseBuffer(pbuf);
+	if (BufferIsValid(rbuf))
+		UnlockReleaseBuffer(rbuf);
+	UnlockReleaseBuffer(lbuf);
+	if (BufferIsValid(llbuf))
+		UnlockReleaseBuffer(llbuf);
+	return ok;
+}
 
 static void
 vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
@@ -28,6 +178,8 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	double		live = 0;
 	int			deletable[PBT_MAX_ITEMS_PER_PAGE];
+	List	   *empty = NIL;
+	ListCell   *lc;
 
 	UnlockReleaseBuffer(buf);
 	while (blkno != InvalidBlockNumber)
@@ -71,9 +223,22 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			stats->tuples_removed += ndel;
 		}
 		live += n - ndel;
+		if (n == ndel && !PbtIsRightmost(PbtPageGetOpaque(page)))
+			empty = lappend_int(empty, (int) blkno);
 		blkno = PbtPageGetOpaque(page)->next;
 		UnlockReleaseBuffer(buf);
 	}
+
+	foreach(lc, empty)
+	{
+		vacuum_delay_point();
+		if (delete_leaf(index, st, (BlockNumber) lfirst_int(lc)))
+		{
+			stats->pages_newly_deleted++;
+			stats->pages_deleted++;
+		}
+	}
+	list_free(empty);
 	stats->num_index_tuples = live;
 	stats->num_pages = RelationGetNumberOfBlocks(index);
 	stats->estimated_count = false;
@@ -89,6 +254,44 @@ pbtbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	return stats;
 }
 
+/*
+ * Hand deleted pages that no scan can still reach to the free space map,
+ * and count deleted and free pages.  A scan that could hold a link to a
+ * page deleted at safexid runs in a transaction older than safexid.
+ */
+static void
+recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
+{
+	Relation	index = info->index;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+
+	stats->pages_deleted = 0;
+	stats->pages_free = 0;
+	for (BlockNumber blkno = PBT_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
+	{
+		Buffer		buf;
+		Page		page;
+
+		vacuum_delay_point();
+		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
+								 info->strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (!PageIsNew(page) && PbtIsDeleted(PbtPageGetOpaque(page)))
+		{
+			stats->pages_deleted++;
+			if (GlobalVisCheckRemovableFullXid(NULL, PbtPageGetOpaque(page)->safexid))
+			{
+				RecordFreeIndexPage(index, blkno);
+				stats->pages_free++;
+			}
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	IndexFreeSpaceMapVacuum(index);
+	stats->num_pages = nblocks;
+}
+
 IndexBulkDeleteResult *
 pbtvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
@@ -100,6 +303,6 @@ pbtvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		stats = palloc0(sizeof(IndexBulkDeleteResult));
 		vacuum_leaves(info, stats, NULL, NULL);
 	}
-	stats->num_pages = RelationGetNumberOfBlocks(info->index);
+	recycle_pages(info, stats);
 	return stats;
 }

@@ -71,6 +71,17 @@ pbt_redo(XLogReaderState *record)
 		pbt_redo_delete(record);
 		return;
 	}
+	if (info == XLOG_PBT_REUSE_PAGE)
+	{
+		/* a standby query may still be on its way to the recycled page */
+		if (InHotStandby)
+		{
+			xl_pbt_reuse_page *xlrec = (xl_pbt_reuse_page *) XLogRecGetData(record);
+
+			ResolveRecoveryConflictWithSnapshotFullXid(xlrec->safexid, xlrec->node);
+		}
+		return;
+	}
 	if (info != XLOG_PBT_INSERT)
 		elog(PANIC, "pagebtree redo: unknown op code %u", info);
 
@@ -119,6 +130,8 @@ pbt_identify(uint8 info)
 			return "INSERT";
 		case XLOG_PBT_DELETE:
 			return "DELETE";
+		case XLOG_PBT_REUSE_PAGE:
+			return "REUSE_PAGE";
 	}
 	return NULL;
 }
@@ -197,6 +210,30 @@ pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
 		pbt_layout(page)->delete(page, positions, n);
 		GenericXLogFinish(xlog);
 	}
+}
+
+/*
+ * Before a deleted page is reused, standby queries whose snapshots could
+ * still follow a link to it must be cancelled; only the custom record can
+ * say so.  Returns false if the page must not be reused: the standby would
+ * not know (generic WAL with standby information logged).
+ */
+bool
+pbt_log_reuse_page(Relation index, BlockNumber blkno, FullTransactionId safexid)
+{
+	xl_pbt_reuse_page xlrec;
+
+	if (!RelationNeedsWAL(index) || !XLogStandbyInfoActive())
+		return true;
+	if (!pbt_rmgr_registered)
+		return false;
+	xlrec.node = index->rd_node;
+	xlrec.block = blkno;
+	xlrec.safexid = safexid;
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+	XLogInsert(PBT_RMGR_ID, XLOG_PBT_REUSE_PAGE);
+	return true;
 }
 
 /*
