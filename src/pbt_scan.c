@@ -59,7 +59,9 @@ typedef struct ScanPosItem
 
 typedef struct ScanPos
 {
-	Buffer		buf;			/* pinned, not locked */
+	bool		valid;			/* positioned on a page */
+	Buffer		buf;			/* pinned (not locked), or InvalidBuffer */
+	XLogRecPtr	lsn;			/* page LSN when read */
 	BlockNumber blkno;
 	BlockNumber next;
 	BlockNumber prev;
@@ -71,7 +73,7 @@ typedef struct ScanPos
 	ScanPosItem items[PBT_MAX_ITEMS_PER_PAGE];
 } ScanPos;
 
-#define ScanPosIsValid(pos) BufferIsValid((pos).buf)
+#define ScanPosIsValid(pos) ((pos).valid)
 
 typedef struct PbtScanOpaqueData
 {
@@ -158,6 +160,32 @@ release_pos(ScanPos *pos)
 	if (BufferIsValid(pos->buf))
 		ReleaseBuffer(pos->buf);
 	pos->buf = InvalidBuffer;
+	pos->valid = false;
+}
+
+/*
+ * Done reading the page in so->curr.buf: unlock it, and unpin it too when
+ * that is safe, so that VACUUM never waits for an idle cursor (as nbtree
+ * does since PostgreSQL 9.5).  An MVCC snapshot cannot see a heap tuple
+ * that reuses a TID VACUUM freed meanwhile; kill_items then checks the
+ * page LSN before trusting positions.  Index-only scans, other snapshots
+ * and unlogged indexes (no LSN) keep the pin as the interlock.
+ */
+static void
+done_with_page(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	so->curr.valid = true;
+	so->curr.lsn = BufferGetLSNAtomic(so->curr.buf);
+	if (IsMVCCSnapshot(scan->xs_snapshot) &&
+		RelationNeedsWAL(scan->indexRelation) && !scan->xs_want_itup)
+	{
+		UnlockReleaseBuffer(so->curr.buf);
+		so->curr.buf = InvalidBuffer;
+	}
+	else
+		LockBuffer(so->curr.buf, BUFFER_LOCK_UNLOCK);
 }
 
 /* comparator for sorting array elements */
@@ -693,8 +721,8 @@ save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len,
 
 /*
  * Read the matching items of the share-locked leaf in buf, starting at pos,
- * into so->curr.  Returns true if any matched.  The lock is released; the
- * pin is kept in so->curr.buf.
+ * into so->curr.  Returns true if any matched.  The lock is released (see
+ * done_with_page for the pin).
  */
 static bool
 read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
@@ -768,7 +796,7 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 		so->curr.lastItem = PBT_MAX_ITEMS_PER_PAGE - 1;
 		so->curr.itemIndex = PBT_MAX_ITEMS_PER_PAGE - 1;
 	}
-	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	done_with_page(scan);
 	return so->curr.firstItem <= so->curr.lastItem;
 }
 
@@ -788,13 +816,28 @@ kill_items(IndexScanDesc scan)
 	int			n;
 	bool		marked = false;
 
+	Buffer		buf = so->curr.buf;
+
 	if (so->nkilled == 0 || !ScanPosIsValid(so->curr))
 	{
 		so->nkilled = 0;
 		return;
 	}
-	LockBuffer(so->curr.buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(so->curr.buf);
+	if (!BufferIsValid(buf))
+	{
+		/* without our pin, VACUUM may have recycled TIDs: page unchanged? */
+		buf = ReadBuffer(scan->indexRelation, so->curr.blkno);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		if (BufferGetLSNAtomic(buf) != so->curr.lsn)
+		{
+			UnlockReleaseBuffer(buf);
+			so->nkilled = 0;
+			return;
+		}
+	}
+	else
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
 	layout = pbt_layout(page);
 	n = layout->count(page);
 	for (int k = 0; k < so->nkilled; k++)
@@ -819,8 +862,11 @@ kill_items(IndexScanDesc scan)
 		}
 	}
 	if (marked)
-		MarkBufferDirtyHint(so->curr.buf, true);
-	LockBuffer(so->curr.buf, BUFFER_LOCK_UNLOCK);
+		MarkBufferDirtyHint(buf, true);
+	if (buf != so->curr.buf)
+		UnlockReleaseBuffer(buf);
+	else
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	so->nkilled = 0;
 }
 
@@ -833,7 +879,8 @@ save_mark_before_leaving(PbtScanOpaque so)
 	release_pos(&so->mark);
 	memcpy(&so->mark, &so->curr, offsetof(ScanPos, items) +
 		   sizeof(ScanPosItem) * (so->curr.lastItem + 1));
-	IncrBufferRefCount(so->mark.buf);
+	if (BufferIsValid(so->mark.buf))
+		IncrBufferRefCount(so->mark.buf);
 	so->mark.itemIndex = so->markItemIndex;
 	if (so->currTuples)
 		memcpy(so->markTuples, so->currTuples, BLCKSZ);
@@ -1034,7 +1081,9 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 		so->curr.blkno = BufferGetBlockNumber(buf);
 		so->curr.prev = opaque->prev;
 		so->curr.moreLeft = !PbtIsLeftmost(opaque);
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		so->curr.firstItem = 0;
+		so->curr.lastItem = -1;
+		done_with_page(scan);
 		return step_page(scan, dir);
 	}
 	if (read_page(scan, buf, pos, dir))
@@ -1192,7 +1241,8 @@ pbtrestrpos(IndexScanDesc scan)
 		release_pos(&so->curr);
 		memcpy(&so->curr, &so->mark, offsetof(ScanPos, items) +
 			   sizeof(ScanPosItem) * (so->mark.lastItem + 1));
-		IncrBufferRefCount(so->curr.buf);
+		if (BufferIsValid(so->curr.buf))
+			IncrBufferRefCount(so->curr.buf);
 		if (so->currTuples)
 			memcpy(so->currTuples, so->markTuples, BLCKSZ);
 	}
