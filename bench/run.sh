@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# pagebtree benchmark: one command.
+#
+#   bash bench/run.sh --quick      # ~5 minutes on 2 cores (the default)
+#   bash bench/run.sh --full       # larger scale, ~30-60 minutes
+#
+# On a fresh Debian 12 machine, as root, it
+#   1. installs what it needs with apt-get (PostgreSQL 15 server, contrib,
+#      server headers, compiler, python3 with psycopg2 and matplotlib),
+#   2. builds and installs pagebtree from the repository root (make && make install),
+#   3. builds and installs the AM-level driver (bench/amdriver, extension pagebtree_bench),
+#   4. runs bench/harness.py, which initdb's a private throw-away cluster
+#      (temporary directory, Unix socket only, never another cluster),
+#      measures, prints the report and writes bench/results/<name>.{md,json,png}.
+#
+# Options (anything else is passed on to bench/harness.py, see --help there):
+#   --quick | --full        run mode (default --quick)
+#   --name NAME             results name (default: the mode)
+#   --no-build              do not build or install anything; use what is installed
+#   --without-pagebtree     do not build pagebtree; measure btree and hash only
+#   --no-deps               skip the apt-get step
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(dirname "$HERE")"
+MODE=quick
+BUILD=1
+WITH_PAGEBTREE=1
+DEPS=1
+PASS=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) MODE=quick ;;
+        --full) MODE=full ;;
+        --no-build) BUILD=0 ;;
+        --without-pagebtree) WITH_PAGEBTREE=0 ;;
+        --no-deps) DEPS=0 ;;
+        -h|--help)
+            sed -n '2,22p' "$0"; exit 0 ;;
+        *) PASS+=("$1") ;;
+    esac
+    shift
+done
+
+say() { printf '\n==> %s\n' "$*"; }
+
+# ---------------------------------------------------------------- 1. deps
+PKGS=(postgresql-15 postgresql-contrib postgresql-server-dev-15 build-essential make
+      python3 python3-psycopg2 python3-matplotlib)
+if [ "$DEPS" = 1 ]; then
+    missing=()
+    for p in "${PKGS[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        if [ "$(id -u)" != 0 ]; then
+            echo "missing packages: ${missing[*]} (run as root, or install them)" >&2
+            exit 1
+        fi
+        say "apt-get install ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    else
+        say "dependencies present"
+    fi
+fi
+
+# the distribution's python3 (its apt packages psycopg2/matplotlib), not a
+# pyenv or virtualenv one that may come first in PATH
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY="$(command -v python3)"
+if [ -x /usr/lib/postgresql/15/bin/pg_config ]; then
+    export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+else
+    export PG_CONFIG="${PG_CONFIG:-pg_config}"
+fi
+export PATH="$("$PG_CONFIG" --bindir):$PATH"
+
+# ---------------------------------------------------------------- 2-3. build
+JOBS="$(nproc 2>/dev/null || echo 2)"
+if [ "$BUILD" = 1 ]; then
+    if [ "$WITH_PAGEBTREE" = 1 ]; then
+        say "building pagebtree (make && make install in $REPO)"
+        if ! (cd "$REPO" && make -j"$JOBS" PG_CONFIG="$PG_CONFIG" && make install PG_CONFIG="$PG_CONFIG"); then
+            echo "pagebtree failed to build; rerun with --without-pagebtree to measure btree and hash only" >&2
+            exit 1
+        fi
+    fi
+    say "building the AM-level driver (bench/amdriver)"
+    (cd "$HERE/amdriver" && make -j"$JOBS" PG_CONFIG="$PG_CONFIG" && make install PG_CONFIG="$PG_CONFIG")
+fi
+
+# ---------------------------------------------------------------- 4. run
+ARGS=(--mode "$MODE")
+if [ "$WITH_PAGEBTREE" = 0 ]; then
+    ARGS+=(--without-pagebtree)
+fi
+say "running the $MODE benchmark"
+exec "$PY" "$HERE/harness.py" "${ARGS[@]}" --command-line "bash bench/run.sh --$MODE${PASS[*]:+ ${PASS[*]}}" "${PASS[@]+"${PASS[@]}"}"
