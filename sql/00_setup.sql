@@ -1,0 +1,83 @@
+--
+-- 00_setup: helpers shared by the regression tests, which pg_regress runs
+-- in one database, in name order, after this file.
+--
+SET client_min_messages = warning;
+--
+-- pbt_cmp(query, via): run "query" twice, once forced onto an index access
+-- path and once as a sequential scan, and compare the results.
+--   via = 'index'     : plain or index-only index scan (no seq/bitmap scans)
+--         'indexonly' : like 'index', but the plan must be an Index Only Scan
+--         'bitmap'    : bitmap index scan only
+-- Returns plan_ok (the forced plan really uses a pagebtree index that way, and
+-- only pagebtree indexes), nrows (rows from the seqscan run) and ndiffs (rows
+-- that differ).  Queries with ORDER BY are compared row by row in order,
+-- others as multisets.
+--
+CREATE OR REPLACE FUNCTION pbt_cmp(q text, via text DEFAULT 'index',
+                                   OUT plan_ok boolean, OUT nrows bigint,
+                                   OUT ndiffs bigint)
+LANGUAGE plpgsql
+SET enable_seqscan = on SET enable_indexscan = on SET enable_indexonlyscan = on
+SET enable_bitmapscan = on SET max_parallel_workers_per_gather = 0
+AS $$
+DECLARE
+    ordered boolean := q ~* '\morder\s+by\M';
+    wrapped text := format('SELECT coalesce(array_agg(s::text), ''{}'') FROM (%s) s', q);
+    ln text;
+    m text[];
+    used_any boolean := false;
+    used_other boolean := false;
+    idx_res text[];
+    seq_res text[];
+BEGIN
+    IF via IN ('index', 'indexonly') THEN
+        PERFORM set_config('enable_seqscan', 'off', true);
+        PERFORM set_config('enable_bitmapscan', 'off', true);
+    ELSIF via = 'bitmap' THEN
+        PERFORM set_config('enable_seqscan', 'off', true);
+        PERFORM set_config('enable_indexscan', 'off', true);
+        PERFORM set_config('enable_indexonlyscan', 'off', true);
+    ELSE
+        RAISE EXCEPTION 'pbt_cmp: unknown access path "%"', via;
+    END IF;
+
+    plan_ok := true;
+    FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || wrapped LOOP
+        IF ln ~ 'Seq Scan' THEN
+            plan_ok := false;
+        END IF;
+        m := regexp_match(ln, '(Index Only Scan|Index Scan|Bitmap Index Scan)(?: Backward)? (?:using|on) (\S+)');
+        IF m IS NOT NULL THEN
+            IF (SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+                WHERE c.oid = to_regclass(m[2])) = 'pagebtree'
+               AND (via = 'index' AND m[1] IN ('Index Scan', 'Index Only Scan')
+                    OR via = 'indexonly' AND m[1] = 'Index Only Scan'
+                    OR via = 'bitmap' AND m[1] = 'Bitmap Index Scan') THEN
+                used_any := true;
+            ELSE
+                used_other := true;
+            END IF;
+        END IF;
+    END LOOP;
+    plan_ok := plan_ok AND used_any AND NOT used_other;
+    EXECUTE wrapped INTO idx_res;
+
+    PERFORM set_config('enable_seqscan', 'on', true);
+    PERFORM set_config('enable_indexscan', 'off', true);
+    PERFORM set_config('enable_indexonlyscan', 'off', true);
+    PERFORM set_config('enable_bitmapscan', 'off', true);
+    EXECUTE wrapped INTO seq_res;
+
+    nrows := cardinality(seq_res);
+    IF ordered THEN
+        SELECT count(*) INTO ndiffs
+        FROM generate_series(1, greatest(cardinality(idx_res), cardinality(seq_res))) i
+        WHERE idx_res[i] IS DISTINCT FROM seq_res[i];
+    ELSE
+        SELECT (SELECT count(*) FROM (SELECT unnest(idx_res) EXCEPT ALL SELECT unnest(seq_res)) a)
+             + (SELECT count(*) FROM (SELECT unnest(seq_res) EXCEPT ALL SELECT unnest(idx_res)) b)
+        INTO ndiffs;
+    END IF;
+END;
+$$;
