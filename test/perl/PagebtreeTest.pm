@@ -1,0 +1,547 @@
+# Helpers shared by the pagebtree TAP tests (test/t/*.pl).
+#
+#   use FindBin;
+#   use lib "$FindBin::RealBin/../perl";
+#   use PagebtreeTest;
+#
+# The test table is
+#   t (id bigserial, k int8, s text, pad text)
+# with pagebtree indexes
+#   t_k (k)                                   int8: normalized keys
+#   t_s (s)                                   text in the database collation
+#                                             (C.UTF-8 in run-all.sh): comparator keys
+#   t_sc (s COLLATE "C")                      text: normalized keys
+#   t_ks (k DESC, s COLLATE "C") INCLUDE (id) multi-column, DESC, INCLUDE
+#   t_id UNIQUE (id)                          unique; every UPDATE inserts
+#                                             a second entry for its id
+# Text keys share prefixes, have varied lengths and 2% of them are a few
+# hundred bytes long.
+
+package PagebtreeTest;
+
+use strict;
+use warnings;
+
+use Exporter 'import';
+use IPC::Run;
+use Time::HiRes qw(usleep);
+use Digest::MD5 qw(md5_hex);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+our @EXPORT = qw(
+  pbt_new_node pbt_create_schema pbt_load pbt_start_workload pbt_stop_workload
+  pbt_verify pbt_check_indexes pbt_start_after_crash pbt_seed
+  pbt_text_expr
+);
+
+# Random seed for the workloads: PBT_TEST_SEED or a fixed default, so that a
+# failure can be reproduced; printed by each test.
+sub pbt_seed
+{
+	my ($default) = @_;
+	my $seed = $ENV{PBT_TEST_SEED} // $default;
+	note "random seed: $seed (set PBT_TEST_SEED to change)";
+	srand($seed);
+	return $seed;
+}
+
+# SQL expression producing the text key for int8 expression $kexpr.
+sub pbt_text_expr
+{
+	my ($kexpr) = @_;
+	return "CASE WHEN ($kexpr) % 50 = 0 "
+	  . "THEN 'acct-' || lpad((($kexpr) % 1000)::text, 4, '0') || '/' || repeat(md5(($kexpr)::text), 12) "
+	  . "ELSE 'acct-' || lpad((($kexpr) % 1000)::text, 4, '0') || '/' || left(md5(($kexpr)::text), 4 + (($kexpr) % 29)::int) END";
+}
+
+# Create (not start) a node.  %opts:
+#   rmgr    => 1: shared_preload_libraries = 'pagebtree' (custom WAL
+#              resource manager); 0: generic WAL
+#   streaming => 1: wal_level = replica, ready for pg_basebackup
+#   conf    => extra postgresql.conf lines
+sub pbt_new_node
+{
+	my ($name, %opts) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(allows_streaming => ($opts{streaming} ? 1 : 0));
+	my $spl = $opts{rmgr} ? 'pagebtree' : '';
+	$node->append_conf(
+		'postgresql.conf', qq(
+shared_preload_libraries = '$spl'
+log_statement = none
+log_min_messages = warning
+log_checkpoints = on
+max_connections = 20
+shared_buffers = 2MB
+checkpoint_timeout = 30s
+max_wal_size = 256MB
+restart_after_crash = off
+));
+	$node->append_conf('postgresql.conf', $opts{conf}) if $opts{conf};
+	return $node;
+}
+
+sub pbt_create_schema
+{
+	my ($node, %opts) = @_;
+	my $table    = $opts{table}    // 't';
+	my $unlogged = $opts{unlogged} ? 'UNLOGGED' : '';
+	$node->safe_psql('postgres', 'CREATE EXTENSION IF NOT EXISTS pagebtree');
+	$node->safe_psql(
+		'postgres', qq(
+CREATE $unlogged TABLE $table (id bigserial, k int8 NOT NULL, s text NOT NULL, pad text);
+CREATE INDEX ${table}_k ON $table USING pagebtree (k);
+CREATE INDEX ${table}_s ON $table USING pagebtree (s);
+));
+	# normalized text keys, and a multi-column index with a DESC column
+	# and an INCLUDE column
+	$node->safe_psql(
+		'postgres', qq(
+CREATE INDEX ${table}_sc ON $table USING pagebtree (s COLLATE "C");
+CREATE INDEX ${table}_ks ON $table USING pagebtree (k DESC, s COLLATE "C") INCLUDE (id);
+CREATE UNIQUE INDEX ${table}_id ON $table USING pagebtree (id);
+)) unless $opts{basic};
+	return;
+}
+
+# Insert rows with keys $from .. $to (step 1), $copies rows per key.
+sub pbt_load
+{
+	my ($node, $from, $to, %opts) = @_;
+	my $table  = $opts{table}  // 't';
+	my $copies = $opts{copies} // 1;
+	my $s      = pbt_text_expr('g');
+	$node->safe_psql(
+		'postgres', qq(
+INSERT INTO $table (k, s, pad)
+  SELECT g, $s, 'load' FROM generate_series($from, $to) g, generate_series(1, $copies) c;
+));
+	return;
+}
+
+# pgbench scripts of the write workload.  Keys are spread over 1..$range so
+# that inserts, deletes and updates hit the whole index; the table size stays
+# around 0.9 rows per key.
+sub _workload_files
+{
+	my ($range) = @_;
+	my $s_g  = pbt_text_expr(':k + g');
+	my $s_up = pbt_text_expr('k + d');
+	return {
+		'ins.sql' => qq(\\set k random(1, $range)
+INSERT INTO t (k, s, pad) SELECT :k + g, $s_g, 'ins' FROM generate_series(0, 9) g;
+),
+		'del.sql' => qq(\\set k random(1, $range)
+DELETE FROM t WHERE k BETWEEN :k AND :k + 10;
+),
+		'upd.sql' => qq(\\set k random(1, $range)
+UPDATE t SET k = k + d, s = $s_up, pad = 'upd'
+  FROM (SELECT CASE WHEN :k % 2 = 0 THEN 7 ELSE -7 END AS d) x
+  WHERE k BETWEEN :k AND :k + 3;
+),
+		'hot.sql' => qq(\\set h random(1, 20)
+BEGIN;
+INSERT INTO t (k, s, pad) SELECT :h * 1000, 'hot-' || :h, 'dup' FROM generate_series(1, 20);
+DELETE FROM t WHERE id IN (SELECT id FROM t WHERE k = :h * 1000 ORDER BY id LIMIT 15);
+COMMIT;
+),
+		'rollback.sql' => qq(\\set k random(1, $range)
+BEGIN;
+INSERT INTO t (k, s, pad) SELECT :k + g, $s_g, 'rb' FROM generate_series(0, 19) g;
+DELETE FROM t WHERE k BETWEEN :k + 100 AND :k + 110;
+ROLLBACK;
+),
+		'read.sql' => qq(\\set k random(1, $range)
+SELECT count(*) FROM t WHERE k BETWEEN :k AND :k + 100;
+SELECT count(*) FROM t WHERE s >= 'acct-0' || :k % 10 AND s < 'acct-0' || :k % 10 || '5';
+),
+		'vacuum.sql'     => "\\sleep 200 ms\nVACUUM t;\n",
+		'checkpoint.sql' => "\\sleep 500 ms\nCHECKPOINT;\n",
+	};
+}
+
+# Start a pgbench write workload in the background: $clients clients running
+# the DML scripts, plus one client that runs VACUUM and CHECKPOINT every now
+# and then.  Returns a handle for pbt_stop_workload.  %opts: clients (4),
+# seconds (120), range (50000), seed, maintenance (1; 0 = no VACUUM and
+# CHECKPOINT), tag (for log file names).
+sub pbt_start_workload
+{
+	my ($node, %opts) = @_;
+	my $clients = $opts{clients} // 4;
+	my $seconds = $opts{seconds} // 120;
+	my $range   = $opts{range}   // 50000;
+	my $seed    = $opts{seed}    // int(rand(1 << 30));
+	my $tag     = $opts{tag}     // 'workload';
+	my $maint   = $opts{maintenance} // 1;
+	my %weight  = (
+		'ins.sql'      => 10,
+		'del.sql'      => 10,
+		'upd.sql'      => 5,
+		'hot.sql'      => 3,
+		'rollback.sql' => 2,
+		'read.sql'     => 3);
+
+	my $files = _workload_files($range);
+	my $dir   = PostgreSQL::Test::Utils::tempdir();
+	my @fopts;
+	for my $fn (sort keys %$files)
+	{
+		PostgreSQL::Test::Utils::append_to_file("$dir/$fn", $files->{$fn});
+		push @fopts, '-f', "$dir/$fn\@$weight{$fn}" if $weight{$fn};
+	}
+	my @conn = ('-h', $node->host, '-p', $node->port);
+	my $logbase = "$PostgreSQL::Test::Utils::log_path/pgbench_${tag}";
+	my @cmd     = (
+		'pgbench', '-n', @conn,
+		'-c', $clients, '-j', ($clients > 1 ? 2 : 1),
+		'-T', $seconds, "--random-seed=$seed", '--max-tries=50',
+		@fopts, 'postgres');
+	note "starting workload: @cmd";
+	my @h = (
+		IPC::Run::start(\@cmd, '<', \undef, '>', "$logbase.out",
+			'2>', "$logbase.err"));
+	my @err = ("$logbase.err");
+	if ($maint)
+	{
+		my @mcmd = (
+			'pgbench', '-n', @conn, '-c', 1, '-T', $seconds,
+			"--random-seed=$seed", '-f', "$dir/vacuum.sql\@3",
+			'-f', "$dir/checkpoint.sql\@1", 'postgres');
+		push @h, IPC::Run::start(\@mcmd, '<', \undef, '>',
+			"${logbase}_maint.out", '2>', "${logbase}_maint.err");
+		push @err, "${logbase}_maint.err";
+	}
+	return { harnesses => \@h, errs => \@err };
+}
+
+# Wait for (after a crash: reap) a workload started by pbt_start_workload.
+# With expect_ok => 1, the workload must have finished without errors.
+sub pbt_stop_workload
+{
+	my ($wl, %opts) = @_;
+	my $rc = 0;
+	for my $h (@{ $wl->{harnesses} })
+	{
+		my $ok = eval {
+			$h->finish;
+			1;
+		};
+		$h->kill_kill if !$ok;
+		my $r = $h->full_result(0) // -1;
+		$rc = $r if $r != 0;
+	}
+	my $err = join("\n",
+		map { -e $_ ? PostgreSQL::Test::Utils::slurp_file($_) : '' } @{ $wl->{errs} });
+	if ($opts{expect_ok})
+	{
+		is($rc, 0, "$opts{name}: workload finished without errors")
+		  or diag($err);
+	}
+	else
+	{
+		# The clients lose their connections at the crash; anything else
+		# (a wrong result, a server-side ERROR) is a failure.
+		my @bad = grep {
+			/ERROR|FATAL|PANIC|error:/
+			  && !/server closed the connection|terminating connection|connection to server .* failed|Connection refused|No such file or directory|the database system is shutting down|client \d+ aborted|the database system is in recovery mode|could not receive data from server|SSL SYSCALL|perhaps the backend died|lost synchronization|could not send data to server|the database system is not yet accepting connections|the database system is starting up|canceling statement due to conflict|postmaster exited|Run was aborted/
+		} split /\n/, $err;
+		is(scalar(@bad), 0, "$opts{name}: no unexpected errors in the workload")
+		  or diag(join("\n", @bad[0 .. ($#bad > 20 ? 20 : $#bad)]));
+	}
+	return;
+}
+
+# Start a node after an immediate stop or a kill -9 of the postmaster.  After
+# kill -9, orphaned backends may hold the shared memory for a moment, so the
+# start is retried for a while.
+sub pbt_start_after_crash
+{
+	my ($node) = @_;
+
+	# wait until the killed postmaster is gone (and reaped)
+	if (open my $fh, '<', $node->data_dir . '/postmaster.pid')
+	{
+		my $old = <$fh>;
+		close $fh;
+		chomp $old if defined $old;
+		if (defined $old && $old =~ /^\d+$/)
+		{
+			my $waited = 0;
+			while (kill(0, $old) && $waited < 120)
+			{
+				usleep(100_000);
+				$waited += 0.1;
+			}
+			diag("old postmaster $old of node " . $node->name . " still exists after ${waited}s")
+			  if kill(0, $old);
+		}
+	}
+	for my $try (1 .. 60)
+	{
+		return 1 if $node->start(fail_ok => 1);
+		sleep 1;
+	}
+	BAIL_OUT('node "' . $node->name . '" did not start after the crash');
+}
+
+# pagebtree_check(index, heapallindexed => true) on every pagebtree index of
+# the table.
+sub pbt_check_indexes
+{
+	my ($node, $name, %opts) = @_;
+	my $table = $opts{table} // 't';
+	my @idx = split /\n/, $node->safe_psql('postgres', qq{
+SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+  JOIN pg_am a ON a.oid = c.relam
+ WHERE i.indrelid = '$table'::regclass AND a.amname = 'pagebtree' ORDER BY 1});
+	ok(@idx >= 1, "$name: table $table has pagebtree indexes");
+	for my $idx (@idx)
+	{
+		my ($ret, $out, $err) = $node->psql('postgres',
+			"SELECT pagebtree_check('$idx', true)");
+		ok($ret == 0 && $err eq '', "$name: pagebtree_check('$idx', true)")
+		  or diag("pagebtree_check($idx) failed: $err");
+	}
+	return;
+}
+
+# Split psql output into sections introduced by "@@name" lines.
+sub _sections
+{
+	my ($out) = @_;
+	my (%sec, $cur);
+	for my $line (split /\n/, $out)
+	{
+		if ($line =~ /^@@(\S+)$/)
+		{
+			$cur = $1;
+			$sec{$cur} = [];
+			next;
+		}
+		push @{ $sec{$cur} }, $line if defined $cur;
+	}
+	return \%sec;
+}
+
+sub _show
+{
+	my (@l) = @_;
+	return join(', ', map { "'$_'" } @l[0 .. ($#l > 4 ? 4 : $#l)]);
+}
+
+# The rows of an index scan ($got) against the same query answered by a
+# sequential scan and a sort ($want): the ORDER BY keys (the first $nkey
+# columns) must come in the same sequence, and the rows must be the same
+# multiset.
+sub _compare_scan
+{
+	my ($name, $got, $want, $nkey) = @_;
+	my $key = sub { join('|', (split /\|/, $_[0], -1)[ 0 .. $nkey - 1 ]) };
+	my @gk = map { $key->($_) } @$got;
+	my @wk = map { $key->($_) } @$want;
+	my $firstdiff;
+	for my $i (0 .. ($#gk > $#wk ? $#gk : $#wk))
+	{
+		if (!defined $gk[$i] || !defined $wk[$i] || $gk[$i] ne $wk[$i])
+		{
+			$firstdiff = $i;
+			last;
+		}
+	}
+	my (%cg, %cw);
+	$cg{$_}++ for @$got;
+	$cw{$_}++ for @$want;
+	my @missing = grep { ($cg{$_} // 0) < $cw{$_} } sort keys %cw;
+	my @extra   = grep { ($cw{$_} // 0) < $cg{$_} } sort keys %cg;
+
+	if (!defined $firstdiff && !@missing && !@extra)
+	{
+		ok(1, "$name (" . scalar(@$got) . " rows)");
+		return 1;
+	}
+	ok(0, $name);
+	diag(   "index scan: "
+		  . scalar(@$got)
+		  . " rows, seqscan+sort: "
+		  . scalar(@$want)
+		  . " rows; missing from the index scan: "
+		  . scalar(@missing) . " (" . _show(@missing) . ")"
+		  . "; extra or duplicated: "
+		  . scalar(@extra) . " (" . _show(@extra) . ")");
+	diag("key order differs first at row $firstdiff: index scan '"
+		  . ($gk[$firstdiff] // '(end)')
+		  . "', expected '"
+		  . ($wk[$firstdiff] // '(end)') . "'")
+	  if defined $firstdiff;
+	return 0;
+}
+
+# Compare index scans with sequential scans, all under one REPEATABLE READ
+# snapshot (so it also works on a hot standby that is replaying WAL).
+#
+# Each check is a query run twice: once with only (plain or index-only)
+# index scans allowed, where its plan must use the expected index, and once
+# with only a sequential scan and a sort.  Checked: full scans in both
+# directions and ranges on ${t}_k (int8), ${t}_s (text, database collation)
+# and, when they exist, ${t}_sc (text COLLATE "C") and
+# ${t}_ks (k DESC, s COLLATE "C") INCLUDE (id), including index-only scans.
+# Returns a fingerprint of the table (count and md5 of all rows) for
+# comparing nodes.
+# %opts: table ('t'), ranges (8), text_ranges (6), dbname ('postgres')
+sub pbt_verify
+{
+	my ($node, $name, %opts) = @_;
+	my $t       = $opts{table}       // 't';
+	my $nranges = $opts{ranges}      // 8;
+	my $ntext   = $opts{text_ranges} // 6;
+	my $db      = $opts{dbname}      // 'postgres';
+
+	my %have = map { $_ => 1 } split /\n/, $node->safe_psql($db,
+		"SELECT relname FROM pg_class WHERE relname IN ('${t}_sc', '${t}_ks', '${t}_id')");
+
+	# name, plan regexp, query, number of ORDER BY columns, index-only?
+	# (ORDER BY k can also be served by ${t}_ks (k DESC, s) scanned the
+	# other way; the planner prefers the smaller ${t}_k, either is fine)
+	my @checks = (
+		[ 'k forward', qr/Index Scan (using ${t}_k |Backward using ${t}_ks )on $t/,
+			"SELECT k, id FROM $t ORDER BY k", 1 ],
+		[ 'k backward', qr/Index Scan (Backward using ${t}_k |using ${t}_ks )on $t/,
+			"SELECT k, id FROM $t ORDER BY k DESC", 1 ],
+		[ 's forward', qr/Index Scan using ${t}_s on $t/,
+			"SELECT s, id FROM $t ORDER BY s", 1 ],
+		[ 's backward', qr/Index Scan Backward using ${t}_s on $t/,
+			"SELECT s, id FROM $t ORDER BY s DESC", 1 ],
+	);
+	for (1 .. $nranges)
+	{
+		my $lo = int(rand(52000)) - 1000;
+		my $hi = $lo + int(rand(3000));
+		push @checks,
+		  [ "k in [$lo, $hi]", qr/Index Scan (using ${t}_k |Backward using ${t}_ks )on $t/,
+			"SELECT k, id FROM $t WHERE k >= $lo AND k <= $hi ORDER BY k", 1 ],
+		  [ "k in ($lo, $hi) backward", qr/Index Scan (Backward using ${t}_k |using ${t}_ks )on $t/,
+			"SELECT k, id FROM $t WHERE k > $lo AND k < $hi ORDER BY k DESC", 1 ];
+	}
+	my @sranges;
+	for (1 .. $ntext)
+	{
+		my $a = sprintf('acct-%04d', int(rand(1000)));
+		my $b = sprintf('acct-%04d', int(rand(1000)));
+		($a, $b) = ($b, $a) if $b lt $a;
+		$b .= '/8';
+		push @sranges, [ $a, $b ];
+		push @checks,
+		  [ "s in ['$a', '$b')", qr/Index Scan using ${t}_s on $t/,
+			"SELECT s, id FROM $t WHERE s >= '$a' AND s < '$b' ORDER BY s", 1 ];
+	}
+	if ($have{"${t}_sc"})
+	{
+		push @checks,
+		  [ 's COLLATE "C" forward', qr/Index Scan using ${t}_sc on $t/,
+			qq{SELECT s, id FROM $t ORDER BY s COLLATE "C"}, 1 ],
+		  [ 's COLLATE "C" backward', qr/Index Scan Backward using ${t}_sc on $t/,
+			qq{SELECT s, id FROM $t ORDER BY s COLLATE "C" DESC}, 1 ],
+		  [ 's COLLATE "C" index-only', qr/Index Only Scan using ${t}_sc on $t/,
+			qq{SELECT s FROM $t ORDER BY s COLLATE "C"}, 1, 1 ];
+		for my $r (@sranges)
+		{
+			push @checks,
+			  [ qq{s COLLATE "C" in ['$r->[0]', '$r->[1]')}, qr/Index Scan using ${t}_sc on $t/,
+				qq{SELECT s, id FROM $t WHERE s COLLATE "C" >= '$r->[0]' AND s COLLATE "C" < '$r->[1]' ORDER BY s COLLATE "C"}, 1 ];
+		}
+	}
+	if ($have{"${t}_ks"})
+	{
+		my $lo = int(rand(50000));
+		my $hi = $lo + 2000;
+		push @checks,
+		  [ '(k DESC, s) forward', qr/Index Scan using ${t}_ks on $t/,
+			qq{SELECT k, s, id FROM $t ORDER BY k DESC, s COLLATE "C"}, 2 ],
+		  [ '(k DESC, s) backward', qr/Index Scan Backward using ${t}_ks on $t/,
+			qq{SELECT k, s, id FROM $t ORDER BY k, s COLLATE "C" DESC}, 2 ],
+		  [ "(k DESC, s) index-only, k in [$lo, $hi]", qr/Index Only Scan using ${t}_ks on $t/,
+			qq{SELECT k, s, id FROM $t WHERE k BETWEEN $lo AND $hi ORDER BY k DESC, s COLLATE "C"}, 2, 1 ],
+		  [ "(k DESC, s) k = ANY", qr/Index (Only )?Scan using ${t}_ks on $t/,
+			qq{SELECT k, s, id FROM $t WHERE k = ANY(ARRAY[$lo, $lo + 7, $lo + 100, 1000, 20000]) ORDER BY k DESC, s COLLATE "C"}, 2, 1 ],
+		  [ "(k DESC, s) second column", qr/Index (Only )?Scan using ${t}_ks on $t/,
+			qq{SELECT k, s, id FROM $t WHERE k > $lo AND s COLLATE "C" >= 'acct-05' ORDER BY k DESC, s COLLATE "C"}, 2, 1 ];
+	}
+
+	if ($have{"${t}_id"})
+	{
+		my $lo = int(rand(40000));
+		push @checks,
+		  [ 'unique id forward', qr/Index Scan using ${t}_id on $t/,
+			"SELECT id, k FROM $t ORDER BY id", 1 ],
+		  [ "unique id in [$lo, $lo + 500] backward", qr/Index Scan Backward using ${t}_id on $t/,
+			"SELECT id, k FROM $t WHERE id BETWEEN $lo AND $lo + 500 ORDER BY id DESC", 1 ],
+		  [ "unique id = ANY", qr/Index Scan using ${t}_id on $t/,
+			"SELECT id, k FROM $t WHERE id = ANY(ARRAY[$lo, $lo + 1, $lo + 17, $lo + 1000]) ORDER BY id", 1 ];
+	}
+
+	my $common = qq(SET LOCAL enable_bitmapscan = off;
+SET LOCAL enable_incremental_sort = off;
+SET LOCAL enable_hashagg = off;);
+	my $idx_plain = qq($common
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_sort = off;
+SET LOCAL enable_indexscan = on;
+SET LOCAL enable_indexonlyscan = off;);
+	my $idx_only = qq($common
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_sort = off;
+SET LOCAL enable_indexscan = off;
+SET LOCAL enable_indexonlyscan = on;);
+	my $seq = qq($common
+SET LOCAL enable_seqscan = on;
+SET LOCAL enable_sort = on;
+SET LOCAL enable_indexscan = off;
+SET LOCAL enable_indexonlyscan = off;);
+
+	my $sql = "BEGIN ISOLATION LEVEL REPEATABLE READ;\n";
+	for my $i (0 .. $#checks)
+	{
+		my ($cname, $re, $q, $nkey, $ios) = @{ $checks[$i] };
+		$sql .= ($ios ? $idx_only : $idx_plain) . "\n";
+		$sql .= "\\echo \@\@plan$i\nEXPLAIN (COSTS OFF) $q;\n\\echo \@\@idx$i\n$q;\n";
+	}
+	$sql .= "$seq\n";
+	for my $i (0 .. $#checks)
+	{
+		$sql .= "\\echo \@\@seq$i\n$checks[$i][2];\n";
+	}
+	$sql .= qq(\\echo \@\@fp
+SELECT count(*), md5(string_agg(id || ':' || k || ':' || s, ',' ORDER BY id)) FROM $t;
+COMMIT;
+);
+
+	my ($ret, $out, $err) = $node->psql($db, $sql, on_error_stop => 1);
+	if ($ret != 0)
+	{
+		ok(0, "$name: verification queries ran");
+		diag($err);
+		return undef;
+	}
+	my $sec = _sections($out);
+	for my $i (0 .. $#checks)
+	{
+		my ($cname, $re, $q, $nkey) = @{ $checks[$i] };
+		my $plan = join("\n", @{ $sec->{"plan$i"} // [] });
+		if ($plan !~ $re)
+		{
+			ok(0, "$name: $cname: plan uses the index");
+			diag("query: $q\nplan:\n$plan");
+			next;
+		}
+		_compare_scan("$name: $cname", $sec->{"idx$i"} // [], $sec->{"seq$i"} // [], $nkey)
+		  or diag("query: $q");
+	}
+	my $fp = join('', @{ $sec->{fp} // [] });
+	note "$name: rows/fingerprint $fp";
+	return $fp;
+}
+
+1;

@@ -1,0 +1,420 @@
+#!/bin/bash
+# pagebtree: the whole test suite.
+#
+#   bash test/run-all.sh [options]
+#
+# On a fresh Debian 12 machine, as root, this
+#   1. installs what it needs with apt-get (skipped when already installed),
+#   2. copies the source tree to a scratch directory owned by the test user
+#      (postgres), builds it there with `make` and installs it (`make install`),
+#   3. runs the regression and isolation tests (pg_regress / pg_isolation_regress,
+#      `make installcheck`) against a throwaway cluster created with initdb on a
+#      private port and socket directory -- once with
+#      shared_preload_libraries = 'pagebtree' (custom WAL resource manager) and
+#      once without it (generic WAL),
+#   4. runs the TAP tests (test/t/*.pl: crash recovery, streaming standby,
+#      unlogged indexes), which create their own throwaway clusters.
+# No existing cluster (e.g. Debian's 15/main) is used or touched.
+#
+# Options (each also settable through the environment variable shown):
+#   --wal=both|rmgr|generic  WAL configurations for regress+isolation  (PBT_TEST_WAL, default both)
+#   --skip-deps              do not run apt-get                          (PBT_SKIP_DEPS=1)
+#   --skip-regress           skip regress+isolation                      (PBT_SKIP_REGRESS=1)
+#   --skip-tap               skip the TAP tests                          (PBT_SKIP_TAP=1)
+#   --tap=FILES              only these TAP files, e.g. test/t/003_unlogged.pl (PBT_TAP_TESTS)
+#   --checks                 build with `make PBT_CHECKS=1`              (PBT_CHECKS=1)
+#   --keep                   keep the scratch directory even on success  (PBT_KEEP=1)
+#   --workdir=DIR            scratch directory (default: mktemp -d)      (PBT_WORKDIR)
+# Other environment variables:
+#   PBT_TEST_LOCALE    locale of the test clusters (default C.UTF-8)
+#   PBT_TEST_CONF      extra postgresql.conf lines for every test cluster
+#   PBT_TEST_USER      OS user that runs the tests when started as root (default postgres)
+#   PBT_TEST_TIMEOUT   per-phase time limit in seconds (default 1800)
+#   PBT_TEST_SEED      random seed for the TAP workloads (default: fixed per test)
+#
+# Exit status: 0 if everything passed, non-zero otherwise.
+
+set -uo pipefail
+
+SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PG_MAJOR=15
+PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
+
+WAL_MODES=${PBT_TEST_WAL:-both}
+SKIP_DEPS=${PBT_SKIP_DEPS:-0}
+SKIP_REGRESS=${PBT_SKIP_REGRESS:-0}
+SKIP_TAP=${PBT_SKIP_TAP:-0}
+TAP_TESTS=${PBT_TAP_TESTS:-}
+CHECKS=${PBT_CHECKS:-0}
+KEEP=${PBT_KEEP:-0}
+WORK=${PBT_WORKDIR:-}
+TEST_LOCALE=${PBT_TEST_LOCALE:-C.UTF-8}
+TEST_USER=${PBT_TEST_USER:-postgres}
+PHASE_TIMEOUT=${PBT_TEST_TIMEOUT:-1800}
+
+for arg in "$@"; do
+	case $arg in
+		--wal=*) WAL_MODES=${arg#*=} ;;
+		--skip-deps) SKIP_DEPS=1 ;;
+		--skip-regress) SKIP_REGRESS=1 ;;
+		--skip-tap) SKIP_TAP=1 ;;
+		--tap=*) TAP_TESTS=${arg#*=} ;;
+		--checks) CHECKS=1 ;;
+		--keep) KEEP=1 ;;
+		--workdir=*) WORK=${arg#*=} ;;
+		-h|--help) sed -n '2,/^$/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		*) echo "run-all.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+	esac
+done
+case $WAL_MODES in
+	both) WAL_MODES="rmgr generic" ;;
+	rmgr|generic) ;;
+	*) echo "run-all.sh: --wal must be both, rmgr or generic" >&2; exit 2 ;;
+esac
+
+START_TIME=$(date +%s)
+log() { printf '\n=== [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+die() { printf '\nrun-all.sh: ERROR: %s\n' "$*" >&2; exit 1; }
+
+IS_ROOT=0
+[ "$(id -u)" = 0 ] && IS_ROOT=1
+
+# ---------------------------------------------------------------------------
+# 1. Dependencies
+# ---------------------------------------------------------------------------
+PACKAGES="postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR
+          make gcc libc6-dev perl libipc-run-perl coreutils util-linux tar"
+
+missing_packages() {
+	local p st
+	for p in $PACKAGES; do
+		st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+		[ "$st" = installed ] || printf '%s ' "$p"
+	done
+}
+
+if [ "$SKIP_DEPS" != 1 ] && command -v dpkg-query >/dev/null; then
+	MISSING=$(missing_packages)
+	if [ -n "$MISSING" ]; then
+		log "installing: $MISSING"
+		[ "$IS_ROOT" = 1 ] || die "packages missing ($MISSING) and not running as root"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq </dev/null || die "apt-get update failed"
+		# shellcheck disable=SC2086
+		apt-get install -y -qq --no-install-recommends $MISSING </dev/null >/dev/null \
+			|| die "apt-get install failed"
+	else
+		log "all required packages are already installed"
+	fi
+fi
+
+[ -x "$PG_CONFIG" ] || die "$PG_CONFIG not found (postgresql-server-dev-$PG_MAJOR)"
+PGBIN=$("$PG_CONFIG" --bindir)
+PGXS_DIR=$(dirname "$("$PG_CONFIG" --pgxs)")/..
+for f in "$PGBIN/initdb" "$PGBIN/pg_ctl" "$PGXS_DIR/test/regress/pg_regress" \
+		"$PGXS_DIR/test/isolation/pg_isolation_regress" \
+		"$PGXS_DIR/test/perl/PostgreSQL/Test/Cluster.pm"; do
+	[ -e "$f" ] || die "missing $f"
+done
+perl -MIPC::Run -e 1 2>/dev/null || die "perl module IPC::Run missing (libipc-run-perl)"
+
+# ---------------------------------------------------------------------------
+# 2. Scratch copy of the source tree, owned by the test user
+# ---------------------------------------------------------------------------
+if [ "$IS_ROOT" = 1 ]; then
+	id "$TEST_USER" >/dev/null 2>&1 || die "OS user '$TEST_USER' does not exist"
+else
+	TEST_USER=$(id -un)
+fi
+
+if [ -z "$WORK" ]; then
+	WORK=$(mktemp -d /tmp/pagebtree-test.XXXXXX)
+else
+	mkdir -p "$WORK"
+fi
+chmod 755 "$WORK"
+TREE=$WORK/src
+RESULTS=$WORK/results
+mkdir -p "$TREE" "$RESULTS" "$WORK/home"
+
+# Postmasters started by this script: data directories to stop on exit.
+STARTED_DATADIRS=()
+
+as_tester() {
+	# Run "$@" as the test user with a clean, explicit environment.
+	local envs=(PATH="$PGBIN:/usr/local/bin:/usr/bin:/bin"
+		HOME="$WORK/home" LANG="$TEST_LOCALE" LC_ALL="$TEST_LOCALE"
+		PG_CONFIG="$PG_CONFIG" PGTZ=UTC)
+	[ -n "${PBT_TEST_SEED:-}" ] && envs+=(PBT_TEST_SEED="$PBT_TEST_SEED")
+	[ -n "${PG_TEST_TIMEOUT_DEFAULT:-}" ] && envs+=(PG_TEST_TIMEOUT_DEFAULT="$PG_TEST_TIMEOUT_DEFAULT")
+	[ -n "${PG_TEST_NOCLEAN:-}" ] && envs+=(PG_TEST_NOCLEAN="$PG_TEST_NOCLEAN")
+	[ -n "${TEMP_CONFIG_FILE:-}" ] && envs+=(TEMP_CONFIG="$TEMP_CONFIG_FILE")
+	if [ "$IS_ROOT" = 1 ]; then
+		runuser -u "$TEST_USER" -- env -i "${envs[@]}" "${PHASE_ENV[@]}" perl "$WORK/reaper.pl" "$@"
+	else
+		env -i "${envs[@]}" "${PHASE_ENV[@]}" perl "$WORK/reaper.pl" "$@"
+	fi
+}
+PHASE_ENV=()
+
+# Commands run as the test user go through this wrapper: it makes itself a
+# "child subreaper" (prctl PR_SET_CHILD_SUBREAPER), so that postmasters that
+# pg_ctl daemonized, and that a test kills with SIGKILL, are reaped at once by
+# it instead of lingering as zombies when PID 1 of a container does not reap
+# (a zombie postmaster keeps its data directory locked).
+cat >"$WORK/reaper.pl" <<'PERL'
+use strict;
+use warnings;
+use POSIX ();
+my %prctl = (x86_64 => 157, aarch64 => 167, i686 => 172, i386 => 172, ppc64le => 171, s390x => 172);
+my $nr = $prctl{ (POSIX::uname())[4] };
+syscall($nr, 36, 1, 0, 0, 0) if defined $nr;    # PR_SET_CHILD_SUBREAPER = 36
+my $pid = fork() // die "fork: $!";
+if ($pid == 0) { exec { $ARGV[0] } @ARGV or die "exec $ARGV[0]: $!\n"; }
+$SIG{$_} = sub { kill 'TERM', $pid } for qw(INT TERM HUP);
+my $status = 0;
+while (1)
+{
+	my $w = waitpid(-1, 0);
+	last if $w < 0;
+	if ($w == $pid) { $status = $?; last; }
+}
+exit(($status & 127) ? 128 + ($status & 127) : $status >> 8);
+PERL
+chmod 644 "$WORK/reaper.pl"
+
+cleanup() {
+	local d pid
+	for d in "${STARTED_DATADIRS[@]}"; do
+		if [ -f "$d/postmaster.pid" ]; then
+			as_tester "$PGBIN/pg_ctl" -D "$d" -m immediate -w stop >/dev/null 2>&1 || true
+		fi
+	done
+	# TAP clusters left behind by an interrupted prove: stop them through
+	# their own pid files, if that pid still is a postmaster of a data
+	# directory under our scratch directory.
+	if [ -d "$TREE/tmp_check" ]; then
+		while IFS= read -r pidfile; do
+			pid=$(head -n1 "$pidfile" 2>/dev/null)
+			case $pid in ''|*[!0-9]*) continue ;; esac
+			if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-D $(dirname "$pidfile")"; then
+				kill -9 "$pid" 2>/dev/null || true
+			fi
+		done < <(find "$TREE/tmp_check" -name postmaster.pid 2>/dev/null)
+	fi
+}
+trap cleanup EXIT
+trap 'echo "run-all.sh: interrupted" >&2; exit 130' INT TERM
+
+log "copying $SRCDIR to $TREE"
+tar -C "$SRCDIR" -cf - \
+	--exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
+	--exclude=./results --exclude=./output_iso --exclude=./tmp_check \
+	--exclude=./log --exclude='regression.diffs' --exclude='regression.out' \
+	--exclude=./pagebtree--0.1.sql . \
+	| tar -C "$TREE" -xf - || die "copying the source tree failed"
+chown -R "$TEST_USER" "$WORK"
+
+# ---------------------------------------------------------------------------
+# 3. Build and install
+# ---------------------------------------------------------------------------
+MAKE_ARGS=(PG_CONFIG="$PG_CONFIG")
+[ "$CHECKS" = 1 ] && MAKE_ARGS+=(PBT_CHECKS=1)
+
+log "building (make ${MAKE_ARGS[*]})"
+if ! (cd "$TREE" && as_tester make -j"$(nproc)" "${MAKE_ARGS[@]}") >"$RESULTS/build.log" 2>&1; then
+	tail -n 60 "$RESULTS/build.log"
+	die "build failed (full log: $RESULTS/build.log)"
+fi
+grep -E 'warning:' "$RESULTS/build.log" | sort -u | head -n 40 || true
+
+log "installing (make install)"
+if [ "$IS_ROOT" = 1 ]; then
+	(cd "$TREE" && make "${MAKE_ARGS[@]}" install) >"$RESULTS/install.log" 2>&1
+elif command -v sudo >/dev/null; then
+	(cd "$TREE" && sudo make "${MAKE_ARGS[@]}" install) >"$RESULTS/install.log" 2>&1
+else
+	(cd "$TREE" && make "${MAKE_ARGS[@]}" install) >"$RESULTS/install.log" 2>&1
+fi || { tail -n 30 "$RESULTS/install.log"; die "make install failed"; }
+echo "installed into $("$PG_CONFIG" --pkglibdir) and $("$PG_CONFIG" --sharedir)/extension"
+
+# Extra configuration for every test cluster (TAP clusters read it via TEMP_CONFIG).
+TEMP_CONFIG_FILE=
+if [ -n "${PBT_TEST_CONF:-}" ]; then
+	TEMP_CONFIG_FILE=$WORK/extra.conf
+	printf '%s\n' "$PBT_TEST_CONF" >"$TEMP_CONFIG_FILE"
+	chown "$TEST_USER" "$TEMP_CONFIG_FILE"
+fi
+
+FAILED=()
+SUMMARY=()
+
+# Print the server log lines that indicate a crash or an internal error.
+server_log_problems() {
+	grep -E 'terminated by signal|TRAP:|PANIC:|was terminated by exception|stuck spinlock' "$1" 2>/dev/null | head -n 20
+}
+
+# ---------------------------------------------------------------------------
+# 4. regress + isolation, once per WAL configuration
+# ---------------------------------------------------------------------------
+run_regress() {
+	local mode=$1 dir=$WORK/cluster-$mode port rc out=$RESULTS/$mode
+	mkdir -p "$dir/sock" "$out"
+	chown -R "$TEST_USER" "$dir" "$out"
+	port=$((50000 + RANDOM % 10000))
+
+	log "regress+isolation, WAL mode '$mode': initdb in $dir/data (port $port, socket $dir/sock)"
+	if ! as_tester "$PGBIN/initdb" -D "$dir/data" -A trust -N -E UTF8 --locale="$TEST_LOCALE" \
+			>"$out/initdb.log" 2>&1; then
+		cat "$out/initdb.log"
+		FAILED+=("$mode: initdb"); return
+	fi
+	{
+		echo "# added by test/run-all.sh"
+		echo "port = $port"
+		echo "listen_addresses = ''"
+		echo "unix_socket_directories = '$dir/sock'"
+		echo "fsync = off"
+		echo "max_prepared_transactions = 10"
+		echo "log_line_prefix = '%m [%p] %q%a '"
+		echo "log_min_messages = warning"
+		if [ "$mode" = rmgr ]; then
+			echo "shared_preload_libraries = 'pagebtree'"
+		else
+			echo "shared_preload_libraries = ''"
+		fi
+		[ -n "${PBT_TEST_CONF:-}" ] && printf '%s\n' "$PBT_TEST_CONF"
+	} >>"$dir/data/postgresql.conf"
+
+	STARTED_DATADIRS+=("$dir/data")
+	if ! as_tester "$PGBIN/pg_ctl" -D "$dir/data" -l "$out/server.log" -w -t 120 start >/dev/null; then
+		tail -n 40 "$out/server.log"
+		FAILED+=("$mode: server start"); return
+	fi
+
+	# Remove outputs of a previous mode so that the diffs belong to this run.
+	rm -rf "$TREE/results" "$TREE/output_iso" "$TREE/regression.diffs" "$TREE/regression.out"
+
+	# regress and isolation as two make runs, so that a regress failure does
+	# not prevent the isolation tests from running
+	PHASE_ENV=(PGHOST="$dir/sock" PGPORT="$port")
+	local rc_reg=0 rc_iso=0
+	if [ -n "$(ls "$TREE"/sql/*.sql 2>/dev/null)" ]; then
+		(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
+			make "${MAKE_ARGS[@]}" installcheck ISOLATION= TAP_TESTS=) 2>&1 | tee "$out/installcheck.log"
+		rc_reg=${PIPESTATUS[0]}
+	else
+		echo "(no sql/*.sql: no regression tests)" | tee "$out/installcheck.log"
+	fi
+	if [ -n "$(ls "$TREE"/test/specs/*.spec 2>/dev/null)" ]; then
+		(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
+			make "${MAKE_ARGS[@]}" installcheck REGRESS= TAP_TESTS=) 2>&1 | tee -a "$out/installcheck.log"
+		rc_iso=${PIPESTATUS[0]}
+	fi
+	PHASE_ENV=()
+	rc=$rc_reg
+	[ "$rc" = 0 ] && rc=$rc_iso
+
+	as_tester "$PGBIN/pg_ctl" -D "$dir/data" -m fast -w -t 120 stop >/dev/null 2>&1 \
+		|| as_tester "$PGBIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1
+
+	# Keep this run's outputs.
+	for f in regression.diffs regression.out results output_iso; do
+		[ -e "$TREE/$f" ] && cp -a "$TREE/$f" "$out/"
+	done
+
+	local lines problems
+	lines=$(grep -E '^( *All [0-9]+ tests passed\.| *[0-9]+ of [0-9]+ tests failed| *[0-9]+ of [0-9]+ tests (passed|failed), [0-9]+ of these failures ignored)' \
+		"$out/installcheck.log" | sed 's/^ *//' | paste -sd';' -)
+	problems=$(server_log_problems "$out/server.log")
+	if [ "$rc_reg" = 124 ] || [ "$rc_reg" = 137 ] || [ "$rc_iso" = 124 ] || [ "$rc_iso" = 137 ]; then
+		lines="$lines; TIMED OUT after ${PHASE_TIMEOUT}s"
+	fi
+	if [ "$rc" != 0 ] || [ -n "$problems" ]; then
+		FAILED+=("regress+isolation ($mode)")
+		SUMMARY+=("FAIL  regress+isolation, WAL mode $mode: ${lines:-no summary (exit $rc)}")
+		for f in "$out/regression.diffs" "$out/output_iso/regression.diffs"; do
+			if [ -s "$f" ]; then
+				echo "----- $f (first 400 lines) -----"
+				head -n 400 "$f"
+			fi
+		done
+		if [ -n "$problems" ]; then
+			echo "----- crash/internal-error lines in $out/server.log -----"
+			echo "$problems"
+		fi
+		echo "----- tail of $out/server.log -----"
+		tail -n 40 "$out/server.log"
+	else
+		SUMMARY+=("PASS  regress+isolation, WAL mode $mode: $lines")
+	fi
+}
+
+if [ "$SKIP_REGRESS" != 1 ]; then
+	for mode in $WAL_MODES; do
+		run_regress "$mode"
+	done
+fi
+
+# ---------------------------------------------------------------------------
+# 5. TAP tests (each test creates its own clusters under tmp_check/)
+# ---------------------------------------------------------------------------
+if [ "$SKIP_TAP" != 1 ]; then
+	log "TAP tests (prove)"
+	tapargs=()
+	[ -n "$TAP_TESTS" ] && tapargs=(PROVE_TESTS="$TAP_TESTS")
+	(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
+		make "${MAKE_ARGS[@]}" installcheck REGRESS= ISOLATION= \
+		PROVE_FLAGS="--timer" "${tapargs[@]}") 2>&1 | tee "$RESULTS/tap.log"
+	rc=${PIPESTATUS[0]}
+	[ -d "$TREE/tmp_check/log" ] && cp -a "$TREE/tmp_check/log" "$RESULTS/tap-logs"
+	lines=$(grep -E '^(All tests successful\.|Files=[0-9]+, Tests=[0-9]+|Result: [A-Z]+)' \
+		"$RESULTS/tap.log" | paste -sd';' -)
+	[ "$rc" = 124 ] || [ "$rc" = 137 ] && lines="$lines; TIMED OUT after ${PHASE_TIMEOUT}s"
+	problems=
+	if [ -d "$RESULTS/tap-logs" ]; then
+		problems=$(grep -lE 'TRAP:|terminated by signal (6|11|7|4)|PANIC:' "$RESULTS"/tap-logs/*.log 2>/dev/null \
+			| xargs -r -n1 basename | paste -sd' ' -)
+	fi
+	if [ "$rc" != 0 ]; then
+		FAILED+=("TAP")
+		SUMMARY+=("FAIL  TAP: ${lines:-no summary (exit $rc)}")
+		if [ -d "$RESULTS/tap-logs" ]; then
+			for f in "$RESULTS"/tap-logs/regress_log_*; do
+				[ -f "$f" ] || continue
+				if grep -qE '^not ok|Bail out|died|Dubious' "$f"; then
+					echo "----- $f (last 120 lines) -----"
+					tail -n 120 "$f"
+				fi
+			done
+			for f in "$RESULTS"/tap-logs/*.log; do
+				[ -f "$f" ] || continue
+				echo "----- $f (last 25 lines) -----"
+				tail -n 25 "$f"
+			done
+		fi
+	else
+		SUMMARY+=("PASS  TAP: $lines${problems:+ (note: crash lines in $problems)}")
+	fi
+fi
+
+# ---------------------------------------------------------------------------
+# Summary
+# ---------------------------------------------------------------------------
+ELAPSED=$(( $(date +%s) - START_TIME ))
+log "summary (elapsed $((ELAPSED / 60))m$((ELAPSED % 60))s)"
+for s in "${SUMMARY[@]}"; do echo "  $s"; done
+echo "  outputs and logs: $RESULTS"
+if [ "${#FAILED[@]}" -gt 0 ]; then
+	echo "FAILED: ${FAILED[*]}"
+	echo "(scratch directory kept: $WORK)"
+	exit 1
+fi
+echo "ALL TESTS PASSED"
+if [ "$KEEP" != 1 ]; then
+	cleanup
+	trap - EXIT
+	rm -rf "$WORK"
+	echo "(scratch directory removed; use --keep to keep it)"
+fi
+exit 0

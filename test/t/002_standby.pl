@@ -1,0 +1,133 @@
+
+# Streaming replication of pagebtree indexes.
+#
+# A primary (shared_preload_libraries = 'pagebtree', custom WAL resource
+# manager; and, second, a primary using generic WAL) and a streaming hot
+# standby made with pg_basebackup.  While the primary runs a write workload
+# that splits many pages:
+#   - index scans on the standby, under one REPEATABLE READ snapshot, return
+#     exactly the rows of a sequential scan on the standby;
+#   - the standby survives an immediate stop during replay;
+# after the standby caught up, it returns the same rows as the primary; then
+# the standby is promoted, pagebtree_check passes there and it takes writes.
+
+use strict;
+use warnings;
+
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(sleep time);
+use PagebtreeTest;
+
+pbt_seed(2002);
+
+my $workload_seconds = $ENV{PBT_STANDBY_SECONDS} // 20;
+
+for my $setup ({ name => 'rmgr', rmgr => 1 }, { name => 'generic', rmgr => 0 })
+{
+	my $name    = $setup->{name};
+	my $primary = pbt_new_node("primary_$name", rmgr => $setup->{rmgr}, streaming => 1);
+	$primary->start;
+	pbt_create_schema($primary);
+	pbt_load($primary, 1, 30000);
+	pbt_load($primary, 1, 400, copies => 5);
+
+	# a slot keeps the WAL the standby has not received yet: its replay
+	# may fall behind while it waits for the verification queries
+	$primary->safe_psql('postgres',
+		"SELECT pg_create_physical_replication_slot('standby_$name')");
+	$primary->backup('base');
+	my $standby = PostgreSQL::Test::Cluster->new("standby_$name");
+	$standby->init_from_backup($primary, 'base', has_streaming => 1);
+	# never cancel the standby's verification queries; replay waits for them
+	$standby->append_conf('postgresql.conf', qq(
+max_standby_streaming_delay = -1
+primary_slot_name = 'standby_$name'
+));
+	$standby->start;
+	$primary->wait_for_catchup($standby);
+
+	is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'),
+		't', "$name: standby is in recovery");
+	my $fp0p = pbt_verify($primary, "$name primary initial", ranges => 2, text_ranges => 1);
+	my $fp0s = pbt_verify($standby, "$name standby initial", ranges => 2, text_ranges => 1);
+	is($fp0s, $fp0p, "$name: standby has the primary's rows after the base backup");
+
+	# writes on the primary, reads on the standby while it replays them
+	my $wl = pbt_start_workload($primary, clients => 3,
+		seconds => $workload_seconds, tag => "standby_$name");
+	my $deadline = time() + $workload_seconds - 2;
+	my $round    = 0;
+	my $restarted = 0;
+	while (time() < $deadline)
+	{
+		$round++;
+		pbt_verify($standby, "$name standby during replay, round $round",
+			ranges => 2, text_ranges => 1);
+		if (!$restarted && time() > $deadline - $workload_seconds / 2)
+		{
+			# crash the standby in the middle of replay; it must resume
+			$standby->stop('immediate');
+			$standby->start;
+			$restarted = 1;
+		}
+	}
+	if (!$restarted)
+	{
+		$standby->stop('immediate');
+		$standby->start;
+	}
+	ok($round >= 1, "$name: verified the standby $round times during replay");
+	pbt_stop_workload($wl, name => "$name primary workload", expect_ok => 1);
+
+	# an index built while the standby is streaming
+	$primary->safe_psql('postgres',
+		'CREATE INDEX t_pad ON t USING pagebtree (pad); DELETE FROM t WHERE k % 97 = 0;');
+	$primary->wait_for_catchup($standby);
+
+	my $fpp = pbt_verify($primary, "$name primary after workload");
+	my $fps = pbt_verify($standby, "$name standby after catch-up");
+	ok(defined $fpp && defined $fps && $fps eq $fpp,
+		"$name: standby returns the same rows as the primary")
+	  or diag("primary $fpp, standby $fps");
+
+	my $pad_q = q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT pad, count(*) FROM t WHERE pad >= 'a' GROUP BY pad ORDER BY pad;};
+	my $pad_plan = $standby->safe_psql('postgres',
+		q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT pad FROM t WHERE pad >= 'a' ORDER BY pad;});
+	like($pad_plan, qr/Index (Only )?Scan using t_pad/,
+		"$name: standby uses the index built during streaming");
+	is($standby->safe_psql('postgres', $pad_q),
+		$primary->safe_psql('postgres', $pad_q),
+		"$name: index built during streaming gives the same rows on the standby");
+
+	# pagebtree_check on the hot standby (read-only checks)
+	my ($ret, $out, $err) = $standby->psql('postgres',
+		"SELECT pagebtree_check('t_k', true), pagebtree_check('t_s', true)");
+	ok($ret == 0, "$name: pagebtree_check works on the hot standby")
+	  or diag($err);
+
+	# promote and use the former standby
+	$standby->promote;
+	$standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()')
+	  or die "promotion of standby_$name timed out";
+	pbt_check_indexes($standby, "$name promoted");
+	($ret, $out, $err) = $standby->psql('postgres',
+		"SELECT pagebtree_check('t_pad', true)");
+	ok($ret == 0, "$name promoted: pagebtree_check('t_pad', true)") or diag($err);
+
+	$wl = pbt_start_workload($standby, clients => 2, seconds => 3,
+		tag => "promoted_$name");
+	pbt_stop_workload($wl, name => "$name promoted workload", expect_ok => 1);
+	pbt_check_indexes($standby, "$name promoted after writes");
+	pbt_verify($standby, "$name promoted after writes");
+
+	$standby->stop;
+	$primary->stop;
+}
+
+done_testing();
