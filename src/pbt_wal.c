@@ -170,49 +170,6 @@ pbt_register_rmgr(void)
 }
 
 /*
- * Delete entries whose heap tuples are dead to everyone (known from scans'
- * hints) from the exclusively locked leaf in buf, and log it.  With hot
- * standby, the record carries the conflict horizon so that standby queries
- * that could still see those tuples are cancelled first; generic WAL cannot,
- * so callers only use it when no standby can be affected.
- */
-void
-pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
-			   TransactionId snapshotConflictHorizon)
-{
-	if (pbt_rmgr_registered && RelationNeedsWAL(index))
-	{
-		Page		page = BufferGetPage(buf);
-		xl_pbt_delete xlrec;
-		uint16		pos16[PBT_MAX_ITEMS_PER_PAGE];
-		XLogRecPtr	recptr;
-
-		xlrec.snapshotConflictHorizon = snapshotConflictHorizon;
-		xlrec.ndeleted = n;
-		for (int i = 0; i < n; i++)
-			pos16[i] = positions[i];
-		START_CRIT_SECTION();
-		pbt_layout(page)->delete(page, positions, n);
-		MarkBufferDirty(buf);
-		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
-		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		XLogRegisterBufData(0, (char *) pos16, n * sizeof(uint16));
-		recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_DELETE);
-		PageSetLSN(page, recptr);
-		END_CRIT_SECTION();
-	}
-	else
-	{
-		GenericXLogState *xlog = GenericXLogStart(index);
-		Page		page = GenericXLogRegisterBuffer(xlog, buf, 0);
-
-		pbt_layout(page)->delete(page, positions, n);
-		GenericXLogFinish(xlog);
-	}
-}
-
-/*
  * Before a deleted page is reused, standby queries whose snapshots could
  * still follow a link to it must be cancelled; only the custom record can
  * say so.  Returns false if the page must not be reused: the standby would
@@ -237,39 +194,107 @@ pbt_log_reuse_page(Relation index, BlockNumber blkno, FullTransactionId safexid)
 }
 
 /*
- * Insert an item at pos on the exclusively locked leaf in buf and log it.
- * The caller has checked that it fits.
+ * Apply a change to the exclusively locked leaf in buf and log it: with the
+ * compact record of type info (main data xlrec, block data bdata) when the
+ * custom resource manager is registered, else as generic WAL.  apply must
+ * be what redo does for that record.
  */
-void
-pbt_log_insert(Relation index, Buffer buf, int pos, const char *data, int len)
+typedef void (*LeafChange) (Page page, void *arg);
+
+static void
+log_leaf_change(Relation index, Buffer buf, uint8 info, void *xlrec,
+				int xlreclen, void *bdata, int blen, LeafChange apply, void *arg)
 {
 	if (pbt_rmgr_registered && RelationNeedsWAL(index))
 	{
 		Page		page = BufferGetPage(buf);
-		xl_pbt_insert xlrec;
 		XLogRecPtr	recptr;
 
-		xlrec.pos = pos;
 		START_CRIT_SECTION();
-		if (!pbt_page_insert(page, pos, data, len))
-			elog(PANIC, "pagebtree: item does not fit after all");
+		apply(page, arg);
 		MarkBufferDirty(buf);
-
 		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		XLogRegisterData(xlrec, xlreclen);
 		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		XLogRegisterBufData(0, (char *) data, len);
-		recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_INSERT);
+		XLogRegisterBufData(0, bdata, blen);
+		recptr = XLogInsert(PBT_RMGR_ID, info);
 		PageSetLSN(page, recptr);
 		END_CRIT_SECTION();
 	}
 	else
 	{
 		GenericXLogState *xlog = GenericXLogStart(index);
-		Page		page = GenericXLogRegisterBuffer(xlog, buf, 0);
 
-		if (!pbt_page_insert(page, pos, data, len))
-			elog(ERROR, "pagebtree: item does not fit after all");
+		apply(GenericXLogRegisterBuffer(xlog, buf, 0), arg);
 		GenericXLogFinish(xlog);
 	}
 }
+
+typedef struct DeleteArgs
+{
+	const int  *positions;
+	int			n;
+} DeleteArgs;
+
+static void
+apply_delete(Page page, void *arg)
+{
+	DeleteArgs *d = (DeleteArgs *) arg;
+
+	pbt_layout(page)->delete(page, d->positions, d->n);
+}
+
+/*
+ * Delete entries whose heap tuples are dead to everyone from the
+ * exclusively locked leaf in buf, and log it.  With hot standby, the record
+ * carries the conflict horizon so that standby queries that could still see
+ * those tuples are cancelled first; generic WAL cannot, so callers only use
+ * it when no standby can be affected.
+ */
+void
+pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
+			   TransactionId snapshotConflictHorizon)
+{
+	xl_pbt_delete xlrec;
+	uint16		pos16[PBT_MAX_ITEMS_PER_PAGE];
+	DeleteArgs	args = {positions, n};
+
+	xlrec.snapshotConflictHorizon = snapshotConflictHorizon;
+	xlrec.ndeleted = n;
+	for (int i = 0; i < n; i++)
+		pos16[i] = positions[i];
+	log_leaf_change(index, buf, XLOG_PBT_DELETE, &xlrec, sizeof(xlrec),
+					pos16, n * sizeof(uint16), apply_delete, &args);
+}
+
+typedef struct InsertArgs
+{
+	int			pos;
+	const char *data;
+	int			len;
+} InsertArgs;
+
+static void
+apply_insert(Page page, void *arg)
+{
+	InsertArgs *a = (InsertArgs *) arg;
+
+	if (!pbt_page_insert(page, a->pos, a->data, a->len))
+		elog(ERROR, "pagebtree: item does not fit after all");
+}
+
+/*
+ * Insert an item at pos on the exclusively locked leaf in buf and log it.
+ * The caller has checked that it fits.
+ */
+void
+pbt_log_insert(Relation index, Buffer buf, int pos, const char *data, int len)
+{
+	xl_pbt_insert xlrec;
+	InsertArgs	args = {pos, data, len};
+
+	xlrec.pos = pos;
+	log_leaf_change(index, buf, XLOG_PBT_INSERT, &xlrec, sizeof(xlrec),
+					(char *) data, len, apply_insert, &args);
+}
+
