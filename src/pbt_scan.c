@@ -79,6 +79,7 @@ typedef struct PbtScanOpaqueData
 {
 	PbtState   *st;
 	MemoryContext tupcxt;		/* per returned index tuple */
+	MemoryContext keycxt;		/* per rescan: array keys */
 	bool		qual_ok;
 	int			nkeys;
 	ScanKeyInfo *keys;
@@ -139,6 +140,8 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	so->st = palloc(sizeof(PbtState));
 	memcpy(so->st, pbt_get_state(index), sizeof(PbtState));
 	so->tupcxt = AllocSetContextCreate(CurrentMemoryContext, "pagebtree scan tuple",
+									   ALLOCSET_SMALL_SIZES);
+	so->keycxt = AllocSetContextCreate(CurrentMemoryContext, "pagebtree scan keys",
 									   ALLOCSET_SMALL_SIZES);
 	so->curr.buf = InvalidBuffer;
 	so->mark.buf = InvalidBuffer;
@@ -360,7 +363,11 @@ preprocess_keys(IndexScanDesc scan)
 	PbtState   *st = so->st;
 	Relation	index = scan->indexRelation;
 	int			eqcols = 0;		/* leading columns with an equality key */
+	MemoryContext oldcxt;
 
+	/* nested-loop rescans must not accumulate array keys */
+	MemoryContextReset(so->keycxt);
+	oldcxt = MemoryContextSwitchTo(so->keycxt);
 	so->qual_ok = true;
 	so->nkeys = scan->numberOfKeys;
 	so->narrays = 0;
@@ -415,6 +422,7 @@ preprocess_keys(IndexScanDesc scan)
 			encode_key(so, k);
 		}
 	}
+	MemoryContextSwitchTo(oldcxt);
 
 	/* required keys: those on columns whose predecessors all have "=" */
 	for (int col = 0; col < st->nkeyatts; col++)
@@ -499,6 +507,7 @@ pbtendscan(IndexScanDesc scan)
 	release_pos(&so->curr);
 	release_pos(&so->mark);
 	MemoryContextDelete(so->tupcxt);
+	MemoryContextDelete(so->keycxt);
 }
 
 /*
