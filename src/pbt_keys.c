@@ -183,6 +183,26 @@ value_as_int64(PbtColumn *col, Datum value, Oid valtype, int64 *out)
 				return false;
 			return true;
 		case PBT_COL_INT64:
+			if (valtype == DATEOID &&
+				(col->typid == TIMESTAMPOID || col->typid == TIMESTAMPTZOID))
+			{
+				/*
+				 * The cross-type operators compare the date converted to the
+				 * column's type (in the session time zone for timestamptz);
+				 * a date out of range sorts between the finite values and
+				 * infinity.
+				 */
+				int			overflow;
+
+				*out = col->typid == TIMESTAMPOID ?
+					date2timestamp_opt_overflow(DatumGetDateADT(value), &overflow) :
+					date2timestamptz_opt_overflow(DatumGetDateADT(value), &overflow);
+				if (overflow > 0)
+					*out = DT_NOEND - 1;
+				else if (overflow < 0)
+					*out = DT_NOBEGIN + 1;
+				return true;
+			}
 			if (valtype != col->typid)
 				return false;
 			*out = DatumGetInt64(value);

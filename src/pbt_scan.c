@@ -339,7 +339,7 @@ advance_arrays(PbtScanOpaque so, ScanDirection dir)
 
 /*
  * Can the key delimit the scan's range?  A value with no exact encoding in
- * the column's domain (say, a timestamptz against a date column) is only
+ * the column's domain (say, a timestamp against a date column) is only
  * evaluated per item, so it must not end the scan either.  IS NOT NULL
  * only ever fails at the NULLs, which sort at one end.
  */
