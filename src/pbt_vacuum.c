@@ -86,6 +86,7 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	pbt_free_stack(stack);
 	pblk = BufferGetBlockNumber(pbuf);
 	UnlockReleaseBuffer(pbuf);
+	pbuf = InvalidBuffer;
 	pfree(hikey.data);
 
 	/* lock left to right, then the parent; recheck everything */
