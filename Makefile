@@ -8,6 +8,7 @@ OBJS = \
 	src/pbt_keys.o \
 	src/pbt_page.o \
 	src/pbt_layout_plain.o \
+	src/pbt_layout_heads.o \
 	src/pbt_search.o \
 	src/pbt_insert.o \
 	src/pbt_scan.o \
@@ -31,6 +32,9 @@ EXTRA_CLEAN = pagebtree--0.1.sql
 PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla
 ifdef PBT_CHECKS
 PG_CPPFLAGS += -DPBT_CHECKS
+ifneq ($(wildcard /usr/include/valgrind/memcheck.h),)
+PG_CPPFLAGS += -DPBT_VALGRIND
+endif
 endif
 
 PG_CONFIG ?= pg_config

@@ -51,7 +51,9 @@
 										 * once safexid is old enough */
 
 /* layout tags; every page records the layout that owns its item bytes */
-#define PBT_LAYOUT_PLAIN	1
+#define PBT_LAYOUT_PLAIN	1		/* sorted slots -> whole items */
+#define PBT_LAYOUT_HEADS	2		/* prefix truncation + 4-byte heads
+										 * (normalized-key leaves) */
 
 typedef struct PbtPageOpaqueData
 {
@@ -136,29 +138,58 @@ typedef struct PbtItem
  * Layout interface: owns the bytes of one page's items
  * ----------------------------------------------------------------
  */
+
+/*
+ * Room for one item assembled by a layout that does not store items
+ * contiguously (leaf items, separators and downlinks all stay below it).
+ */
+typedef struct PbtItemBuf
+{
+	char		data[PBT_MAX_ITEM_SIZE + 4 * MAXIMUM_ALIGNOF];
+} PbtItemBuf;
+
+struct PbtState;
+struct PbtSearchKey;
+
 typedef struct PbtLayout
 {
 	const char *name;
 	void		(*init) (Page page);
 	int			(*count) (Page page);
-	void		(*get) (Page page, int pos, PbtItem *item);
-	/* insert at ordered position pos; false if it does not fit */
+	/* the item at ordered position pos; assembled in buf if need be */
+	void		(*get) (Page page, int pos, PbtItem *item, PbtItemBuf *buf);
+	/* leaf pages: first position whose item is >= key; NULL = generic */
+	int			(*search) (struct PbtState *st, Page page,
+						   struct PbtSearchKey *key);
+	/* insert at ordered position pos; false (page unchanged) if no room */
 	bool		(*insert) (Page page, int pos, const char *data, int len);
+	/* fill an empty page (high key already set) with sorted items */
+	void		(*load) (Page page, PbtItem *items, int n);
 	/* delete items at ordered positions (ascending) */
 	void		(*delete) (Page page, const int *positions, int n);
 	/* keep only the first n items (split) */
 	void		(*truncate) (Page page, int n);
-	/* bytes available for one more item, counting its slot, after compaction */
+	/* bytes that inserting this item would take, slot included */
+	int			(*item_cost) (Page page, const char *data, int len);
+	/* bytes a split half needs besides its items' costs */
+	int			(*split_reserve) (Page page);
+	/* bytes available for items after compaction */
 	int			(*free_space) (Page page);
 	/* bytes of dead item space that a compaction would reclaim */
 	int			(*garbage) (Page page);
 	/* hint that an entry's heap tuple is dead to all (not WAL-logged) */
 	void		(*set_dead) (Page page, int pos);
 	bool		(*is_dead) (Page page, int pos);
+	/* clear what is not WAL-logged (hints), for wal_consistency_checking */
+	void		(*mask) (Page page);
+	/* structural problems of the page's bytes, or NULL (verifier) */
+	const char *(*check) (Page page);
 } PbtLayout;
 
 extern const PbtLayout *pbt_layout(Page page);
+extern const PbtLayout *pbt_layout_by_tag(uint8 tag);
 extern const PbtLayout pbt_layout_plain;
+extern const PbtLayout pbt_layout_heads;
 
 /* ----------------------------------------------------------------
  * Key state, derived from the catalog (cached in rd_amcache)
@@ -198,6 +229,7 @@ typedef struct PbtState
 	TupleDesc	keydesc;		/* key columns only (pivots) */
 	TupleDesc	incdesc;		/* INCLUDE columns only (normalized payload) */
 	int			fillfactor;
+	uint8		leaf_layout;	/* PBT_LAYOUT_* of new leaf pages */
 	BlockNumber root;			/* cached, validated on use */
 	uint32		rootlevel;
 	BlockNumber rightmost_leaf; /* insert fast path hint */
@@ -228,7 +260,15 @@ typedef struct PbtOptions
 {
 	int32		vl_len_;
 	int			fillfactor;
+	int			layout;			/* PbtLayoutOption */
 } PbtOptions;
+
+typedef enum PbtLayoutOption
+{
+	PBT_LAYOUT_OPTION_DEFAULT,	/* heads where keys are normalized */
+	PBT_LAYOUT_OPTION_PLAIN,
+	PBT_LAYOUT_OPTION_HEADS
+} PbtLayoutOption;
 
 /* descent stack: parent pages visited, for inserting downlinks */
 typedef struct PbtStackData
@@ -306,6 +346,8 @@ extern Buffer pbt_moveright(Relation index, PbtState *st, PbtSearchKey *key,
 							Buffer buf, int access, PbtStack stack);
 extern int	pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key);
 extern int	pbt_page_first_key(Page page);
+extern BlockNumber pbt_page_child(Page page, int pos);
+extern void pbt_page_set_child(Page page, int pos, BlockNumber child);
 extern Buffer pbt_get_endpoint(Relation index, PbtState *st, uint32 level,
 							   bool rightmost);
 extern void pbt_free_stack(PbtStack stack);
@@ -371,6 +413,9 @@ typedef struct xl_pbt_delete
 	uint16		ndeleted;
 } xl_pbt_delete;
 
+/* logged size, without the trailing padding (it would be uninitialized) */
+#define SizeOfPbtDelete (offsetof(xl_pbt_delete, ndeleted) + sizeof(uint16))
+
 extern void pbt_register_rmgr(void);
 extern void pbt_log_insert(Relation index, Buffer buf, int pos,
 						   const char *data, int len);
@@ -384,6 +429,20 @@ extern bool pbt_log_reuse_page(Relation index, BlockNumber blkno,
 #define PBT_CHECK_PAGE(rel, page, blk) pbt_check_page((rel), (page), (blk))
 #else
 #define PBT_CHECK_PAGE(rel, page, blk) ((void) 0)
+#endif
+
+/*
+ * In PBT_CHECKS builds with valgrind's headers, ask memcheck (when running
+ * under it) whether bytes about to reach a page or WAL are all defined.
+ * Debian's server is not built for valgrind, so its own checks cannot see
+ * uninitialized bytes in our pages.
+ */
+#if defined(PBT_CHECKS) && defined(PBT_VALGRIND)
+#include <valgrind/memcheck.h>
+#define PBT_CHECK_DEFINED(ptr, len) \
+	((void) VALGRIND_CHECK_MEM_IS_DEFINED((ptr), (len)))
+#else
+#define PBT_CHECK_DEFINED(ptr, len) ((void) 0)
 #endif
 
 #endif							/* PAGEBTREE_H */

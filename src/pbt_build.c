@@ -244,6 +244,13 @@ check_unique_sorted(BuildState *bs)
 	bs->has_prev = true;
 }
 
+static void
+init_level_page(BuildState *bs, Page page, uint16 level)
+{
+	pbt_page_init(page, level, bs->pageflags | (level == 0 ? PBT_LEAF : 0),
+				  level == 0 ? bs->st->leaf_layout : PBT_LAYOUT_PLAIN);
+}
+
 static LevelBuilder *
 new_level(BuildState *bs, uint16 level)
 {
@@ -251,8 +258,7 @@ new_level(BuildState *bs, uint16 level)
 
 	lb->level = level;
 	lb->buf = pbt_new_page(bs->index);
-	pbt_page_init(BufferGetPage(lb->buf), level,
-				  bs->pageflags | (level == 0 ? PBT_LEAF : 0), PBT_LAYOUT_PLAIN);
+	init_level_page(bs, BufferGetPage(lb->buf), level);
 	initStringInfo(&lb->last);
 	return lb;
 }
@@ -293,13 +299,13 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	int			n = layout->count(page);
 	bool		leaf = lb->level == 0;
 	int			fill = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
-	int			space = (st->normalized ? len : MAXALIGN(len)) + sizeof(PbtSlot);
+	int			cost = layout->item_cost(page, item, len);
 	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
 
 	/* room for the item, and later for a high key no longer than it */
 	if (n > 0 &&
-		(used_space(page) + space > PBT_USABLE_SPACE * fill / 100 ||
-		 used_space(page) + 2 * space + MAXIMUM_ALIGNOF > PBT_USABLE_SPACE))
+		(used_space(page) + cost > PBT_USABLE_SPACE * fill / 100 ||
+		 cost + MAXALIGN(len) > layout->free_space(page)))
 	{
 		StringInfoData sep;
 		PbtItem		lastleft = {lb->last.data, lb->last.len};
@@ -319,8 +325,7 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		nbuf = pbt_new_page(bs->index);
 		nblk = BufferGetBlockNumber(nbuf);
 		npage = BufferGetPage(nbuf);
-		pbt_page_init(npage, lb->level, bs->pageflags | (leaf ? PBT_LEAF : 0),
-					  PBT_LAYOUT_PLAIN);
+		init_level_page(bs, npage, lb->level);
 		PbtPageGetOpaque(npage)->prev = BufferGetBlockNumber(lb->buf);
 		PbtPageGetOpaque(page)->next = nblk;
 
@@ -386,6 +391,21 @@ write_metapage(Relation index, PbtState *st, BlockNumber root, uint32 level)
 	UnlockReleaseBuffer(buf);
 }
 
+/* Forcing a layout that needs byte-string keys on an index without them. */
+static void
+check_layout_option(Relation index, PbtState *st)
+{
+	PbtOptions *opts = (PbtOptions *) index->rd_options;
+
+	if (opts && opts->layout == PBT_LAYOUT_OPTION_HEADS && !st->normalized)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("layout \"heads\" is not supported for index \"%s\"",
+						RelationGetRelationName(index)),
+				 errdetail("Its keys are compared with the operator classes' comparison functions, not as byte strings."),
+				 errhint("Use layout = auto, or a type and collation listed as normalized in the README.")));
+}
+
 IndexBuildResult *
 pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 {
@@ -411,6 +431,7 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.index = index;
 	bs.heap = heap;
 	bs.st = pbt_get_state(index);
+	check_layout_option(index, bs.st);
 	bs.unique = indexInfo->ii_Unique;
 	initStringInfo(&bs.prev);
 	bs.pageflags = bs.st->normalized ? 0 : PBT_ALIGNED_ITEMS;
@@ -480,9 +501,10 @@ pbtbuildempty(Relation index)
 	m = PbtPageGetMeta(meta.data);
 	m->root = 1;
 	m->level = 0;
+	check_layout_option(index, st);
 	pbt_page_init(root.data, 0,
 				  PBT_LEAF | PBT_ROOT | (st->normalized ? 0 : PBT_ALIGNED_ITEMS),
-				  PBT_LAYOUT_PLAIN);
+				  st->leaf_layout);
 
 	PageSetChecksumInplace(meta.data, 0);
 	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, 0, meta.data, true);

@@ -44,12 +44,12 @@ corrupt(Relation index, BlockNumber blkno, int itemno, const char *fmt, const ch
 
 /* key part of an item: inner items start with the downlink */
 static void
-item_key(PbtState *st, Page page, int pos, PbtItem *key)
+item_key(PbtState *st, Page page, int pos, PbtItem *key, PbtItemBuf *buf)
 {
 	PbtItem		item;
 	int			skip = PbtIsLeaf(PbtPageGetOpaque(page)) ? 0 : PBT_DOWNLINK_SIZE(st);
 
-	pbt_layout(page)->get(page, pos, &item);
+	pbt_layout(page)->get(page, pos, &item, buf);
 	key->data = item.data + skip;
 	key->len = item.len - skip;
 }
@@ -86,6 +86,9 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 	PbtItem		prev,
 				cur,
 				hikey;
+	PbtItemBuf	prevbuf,
+				curbuf;
+	const char *problem;
 	bool		leaf;
 
 	if (PageIsNew(page))
@@ -94,6 +97,9 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 		hdr->pd_lower < SizeOfPageHeaderData || hdr->pd_lower > hdr->pd_upper ||
 		hdr->pd_upper > hdr->pd_special)
 		corrupt(index, blkno, 0, "invalid page header bounds", NULL);
+	/* everything but the hole reaches WAL and disk */
+	PBT_CHECK_DEFINED(page, hdr->pd_lower);
+	PBT_CHECK_DEFINED((char *) page + hdr->pd_upper, BLCKSZ - hdr->pd_upper);
 	opaque = PbtPageGetOpaque(page);
 	if (opaque->page_id != PBT_PAGE_ID)
 		corrupt(index, blkno, 0, "not a pagebtree page", NULL);
@@ -106,10 +112,14 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 		corrupt(index, blkno, 0, "leaf flag disagrees with level", NULL);
 	if (((opaque->flags & PBT_ALIGNED_ITEMS) != 0) == st->normalized)
 		corrupt(index, blkno, 0, "item alignment flag disagrees with the key mode", NULL);
-	if (opaque->layout != PBT_LAYOUT_PLAIN)
+	layout = pbt_layout_by_tag(opaque->layout);
+	if (layout == NULL)
 		corrupt(index, blkno, 0, "unknown layout tag", NULL);
+	if (layout == &pbt_layout_heads && !(leaf && st->normalized))
+		corrupt(index, blkno, 0, "heads layout on an inner or comparator-mode page", NULL);
+	if ((problem = layout->check(page)) != NULL)
+		corrupt(index, blkno, 0, problem, NULL);
 
-	layout = pbt_layout(page);
 	n = layout->count(page);
 	if (!leaf && n == 0)
 		corrupt(index, blkno, 0, "inner page without downlinks", NULL);
@@ -117,11 +127,7 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 	{
 		PbtItem		item;
 
-		layout->get(page, i, &item);
-		if (item.data < (char *) page + hdr->pd_upper ||
-			item.data + item.len > (char *) page + hdr->pd_special ||
-			item.len <= 0 || item.len > (int) PBT_MAX_ITEM_SIZE + MAXIMUM_ALIGNOF * 2)
-			corrupt(index, blkno, i, "item bytes out of bounds", NULL);
+		layout->get(page, i, &item, &curbuf);
 		if (!leaf && item.len < PBT_DOWNLINK_SIZE(st))
 			corrupt(index, blkno, i, "inner item shorter than a downlink", NULL);
 		if (!leaf && i == 0 && item.len != PBT_DOWNLINK_SIZE(st))
@@ -131,8 +137,8 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 	/* strictly increasing keys (inner pages: from item 1) */
 	for (int i = pbt_page_first_key(page) + 1; i < n; i++)
 	{
-		item_key(st, page, i - 1, &prev);
-		item_key(st, page, i, &cur);
+		item_key(st, page, i - 1, &prev, &prevbuf);
+		item_key(st, page, i, &cur, &curbuf);
 		if (compare_stored(st, &prev, &cur, leaf) >= 0)
 			corrupt(index, blkno, i, "keys out of order", NULL);
 	}
@@ -143,7 +149,7 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 			corrupt(index, blkno, 0, "high key out of bounds", NULL);
 		if (n > pbt_page_first_key(page))
 		{
-			item_key(st, page, n - 1, &cur);
+			item_key(st, page, n - 1, &cur, &curbuf);
 			/* last key < high key, i.e. high key > last key */
 			if (compare_stored(st, &cur, &hikey, false) >= 0)
 				corrupt(index, blkno, n - 1, "key is not below the high key", NULL);
@@ -202,6 +208,7 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 		const PbtLayout *layout;
 		int			n;
 		PbtItem		key;
+		PbtItemBuf	keybuf;
 
 		CHECK_FOR_INTERRUPTS();
 		pbt_check_page(index, page, blkno);
@@ -217,7 +224,7 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 		{
 			PbtItem		phk = {prevhikey.data, prevhikey.len};
 
-			item_key(st, page, pbt_page_first_key(page), &key);
+			item_key(st, page, pbt_page_first_key(page), &key, &keybuf);
 			if (compare_stored(st, &phk, &key, PbtIsLeaf(opaque)) > 0)
 				corrupt(index, blkno, pbt_page_first_key(page),
 						"key is below the left sibling's high key", NULL);
@@ -238,7 +245,7 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 				PbtItem		chk;
 				bool		has_chk;
 
-				layout->get(page, i, &item);
+				layout->get(page, i, &item, &keybuf);
 				child = pbt_item_child(item.data);
 				if (blkno == leftmost && i == 0)
 					firstchild = child;
@@ -255,7 +262,7 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 
 					if (i + 1 < n)
 					{
-						item_key(st, page, i + 1, &expect);
+						item_key(st, page, i + 1, &expect, &keybuf);
 						has_expect = true;
 					}
 					else
@@ -310,8 +317,9 @@ heap_tuple_indexed(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 	if (pos < pbt_layout(page)->count(page))
 	{
 		PbtItem		item;
+		PbtItemBuf	itembuf;
 
-		pbt_layout(page)->get(page, pos, &item);
+		pbt_layout(page)->get(page, pos, &item, &itembuf);
 		/* normalized items may carry an INCLUDE payload after key and TID */
 		if (st->normalized)
 			found = item.len >= key.len && memcmp(item.data, key.bytes, key.len) == 0;
@@ -575,8 +583,9 @@ pagebtree_page_items(PG_FUNCTION_ARGS)
 		Datum		values[5];
 		bool		nulls[5] = {0};
 		PbtItem		item;
+		PbtItemBuf	itembuf;
 
-		layout->get(page, i, &item);
+		layout->get(page, i, &item, &itembuf);
 		values[0] = Int32GetDatum(i);
 		if (PbtIsLeaf(opaque))
 		{

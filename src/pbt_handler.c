@@ -21,6 +21,13 @@ PG_FUNCTION_INFO_V1(pagebtreehandler);
 
 static relopt_kind pbt_relopt_kind;
 
+static relopt_enum_elt_def pbt_layout_values[] = {
+	{"auto", PBT_LAYOUT_OPTION_DEFAULT},
+	{"plain", PBT_LAYOUT_OPTION_PLAIN},
+	{"heads", PBT_LAYOUT_OPTION_HEADS},
+	{NULL}
+};
+
 void
 _PG_init(void)
 {
@@ -29,6 +36,11 @@ _PG_init(void)
 					  "Packs pagebtree leaf pages only to this percentage",
 					  PBT_DEFAULT_FILLFACTOR, PBT_MIN_FILLFACTOR, 100,
 					  ShareUpdateExclusiveLock);
+	add_enum_reloption(pbt_relopt_kind, "layout",
+					   "Layout of new leaf pages",
+					   pbt_layout_values, PBT_LAYOUT_OPTION_DEFAULT,
+					   "Valid values are \"auto\", \"plain\" and \"heads\".",
+					   ShareUpdateExclusiveLock);
 
 	/* a custom WAL resource manager can only be registered at preload */
 	if (process_shared_preload_libraries_in_progress)
@@ -40,6 +52,7 @@ pbtoptions(Datum reloptions, bool validate)
 {
 	static const relopt_parse_elt tab[] = {
 		{"fillfactor", RELOPT_TYPE_INT, offsetof(PbtOptions, fillfactor)},
+		{"layout", RELOPT_TYPE_ENUM, offsetof(PbtOptions, layout)},
 	};
 
 	return (bytea *) build_reloptions(reloptions, validate, pbt_relopt_kind,
@@ -86,6 +99,10 @@ pbt_build_state(Relation index, MemoryContext cxt)
 			st->normalized = false;
 	}
 	st->fillfactor = opts ? opts->fillfactor : PBT_DEFAULT_FILLFACTOR;
+	/* heads need byte-string keys; pbtbuild() rejects forcing them otherwise */
+	st->leaf_layout = PBT_LAYOUT_PLAIN;
+	if (st->normalized && (!opts || opts->layout != PBT_LAYOUT_OPTION_PLAIN))
+		st->leaf_layout = PBT_LAYOUT_HEADS;
 	st->root = InvalidBlockNumber;
 	st->rightmost_leaf = InvalidBlockNumber;
 	MemoryContextSwitchTo(oldcxt);

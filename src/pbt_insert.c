@@ -86,22 +86,18 @@ pbt_new_page(Relation index)
 	return buf;
 }
 
-static inline int
-item_space(PbtState *st, int len)
-{
-	return (st->normalized ? len : MAXALIGN(len)) + sizeof(PbtSlot);
-}
-
-/* Would an item of len bytes fit on the page, compacting if needed? */
+/* Would the item fit on the page, compacting if needed? */
 static bool
-page_fits(Page page, PbtState *st, int len)
+page_fits(Page page, const char *data, int len)
 {
 	PageHeader	hdr = (PageHeader) page;
-	int			need = item_space(st, len) + (st->normalized ? 0 : MAXIMUM_ALIGNOF);
+	const PbtLayout *layout = pbt_layout(page);
+	int			cost = layout->item_cost(page, data, len);
 
-	if (hdr->pd_upper - hdr->pd_lower >= need)
+	/* the hole alone is enough (with room for alignment)? */
+	if (hdr->pd_upper - hdr->pd_lower >= cost + MAXIMUM_ALIGNOF)
 		return true;
-	return pbt_layout(page)->free_space(page) >= item_space(st, len);
+	return layout->free_space(page) >= cost;
 }
 
 /*
@@ -119,6 +115,7 @@ insert_fastpath(Relation index, PbtState *st, PbtSearchKey *key,
 	PbtPageOpaque opaque;
 	const PbtLayout *layout;
 	PbtItem		first;
+	PbtItemBuf	firstbuf;
 	bool		done = false;
 
 	buf = ReadBuffer(index, st->rightmost_leaf);
@@ -132,9 +129,9 @@ insert_fastpath(Relation index, PbtState *st, PbtSearchKey *key,
 	layout = pbt_layout(page);
 	if (!PageIsNew(page) && PbtIsLeaf(opaque) && PbtIsRightmost(opaque) &&
 		!(opaque->flags & PBT_INCOMPLETE_SPLIT) && layout->count(page) > 0 &&
-		page_fits(page, st, len))
+		page_fits(page, item, len))
 	{
-		layout->get(page, 0, &first);
+		layout->get(page, 0, &first, &firstbuf);
 		if (pbt_compare(st, key, first.data, first.len) > 0)
 		{
 			pbt_log_insert(index, buf, pbt_binsearch(st, page, key), item, len);
@@ -226,10 +223,11 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 		for (; pos < n; pos++)
 		{
 			PbtItem		item;
+			PbtItemBuf	itembuf;
 			ItemPointerData tid;
 			bool		all_dead;
 
-			layout->get(page, pos, &item);
+			layout->get(page, pos, &item, &itembuf);
 			prefix->nextkey = true;
 			if (pbt_compare(st, prefix, item.data, item.len) <= 0)
 				goto done;		/* past the equal keys */
@@ -352,13 +350,14 @@ delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	for (int i = 0; i < n; i++)
 	{
 		PbtItem		item;
+		PbtItemBuf	itembuf;
 		TM_IndexDelete *d = &delstate.deltids[delstate.ndeltids];
 		TM_IndexStatus *stt = &delstate.status[delstate.ndeltids];
 
 		/* simple: the hinted entries; bottom-up: all, duplicates promising */
 		if (!bottomup && !layout->is_dead(page, i))
 			continue;
-		layout->get(page, i, &item);
+		layout->get(page, i, &item, &itembuf);
 		pbt_item_get_tid(st, item.data, item.len, &d->tid);
 		d->id = delstate.ndeltids;
 		stt->idxoffnum = i;
@@ -472,9 +471,9 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	{
 		if (checking)
 			buf = step_right_coupled(index, st, &key, buf, stack);
-		if (!page_fits(BufferGetPage(buf), st, item.len))
+		if (!page_fits(BufferGetPage(buf), item.data, item.len))
 			delete_entries(index, st, heapRel, buf, item.data, item.len, false);
-		if (!page_fits(BufferGetPage(buf), st, item.len) && indexUnchanged)
+		if (!page_fits(BufferGetPage(buf), item.data, item.len) && indexUnchanged)
 			delete_entries(index, st, heapRel, buf, item.data, item.len, true);
 		insert_on_page(index, st, buf, stack,
 					   pbt_binsearch(st, BufferGetPage(buf), &key),
@@ -492,9 +491,10 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
  * pages like a bulk build.
  */
 static int
-choose_split(PbtState *st, PbtItem *items, int n, int hikeylen,
-			 bool append_rightmost, int fillfactor)
+choose_split(const int *costs, const PbtItem *items, int n, int hikeylen,
+			 int reserve, bool append_rightmost, int fillfactor)
 {
+	int			space = PBT_USABLE_SPACE - reserve;
 	int			total = 0;
 	int			target;
 	int			left = 0;
@@ -502,19 +502,19 @@ choose_split(PbtState *st, PbtItem *items, int n, int hikeylen,
 	int			bestdiff = INT_MAX;
 
 	for (int i = 0; i < n; i++)
-		total += item_space(st, items[i].len);
-	target = append_rightmost ? PBT_USABLE_SPACE * fillfactor / 100 : total / 2;
+		total += costs[i];
+	target = append_rightmost ? space * fillfactor / 100 : total / 2;
 
 	for (int s = 1; s < n; s++)
 	{
 		int			right;
 		int			diff;
 
-		left += item_space(st, items[s - 1].len);
+		left += costs[s - 1];
 		right = total - left;
-		/* the left page also gets a separator no longer than items[s] */
-		if (left + item_space(st, items[s].len) > PBT_USABLE_SPACE ||
-			right + item_space(st, hikeylen) > PBT_USABLE_SPACE)
+		/* high keys: a separator no longer than items[s], the old one */
+		if (left + MAXALIGN(items[s].len) > space ||
+			right + MAXALIGN(hikeylen) > space)
 			continue;
 		diff = abs(left - target);
 		if (diff < bestdiff)
@@ -543,6 +543,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
 	int			n = layout->count(origpage);
 	PbtItem    *items = palloc(sizeof(PbtItem) * (n + 1));
+	int		   *costs = palloc(sizeof(int) * (n + 1));
+	PbtItemBuf	itembuf;
 	PbtItem		oldhikey;
 	bool		has_hikey = pbt_page_get_hikey(origpage, &oldhikey);
 	int			fillfactor;
@@ -565,13 +567,24 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		{
 			items[i].data = newitem;
 			items[i].len = newlen;
+			/* not what it costs now (it may not share a prefix), a bound */
+			costs[i] = Min(layout->item_cost(origpage, newitem, newlen),
+						   MAXALIGN(newlen) + MAXALIGN(sizeof(PbtSlot)));
 		}
 		else
-			layout->get(origpage, j++, &items[i]);
+		{
+			layout->get(origpage, j++, &items[i], &itembuf);
+			/* keep a copy of what the layout assembled */
+			if (items[i].data == itembuf.data)
+				items[i].data = memcpy(palloc(items[i].len), itembuf.data,
+									   items[i].len);
+			costs[i] = layout->item_cost(origpage, items[i].data, items[i].len);
+		}
 	}
 
 	fillfactor = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
-	s = choose_split(st, items, n + 1, has_hikey ? oldhikey.len : 0,
+	s = choose_split(costs, items, n + 1, has_hikey ? oldhikey.len : 0,
+					 layout->split_reserve(origpage),
 					 PbtIsRightmost(oopaque) && pos == n, fillfactor);
 
 	/* the separator becomes the left high key and the parent's new key */
@@ -658,7 +671,7 @@ insert_on_page(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 {
 	Page		page = BufferGetPage(buf);
 
-	if (!page_fits(page, st, len))
+	if (!page_fits(page, item, len))
 	{
 		split_page(index, st, buf, stack, pos, item, len, cbuf);
 		return;
@@ -783,10 +796,8 @@ get_parent(Relation index, PbtState *st, PbtStack stack, BlockNumber child,
 		{
 			/* look from the remembered position first, then wrap around */
 			int			i = (start + k) % n;
-			PbtItem		item;
 
-			layout->get(page, i, &item);
-			if (pbt_item_child(item.data) == child)
+			if (pbt_page_child(page, i) == child)
 			{
 				stack->blkno = blkno;
 				stack->pos = i;

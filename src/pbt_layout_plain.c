@@ -35,7 +35,7 @@ plain_count(Page page)
 }
 
 static void
-plain_get(Page page, int pos, PbtItem *item)
+plain_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 {
 	PbtSlot    *slot = &plain_slots(page)[pos];
 
@@ -93,7 +93,7 @@ plain_compact(Page page)
 	bool		has_hikey = pbt_page_get_hikey(page, &hikey);
 
 	for (int i = 0; i < n; i++)
-		plain_get(page, i, &items[i]);
+		plain_get(page, i, &items[i], NULL);
 	pbt_page_rebuild(page, items, n, has_hikey ? &hikey : NULL);
 }
 
@@ -123,6 +123,28 @@ plain_insert(Page page, int pos, const char *data, int len)
 	slots[pos].len = len;
 	hdr->pd_lower += sizeof(PbtSlot);
 	return true;
+}
+
+static void
+plain_load(Page page, PbtItem *items, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		if (!plain_insert(page, i, items[i].data, items[i].len))
+			elog(ERROR, "pagebtree page rebuild: %d items do not fit", n);
+	}
+}
+
+static int
+plain_item_cost(Page page, const char *data, int len)
+{
+	return item_space(page, len) + sizeof(PbtSlot);
+}
+
+static int
+plain_split_reserve(Page page)
+{
+	return 0;
 }
 
 static void
@@ -164,16 +186,52 @@ plain_is_dead(Page page, int pos)
 	return (plain_slots(page)[pos].len & PBT_SLOT_DEAD) != 0;
 }
 
+static void
+plain_mask(Page page)
+{
+	PbtSlot    *slots = plain_slots(page);
+	int			n = plain_count(page);
+
+	for (int i = 0; i < n; i++)
+		slots[i].len &= PBT_SLOT_LEN_MASK;
+}
+
+static const char *
+plain_check(Page page)
+{
+	PageHeader	hdr = (PageHeader) page;
+	int			n = plain_count(page);
+
+	if ((hdr->pd_lower - SizeOfPageHeaderData) % sizeof(PbtSlot) != 0)
+		return "slot array length is not a multiple of the slot size";
+	for (int i = 0; i < n; i++)
+	{
+		PbtSlot    *slot = &plain_slots(page)[i];
+		int			len = slot->len & PBT_SLOT_LEN_MASK;
+
+		if (slot->off < hdr->pd_upper || slot->off + len > hdr->pd_special ||
+			len <= 0 || len > (int) PBT_MAX_ITEM_SIZE + MAXIMUM_ALIGNOF * 2)
+			return "item bytes out of bounds";
+	}
+	return NULL;
+}
+
 const PbtLayout pbt_layout_plain = {
 	.name = "plain",
 	.init = plain_init,
 	.count = plain_count,
 	.get = plain_get,
+	.search = NULL,
 	.insert = plain_insert,
+	.load = plain_load,
 	.delete = plain_delete,
 	.truncate = plain_truncate,
+	.item_cost = plain_item_cost,
+	.split_reserve = plain_split_reserve,
 	.free_space = plain_free_space,
 	.garbage = plain_garbage,
 	.set_dead = plain_set_dead,
 	.is_dead = plain_is_dead,
+	.mask = plain_mask,
+	.check = plain_check,
 };

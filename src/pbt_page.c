@@ -14,17 +14,31 @@
  */
 #include "pagebtree.h"
 
+/* NULL for an unknown tag */
+const PbtLayout *
+pbt_layout_by_tag(uint8 tag)
+{
+	switch (tag)
+	{
+		case PBT_LAYOUT_PLAIN:
+			return &pbt_layout_plain;
+		case PBT_LAYOUT_HEADS:
+			return &pbt_layout_heads;
+	}
+	return NULL;
+}
+
 const PbtLayout *
 pbt_layout(Page page)
 {
 	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+	const PbtLayout *layout = pbt_layout_by_tag(opaque->layout);
 
-	if (opaque->layout == PBT_LAYOUT_PLAIN)
-		return &pbt_layout_plain;
-	ereport(ERROR,
-			(errcode(ERRCODE_INDEX_CORRUPTED),
-			 errmsg("pagebtree page has unknown layout tag %u", opaque->layout)));
-	return NULL;				/* keep compiler quiet */
+	if (layout == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("pagebtree page has unknown layout tag %u", opaque->layout)));
+	return layout;
 }
 
 void
@@ -137,11 +151,7 @@ pbt_page_rebuild(Page page, PbtItem *items, int nitems, PbtItem *hikey)
 
 	if (hikey && !pbt_page_set_hikey(tmp, hikey->data, hikey->len))
 		elog(ERROR, "pagebtree page rebuild: high key does not fit");
-	for (int i = 0; i < nitems; i++)
-	{
-		if (!layout->insert(tmp, i, items[i].data, items[i].len))
-			elog(ERROR, "pagebtree page rebuild: %d items do not fit", nitems);
-	}
+	layout->load(tmp, items, nitems);
 	memcpy(page, tmp, BLCKSZ);
 }
 

@@ -75,6 +75,35 @@ typedef struct ScanPos
 
 #define ScanPosIsValid(pos) ((pos).valid)
 
+/*
+ * Copies of the current page's items for index-only scans.  It grows as
+ * needed: layouts that factor out a prefix hold more item bytes than a page.
+ */
+typedef struct TupleBuf
+{
+	char	   *data;			/* NULL unless the scan returns tuples */
+	int			size;
+	int			used;
+} TupleBuf;
+
+static void
+tuplebuf_reserve(TupleBuf *tb, int size)
+{
+	if (size > tb->size)
+	{
+		tb->size = Max(size, 2 * tb->size);
+		tb->data = repalloc(tb->data, tb->size);
+	}
+}
+
+static void
+tuplebuf_copy(TupleBuf *dst, const TupleBuf *src)
+{
+	tuplebuf_reserve(dst, src->used);
+	memcpy(dst->data, src->data, src->used);
+	dst->used = src->used;
+}
+
 typedef struct PbtScanOpaqueData
 {
 	PbtState   *st;
@@ -97,8 +126,8 @@ typedef struct PbtScanOpaqueData
 	int			markItemIndex;
 	int			nkilled;		/* items of curr whose heap tuples are dead */
 	int			killed[PBT_MAX_ITEMS_PER_PAGE];
-	char	   *currTuples;		/* item bytes, for index-only scans */
-	char	   *markTuples;
+	TupleBuf	currTuples;		/* item bytes, for index-only scans */
+	TupleBuf	markTuples;
 } PbtScanOpaqueData;
 
 typedef PbtScanOpaqueData *PbtScanOpaque;
@@ -491,10 +520,13 @@ pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 		so->keys[i].required_fwd = so->keys[i].required_bwd = false;
 	preprocess_keys(scan);
 
-	if (scan->xs_want_itup && so->currTuples == NULL)
+	if (scan->xs_want_itup && so->currTuples.data == NULL)
 	{
-		so->currTuples = MemoryContextAlloc(GetMemoryChunkContext(so), 2 * BLCKSZ);
-		so->markTuples = so->currTuples + BLCKSZ;
+		MemoryContext cxt = GetMemoryChunkContext(so);
+
+		so->currTuples.data = MemoryContextAlloc(cxt, BLCKSZ);
+		so->markTuples.data = MemoryContextAlloc(cxt, BLCKSZ);
+		so->currTuples.size = so->markTuples.size = BLCKSZ;
 	}
 }
 
@@ -706,25 +738,24 @@ check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
 }
 
 static void
-save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len,
-		  int *tupbytes)
+save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	ScanPosItem *pi = &so->curr.items[slot];
 
 	pbt_item_get_tid(so->st, item, len, &pi->tid);
 	pi->pos = pos;
-	if (so->currTuples)
+	if (so->currTuples.data)
 	{
 		/* comparator-mode items are IndexTuples returned in place */
-		int			off = so->st->normalized ? *tupbytes : MAXALIGN(*tupbytes);
+		TupleBuf   *tb = &so->currTuples;
+		int			off = so->st->normalized ? tb->used : MAXALIGN(tb->used);
 
-		if (off + len > BLCKSZ)
-			elog(ERROR, "pagebtree: page items exceed the scan's tuple buffer");
-		memcpy(so->currTuples + off, item, len);
+		tuplebuf_reserve(tb, off + len);
+		memcpy(tb->data + off, item, len);
 		pi->tupoff = off;
 		pi->tuplen = len;
-		*tupbytes = off + len;
+		tb->used = off + len;
 	}
 }
 
@@ -743,13 +774,14 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	const PbtLayout *layout = pbt_layout(page);
 	int			n = layout->count(page);
 	bool		continuescan = true;
-	int			tupbytes = 0;
 	PbtItem		item;
+	PbtItemBuf	itembuf;
 
 	if (!PbtIsLeaf(opaque))
 		pbt_page_error(scan->indexRelation, BufferGetBlockNumber(buf),
 					   "scan reached a non-leaf page");
 	so->curr.buf = buf;
+	so->currTuples.used = 0;
 	so->curr.blkno = BufferGetBlockNumber(buf);
 	so->curr.next = opaque->next;
 	so->curr.prev = opaque->prev;
@@ -764,9 +796,9 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 		{
 			if (scan->ignore_killed_tuples && layout->is_dead(page, pos))
 				continue;
-			layout->get(page, pos, &item);
+			layout->get(page, pos, &item, &itembuf);
 			if (check_item(so, item.data, item.len, dir, &continuescan))
-				save_item(scan, k++, pos, item.data, item.len, &tupbytes);
+				save_item(scan, k++, pos, item.data, item.len);
 			if (!continuescan)
 			{
 				so->curr.moreRight = false;
@@ -792,9 +824,9 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 		{
 			if (scan->ignore_killed_tuples && layout->is_dead(page, pos))
 				continue;
-			layout->get(page, pos, &item);
+			layout->get(page, pos, &item, &itembuf);
 			if (check_item(so, item.data, item.len, dir, &continuescan))
-				save_item(scan, --k, pos, item.data, item.len, &tupbytes);
+				save_item(scan, --k, pos, item.data, item.len);
 			if (!continuescan)
 			{
 				so->curr.moreLeft = false;
@@ -858,9 +890,10 @@ kill_items(IndexScanDesc scan)
 		{
 			int			pos = (pi->pos + j) % n;
 			PbtItem		item;
+			PbtItemBuf	itembuf;
 			ItemPointerData tid;
 
-			layout->get(page, pos, &item);
+			layout->get(page, pos, &item, &itembuf);
 			pbt_item_get_tid(so->st, item.data, item.len, &tid);
 			if (ItemPointerEquals(&tid, &pi->tid))
 			{
@@ -891,8 +924,8 @@ save_mark_before_leaving(PbtScanOpaque so)
 	if (BufferIsValid(so->mark.buf))
 		IncrBufferRefCount(so->mark.buf);
 	so->mark.itemIndex = so->markItemIndex;
-	if (so->currTuples)
-		memcpy(so->markTuples, so->currTuples, BLCKSZ);
+	if (so->currTuples.data)
+		tuplebuf_copy(&so->markTuples, &so->currTuples);
 	so->markItemIndex = -1;
 }
 
@@ -1125,7 +1158,7 @@ return_item(IndexScanDesc scan)
 	scan->xs_heaptid = pi->tid;
 	if (scan->xs_want_itup)
 	{
-		char	   *data = so->currTuples + pi->tupoff;
+		char	   *data = so->currTuples.data + pi->tupoff;
 
 		if (!so->st->normalized)
 			scan->xs_itup = (IndexTuple) data;
@@ -1252,8 +1285,8 @@ pbtrestrpos(IndexScanDesc scan)
 			   sizeof(ScanPosItem) * (so->mark.lastItem + 1));
 		if (BufferIsValid(so->curr.buf))
 			IncrBufferRefCount(so->curr.buf);
-		if (so->currTuples)
-			memcpy(so->currTuples, so->markTuples, BLCKSZ);
+		if (so->currTuples.data)
+			tuplebuf_copy(&so->currTuples, &so->markTuples);
 	}
 	else
 	{

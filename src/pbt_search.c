@@ -23,6 +23,30 @@ pbt_page_error(Relation index, BlockNumber blkno, const char *what)
 					RelationGetRelationName(index), blkno, what)));
 }
 
+/* the child block of the inner item at pos */
+BlockNumber
+pbt_page_child(Page page, int pos)
+{
+	PbtItem		item;
+	PbtItemBuf	itembuf;
+
+	pbt_layout(page)->get(page, pos, &item, &itembuf);
+	return pbt_item_child(item.data);
+}
+
+/* Point the inner item at pos to another child, in place. */
+void
+pbt_page_set_child(Page page, int pos, BlockNumber child)
+{
+	PbtItem		item;
+	PbtItemBuf	itembuf;
+
+	pbt_layout(page)->get(page, pos, &item, &itembuf);
+	if (item.data == itembuf.data)
+		elog(ERROR, "pagebtree: inner items must be stored whole");
+	memcpy((char *) item.data, &child, sizeof(BlockNumber));
+}
+
 /* first ordered position holding a real key (inner pages: 0 is -infinity) */
 int
 pbt_page_first_key(Page page)
@@ -44,13 +68,16 @@ pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 	int			cmpval = leaf ? 1 : 0;
 	int			low = pbt_page_first_key(page);
 	int			high = layout->count(page);
+	PbtItemBuf	itembuf;
 
+	if (leaf && layout->search)
+		return layout->search(st, page, key);
 	while (low < high)
 	{
 		int			mid = low + (high - low) / 2;
 		PbtItem		item;
 
-		layout->get(page, mid, &item);
+		layout->get(page, mid, &item, &itembuf);
 		if (pbt_compare(st, key, item.data + skip, item.len - skip) >= cmpval)
 			low = mid + 1;
 		else
@@ -193,7 +220,6 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		Page		page;
 		PbtPageOpaque opaque;
 		int			pos;
-		PbtItem		item;
 		BlockNumber child;
 		PbtStack	entry;
 		int			lockmode;
@@ -212,8 +238,7 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 						   "descent reached an unexpected level");
 
 		pos = pbt_binsearch(st, page, key);
-		pbt_layout(page)->get(page, pos, &item);
-		child = pbt_item_child(item.data);
+		child = pbt_page_child(page, pos);
 
 		entry = palloc(sizeof(PbtStackData));
 		entry->blkno = BufferGetBlockNumber(buf);
@@ -244,7 +269,6 @@ pbt_get_endpoint(Relation index, PbtState *st, uint32 level, bool rightmost)
 		Page		page = BufferGetPage(buf);
 		PbtPageOpaque opaque = PbtPageGetOpaque(page);
 		const PbtLayout *layout;
-		PbtItem		item;
 		BlockNumber child;
 
 		/* deleted pages hand their key space to the right */
@@ -265,8 +289,7 @@ pbt_get_endpoint(Relation index, PbtState *st, uint32 level, bool rightmost)
 			pbt_page_error(index, BufferGetBlockNumber(buf),
 						   "cannot find the end of a tree level");
 
-		layout->get(page, rightmost ? layout->count(page) - 1 : 0, &item);
-		child = pbt_item_child(item.data);
+		child = pbt_page_child(page, rightmost ? layout->count(page) - 1 : 0);
 		UnlockReleaseBuffer(buf);
 		buf = ReadBuffer(index, child);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);

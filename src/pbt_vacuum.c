@@ -124,12 +124,7 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	n = playout->count(ppage);
 	for (int i = 1; i < n; i++)
 	{
-		PbtItem		item,
-					previtem;
-
-		playout->get(ppage, i, &item);
-		playout->get(ppage, i - 1, &previtem);
-		if (pbt_item_child(item.data) == rblk && pbt_item_child(previtem.data) == lblk)
+		if (pbt_page_child(ppage, i) == rblk && pbt_page_child(ppage, i - 1) == lblk)
 		{
 			rpos = i;
 			break;
@@ -143,15 +138,13 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 		Page		lpage = GenericXLogRegisterBuffer(xlog, lbuf, 0);
 		Page		rpage = GenericXLogRegisterBuffer(xlog, rbuf, 0);
 		Page		wppage = GenericXLogRegisterBuffer(xlog, pbuf, 0);
-		PbtItem		down;
 
 		if (BufferIsValid(llbuf))
 			PbtPageGetOpaque(GenericXLogRegisterBuffer(xlog, llbuf, 0))->next = rblk;
 		PbtPageGetOpaque(rpage)->prev = llblk;
 		PbtPageGetOpaque(lpage)->flags |= PBT_DELETED;
 		PbtPageGetOpaque(lpage)->safexid = ReadNextFullTransactionId();
-		playout->get(wppage, rpos - 1, &down);
-		memcpy((char *) down.data, &rblk, sizeof(BlockNumber));
+		pbt_page_set_child(wppage, rpos - 1, rblk);
 		playout->delete(wppage, &rpos, 1);
 	}
 	GenericXLogFinish(xlog);
@@ -208,9 +201,10 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			for (int i = 0; i < n; i++)
 			{
 				PbtItem		item;
+				PbtItemBuf	itembuf;
 				ItemPointerData tid;
 
-				layout->get(page, i, &item);
+				layout->get(page, i, &item, &itembuf);
 				pbt_item_get_tid(st, item.data, item.len, &tid);
 				if (callback(&tid, callback_state))
 					deletable[ndel++] = i;

@@ -144,14 +144,8 @@ pbt_mask(char *pagedata, BlockNumber blkno)
 	mask_page_lsn_and_checksum(pagedata);
 	mask_unused_space(pagedata);
 	/* dead-entry hints are not WAL-logged */
-	if (opaque->layout == PBT_LAYOUT_PLAIN && !(opaque->flags & PBT_META))
-	{
-		PbtSlot    *slots = (PbtSlot *) (pagedata + SizeOfPageHeaderData);
-		int			n = (((PageHeader) pagedata)->pd_lower - SizeOfPageHeaderData) / sizeof(PbtSlot);
-
-		for (int i = 0; i < n; i++)
-			slots[i].len &= PBT_SLOT_LEN_MASK;
-	}
+	if (!(opaque->flags & PBT_META) && pbt_layout_by_tag(opaque->layout))
+		pbt_layout_by_tag(opaque->layout)->mask((Page) pagedata);
 }
 
 static const RmgrData pbt_rmgr = {
@@ -213,6 +207,8 @@ log_leaf_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 		START_CRIT_SECTION();
 		apply(page, arg);
 		MarkBufferDirty(buf);
+		PBT_CHECK_DEFINED(xlrec, xlreclen);
+		PBT_CHECK_DEFINED(bdata, blen);
 		XLogBeginInsert();
 		XLogRegisterData(xlrec, xlreclen);
 		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
@@ -263,7 +259,7 @@ pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
 	xlrec.ndeleted = n;
 	for (int i = 0; i < n; i++)
 		pos16[i] = positions[i];
-	log_leaf_change(index, buf, XLOG_PBT_DELETE, &xlrec, sizeof(xlrec),
+	log_leaf_change(index, buf, XLOG_PBT_DELETE, &xlrec, SizeOfPbtDelete,
 					pos16, n * sizeof(uint16), apply_delete, &args);
 }
 

@@ -23,6 +23,11 @@
 #   --skip-tap               skip the TAP tests                          (PBT_SKIP_TAP=1)
 #   --tap=FILES              only these TAP files, e.g. test/t/003_unlogged.pl (PBT_TAP_TESTS)
 #   --checks                 build with `make PBT_CHECKS=1`              (PBT_CHECKS=1)
+#   --private                install into a private copy of the server in the
+#                            scratch directory, not into the system        (PBT_PRIVATE=1)
+#   --valgrind               run the regress+isolation servers under valgrind
+#                            memcheck (implies --checks, --private and
+#                            --skip-tap)                                   (PBT_VALGRIND=1)
 #   --keep                   keep the scratch directory even on success  (PBT_KEEP=1)
 #   --workdir=DIR            scratch directory (default: mktemp -d)      (PBT_WORKDIR)
 # Other environment variables:
@@ -31,6 +36,17 @@
 #   PBT_TEST_USER      OS user that runs the tests when started as root (default postgres)
 #   PBT_TEST_TIMEOUT   per-phase time limit in seconds (default 1800)
 #   PBT_TEST_SEED      random seed for the TAP workloads (default: fixed per test)
+#
+# Private install: the server binaries of the Debian package are copied with
+# their share directory into the scratch directory (PostgreSQL finds its share
+# and lib directories relative to the binary) and the extension is installed
+# into that copy with DESTDIR, so the system installation is not touched and
+# several runs can proceed side by side.
+#
+# Valgrind: in the private copy, `postgres` becomes a wrapper that starts the
+# real binary under `valgrind --tool=memcheck` (not for initdb's bootstrap and
+# single-user runs). Every server process writes its own valgrind log; the
+# run fails if any log holds an error report. Suppressions: test/valgrind.supp.
 #
 # Exit status: 0 if everything passed, non-zero otherwise.
 
@@ -46,6 +62,8 @@ SKIP_REGRESS=${PBT_SKIP_REGRESS:-0}
 SKIP_TAP=${PBT_SKIP_TAP:-0}
 TAP_TESTS=${PBT_TAP_TESTS:-}
 CHECKS=${PBT_CHECKS:-0}
+VALGRIND=${PBT_VALGRIND:-0}
+PRIVATE=${PBT_PRIVATE:-0}
 KEEP=${PBT_KEEP:-0}
 WORK=${PBT_WORKDIR:-}
 TEST_LOCALE=${PBT_TEST_LOCALE:-C.UTF-8}
@@ -60,6 +78,8 @@ for arg in "$@"; do
 		--skip-tap) SKIP_TAP=1 ;;
 		--tap=*) TAP_TESTS=${arg#*=} ;;
 		--checks) CHECKS=1 ;;
+		--valgrind) VALGRIND=1 ;;
+		--private) PRIVATE=1 ;;
 		--keep) KEEP=1 ;;
 		--workdir=*) WORK=${arg#*=} ;;
 		-h|--help) sed -n '2,/^$/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -71,6 +91,13 @@ case $WAL_MODES in
 	rmgr|generic) ;;
 	*) echo "run-all.sh: --wal must be both, rmgr or generic" >&2; exit 2 ;;
 esac
+
+if [ "$VALGRIND" = 1 ]; then
+	SKIP_TAP=1
+	CHECKS=1	# the PBT_CHECKS build asks memcheck about every page it writes
+	PRIVATE=1
+	PHASE_TIMEOUT=${PBT_TEST_TIMEOUT:-10800}
+fi
 
 START_TIME=$(date +%s)
 log() { printf '\n=== [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
@@ -117,6 +144,12 @@ for f in "$PGBIN/initdb" "$PGBIN/pg_ctl" "$PGXS_DIR/test/regress/pg_regress" \
 	[ -e "$f" ] || die "missing $f"
 done
 perl -MIPC::Run -e 1 2>/dev/null || die "perl module IPC::Run missing (libipc-run-perl)"
+if [ "$VALGRIND" = 1 ] && ! command -v valgrind >/dev/null; then
+	[ "$IS_ROOT" = 1 ] || die "valgrind is not installed and not running as root"
+	log "installing valgrind"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind </dev/null >/dev/null \
+		|| die "apt-get install valgrind failed"
+fi
 
 # ---------------------------------------------------------------------------
 # 2. Scratch copy of the source tree, owned by the test user
@@ -228,15 +261,55 @@ if ! (cd "$TREE" && as_tester make -j"$(nproc)" "${MAKE_ARGS[@]}") >"$RESULTS/bu
 fi
 grep -E 'warning:' "$RESULTS/build.log" | sort -u | head -n 40 || true
 
-log "installing (make install)"
-if [ "$IS_ROOT" = 1 ]; then
-	(cd "$TREE" && make "${MAKE_ARGS[@]}" install) >"$RESULTS/install.log" 2>&1
-elif command -v sudo >/dev/null; then
-	(cd "$TREE" && sudo make "${MAKE_ARGS[@]}" install) >"$RESULTS/install.log" 2>&1
+if [ "$PRIVATE" = 1 ]; then
+	# A copy of the server with its share directory: PostgreSQL finds its
+	# share and lib directories relative to the binary, so the extension
+	# installed into the copy (DESTDIR) is the one its servers load.
+	PRIVROOT=$WORK/pgroot
+	log "installing into a private server copy in $PRIVROOT"
+	mkdir -p "$PRIVROOT/usr/lib/postgresql" "$PRIVROOT/usr/share/postgresql"
+	cp -a "/usr/lib/postgresql/$PG_MAJOR" "$PRIVROOT/usr/lib/postgresql/" \
+		&& cp -a "/usr/share/postgresql/$PG_MAJOR" "$PRIVROOT/usr/share/postgresql/" \
+		&& (cd "$TREE" && make "${MAKE_ARGS[@]}" install DESTDIR="$PRIVROOT") >"$RESULTS/install.log" 2>&1 \
+		|| { tail -n 30 "$RESULTS/install.log"; die "installing into the private copy failed"; }
+	PGBIN=$PRIVROOT/usr/lib/postgresql/$PG_MAJOR/bin
+	# PGXS puts $(bindir) first in PATH for TAP tests
+	MAKE_ARGS+=(bindir="$PGBIN")
+	chown -R "$TEST_USER" "$PRIVROOT"
 else
-	(cd "$TREE" && make "${MAKE_ARGS[@]}" install) >"$RESULTS/install.log" 2>&1
-fi || { tail -n 30 "$RESULTS/install.log"; die "make install failed"; }
-echo "installed into $("$PG_CONFIG" --pkglibdir) and $("$PG_CONFIG" --sharedir)/extension"
+	log "installing (make install)"
+	if [ "$IS_ROOT" = 1 ]; then
+		(cd "$TREE" && make "${MAKE_ARGS[@]}" install) >"$RESULTS/install.log" 2>&1
+	elif command -v sudo >/dev/null; then
+		(cd "$TREE" && sudo make "${MAKE_ARGS[@]}" install) >"$RESULTS/install.log" 2>&1
+	else
+		(cd "$TREE" && make "${MAKE_ARGS[@]}" install) >"$RESULTS/install.log" 2>&1
+	fi || { tail -n 30 "$RESULTS/install.log"; die "make install failed"; }
+	echo "installed into $("$PG_CONFIG" --pkglibdir) and $("$PG_CONFIG" --sharedir)/extension"
+fi
+
+if [ "$VALGRIND" = 1 ]; then
+	VGLOGS=$RESULTS/valgrind
+	log "valgrind: the private copy's server runs under memcheck, logs in $VGLOGS"
+	mkdir -p "$VGLOGS"
+	mv "$PGBIN/postgres" "$PGBIN/postgres.bin"
+	cat >"$PGBIN/postgres" <<SH
+#!/bin/sh
+# test/run-all.sh --valgrind: the server under memcheck, initdb's runs without it
+real=\$(dirname "\$0")/postgres.bin
+case " \$* " in
+*" --boot "*|*" --single "*|*" -V "*|*" --version "*|*" -C "*|*" --describe-config "*)
+	exec "\$real" "\$@" ;;
+esac
+exec valgrind --tool=memcheck --quiet --trace-children=yes --track-origins=yes \\
+	--read-var-info=no --leak-check=no --num-callers=30 \\
+	--suppressions="$TREE/test/valgrind.supp" \\
+	--error-markers=VALGRINDERROR-BEGIN,VALGRINDERROR-END \\
+	--log-file="$VGLOGS/%p.log" "\$real" "\$@"
+SH
+	chmod 755 "$PGBIN/postgres"
+	chown -R "$TEST_USER" "$PGBIN" "$VGLOGS"
+fi
 
 # Extra configuration for every test cluster (TAP clusters read it via TEMP_CONFIG).
 TEMP_CONFIG_FILE=
@@ -329,6 +402,21 @@ run_regress() {
 	problems=$(server_log_problems "$out/server.log")
 	if [ "$rc_reg" = 124 ] || [ "$rc_reg" = 137 ] || [ "$rc_iso" = 124 ] || [ "$rc_iso" = 137 ]; then
 		lines="$lines; TIMED OUT after ${PHASE_TIMEOUT}s"
+	fi
+	if [ "$VALGRIND" = 1 ]; then
+		local vgerrors
+		vgerrors=$(grep -l VALGRINDERROR-BEGIN "$VGLOGS"/*.log 2>/dev/null | wc -l)
+		lines="$lines; valgrind: $(find "$VGLOGS" -name '*.log' | wc -l) process logs, $vgerrors with errors"
+		if [ "$vgerrors" != 0 ]; then
+			problems="$problems
+valgrind errors in: $(grep -l VALGRINDERROR-BEGIN "$VGLOGS"/*.log | head -n 20 | paste -sd' ' -)"
+			for f in $(grep -l VALGRINDERROR-BEGIN "$VGLOGS"/*.log | head -n 3); do
+				echo "----- $f (first error) -----"
+				sed -n '/VALGRINDERROR-BEGIN/,/VALGRINDERROR-END/p' "$f" | head -n 60
+			done
+		fi
+		# keep this mode's logs apart from the next mode's
+		mkdir -p "$VGLOGS/$mode" && mv "$VGLOGS"/*.log "$VGLOGS/$mode/" 2>/dev/null
 	fi
 	if [ "$rc" != 0 ] || [ -n "$problems" ]; then
 		FAILED+=("regress+isolation ($mode)")
