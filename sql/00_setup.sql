@@ -81,3 +81,37 @@ BEGIN
     END IF;
 END;
 $$;
+
+--
+-- pbt_verify(queries): run queries through pbt_cmp (index path, plus bitmap
+-- path for queries with a WHERE clause); report how many ran, the total row
+-- count, and the queries whose plan did not use a pagebtree index or whose
+-- results differed.
+CREATE OR REPLACE FUNCTION pbt_verify(qs text[], OUT queries int,
+                                      OUT total_rows bigint, OUT failed text[])
+LANGUAGE plpgsql AS $$
+DECLARE
+    q text;
+    r record;
+BEGIN
+    queries := 0;
+    total_rows := 0;
+    failed := '{}';
+    FOREACH q IN ARRAY qs LOOP
+        queries := queries + 1;
+        SELECT * INTO r FROM pbt_cmp(q, 'index');
+        total_rows := total_rows + r.nrows;
+        IF NOT r.plan_ok OR r.ndiffs <> 0 THEN
+            failed := failed || format('index: %s (plan_ok %s, %s of %s rows differ)',
+                                       q, r.plan_ok, r.ndiffs, r.nrows);
+        END IF;
+        IF q LIKE '% WHERE %' THEN
+            SELECT * INTO r FROM pbt_cmp(q, 'bitmap');
+            IF NOT r.plan_ok OR r.ndiffs <> 0 THEN
+                failed := failed || format('bitmap: %s (plan_ok %s, %s of %s rows differ)',
+                                           q, r.plan_ok, r.ndiffs, r.nrows);
+            END IF;
+        END IF;
+    END LOOP;
+END;
+$$;

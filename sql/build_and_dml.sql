@@ -10,39 +10,8 @@
 -- shared_preload_libraries at index build), so show warnings and up only.
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
--- (pbt_cmp comes from 00_setup.sql)
+-- (pbt_cmp and pbt_verify come from 00_setup.sql)
 
--- Run queries through pbt_cmp (index path, plus bitmap path for queries with
--- a WHERE clause); report how many ran, the total row count, and the queries
--- whose plan did not use a pagebtree index or whose results differed.
-CREATE OR REPLACE FUNCTION pbt_verify(qs text[], OUT queries int,
-                                      OUT total_rows bigint, OUT failed text[])
-LANGUAGE plpgsql AS $$
-DECLARE
-    q text;
-    r record;
-BEGIN
-    queries := 0;
-    total_rows := 0;
-    failed := '{}';
-    FOREACH q IN ARRAY qs LOOP
-        queries := queries + 1;
-        SELECT * INTO r FROM pbt_cmp(q, 'index');
-        total_rows := total_rows + r.nrows;
-        IF NOT r.plan_ok OR r.ndiffs <> 0 THEN
-            failed := failed || format('index: %s (plan_ok %s, %s of %s rows differ)',
-                                       q, r.plan_ok, r.ndiffs, r.nrows);
-        END IF;
-        IF q LIKE '% WHERE %' THEN
-            SELECT * INTO r FROM pbt_cmp(q, 'bitmap');
-            IF NOT r.plan_ok OR r.ndiffs <> 0 THEN
-                failed := failed || format('bitmap: %s (plan_ok %s, %s of %s rows differ)',
-                                           q, r.plan_ok, r.ndiffs, r.nrows);
-            END IF;
-        END IF;
-    END LOOP;
-END;
-$$;
 
 CREATE TABLE bd (id int, k int, t text, f float8) WITH (autovacuum_enabled = off);
 
@@ -314,4 +283,3 @@ FROM generate_series(0, 4) n;
 -- clean up
 DROP TABLE bd, bd_ff, bd_empty, bd_unl, bd_tmp, bd_big;
 DROP FUNCTION bd_verify();
-DROP FUNCTION pbt_verify(text[]);

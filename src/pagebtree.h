@@ -171,8 +171,8 @@ typedef struct PbtLayout
 	void		(*truncate) (Page page, int n);
 	/* bytes that inserting this item would take, slot included */
 	int			(*item_cost) (Page page, const char *data, int len);
-	/* bytes a split half needs besides its items' costs */
-	int			(*split_reserve) (Page page);
+	/* split planning: bytes a page of exactly these sorted items needs */
+	int			(*space_needed) (const PbtItem *items, int n);
 	/* bytes available for items after compaction */
 	int			(*free_space) (Page page);
 	/* bytes of dead item space that a compaction would reclaim */

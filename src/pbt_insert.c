@@ -488,44 +488,120 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
  * Choose the split point: left keeps items [0, s).  Normally the bytes are
  * halved; when appending at the end of the rightmost page (ascending keys),
  * the left page keeps fillfactor of the space, so sequential loads pack
- * pages like a bulk build.
+ * pages like a bulk build.  The layout says what each half would take
+ * (with a prefix-truncating layout that depends on the half's first and
+ * last keys); left grows and right shrinks with s, so a binary search finds
+ * the balance point.
  */
-static int
-choose_split(const int *costs, const PbtItem *items, int n, int hikeylen,
-			 int reserve, bool append_rightmost, int fillfactor)
+typedef struct SplitPlan
 {
-	int			space = PBT_USABLE_SPACE - reserve;
-	int			total = 0;
+	const PbtLayout *layout;
+	const PbtItem *items;
+	int			n;
+	int			hikeylen;
+	bool		append_rightmost;
 	int			target;
-	int			left = 0;
+} SplitPlan;
+
+/* length of the shortest separator between items[s - 1] and items[s] */
+static int
+separator_len(const PbtItem *items, int s)
+{
+	int			n = Min(items[s - 1].len, items[s].len);
+	int			d = 0;
+
+	while (d < n && items[s - 1].data[d] == items[s].data[d])
+		d++;
+	return d + 1;
+}
+
+/* signed distance of split point s from the goal */
+static int
+split_offset(const SplitPlan *sp, int s)
+{
+	int			left = sp->layout->space_needed(sp->items, s);
+
+	if (sp->append_rightmost)
+		return left - sp->target;
+	return left - sp->layout->space_needed(sp->items + s, sp->n - s);
+}
+
+/* both halves fit, with high keys: a separator no longer than items[s], the old one */
+static bool
+split_fits(const SplitPlan *sp, int s)
+{
+	return sp->layout->space_needed(sp->items, s) +
+		MAXALIGN(sp->items[s].len) <= PBT_USABLE_SPACE &&
+		sp->layout->space_needed(sp->items + s, sp->n - s) +
+		MAXALIGN(sp->hikeylen) <= PBT_USABLE_SPACE;
+}
+
+static int
+choose_split(const PbtLayout *layout, const PbtItem *items, int n,
+			 int hikeylen, bool append_rightmost, int fillfactor,
+			 bool bytewise)
+{
+	SplitPlan	sp = {layout, items, n, hikeylen, append_rightmost,
+	PBT_USABLE_SPACE * fillfactor / 100};
+	int			low = 1,
+				high = n - 1;
 	int			best = -1;
 	int			bestdiff = INT_MAX;
 
-	for (int i = 0; i < n; i++)
-		total += costs[i];
-	target = append_rightmost ? space * fillfactor / 100 : total / 2;
-
-	for (int s = 1; s < n; s++)
+	/* the first s in [1, n-1] at or past the goal (n-1 if none) */
+	while (low < high)
 	{
-		int			right;
-		int			diff;
+		int			mid = low + (high - low) / 2;
 
-		left += costs[s - 1];
-		right = total - left;
-		/* high keys: a separator no longer than items[s], the old one */
-		if (left + MAXALIGN(items[s].len) > space ||
-			right + MAXALIGN(hikeylen) > space)
-			continue;
-		diff = abs(left - target);
-		if (diff < bestdiff)
+		if (split_offset(&sp, mid) >= 0)
+			high = mid;
+		else
+			low = mid + 1;
+	}
+	/* that point or the one before it; further out only if neither fits */
+	for (int dist = 0; dist < n && best < 0; dist++)
+	{
+		for (int s = low - 1 - dist; s <= low + dist; s += 2 * dist + 1)
 		{
-			bestdiff = diff;
-			best = s;
+			int			diff;
+
+			if (s < 1 || s > n - 1 || !split_fits(&sp, s))
+				continue;
+			diff = abs(split_offset(&sp, s));
+			if (diff < bestdiff)
+			{
+				bestdiff = diff;
+				best = s;
+			}
 		}
 	}
-	if (best < 0)
-		elog(ERROR, "pagebtree: could not find a split point");
-	return best;
+
+	/*
+	 * Suffix truncation: with byte-string keys, take the shortest separator
+	 * within a window of n/16 split points around the balance point ("B-Trees
+	 * Are Back"), which shortens inner pages' keys and leaves the halves
+	 * longer common prefixes.  Not when packing an ascending load.
+	 */
+	if (best > 0 && bytewise && !append_rightmost)
+	{
+		int			w = n / 32;
+		int			center = best;
+		int			bestlen = separator_len(items, best);
+
+		for (int s = Max(1, center - w); s <= Min(n - 1, center + w); s++)
+		{
+			int			len = separator_len(items, s);
+
+			if ((len < bestlen ||
+				 (len == bestlen && abs(s - center) < abs(best - center))) &&
+				split_fits(&sp, s))
+			{
+				best = s;
+				bestlen = len;
+			}
+		}
+	}
+	return best;				/* -1: no split point fits */
 }
 
 /*
@@ -543,12 +619,13 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
 	int			n = layout->count(origpage);
 	PbtItem    *items = palloc(sizeof(PbtItem) * (n + 1));
-	int		   *costs = palloc(sizeof(int) * (n + 1));
 	PbtItemBuf	itembuf;
 	PbtItem		oldhikey;
 	bool		has_hikey = pbt_page_get_hikey(origpage, &oldhikey);
 	int			fillfactor;
 	int			s;
+	/* both halves of a leaf get the index's current leaf layout */
+	uint8		newlayout = leaf ? st->leaf_layout : oopaque->layout;
 	StringInfoData sep;
 	PbtItem		sepitem;
 	Buffer		rbuf;
@@ -567,9 +644,6 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		{
 			items[i].data = newitem;
 			items[i].len = newlen;
-			/* not what it costs now (it may not share a prefix), a bound */
-			costs[i] = Min(layout->item_cost(origpage, newitem, newlen),
-						   MAXALIGN(newlen) + MAXALIGN(sizeof(PbtSlot)));
 		}
 		else
 		{
@@ -578,14 +652,24 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 			if (items[i].data == itembuf.data)
 				items[i].data = memcpy(palloc(items[i].len), itembuf.data,
 									   items[i].len);
-			costs[i] = layout->item_cost(origpage, items[i].data, items[i].len);
 		}
 	}
 
 	fillfactor = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
-	s = choose_split(costs, items, n + 1, has_hikey ? oldhikey.len : 0,
-					 layout->split_reserve(origpage),
-					 PbtIsRightmost(oopaque) && pos == n, fillfactor);
+	s = choose_split(pbt_layout_by_tag(newlayout), items, n + 1,
+					 has_hikey ? oldhikey.len : 0,
+					 PbtIsRightmost(oopaque) && pos == n, fillfactor,
+					 leaf && st->normalized);
+	if (s < 0 && newlayout != oopaque->layout)
+	{
+		/* the items only fit in two pages of the denser layout they are in */
+		newlayout = oopaque->layout;
+		s = choose_split(layout, items, n + 1, has_hikey ? oldhikey.len : 0,
+						 PbtIsRightmost(oopaque) && pos == n, fillfactor,
+						 leaf && st->normalized);
+	}
+	if (s < 0)
+		elog(ERROR, "pagebtree: could not find a split point");
 
 	/* the separator becomes the left high key and the parent's new key */
 	initStringInfo(&sep);
@@ -608,7 +692,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 
 	/* right page: items [s, n], old high key; on inner pages its first key is -inf */
 	pbt_page_init(rpage, oopaque->level,
-				  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), oopaque->layout);
+				  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), newlayout);
 	if (!leaf)
 	{
 		items[s].len = dl;
@@ -625,8 +709,12 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 */
 	sepitem.data = sep.data;
 	sepitem.len = sep.len;
-	if (pos < s || (layout->truncate(lpage, s), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
+	if (pos < s || newlayout != oopaque->layout ||
+		(layout->truncate(lpage, s), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
+	{
+		PbtPageGetOpaque(lpage)->layout = newlayout;
 		pbt_page_rebuild(lpage, items, s, &sepitem);
+	}
 	lopaque = PbtPageGetOpaque(lpage);
 	lopaque->next = rblkno;
 	lopaque->flags |= PBT_INCOMPLETE_SPLIT;

@@ -12,8 +12,9 @@
  *   PageHeader | HeadsHeader | HeadsSlot[] ->  free  <- remainders, prefix,
  *   high key | special space
  *
- * A search compares the key with the prefix once, then with the heads as
- * integers, and reads remainder bytes only when heads are equal.  An int8
+ * A search compares the key with the prefix once, narrows the range with
+ * the hint array in the header, then binary-searches comparing heads as
+ * integers, reading remainder bytes only when heads are equal.  An int8
  * key plus heap TID (15 bytes) usually shrinks to a head and two remainder
  * bytes, and on a page of equal keys (a low-cardinality column) an entry
  * costs its slot and the TID's last bytes.
@@ -28,10 +29,21 @@
  */
 #include "pagebtree.h"
 
+/*
+ * Hints: the heads of HEADS_HINTS slots spread evenly over the page, so a
+ * search can narrow its binary search to one stretch of n / (HEADS_HINTS+1)
+ * slots after one scan of a cache line.  16 hints fill one 64-byte cache
+ * line; with 300-1000 entries on an 8 KB leaf, the remaining stretch of
+ * 20-60 slots (160-480 bytes) takes 5-6 probes on a few adjacent lines
+ * instead of 9-10 probes scattered over the whole slot array.
+ */
+#define HEADS_HINTS		16
+
 typedef struct HeadsHeader
 {
 	uint16		prefix_off;
 	uint16		prefix_len;
+	uint32		hints[HEADS_HINTS];
 } HeadsHeader;
 
 typedef struct HeadsSlot
@@ -95,14 +107,32 @@ static void
 heads_init(Page page)
 {
 	((PageHeader) page)->pd_lower = HEADS_SLOTS_START;
-	heads_header(page)->prefix_off = 0;
-	heads_header(page)->prefix_len = 0;
+	memset(heads_header(page), 0, sizeof(HeadsHeader));
 }
 
 static int
 heads_count(Page page)
 {
 	return (((PageHeader) page)->pd_lower - HEADS_SLOTS_START) / sizeof(HeadsSlot);
+}
+
+/* slot position sampled by hint i on a page of n items */
+static inline int
+hint_pos(int i, int n)
+{
+	return (i + 1) * n / (HEADS_HINTS + 1);
+}
+
+/* Recompute the hints after the slots changed (derived data, deterministic). */
+static void
+update_hints(Page page)
+{
+	HeadsHeader *hdr = heads_header(page);
+	HeadsSlot  *slots = heads_slots(page);
+	int			n = heads_count(page);
+
+	for (int i = 0; i < HEADS_HINTS; i++)
+		hdr->hints[i] = n > 0 ? slots[hint_pos(i, n)].head : 0;
 }
 
 static void
@@ -205,10 +235,19 @@ heads_item_cost(Page page, const char *data, int len)
 }
 
 static int
-heads_split_reserve(Page page)
+heads_space_needed(const PbtItem *items, int n)
 {
-	/* a half's prefix may grow by up to a head; its header and prefix */
-	return sizeof(HeadsHeader) + heads_header(page)->prefix_len + HEAD_BYTES;
+	int			q;
+	int			bytes;
+
+	if (n == 0)
+		return sizeof(HeadsHeader);
+	q = common_prefix(items[0].data, items[0].len,
+					  items[n - 1].data, items[n - 1].len);
+	bytes = sizeof(HeadsHeader) + q;
+	for (int i = 0; i < n; i++)
+		bytes += sizeof(HeadsSlot) + remainder_bytes(items[i].len - q);
+	return bytes;
 }
 
 /* Place len bytes below pd_upper, leaving room for one more slot. */
@@ -321,6 +360,7 @@ rewrite(Page page, const char *prefix, int plen, int newpos,
 		if (!put_item(tmp, k++, item.data, item.len))
 			return false;
 	}
+	update_hints(tmp);
 	memcpy(page, tmp, BLCKSZ);
 	return true;
 }
@@ -340,7 +380,10 @@ heads_insert(Page page, int pos, const char *data, int len)
 		return rewrite(page, prefix, q, pos, data, len);
 	}
 	if (put_item(page, pos, data, len))
+	{
+		update_hints(page);
 		return true;
+	}
 	if (heads_free_space(page) < heads_item_cost(page, data, len))
 		return false;
 	/* only garbage is in the way */
@@ -363,6 +406,7 @@ heads_load(Page page, PbtItem *items, int n)
 		if (!put_item(page, i, items[i].data, items[i].len))
 			elog(ERROR, "pagebtree heads layout: %d items do not fit", n);
 	}
+	update_hints(page);
 }
 
 static void
@@ -383,6 +427,7 @@ heads_delete(Page page, const int *positions, int n)
 		slots[dst++] = slots[src];
 	}
 	((PageHeader) page)->pd_lower = HEADS_SLOTS_START + dst * sizeof(HeadsSlot);
+	update_hints(page);
 }
 
 static void
@@ -390,6 +435,7 @@ heads_truncate(Page page, int n)
 {
 	Assert(n <= heads_count(page));
 	((PageHeader) page)->pd_lower = HEADS_SLOTS_START + n * sizeof(HeadsSlot);
+	update_hints(page);
 }
 
 /*
@@ -456,6 +502,24 @@ heads_search(PbtState *st, Page page, PbtSearchKey *key)
 	k = key->bytes + plen;
 	klen = key->len - plen;
 	kh = make_head(k, klen);
+
+	/*
+	 * Narrow [low, high) with the hints.  A head strictly below the key's
+	 * means the item is below the key, and strictly above means above, as
+	 * long as the key has no padding in its head (a shorter key with
+	 * nextkey sorts after the longer items it is a prefix of).
+	 */
+	if (klen >= HEAD_BYTES && n > HEADS_HINTS)
+	{
+		int			i = 0;
+
+		while (i < HEADS_HINTS && hdr->hints[i] < kh)
+			low = hint_pos(i++, n) + 1;
+		while (i < HEADS_HINTS && hdr->hints[i] == kh)
+			i++;
+		if (i < HEADS_HINTS)
+			high = hint_pos(i, n);
+	}
 	while (low < high)
 	{
 		int			mid = low + (high - low) / 2;
@@ -500,6 +564,11 @@ heads_check(Page page)
 
 	if ((phdr->pd_lower - HEADS_SLOTS_START) % sizeof(HeadsSlot) != 0)
 		return "slot array length is not a multiple of the slot size";
+	for (int i = 0; i < HEADS_HINTS; i++)
+	{
+		if (hdr->hints[i] != (n > 0 ? slots[hint_pos(i, n)].head : 0))
+			return "hint does not match the head it samples";
+	}
 	if (hdr->prefix_len > 0 &&
 		(hdr->prefix_off < phdr->pd_upper ||
 		 hdr->prefix_off + hdr->prefix_len > phdr->pd_special))
@@ -534,7 +603,7 @@ const PbtLayout pbt_layout_heads = {
 	.delete = heads_delete,
 	.truncate = heads_truncate,
 	.item_cost = heads_item_cost,
-	.split_reserve = heads_split_reserve,
+	.space_needed = heads_space_needed,
 	.free_space = heads_free_space,
 	.garbage = heads_garbage,
 	.set_dead = heads_set_dead,

@@ -141,10 +141,15 @@ plain_item_cost(Page page, const char *data, int len)
 	return item_space(page, len) + sizeof(PbtSlot);
 }
 
+/* items of either key mode, counted MAXALIGNed (a bound in normalized mode) */
 static int
-plain_split_reserve(Page page)
+plain_space_needed(const PbtItem *items, int n)
 {
-	return 0;
+	int			bytes = 0;
+
+	for (int i = 0; i < n; i++)
+		bytes += MAXALIGN(items[i].len) + sizeof(PbtSlot);
+	return bytes;
 }
 
 static void
@@ -227,7 +232,7 @@ const PbtLayout pbt_layout_plain = {
 	.delete = plain_delete,
 	.truncate = plain_truncate,
 	.item_cost = plain_item_cost,
-	.split_reserve = plain_split_reserve,
+	.space_needed = plain_space_needed,
 	.free_space = plain_free_space,
 	.garbage = plain_garbage,
 	.set_dead = plain_set_dead,

@@ -1,0 +1,131 @@
+--
+-- layouts: the same data and queries through every leaf layout.  Keys are
+-- chosen to stress the heads layout: long shared prefixes, keys that are
+-- prefixes of other keys (suffixes shorter than a head), embedded zero
+-- bytes, runs of equal keys, INCLUDE payloads, DESC columns, inserts that
+-- do not share a page's prefix (page rewrite with a shorter prefix), pages
+-- emptied by VACUUM and refilled.  Every index must agree with a seqscan
+-- and pass pagebtree_check after every step.
+--
+SET client_min_messages = warning;
+SET max_parallel_workers_per_gather = 0;
+
+CREATE TABLE ly (id int, t text COLLATE "C", b bytea, k int8, v int4)
+    WITH (autovacuum_enabled = off);
+
+-- one index per layout on each key shape
+CREATE FUNCTION ly_indexes(layout text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE format('CREATE INDEX ly_t_%1$s ON ly USING pagebtree (t) WITH (layout = %1$s)', layout);
+    EXECUTE format('CREATE INDEX ly_b_%1$s ON ly USING pagebtree (b) WITH (layout = %1$s)', layout);
+    EXECUTE format('CREATE INDEX ly_vk_%1$s ON ly USING pagebtree (v, k DESC) INCLUDE (id) WITH (layout = %1$s)', layout);
+END;
+$$;
+
+-- run the queries with only the indexes of one layout present
+CREATE FUNCTION ly_verify(lay text)
+RETURNS TABLE (layout text, queries int, total_rows bigint, failed text[])
+LANGUAGE plpgsql AS $$
+BEGIN
+    DROP INDEX IF EXISTS ly_t_plain, ly_b_plain, ly_vk_plain,
+                         ly_t_heads, ly_b_heads, ly_vk_heads;
+    PERFORM ly_indexes(lay);
+    RETURN QUERY
+    SELECT lay, v.* FROM pbt_verify(ARRAY[
+        'SELECT id FROM ly WHERE t = ''https://example.com/a''',
+        'SELECT id FROM ly WHERE t = ''https://example.com/''',
+        'SELECT id FROM ly WHERE t >= ''https://example.com/a'' AND t < ''https://example.com/b''',
+        'SELECT id FROM ly WHERE t > ''https://example.com/zz'' AND t <= ''https://example.org''',
+        'SELECT id FROM ly WHERE t LIKE ''https://example.com/p1%''',
+        'SELECT id FROM ly WHERE t < ''h''',
+        'SELECT t FROM ly WHERE t >= ''https://example.com/p5'' ORDER BY t',
+        'SELECT t FROM ly WHERE t <= ''https://example.com/p5'' ORDER BY t DESC',
+        'SELECT t FROM ly ORDER BY t',
+        'SELECT id FROM ly WHERE b = ''\x00''',
+        'SELECT id FROM ly WHERE b = ''\x0000''',
+        'SELECT id FROM ly WHERE b > ''\x00'' AND b < ''\x0001''',
+        'SELECT id FROM ly WHERE b >= ''\x61626300''',
+        'SELECT b FROM ly ORDER BY b DESC',
+        'SELECT id FROM ly WHERE v = 3',
+        'SELECT id FROM ly WHERE v = 3 AND k > 5000',
+        'SELECT id FROM ly WHERE v IN (0, 7) AND k BETWEEN 100 AND 900',
+        'SELECT v, k, id FROM ly WHERE v = 5 ORDER BY v, k DESC, id',
+        'SELECT v, k, id FROM ly ORDER BY v DESC, k, id'
+    ]) v;
+    PERFORM pagebtree_check(c.oid, true)
+    FROM pg_class c WHERE c.relname IN ('ly_t_' || lay,
+        'ly_b_' || lay, 'ly_vk_' || lay);
+END;
+$$;
+
+-- pages per layout of the current indexes
+CREATE FUNCTION ly_layouts()
+RETURNS TABLE (index_name name, layout text, pages bigint)
+LANGUAGE sql AS $$
+    SELECT c.relname, s.layout, count(*)
+    FROM pg_class c,
+         LATERAL generate_series(1, pg_relation_size(c.oid) / 8192 - 1) blk,
+         LATERAL pagebtree_page_stats(c.oid, blk) s
+    WHERE c.relname LIKE 'ly\_%' AND c.relkind = 'i' AND s.page_type = 'leaf'
+    GROUP BY 1, 2 ORDER BY 1, 2;
+$$;
+
+-- 1. URL-like keys sharing a long prefix, some the prefix of others;
+--    bytea keys of zero bytes and prefixes; low-cardinality v with runs of k
+INSERT INTO ly
+SELECT i,
+       'https://example.com/' || CASE WHEN i % 50 = 0 THEN '' ELSE 'p' || (i % 997) || '/' || md5(i::text) END,
+       CASE i % 5 WHEN 0 THEN '\x00'::bytea WHEN 1 THEN '\x0000'::bytea
+            WHEN 2 THEN decode(repeat('00', i % 7), 'hex') || int4send(i)
+            ELSE convert_to('abc', 'UTF8') || int4send(i % 300) END,
+       (i * 7919) % 10000, i % 8
+FROM generate_series(1, 20000) i;
+SELECT * FROM ly_verify('plain');
+SELECT * FROM ly_verify('heads');
+SELECT * FROM ly_layouts();
+
+-- 2. Inserts into the built tree in random order, including keys below
+--    every prefix ('a...', 'h'), above ('z...'), and exact prefixes.
+INSERT INTO ly
+SELECT 100000 + i,
+       CASE i % 4 WHEN 0 THEN 'a' || i WHEN 1 THEN 'https://example.com/p' || (i % 13)
+            WHEN 2 THEN 'z' || md5(i::text) ELSE 'https://example.' END,
+       decode(repeat('ff', i % 3), 'hex') || int8send(i),
+       i, i % 11
+FROM generate_series(1, 8000) i ORDER BY md5(i::text);
+SELECT * FROM ly_verify('plain');
+SELECT * FROM ly_verify('heads');
+
+-- 3. Delete most rows, VACUUM (empties and deletes pages), refill with
+--    keys unlike the old ones (empty pages take the new key as prefix).
+DELETE FROM ly WHERE id % 10 <> 0;
+VACUUM ly;
+INSERT INTO ly
+SELECT 200000 + i, 'q' || (i % 100), int2send((i % 500)::int2), -i, 4
+FROM generate_series(1, 6000) i;
+SELECT * FROM ly_verify('plain');
+SELECT * FROM ly_verify('heads');
+
+-- 4. The layout reloption: heads are the default where keys are byte
+--    strings; after ALTER INDEX, leaves take the new layout when they split
+--    (if the halves fit it); comparator
+--    mode (numeric, or text under a non-C collation) cannot use heads.
+CREATE INDEX ly_t_auto ON ly USING pagebtree (t);
+CREATE INDEX ly_n_auto ON ly USING pagebtree ((k::numeric));
+SELECT index_name, layout FROM ly_layouts()
+WHERE index_name IN ('ly_t_auto', 'ly_n_auto', 'ly_t_heads', 'ly_t_plain');
+CREATE INDEX ly_t_conv ON ly USING pagebtree (t) WITH (layout = plain);
+ALTER INDEX ly_t_conv SET (layout = heads);
+INSERT INTO ly SELECT 300000 + i, 'https://example.com/new/' || i, NULL, i, 1
+FROM generate_series(1, 3000) i;
+SELECT index_name, layout, pages > 0 AS has_pages FROM ly_layouts()
+WHERE index_name = 'ly_t_conv';
+SELECT pagebtree_check('ly_t_conv', true);
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT id FROM ly WHERE t >= ''https://example.com/new/2'' AND t < ''https://example.com/new/3''',
+    'SELECT t FROM ly ORDER BY t DESC']);
+CREATE INDEX ly_bad ON ly USING pagebtree ((k::numeric)) WITH (layout = heads);
+CREATE INDEX ly_bad ON ly USING pagebtree (t COLLATE "und-x-icu") WITH (layout = heads);
+CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = fancy);
+DROP TABLE ly;
+DROP FUNCTION ly_indexes(text), ly_verify(text), ly_layouts();
