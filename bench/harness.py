@@ -37,6 +37,24 @@ REPO = os.path.dirname(HERE)
 PGBENCH_DIR = os.path.join(HERE, "pgbench")
 
 ORDERED_AMS = ("btree", "pagebtree")
+PHASES = ("datasets", "update-growth", "oom")
+LAYOUT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def variant_label(layout):
+    """Name of the pagebtree variant with reloption layout = <layout>
+    (None: the default index, no reloption)."""
+    return "pagebtree" if layout is None else "pagebtree[%s]" % layout
+
+
+def ident(label):
+    """SQL identifier fragment of an access method or variant label:
+    pagebtree[plain] -> pagebtree_plain."""
+    return re.sub(r"[^a-z0-9_]+", "_", label.lower()).strip("_")
+
+
+class SetupError(Exception):
+    """A problem that makes the run pointless (reported, exit status 2)."""
 
 # --------------------------------------------------------------------------
 # run modes
@@ -61,6 +79,11 @@ MODES = {
         oom_probes=20_000,
         oom_checkpoints=4,       # CHECKPOINTs during the OOM insert run
         oom_reps=2,
+        ug_rows=100_000,         # update-growth phase: rows per table
+        ug_secs=30,              # pgbench -T of the update-growth run
+        ug_clients=4,
+        ug_threads=2,
+        ug_distinct=10,          # distinct values of the updated column v
         shared_buffers="512MB",
     ),
     "full": dict(
@@ -82,6 +105,11 @@ MODES = {
         oom_probes=100_000,
         oom_checkpoints=8,
         oom_reps=3,
+        ug_rows=1_000_000,
+        ug_secs=120,
+        ug_clients=4,
+        ug_threads=2,
+        ug_distinct=10,
         shared_buffers="2GB",
     ),
 }
@@ -345,15 +373,27 @@ class Bench:
             v = getattr(args, k, None)
             if v:
                 self.p[k] = v
-        for k in ("pgbench_secs", "pgbench_reps", "clients"):
+        for k in ("pgbench_secs", "pgbench_reps", "clients", "ug_rows", "ug_secs"):
             if getattr(args, k, None):
                 self.p[k] = getattr(args, k)
         self.seed = args.seed
-        self.datasets = args.datasets or list(DATASETS)
+        self.phases = [ph for ph in args.phases if not (
+            (ph == "oom" and args.no_oom) or (ph == "update-growth" and args.no_update_growth))]
+        self.p["phases"] = self.phases
+        self.datasets = (args.datasets or list(DATASETS)) if "datasets" in self.phases else []
         pbd = self.p["pgbench_datasets"] or list(DATASETS)
         if args.pgbench_datasets is not None:
             pbd = [d for d in args.pgbench_datasets.split(",") if d]
         self.pgbench_datasets = [d for d in pbd if d in self.datasets]
+        # pagebtree variants: label -> access method, reloptions, identifier
+        # fragment (tables d_<ds>_<ident>, indexes x_<ds>_<ident>, ...)
+        self.layouts = args.pbt_layouts or [None]
+        self.variants = {}
+        for layout in self.layouts:
+            label = variant_label(layout)
+            self.variants[label] = {"am": "pagebtree",
+                                    "options": {} if layout is None else {"layout": layout},
+                                    "ident": ident(label)}
         self.results = {}         # ds -> metric -> am -> [values]
         self.info = {}            # ds -> am -> misc facts (structure, plans, ...)
         self.errors = []
@@ -363,6 +403,46 @@ class Bench:
         self.cluster = Cluster(args.port, keep=args.keep)
         self.conn = None
         self.settings = None
+        self.update_growth = None
+
+    # --------------------------------------------------- access method variants
+    def am_of(self, label):
+        """The access method of a label (btree, hash, pagebtree[plain] -> pagebtree)."""
+        return self.variants[label]["am"] if label in self.variants else label
+
+    def ident(self, label):
+        return self.variants[label]["ident"] if label in self.variants else ident(label)
+
+    def with_sql(self, label):
+        """' WITH (layout = 'plain')' for a variant, '' otherwise."""
+        opts = self.variants.get(label, {}).get("options") or {}
+        if not opts:
+            return ""
+        return " WITH (%s)" % ", ".join("%s = '%s'" % (k, v) for k, v in opts.items())
+
+    def index_sql(self, label, name, table, cols):
+        return "CREATE INDEX %s ON %s USING %s (%s)%s" % (name, table, self.am_of(label), cols,
+                                                           self.with_sql(label))
+
+    def check_variants(self):
+        """Every requested layout must be accepted by CREATE INDEX; fail
+        early, before anything is measured, with the server's message."""
+        self.sql("DROP TABLE IF EXISTS bench_layout_probe")
+        self.sql("CREATE TABLE bench_layout_probe (k int8)")
+        self.sql("INSERT INTO bench_layout_probe SELECT generate_series(1, 1000)")
+        bad = []
+        for label, v in self.variants.items():
+            try:
+                self.sql(self.index_sql(label, "bench_layout_probe_x", "bench_layout_probe", "k"))
+                self.sql("DROP INDEX bench_layout_probe_x")
+            except psycopg2.Error as e:
+                msg = (getattr(e, "pgerror", None) or str(e)).strip()
+                msg = " ".join(l.strip() for l in msg.splitlines() if l.strip())
+                bad.append("%s (%s): %s" % (label, self.with_sql(label).strip() or "no options", msg))
+        self.sql("DROP TABLE bench_layout_probe")
+        if bad:
+            raise SetupError("--pbt-layouts: pagebtree rejected %s:\n  %s" % (
+                "a layout" if len(bad) == 1 else "%d layouts" % len(bad), "\n  ".join(bad)))
 
     # ---------------------------------------------------------------- setup
     @staticmethod
@@ -414,9 +494,16 @@ class Bench:
         if self.pagebtree_installed:
             try:
                 self.sql("CREATE EXTENSION pagebtree")
-                self.ams.append("pagebtree")
             except psycopg2.Error as e:
                 self.error("-", "pagebtree", "CREATE EXTENSION", e)
+                if self.args.pbt_layouts:
+                    raise SetupError("--pbt-layouts: CREATE EXTENSION pagebtree failed: %s" % str(e).strip())
+            else:
+                self.check_variants()
+                self.ams += list(self.variants)
+        elif self.args.pbt_layouts:
+            raise SetupError("--pbt-layouts given, but pagebtree is %s" % (
+                "excluded (--without-pagebtree)" if self.args.without_pagebtree else "not installed"))
         else:
             self.warnings.append("pagebtree %s: measured btree and hash only" % (
                 "excluded (--without-pagebtree)" if self.args.without_pagebtree else "is not installed"))
@@ -563,7 +650,7 @@ class Bench:
             if n > chunk:
                 log("%s: %d/%d rows" % (ds, hi, n))
         for am in self.ds_ams(ds) + ["scratch"]:
-            t = "d_%s_%s" % (ds, am)
+            t = "d_%s_%s" % (ds, self.ident(am))
             if n > chunk:
                 log("%s: copy for %s" % (ds, am))
             self.sql("DROP TABLE IF EXISTS %s" % t)
@@ -605,21 +692,24 @@ class Bench:
 
     # ------------------------------------------------------------ measurements
     def index_name(self, ds, am):
-        return "x_%s_%s" % (ds, am)
+        return "x_%s_%s" % (ds, self.ident(am))
+
+    def table_name(self, ds, am):
+        return "d_%s_%s" % (ds, self.ident(am))
 
     def create_index_sql(self, ds, am, table=None, name=None):
-        table = table or "d_%s_%s" % (ds, am)
+        """CREATE INDEX for an access method or pagebtree variant (am is its label)."""
+        table = table or self.table_name(ds, am)
         name = name or self.index_name(ds, am)
-        cols = self.keycols(ds)
-        return "CREATE INDEX %s ON %s USING %s (%s)" % (name, table, am, cols)
+        return self.index_sql(am, name, table, self.keycols(ds))
 
     def verify(self, ds, am, idx, when, heap):
         """Structural check of an index (amcheck for btree, pagebtree_check
         for pagebtree); heap=True also checks that every heap row is indexed
         (not for indexes holding synthetic TIDs)."""
-        if am == "btree":
+        if self.am_of(am) == "btree":
             q = "SELECT bt_index_check(%s, %s)"
-        elif am == "pagebtree":
+        elif self.am_of(am) == "pagebtree":
             q = "SELECT pagebtree_check(%s, %s)"
         else:
             return
@@ -647,7 +737,7 @@ class Bench:
             self.verify(ds, am, idx, "after build", heap=True)
             size = self.one("SELECT pg_relation_size(%s)", (idx,))[0]
             self.rec(ds, "size_mb", am, size / 1048576.0)
-            st = self.attempt(ds, am, "structure", lambda: self.structure(idx, am))
+            st = self.attempt(ds, am, "structure", lambda: self.structure(idx, self.am_of(am)))
             if st:
                 self.info.setdefault(ds, {}).setdefault(am, {})["structure"] = st
                 if st.get("leaf_pages") is not None:
@@ -899,8 +989,8 @@ class Bench:
         ams_all = self.ds_ams(ds)
         ams_ord = self.ds_ams(ds, with_hash=False)
         for am in ams_all:
-            self.sql("DROP SEQUENCE IF EXISTS seq_%s_%s" % (ds, am))
-            self.sql("CREATE SEQUENCE seq_%s_%s START %d" % (ds, am, n))
+            self.sql("DROP SEQUENCE IF EXISTS seq_%s_%s" % (ds, self.ident(am)))
+            self.sql("CREATE SEQUENCE seq_%s_%s START %d" % (ds, self.ident(am), n))
         # ceiling for inserts: the same workload on a table with no index
         self.sql("DROP TABLE IF EXISTS c_%s" % ds)
         self.sql("CREATE TABLE c_%s (LIKE src_%s)" % (ds, ds))
@@ -919,19 +1009,19 @@ class Bench:
             for am in ams:
                 if am == "noindex":
                     continue
-                table, seq = "d_%s_%s" % (ds, am), "seq_%s_%s" % (ds, am)
+                table, seq = self.table_name(ds, am), "seq_%s_%s" % (ds, self.ident(am))
                 shape = self.attempt(ds, am, "EXPLAIN %s" % metric, lambda: " | ".join(
                     self.explain_script(ds, tpl, table, seq) for tpl, _ in scripts))
                 if shape:
                     self.info.setdefault(ds, {}).setdefault(am, {}).setdefault("plans", {})[metric] = shape
                     reads = [x for x in shape.split(" | ") if not x.startswith("ModifyTable")]
-                    if any("x_%s_%s" % (ds, am) not in x for x in reads):
+                    if any("%s)" % self.index_name(ds, am) not in x for x in reads):
                         self.warnings.append("%s/%s %s: plan does not use the index: %s" % (ds, am, metric, shape))
             for rep in range(p["pgbench_reps"]):
                 log("%s: pgbench %s (rep %d/%d)" % (ds, metric[4:], rep + 1, p["pgbench_reps"]))
                 for am in abba(ams, rep):
-                    table = "c_%s" % ds if am == "noindex" else "d_%s_%s" % (ds, am)
-                    seq = "seq_%s_%s" % (ds, am)
+                    table = "c_%s" % ds if am == "noindex" else self.table_name(ds, am)
+                    seq = "seq_%s_%s" % (ds, self.ident(am))
                     try:
                         if how == "secs":
                             tps, per_cpu = self.pgbench(ds, scripts, table, seq, secs=p["pgbench_secs"])
@@ -946,6 +1036,135 @@ class Bench:
                             self.reconnect()
         for am in ams_ord:
             self.verify(ds, am, self.index_name(ds, am), "after pgbench writes", heap=True)
+
+    # ---------------------------------------------------------- update growth
+    def ug_pages(self, rel):
+        return self.one("SELECT pg_relation_size(%s) / current_setting('block_size')::int", (rel,))[0]
+
+    def ug_sizes(self, label):
+        t = "ug_%s" % self.ident(label)
+        return {"id_pages": self.ug_pages(t + "_id"), "v_pages": self.ug_pages(t + "_v"),
+                "heap_pages": self.ug_pages(t)}
+
+    def measure_update_growth(self):
+        """Update-heavy pgbench workload (random row, new low-cardinality v)
+        run on one table per access method, every table updated in the same
+        transaction; index sizes before and after, autovacuum on."""
+        p = self.p
+        n, nv = p["ug_rows"], p["ug_distinct"]
+        ds = "update_growth"
+        labels = [a for a in self.ams if a != "hash"]
+        log("update growth: generating %d rows for %s" % (n, ", ".join(labels)))
+        self.sql("DROP TABLE IF EXISTS ug_src")
+        # id: unique, never updated; v: ~10 distinct values, updated; pad:
+        # 84 bytes, like pgbench_accounts.filler, so the heap is realistic
+        self.sql("CREATE TABLE ug_src (id int8 NOT NULL, v int4 NOT NULL, pad text NOT NULL)")
+        for lo in range(0, n, 500_000):
+            hi = min(n, lo + 500_000)
+            self.sql("INSERT INTO ug_src SELECT o + 1, floor(bench_u('ugv', o) * %d)::int4, "
+                     "lpad('', 84, md5(o::text)) FROM generate_series(%d, %d) o" % (nv, lo, hi - 1))
+        ok = []
+        for label in labels:
+            t = "ug_%s" % self.ident(label)
+            self.sql("DROP TABLE IF EXISTS %s" % t)
+            self.sql("CREATE TABLE %s (LIKE ug_src)" % t)
+            self.sql("INSERT INTO %s SELECT * FROM ug_src ORDER BY id" % t)
+            if self.attempt(ds, label, "CREATE INDEX", lambda: (
+                    self.sql(self.index_sql(label, t + "_id", t, "id")),
+                    self.sql(self.index_sql(label, t + "_v", t, "v"))) and True):
+                ok.append(label)
+            else:
+                self.sql("DROP TABLE IF EXISTS %s" % t)
+        self.sql("DROP TABLE ug_src")
+        if not ok:
+            return
+        for label in ok:
+            self.sql("VACUUM (FREEZE, ANALYZE) ug_%s" % self.ident(label))
+        self.sql("CHECKPOINT")
+        before = {label: self.ug_sizes(label) for label in ok}
+        # the statement per table, as pgbench runs it (prepared, generic plan)
+        plans = {}
+        for label in ok:
+            t = "ug_%s" % self.ident(label)
+            self.sql("DEALLOCATE ALL")
+            self.sql("SET plan_cache_mode = force_generic_plan")
+            try:
+                self.sql("PREPARE ug_q AS UPDATE %s SET v = $2 WHERE id = $1" % t)
+                plans[label] = plan_shape(self.one("EXPLAIN (FORMAT JSON) EXECUTE ug_q(1, 1)")[0][0]["Plan"])
+            finally:
+                self.sql("DEALLOCATE ALL")
+                self.sql("RESET plan_cache_mode")
+            if "%s_id)" % t not in plans[label]:
+                self.warnings.append("update growth/%s: UPDATE does not use the id index: %s" % (label, plans[label]))
+        script = ["\\set id random(1, %d)" % n, "\\set nv random(0, %d)" % (nv - 1), "BEGIN;"]
+        script += ["UPDATE ug_%s SET v = :nv WHERE id = :id;" % self.ident(label) for label in ok]
+        script.append("END;")
+        path = os.path.join(self.cluster.dir, "update_growth.sql")
+        with open(path, "w") as f:
+            f.write("\n".join(script) + "\n")
+        # autovacuum as in a default installation for this phase only
+        self.ug_settings = dict(self.settings, autovacuum="on")
+        self.cluster.configure(self.ug_settings)
+        self.sql("SELECT pg_reload_conf()")
+        time.sleep(0.5)
+        av = self.one("SHOW autovacuum")[0]
+        if av != "on":
+            self.warnings.append("update growth: autovacuum is %s after reload" % av)
+        cmd = [os.path.join(self.cluster.bindir, "pgbench"), "-n", "-M", "prepared",
+               "-h", self.cluster.dir, "-p", str(self.cluster.port), "-U", "postgres",
+               "-c", str(p["ug_clients"]), "-j", str(p["ug_threads"]), "-T", str(p["ug_secs"]),
+               "--random-seed=%d" % self.seed, "-f", path, "bench"]
+        log("update growth: pgbench %d clients, %d threads, %d s, %d tables"
+            % (p["ug_clients"], p["ug_threads"], p["ug_secs"], len(ok)))
+        env = dict(os.environ, PGOPTIONS="-c plan_cache_mode=force_generic_plan")
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        ntx = re.search(r"number of transactions actually processed: ([0-9]+)", r.stdout)
+        nfail = re.search(r"number of failed transactions: ([0-9]+)", r.stdout)
+        tps = re.search(r"tps = ([0-9.]+) \(without initial connection time\)", r.stdout)
+        if r.returncode != 0 or not ntx:
+            self.errors.append({"dataset": ds, "am": "-", "step": "pgbench",
+                                "message": "pgbench exit %d: %s" % (r.returncode, (r.stderr or r.stdout)[-800:])})
+            log("ERROR update growth: pgbench exit %d" % r.returncode)
+        self.sql("SELECT pg_stat_clear_snapshot()")
+        after = {label: self.ug_sizes(label) for label in ok}
+        stats = {}
+        for label in ok:
+            row = self.dict1("SELECT n_tup_upd, n_tup_hot_upd, n_dead_tup, autovacuum_count, autoanalyze_count, "
+                             "last_autovacuum::text AS last_autovacuum FROM pg_stat_user_tables "
+                             "WHERE relname = %s", ("ug_%s" % self.ident(label),))
+            stats[label] = row
+        # back to the harness's settings (explicit vacuum only)
+        self.cluster.configure(self.settings)
+        self.sql("SELECT pg_reload_conf()")
+        for label in ok:
+            t = "ug_%s" % self.ident(label)
+            for col in ("id", "v"):
+                self.verify(ds, label, "%s_%s" % (t, col), "after update growth (%s index)" % col, heap=True)
+        per = {}
+        b = after.get("btree")
+        for label in ok:
+            a = after[label]
+            e = {"id_pages_before": before[label]["id_pages"], "id_pages_after": a["id_pages"],
+                 "v_pages_before": before[label]["v_pages"], "v_pages_after": a["v_pages"],
+                 "heap_pages_before": before[label]["heap_pages"], "heap_pages_after": a["heap_pages"],
+                 "plan": plans.get(label)}
+            e.update(stats.get(label) or {})
+            if b and label != "btree":
+                e["ratio_after"] = {
+                    "id": a["id_pages"] / max(b["id_pages"], 1),
+                    "v": a["v_pages"] / max(b["v_pages"], 1),
+                    "both": (a["id_pages"] + a["v_pages"]) / max(b["id_pages"] + b["v_pages"], 1)}
+            per[label] = e
+        self.update_growth = {
+            "rows": n, "distinct_v": nv, "clients": p["ug_clients"], "threads": p["ug_threads"],
+            "seconds": p["ug_secs"], "transactions": int(ntx.group(1)) if ntx else None,
+            "failed_transactions": int(nfail.group(1)) if nfail else None,
+            "tps": float(tps.group(1)) if tps else None, "pgbench_exit": r.returncode,
+            "script": script, "autovacuum": "on (defaults) during the run",
+            "access_methods": ok, "per_am": per}
+        for label in ok:
+            self.sql("DROP TABLE IF EXISTS ug_%s" % self.ident(label))
+        self.sql("CHECKPOINT")
 
     # -------------------------------------------------------------- OOM mode
     def measure_oom(self):
@@ -970,10 +1189,10 @@ class Bench:
                  "ORDER BY md5('%d:oi:' || o)" % (n, n + m - 1, self.seed))
         sizes = {}
         for am in ams:
-            self.sql("DROP INDEX IF EXISTS x_oom_%s" % am)
+            self.sql("DROP INDEX IF EXISTS x_oom_%s" % self.ident(am))
             if self.attempt(ds, am, "CREATE INDEX", lambda: self.sql(
-                    "CREATE INDEX x_oom_%s ON d_oom USING %s (k)" % (am, am)) or True):
-                sizes[am] = self.one("SELECT pg_relation_size('x_oom_%s')" % am)[0]
+                    self.index_sql(am, "x_oom_%s" % self.ident(am), "d_oom", "k")) or True):
+                sizes[am] = self.one("SELECT pg_relation_size('x_oom_%s')" % self.ident(am))[0]
         ams = [a for a in ams if a in sizes]
         if not sizes:
             return
@@ -993,7 +1212,7 @@ class Bench:
             log("oom: lookups (rep %d/%d)" % (rep + 1, p["oom_reps"]))
             for am in abba(ams, rep):
                 r = self.attempt(ds, am, "pbt_bench_lookup", lambda: self.dict1(
-                    "SELECT * FROM pbt_bench_lookup(%s, 'p_oom_uni', 1)", ("x_oom_%s" % am,)))
+                    "SELECT * FROM pbt_bench_lookup(%s, 'p_oom_uni', 1)", ("x_oom_%s" % self.ident(am),)))
                 if r:
                     self.rec(ds, "am_lookup_uniform_ops", am, r["ops_per_cpu_sec"])
                     self.rec(ds, "am_lookup_uniform_ops_wall", am, r["ops_per_sec"])
@@ -1004,11 +1223,11 @@ class Bench:
         for rep in range(p["oom_reps"]):
             log("oom: random inserts with a CHECKPOINT every %d (rep %d/%d)" % (batch, rep + 1, p["oom_reps"]))
             for am in abba(ord_ams, rep):
-                idx = "x_oom_%s" % am
+                idx = "x_oom_%s" % self.ident(am)
                 # every repetition starts from a freshly built index
                 self.sql("DROP INDEX IF EXISTS %s" % idx)
                 if not self.attempt(ds, am, "CREATE INDEX", lambda: self.sql(
-                        "CREATE INDEX %s ON d_oom USING %s (k)" % (idx, am)) or True):
+                        self.index_sql(am, idx, "d_oom", "k")) or True):
                     continue
                 w0 = self.checkpoint_written()
                 tot = dict(ops=0, seconds=0.0, cpu=0.0, wal_bytes=0, wal_fpi=0, blks_dirtied=0, blks_read=0.0)
@@ -1042,9 +1261,11 @@ class Bench:
     # ------------------------------------------------------------------ run
     def run(self):
         started = datetime.datetime.now(datetime.timezone.utc)
+        self.library = library_id() if self.pagebtree_installed else None
         try:
             self.start_cluster()
-            log("access methods: %s" % ", ".join(self.ams))
+            log("access methods: %s" % ", ".join(
+                a + self.with_sql(a) for a in self.ams))
             for ds in self.datasets:
                 self.setup_dataset(ds)
                 self.measure_builds(ds)
@@ -1055,9 +1276,19 @@ class Bench:
                     self.measure_pgbench(ds)
                 self.drop_dataset(ds)
                 self.sql("CHECKPOINT")
-            if not self.args.no_oom:
+            if "update-growth" in self.phases:
+                self.measure_update_growth()
+            if "oom" in self.phases:
                 self.measure_oom()
         finally:
+            if self.library:
+                now = library_id()
+                if now != self.library:
+                    self.warnings.append(
+                        "pagebtree.so was replaced during the run (sha256 %s, %s at the start; now %s): "
+                        "the server loads the library at (re)start, so phases after a restart may have "
+                        "measured another build" % (self.library["sha256"], self.library["mtime_utc"],
+                                                    ("%s, %s" % (now["sha256"], now["mtime_utc"])) if now else "gone"))
             self.elapsed = time.time() - T0
             self.started = started
             try:
@@ -1081,15 +1312,20 @@ class Bench:
                 "dataset_order": self.datasets,
                 "pgbench_datasets": self.pgbench_datasets,
                 "access_methods": self.ams,
+                "variants": {a: {"am": v["am"], "options": v["options"]}
+                             for a, v in self.variants.items() if a in self.ams},
                 "pagebtree_installed": self.pagebtree_installed,
+                "pagebtree_library": getattr(self, "library", None),
                 "server_settings": self.settings,
                 "oom_settings": getattr(self, "oom_settings", None),
+                "update_growth_settings": getattr(self, "ug_settings", None),
                 "server_version": getattr(self, "server_version", None),
                 "git_commit": git_commit(),
                 "host": {"cpus": os.cpu_count(), "machine": platform.machine(),
                          "kernel": platform.release()},
             },
             "results": self.results,
+            "update_growth": self.update_growth,
             "info": self.info,
             "errors": self.errors,
             "warnings": self.warnings,
@@ -1109,6 +1345,20 @@ def plan_shape(node):
     if kids:
         return label + " [" + ", ".join(plan_shape(k) for k in kids) + "]"
     return label
+
+
+def library_id(name="pagebtree.so"):
+    """sha256 prefix and mtime of an installed library: the git commit says
+    what is in the repository, not what the server loads."""
+    import hashlib
+    path = os.path.join(pg_config("--pkglibdir"), name)
+    try:
+        with open(path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()[:16]
+        mtime = datetime.datetime.fromtimestamp(os.stat(path).st_mtime, datetime.timezone.utc)
+        return {"path": path, "sha256": digest, "mtime_utc": mtime.isoformat(timespec="seconds")}
+    except OSError:
+        return None
 
 
 def git_commit():
@@ -1138,7 +1388,21 @@ def main():
     ap.add_argument("--clients", type=int, help="pgbench clients (and threads)")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--port", type=int, default=55490)
+    ap.add_argument("--phases", default=",".join(PHASES),
+                    type=lambda s: [x.strip() for x in s.split(",") if x.strip()],
+                    help="comma-separated phases to run, in their fixed order: %s (default: all; "
+                         "'datasets' is every per-data-set measurement)" % ",".join(PHASES))
     ap.add_argument("--no-oom", action="store_true", help="skip the out-of-memory phase")
+    ap.add_argument("--no-update-growth", action="store_true", help="skip the update-growth phase")
+    ap.add_argument("--update-growth-rows", dest="ug_rows", type=int, metavar="N",
+                    help="rows per table in the update-growth phase (quick 100000, full 1000000)")
+    ap.add_argument("--update-growth-secs", dest="ug_secs", type=int, metavar="S",
+                    help="seconds of the update-growth pgbench run (quick 30, full 120)")
+    ap.add_argument("--pbt-layouts", metavar="LIST",
+                    help="comma-separated pagebtree layouts (reloption layout), each measured as its "
+                         "own variant pagebtree[<layout>] created WITH (layout = '<layout>'); "
+                         "'default' is the index without the reloption, labelled pagebtree "
+                         "(default: just that one)")
     ap.add_argument("--without-pagebtree", action="store_true",
                     help="measure btree and hash only, even if pagebtree is installed")
     ap.add_argument("--keep", action="store_true", help="keep the cluster directory")
@@ -1148,7 +1412,27 @@ def main():
     args.name = args.name or args.mode
     for d in args.datasets or []:
         if d not in DATASETS:
-            ap.error("unknown data set %s" % d)
+            ap.error("unknown data set %s (known: %s)" % (d, ",".join(DATASETS)))
+    for ph in args.phases:
+        if ph not in PHASES:
+            ap.error("unknown phase %s (known: %s)" % (ph, ",".join(PHASES)))
+    if args.pbt_layouts is not None:
+        layouts = []
+        for x in args.pbt_layouts.split(","):
+            x = x.strip().lower()
+            if not x:
+                continue
+            if x != "default" and not (LAYOUT_NAME.match(x) and len(x) <= 24):
+                ap.error("--pbt-layouts: %r is not a layout name (a letter, then letters, digits "
+                         "or _; at most 24: it becomes part of table and index names)" % x)
+            x = None if x == "default" else x
+            if x not in layouts:
+                layouts.append(x)
+        if not layouts:
+            ap.error("--pbt-layouts: empty list")
+        if args.without_pagebtree:
+            ap.error("--pbt-layouts and --without-pagebtree exclude each other")
+        args.pbt_layouts = layouts
 
     bench = Bench(args)
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
@@ -1157,6 +1441,9 @@ def main():
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except SetupError as e:
+        print("harness.py: error: %s" % e, file=sys.stderr)
+        return 2
     raw = bench.raw()
     os.makedirs(args.results_dir, exist_ok=True)
     base = os.path.join(args.results_dir, args.name)

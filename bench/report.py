@@ -91,8 +91,34 @@ OOM_SECTION = ("Out of memory: index >= 4x shared_buffers, CHECKPOINT at a fixed
     ("am_ins_random_written", "pages written/1000 inserts", "", "low"),
 ])
 
-COLUMNS = ["btree", "pagebtree", "hash", "noindex"]
-COLUMN_TITLES = {"btree": "btree", "pagebtree": "pagebtree", "hash": "hash", "noindex": "no index"}
+COLUMN_TITLES = {"noindex": "no index"}
+
+
+def variants_of(meta):
+    """Labels of the pagebtree variants, in the harness's order: pagebtree,
+    pagebtree[plain], ... (older JSON files: every AM but btree and hash)."""
+    ams = meta.get("access_methods", [])
+    if meta.get("variants"):
+        # the JSON is written with sorted keys: the order is access_methods'
+        return [a for a in ams if a in meta["variants"]] + [a for a in meta["variants"] if a not in ams]
+    return [a for a in ams if a not in ("btree", "hash", "noindex")]
+
+
+def column_order(meta):
+    return ["btree"] + variants_of(meta) + ["hash", "noindex"]
+
+
+def am_of(meta, label):
+    v = (meta.get("variants") or {}).get(label)
+    return v["am"] if v else label.split("[")[0]
+
+
+def variant_desc(meta, label):
+    """'pagebtree[plain] (layout = 'plain')'"""
+    opts = ((meta.get("variants") or {}).get(label) or {}).get("options") or {}
+    if not opts:
+        return label
+    return "%s (WITH (%s))" % (label, ", ".join("%s = '%s'" % kv for kv in opts.items()))
 
 
 def med(xs):
@@ -154,9 +180,15 @@ def fmt_ratio(r, better, noise=0.0):
     return s
 
 
-def table(res, metrics, ams_present):
-    cols = [c for c in COLUMNS if c in ams_present]
-    head = ["metric"] + [COLUMN_TITLES[c] for c in cols] + ["pagebtree/btree", "spread"]
+def table(res, metrics, ams_present, meta):
+    """Medians per access method (btree, each pagebtree variant, hash, no
+    index), then one ratio column <variant>/btree per pagebtree variant."""
+    cols = [c for c in column_order(meta) if c in ams_present]
+    rcols = [c for c in variants_of(meta) if c in ams_present]
+    if not rcols and "pagebtree" not in ams_present:
+        rcols = ["pagebtree"]      # keep the column (all '—') for btree-only runs
+    head = (["metric"] + [COLUMN_TITLES.get(c, c) for c in cols]
+            + ["%s/btree" % c for c in rcols] + ["spread"])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for key, label, unit, better in metrics:
         vals = res.get(key)
@@ -165,12 +197,62 @@ def table(res, metrics, ams_present):
         meds = {c: med(vals.get(c)) for c in cols}
         sp = [spread(vals.get(c)) for c in cols]
         sp = [x for x in sp if x is not None]
-        r = ratio(meds.get("pagebtree"), meds.get("btree"))
-        pair = [x for x in (spread(vals.get("btree")), spread(vals.get("pagebtree"))) if x is not None]
-        row = [label] + [fmt(meds[c], unit) for c in cols] + [
-            fmt_ratio(r, better, max(pair) if pair else 0.0), ("±%.0f%%" % (100 * max(sp))) if sp else ""]
+        ratios = []
+        for c in rcols:
+            r = ratio(meds.get(c), meds.get("btree"))
+            pair = [x for x in (spread(vals.get("btree")), spread(vals.get(c))) if x is not None]
+            ratios.append(fmt_ratio(r, better, max(pair) if pair else 0.0))
+        row = [label] + [fmt(meds[c], unit) for c in cols] + ratios + [
+            ("±%.0f%%" % (100 * max(sp))) if sp else ""]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines) if len(lines) > 2 else ""
+
+
+def update_growth_section(raw):
+    """Markdown for the update-growth phase (raw["update_growth"])."""
+    ug = raw.get("update_growth")
+    if not ug:
+        return []
+    meta = raw["meta"]
+    per = ug.get("per_am", {})
+    labels = [a for a in column_order(meta) if a in per] + [a for a in per if a not in column_order(meta)]
+    lines = ["## Update growth (index size under an update-heavy workload)", ""]
+    lines.append(
+        "Workload: one table per access method, each loaded with the same %s rows (id int8, v int4 "
+        "with %d distinct values, 84-byte text pad) and two indexes of that access method, on id "
+        "(unique, never updated) and on v; pgbench, %d clients, %d threads, %d s: each transaction "
+        "picks a random id and a random new v and updates that row in every table (same "
+        "transaction, so every access method sees the same updates); autovacuum on with default "
+        "settings (autovacuum_naptime 1 min, counted from the start of the run: a short run may "
+        "see none; see the last column). %s transactions%s%s." % (
+            "{:,}".format(ug["rows"]), ug["distinct_v"], ug["clients"], ug["threads"], ug["seconds"],
+            "{:,}".format(ug["transactions"]) if ug.get("transactions") is not None else "?",
+            (" (%.0f tps)" % ug["tps"]) if ug.get("tps") else "",
+            (", %d failed" % ug["failed_transactions"]) if ug.get("failed_transactions") else ""))
+    lines.append("")
+    head = ["access method", "id index pages: before → after", "v index pages: before → after",
+            "both after", "after / btree: id", "v", "both", "autovacuums"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    for a in labels:
+        e = per[a]
+        r = e.get("ratio_after") or {}
+        rf = lambda k: ("%.2f" % r[k]) if k in r else ("1.00" if a == "btree" else "—")
+        lines.append("| %s | %d → %d (%+.0f%%) | %d → %d (%+.0f%%) | %d | %s | %s | %s | %s |" % (
+            variant_desc(meta, a),
+            e["id_pages_before"], e["id_pages_after"],
+            100.0 * (e["id_pages_after"] / max(e["id_pages_before"], 1) - 1),
+            e["v_pages_before"], e["v_pages_after"],
+            100.0 * (e["v_pages_after"] / max(e["v_pages_before"], 1) - 1),
+            e["id_pages_after"] + e["v_pages_after"], rf("id"), rf("v"), rf("both"),
+            e.get("autovacuum_count", "?")))
+    lines.append("")
+    hot = ["%s %.0f%%" % (a, 100.0 * per[a]["n_tup_hot_upd"] / per[a]["n_tup_upd"])
+           for a in labels if per[a].get("n_tup_upd")]
+    heap = ["%s %d → %d" % (a, per[a]["heap_pages_before"], per[a]["heap_pages_after"]) for a in labels]
+    lines.append("Heap pages: %s. HOT updates: %s." % ("; ".join(heap), "; ".join(hot) or "—"))
+    lines.append("")
+    return lines
 
 
 def consistency(raw):
@@ -207,28 +289,34 @@ def write_report(raw, base):
         meta["mode"], meta["seed"], meta["started_utc"], meta["elapsed_s"], meta.get("git_commit"),
         meta["host"]["cpus"]))
     lines.append("Server: %s  " % meta.get("server_version"))
-    lines.append("Access methods: %s%s" % (", ".join(meta["access_methods"]),
+    if meta.get("pagebtree_library"):
+        lines.append("pagebtree.so: sha256 %s…, installed %s UTC  " % (
+            meta["pagebtree_library"]["sha256"], meta["pagebtree_library"]["mtime_utc"]))
+    lines.append("Access methods: %s%s" % (", ".join(variant_desc(meta, a) for a in meta["access_methods"]),
                                            "" if meta["pagebtree_installed"] else
                                            " (pagebtree not installed)"))
     lines.append("")
-    lines.append("Figures are medians of %d repetitions (SQL-level: %d, pgbench: %d); the access "
-                 "methods alternate within a repetition (A B, then B A). Ratio = pagebtree/btree "
-                 "of the medians; ✓/✗ mark a difference in pagebtree's favour or against it that is "
-                 "at least 5%% and at least twice the spread of btree's and pagebtree's figures. 'spread' is the largest relative median absolute deviation among the "
-                 "row's columns: ratios closer to 1 than about twice that are noise. Throughput is "
-                 "given per CPU-second of the server backend (steady on a shared machine) and, in "
-                 "the rows so marked, per wall-clock second. Compare ratios, not absolute "
-                 "figures." % (
-                     meta["params"]["reps"], meta["params"]["sql_reps"], meta["params"]["pgbench_reps"]))
-    lines.append("")
+    has_ds = bool(raw["results"])
+    if has_ds:
+        lines.append("Figures are medians of %d repetitions (SQL-level: %d, pgbench: %d); the access "
+                     "methods alternate within a repetition (A B, then B A). Ratio = pagebtree/btree "
+                     "of the medians (one ratio column per pagebtree variant); ✓/✗ mark a difference in pagebtree's favour or against it that is "
+                     "at least 5%% and at least twice the spread of btree's and that pagebtree variant's figures. 'spread' is the largest relative median absolute deviation among the "
+                     "row's columns: ratios closer to 1 than about twice that are noise. Throughput is "
+                     "given per CPU-second of the server backend (steady on a shared machine) and, in "
+                     "the rows so marked, per wall-clock second. Compare ratios, not absolute "
+                     "figures." % (
+                         meta["params"]["reps"], meta["params"]["sql_reps"], meta["params"]["pgbench_reps"]))
+        lines.append("")
     p = meta["params"]
-    lines.append("Scale: %d rows per data set; %d lookup keys x %d passes; %d short scans; %d long "
-                 "scans; %d new keys per insert run; pgbench %d clients, %d s (read-only) / %d "
-                 "transactions per client (writes), on: %s." % (
-                     p["rows"], p["probes"], p["lookup_loops"], p["short_scans"], p["long_scans"],
-                     p["inserts"], p["clients"], p["pgbench_secs"], p["pgbench_tx"],
-                     ", ".join(meta["pgbench_datasets"]) or "none"))
-    lines.append("")
+    if has_ds:
+        lines.append("Scale: %d rows per data set; %d lookup keys x %d passes; %d short scans; %d long "
+                     "scans; %d new keys per insert run; pgbench %d clients, %d s (read-only) / %d "
+                     "transactions per client (writes), on: %s." % (
+                         p["rows"], p["probes"], p["lookup_loops"], p["short_scans"], p["long_scans"],
+                         p["inserts"], p["clients"], p["pgbench_secs"], p["pgbench_tx"],
+                         ", ".join(meta["pgbench_datasets"]) or "none"))
+        lines.append("")
     order = list(meta.get("dataset_order") or meta["datasets"]) + (["oom"] if "oom" in raw["results"] else [])
     for ds in order:
         res = raw["results"].get(ds, {})
@@ -245,7 +333,7 @@ def write_report(raw, base):
                                        for a, s in oi.get("index_mb", {}).items()),
                              oi.get("inserts", 0), oi.get("checkpoint_every", 0)))
             lines.append("")
-            t = table(res, OOM_SECTION[1], present_ams(res))
+            t = table(res, OOM_SECTION[1], present_ams(res), meta)
             if t:
                 lines.append(t)
                 lines.append("")
@@ -254,24 +342,34 @@ def write_report(raw, base):
         lines.append("")
         ams = present_ams(res)
         for title, metrics in SECTIONS:
-            t = table(res, metrics, ams)
+            t = table(res, metrics, ams, meta)
             if t:
                 lines.append("**%s**" % title)
                 lines.append("")
                 lines.append(t)
                 lines.append("")
         info = raw["info"].get(ds, {})
-        ppl = []
-        for am in ("btree", "pagebtree"):
+        ppl, lays = [], []
+        for am in ["btree"] + variants_of(meta):
             st = info.get(am, {}).get("structure", {})
             if st.get("pages_per_level"):
                 ppl.append("%s %s" % (am, " / ".join(str(c) for c in st["pages_per_level"])))
+            # leaf pages per layout tag (pagebtree_page_stats), to see what a layout option did
+            leaf = {}
+            for pg in st.get("pages", []):
+                if pg.get("level") == 0 and pg.get("layout") and pg.get("count"):
+                    leaf[pg["layout"]] = leaf.get(pg["layout"], 0) + pg["count"]
+            if leaf:
+                lays.append("%s %s" % (am, ", ".join("%s %d" % kv for kv in sorted(leaf.items()))))
         if ppl:
             lines.append("Pages per level, leaf level first: " + "; ".join(ppl) + ".")
             lines.append("")
+        if lays:
+            lines.append("Leaf pages by layout: " + "; ".join(lays) + ".")
+            lines.append("")
         facts = []
         plans = {}
-        for am in COLUMNS:
+        for am in column_order(meta):
             for metric, shape in info.get(am, {}).get("plans", {}).items():
                 plans.setdefault(metric, []).append("%s: `%s`" % (am, shape))
         if plans:
@@ -281,15 +379,16 @@ def write_report(raw, base):
             for metric, entries in plans.items():
                 lines.append("- %s — %s" % (metric[4:], "; ".join(entries)))
             lines.append("")
-        for am in ("btree", "pagebtree"):
+        for am in variants_of(meta):
             i = info.get(am, {})
             m = i.get("structure", {}).get("meta")
-            if am == "pagebtree" and m:
-                facts.append("pagebtree metapage: key_mode=%s, wal_mode=%s, level=%s" % (
-                    m.get("key_mode"), m.get("wal_mode"), m.get("level")))
+            if am_of(meta, am) == "pagebtree" and m:
+                facts.append("%s metapage: key_mode=%s, wal_mode=%s, level=%s" % (
+                    am, m.get("key_mode"), m.get("wal_mode"), m.get("level")))
         if facts:
             lines.append("; ".join(facts) + ".")
             lines.append("")
+    lines += update_growth_section(raw)
     notes = consistency(raw)
     lines.append("## Checks")
     lines.append("")
@@ -306,16 +405,19 @@ def write_report(raw, base):
                 else:
                     passed += 1
     lines.append("Structural checks (amcheck bt_index_check for btree, pagebtree_check for "
-                 "pagebtree; after build and pgbench with heapallindexed): %d passed, %d failed%s" % (
+                 "pagebtree; after build, pgbench and the update-growth run with heapallindexed): %d passed, %d failed%s" % (
                      passed, len(failed), (": " + "; ".join(failed)) if failed else "."))
     lines.append("")
-    if notes:
+    if not has_ds:
+        pass
+    elif notes:
         lines.append("Result mismatches between access methods (same probes, different answers):")
         lines += ["- " + n for n in notes]
     else:
-        lines.append("btree and pagebtree returned the same number of TIDs for the same lookup and "
+        lines.append("btree and pagebtree (every variant) returned the same number of TIDs for the same lookup and "
                      "scan probes (hash is lossy and not compared).")
-    lines.append("")
+    if has_ds:
+        lines.append("")
     if raw["warnings"]:
         lines.append("Warnings:")
         lines += ["- " + w for w in raw["warnings"]]
@@ -338,6 +440,8 @@ def write_report(raw, base):
         lines.append("%s = %s" % (k, v))
     if meta.get("oom_settings"):
         lines.append("# out-of-memory phase: shared_buffers = %s" % meta["oom_settings"]["shared_buffers"])
+    if meta.get("update_growth_settings"):
+        lines.append("# update-growth phase: autovacuum = %s" % meta["update_growth_settings"].get("autovacuum"))
     lines.append("```")
     lines.append("")
     lines.append("Harness parameters: `%s`" % json.dumps(meta["params"], sort_keys=True))
@@ -388,6 +492,12 @@ def make_plots(raw, base):
         return []
     out = []
     results = raw["results"]
+    meta = raw["meta"]
+    variants = variants_of(meta) or ["pagebtree"]
+    colors = series_colors(meta)
+    ug = plot_update_growth(raw, base, plt)
+    if ug:
+        out.append(ug)
     dss = [d for d in list(raw["meta"].get("dataset_order") or raw["meta"]["datasets"]) + ["oom"]
            if results.get(d)]
     if not dss:
@@ -396,34 +506,35 @@ def make_plots(raw, base):
     ncol = 3
     nrow = (len(dss) + ncol - 1) // ncol
     fig, axes = plt.subplots(nrow, ncol, figsize=(6 * ncol, 6.5 * nrow), squeeze=False)
+    series = variants + ["hash"]
     for ax, ds in zip(axes.flat, dss):
         res = results[ds]
-        labels, pb, hs, colors = [], [], [], []
+        labels = []
+        vals = {s: [] for s in series}
         for key, label, better in PLOT_METRICS:
             if key not in res or "btree" not in res[key]:
                 continue
             b = med(res[key]["btree"])
-            rp = ratio(med(res[key].get("pagebtree")), b)
-            rh = ratio(med(res[key].get("hash")), b)
-            if rp is None and rh is None:
+            rs = {s: ratio(med(res[key].get(s)), b) for s in series}
+            if all(r is None for r in rs.values()):
                 continue
             labels.append(label + (" ↑" if better == "high" else " ↓"))
-            pb.append(rp if rp is not None else 0)
-            hs.append(rh if rh is not None else 0)
+            for s in series:
+                vals[s].append(rs[s])
+        present = [s for s in series if any(vals[s])]
         y = list(range(len(labels)))
-        h = 0.4
+        h = 0.8 / max(len(present), 1)
         # log scale, bars grow from 1.0: 2x better and 2x worse look alike
-        pbv = [v if v else None for v in pb]
-        hsv = [v if v else None for v in hs]
-        for vals, off, color, lab in ((pbv, -h / 2, "#1f77b4", "pagebtree / btree"),
-                                      (hsv, h / 2, "#ff7f0e", "hash / btree")):
-            ys = [yy + off for yy, v in zip(y, vals) if v]
-            vs = [v for v in vals if v]
-            ax.barh(ys, [v - 1 for v in vs], left=1, height=h, color=color, label=lab)
+        for j, s in enumerate(present):
+            off = (j - (len(present) - 1) / 2) * h
+            ys = [yy + off for yy, v in zip(y, vals[s]) if v]
+            vs = [v for v in vals[s] if v]
+            ax.barh(ys, [v - 1 for v in vs], left=1, height=h, color=colors[s], label="%s / btree" % s)
             for yy, v in zip(ys, vs):
-                ax.text(v, yy, " %.2f " % v, va="center", ha="left" if v >= 1 else "right", fontsize=6)
+                ax.text(v, yy, " %.2f " % v, va="center", ha="left" if v >= 1 else "right",
+                        fontsize=6 if len(present) <= 2 else 5)
         ax.set_xscale("log", base=2)
-        allv = [v for v in pbv + hsv if v]
+        allv = [v for s in present for v in vals[s] if v]
         lo = min(allv + [1.0]) / 1.6
         hi = max(allv + [1.0]) * 1.6
         ax.set_xlim(lo, hi)
@@ -452,9 +563,8 @@ def make_plots(raw, base):
               ("am_ins_asc_ops", "AM inserts/s (ascending)"),
               ("size_mb", "index size (MB)")]
     fig, axes = plt.subplots(2, 3, figsize=(18, 9), squeeze=False)
-    colors = {"btree": "#2ca02c", "pagebtree": "#1f77b4", "hash": "#ff7f0e", "noindex": "#7f7f7f"}
     for ax, (key, title) in zip(axes.flat, panels):
-        ams = [a for a in COLUMNS if any(a in results[d].get(key, {}) for d in dss)]
+        ams = [a for a in column_order(meta) if any(a in results[d].get(key, {}) for d in dss)]
         w = 0.8 / max(len(ams), 1)
         for j, am in enumerate(ams):
             xs, ys = [], []
@@ -475,6 +585,52 @@ def make_plots(raw, base):
     plt.close(fig)
     out.append(path)
     return out
+
+
+def plot_update_growth(raw, base, plt):
+    """Index pages before/after the update-growth run, per access method."""
+    ug = raw.get("update_growth")
+    if not ug or not ug.get("per_am"):
+        return None
+    meta = raw["meta"]
+    per = ug["per_am"]
+    labels = [a for a in column_order(meta) if a in per] + [a for a in per if a not in column_order(meta)]
+    colors = series_colors(meta)
+    fig, axes = plt.subplots(1, 2, figsize=(6 + 1.2 * len(labels), 4.5), squeeze=False)
+    for ax, col in zip(axes.flat, ("id", "v")):
+        xs = range(len(labels))
+        before = [per[a]["%s_pages_before" % col] for a in labels]
+        after = [per[a]["%s_pages_after" % col] for a in labels]
+        ax.bar([x - 0.2 for x in xs], before, width=0.4, color=[colors.get(a, "#7f7f7f") for a in labels],
+               alpha=0.35, label="before")
+        ax.bar([x + 0.2 for x in xs], after, width=0.4, color=[colors.get(a, "#7f7f7f") for a in labels],
+               label="after")
+        for x, a, v in zip(xs, labels, after):
+            r = (per[a].get("ratio_after") or {}).get(col)
+            ax.text(x + 0.2, v, "%d%s" % (v, ("\n%.2fx btree" % r) if r else ""), ha="center", va="bottom",
+                    fontsize=7)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(labels, fontsize=8)
+        ax.set_title("%s index pages (faint: before, solid: after)" % col, fontsize=9)
+        ax.set_ylim(0, max(after + before + [1]) * 1.25)
+    fig.suptitle("pagebtree benchmark '%s': update growth, %s rows, %d s, %s transactions" % (
+        meta["name"], "{:,}".format(ug["rows"]), ug["seconds"],
+        "{:,}".format(ug["transactions"]) if ug.get("transactions") is not None else "?"), fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    path = base + "-update-growth.png"
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return path
+
+
+def series_colors(meta):
+    """One colour per column: btree green, pagebtree variants in blues and
+    purples (the default index keeps pagebtree's blue), hash orange."""
+    palette = ["#1f77b4", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#bcbd22", "#d62728"]
+    colors = {"btree": "#2ca02c", "hash": "#ff7f0e", "noindex": "#7f7f7f"}
+    for i, v in enumerate(variants_of(meta) or ["pagebtree"]):
+        colors[v] = palette[i % len(palette)]
+    return colors
 
 
 def main():

@@ -19,6 +19,11 @@
 #   --no-build              do not build or install anything; use what is installed
 #   --without-pagebtree     do not build pagebtree; measure btree and hash only
 #   --no-deps               skip the apt-get step
+# Often used harness options:
+#   --pbt-layouts plain,heads   measure each pagebtree layout as its own variant
+#                               (pagebtree[plain], ...; 'default' = no reloption)
+#   --phases update-growth      run only some phases (datasets,update-growth,oom)
+#   --no-update-growth, --no-oom, --datasets url,uuid, --rows N, --reps N
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -36,7 +41,7 @@ while [ $# -gt 0 ]; do
         --without-pagebtree) WITH_PAGEBTREE=0 ;;
         --no-deps) DEPS=0 ;;
         -h|--help)
-            sed -n '2,22p' "$0"; exit 0 ;;
+            sed -n '2,26p' "$0"; exit 0 ;;
         *) PASS+=("$1") ;;
     esac
     shift
