@@ -317,6 +317,8 @@ begin_rewrite(Page tmp, Page page)
 	PbtPageOpaque opaque;
 	PbtItem		hikey;
 
+	/* the whole block goes back to shared buffers: no undefined hole */
+	memset(tmp, 0, BLCKSZ);
 	memcpy(tmp, page, SizeOfPageHeaderData);
 	memcpy((char *) tmp + phdr->pd_special, (char *) page + phdr->pd_special,
 		   BLCKSZ - phdr->pd_special);

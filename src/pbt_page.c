@@ -138,6 +138,8 @@ pbt_page_rebuild(Page page, PbtItem *items, int nitems, PbtItem *hikey)
 	const PbtLayout *layout;
 	char	   *base = (char *) page;
 
+	/* the whole block goes back to shared buffers: no undefined hole */
+	memset(tmp, 0, BLCKSZ);
 	memcpy(tmp, page, SizeOfPageHeaderData);
 	memcpy(tmp + ((PageHeader) page)->pd_special,
 		   base + ((PageHeader) page)->pd_special,
