@@ -53,7 +53,7 @@
 /* layout tags; every page records the layout that owns its item bytes */
 #define PBT_LAYOUT_PLAIN	1		/* sorted slots -> whole items */
 #define PBT_LAYOUT_HEADS	2		/* prefix truncation + 4-byte heads
-										 * (normalized-key leaves) */
+										 * (normalized keys) */
 
 typedef struct PbtPageOpaqueData
 {
@@ -158,7 +158,14 @@ typedef struct PbtLayout
 	int			(*count) (Page page);
 	/* the item at ordered position pos; assembled in buf if need be */
 	void		(*get) (Page page, int pos, PbtItem *item, PbtItemBuf *buf);
-	/* leaf pages: first position whose item is >= key; NULL = generic */
+	/* inner pages: read or overwrite (in place) the downlink at pos */
+	BlockNumber (*get_child) (Page page, int pos);
+	void		(*set_child) (Page page, int pos, BlockNumber child);
+	/*
+	 * Binary search, NULL = the engine's generic one: on a leaf the first
+	 * position whose item is >= key, on an inner page the downlink to follow
+	 * (the last separator <= key).
+	 */
 	int			(*search) (struct PbtState *st, Page page,
 						   struct PbtSearchKey *key);
 	/* insert at ordered position pos; false (page unchanged) if no room */
@@ -171,8 +178,11 @@ typedef struct PbtLayout
 	void		(*truncate) (Page page, int n);
 	/* bytes that inserting this item would take, slot included */
 	int			(*item_cost) (Page page, const char *data, int len);
-	/* split planning: bytes a page of exactly these sorted items needs */
-	int			(*space_needed) (const PbtItem *items, int n);
+	/*
+	 * Split planning: bytes a page of exactly these sorted items needs (on
+	 * an inner page, items[0] becomes minus infinity).
+	 */
+	int			(*space_needed) (const PbtItem *items, int n, bool leaf);
 	/* bytes available for items after compaction */
 	int			(*free_space) (Page page);
 	/* bytes of dead item space that a compaction would reclaim */
@@ -230,6 +240,7 @@ typedef struct PbtState
 	TupleDesc	incdesc;		/* INCLUDE columns only (normalized payload) */
 	int			fillfactor;
 	uint8		leaf_layout;	/* PBT_LAYOUT_* of new leaf pages */
+	uint8		inner_layout;	/* ... and of new inner pages */
 	BlockNumber root;			/* cached, validated on use */
 	uint32		rootlevel;
 	BlockNumber rightmost_leaf; /* insert fast path hint */

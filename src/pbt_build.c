@@ -248,7 +248,7 @@ static void
 init_level_page(BuildState *bs, Page page, uint16 level)
 {
 	pbt_page_init(page, level, bs->pageflags | (level == 0 ? PBT_LEAF : 0),
-				  level == 0 ? bs->st->leaf_layout : PBT_LAYOUT_PLAIN);
+				  level == 0 ? bs->st->leaf_layout : bs->st->inner_layout);
 }
 
 static LevelBuilder *

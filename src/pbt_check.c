@@ -115,8 +115,8 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 	layout = pbt_layout_by_tag(opaque->layout);
 	if (layout == NULL)
 		corrupt(index, blkno, 0, "unknown layout tag", NULL);
-	if (layout == &pbt_layout_heads && !(leaf && st->normalized))
-		corrupt(index, blkno, 0, "heads layout on an inner or comparator-mode page", NULL);
+	if (layout == &pbt_layout_heads && !st->normalized)
+		corrupt(index, blkno, 0, "heads layout on a comparator-mode page", NULL);
 	if ((problem = layout->check(page)) != NULL)
 		corrupt(index, blkno, 0, problem, NULL);
 

@@ -100,9 +100,9 @@ pbt_build_state(Relation index, MemoryContext cxt)
 	}
 	st->fillfactor = opts ? opts->fillfactor : PBT_DEFAULT_FILLFACTOR;
 	/* heads need byte-string keys; pbtbuild() rejects forcing them otherwise */
-	st->leaf_layout = PBT_LAYOUT_PLAIN;
+	st->leaf_layout = st->inner_layout = PBT_LAYOUT_PLAIN;
 	if (st->normalized && (!opts || opts->layout != PBT_LAYOUT_OPTION_PLAIN))
-		st->leaf_layout = PBT_LAYOUT_HEADS;
+		st->leaf_layout = st->inner_layout = PBT_LAYOUT_HEADS;
 	st->root = InvalidBlockNumber;
 	st->rightmost_leaf = InvalidBlockNumber;
 	MemoryContextSwitchTo(oldcxt);

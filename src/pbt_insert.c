@@ -499,6 +499,7 @@ typedef struct SplitPlan
 	const PbtItem *items;
 	int			n;
 	int			hikeylen;
+	bool		leaf;
 	bool		append_rightmost;
 	int			target;
 } SplitPlan;
@@ -519,29 +520,29 @@ separator_len(const PbtItem *items, int s)
 static int
 split_offset(const SplitPlan *sp, int s)
 {
-	int			left = sp->layout->space_needed(sp->items, s);
+	int			left = sp->layout->space_needed(sp->items, s, sp->leaf);
 
 	if (sp->append_rightmost)
 		return left - sp->target;
-	return left - sp->layout->space_needed(sp->items + s, sp->n - s);
+	return left - sp->layout->space_needed(sp->items + s, sp->n - s, sp->leaf);
 }
 
 /* both halves fit, with high keys: a separator no longer than items[s], the old one */
 static bool
 split_fits(const SplitPlan *sp, int s)
 {
-	return sp->layout->space_needed(sp->items, s) +
+	return sp->layout->space_needed(sp->items, s, sp->leaf) +
 		MAXALIGN(sp->items[s].len) <= PBT_USABLE_SPACE &&
-		sp->layout->space_needed(sp->items + s, sp->n - s) +
+		sp->layout->space_needed(sp->items + s, sp->n - s, sp->leaf) +
 		MAXALIGN(sp->hikeylen) <= PBT_USABLE_SPACE;
 }
 
 static int
 choose_split(const PbtLayout *layout, const PbtItem *items, int n,
-			 int hikeylen, bool append_rightmost, int fillfactor,
+			 int hikeylen, bool leaf, bool append_rightmost, int fillfactor,
 			 bool bytewise)
 {
-	SplitPlan	sp = {layout, items, n, hikeylen, append_rightmost,
+	SplitPlan	sp = {layout, items, n, hikeylen, leaf, append_rightmost,
 	PBT_USABLE_SPACE * fillfactor / 100};
 	int			low = 1,
 				high = n - 1;
@@ -624,8 +625,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	bool		has_hikey = pbt_page_get_hikey(origpage, &oldhikey);
 	int			fillfactor;
 	int			s;
-	/* both halves of a leaf get the index's current leaf layout */
-	uint8		newlayout = leaf ? st->leaf_layout : oopaque->layout;
+	/* both halves get the index's current layout for their level */
+	uint8		newlayout = leaf ? st->leaf_layout : st->inner_layout;
 	StringInfoData sep;
 	PbtItem		sepitem;
 	Buffer		rbuf;
@@ -657,7 +658,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 
 	fillfactor = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
 	s = choose_split(pbt_layout_by_tag(newlayout), items, n + 1,
-					 has_hikey ? oldhikey.len : 0,
+					 has_hikey ? oldhikey.len : 0, leaf,
 					 PbtIsRightmost(oopaque) && pos == n, fillfactor,
 					 leaf && st->normalized);
 	if (s < 0 && newlayout != oopaque->layout)
@@ -665,7 +666,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		/* the items only fit in two pages of the denser layout they are in */
 		newlayout = oopaque->layout;
 		s = choose_split(layout, items, n + 1, has_hikey ? oldhikey.len : 0,
-						 PbtIsRightmost(oopaque) && pos == n, fillfactor,
+						 leaf, PbtIsRightmost(oopaque) && pos == n, fillfactor,
 						 leaf && st->normalized);
 	}
 	if (s < 0)
@@ -821,7 +822,7 @@ new_root(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf)
 
 	pbt_page_init(rootpage, level,
 				  PBT_ROOT | (st->normalized ? 0 : PBT_ALIGNED_ITEMS),
-				  PBT_LAYOUT_PLAIN);
+				  st->inner_layout);
 	memset(buf, 0, dl);
 	memcpy(buf, &lblk, sizeof(BlockNumber));
 	if (!pbt_page_insert(rootpage, 0, buf, dl))

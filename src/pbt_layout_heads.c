@@ -1,16 +1,20 @@
 /*-------------------------------------------------------------------------
  *
  * pbt_layout_heads.c
- *	  Leaf layout with prefix truncation and 4-byte key heads, after
- *	  "B-Trees Are Back" (normalized keys only).
+ *	  Layout with prefix truncation and 4-byte key heads, after "B-Trees Are
+ *	  Back" (normalized keys only; leaf and inner pages).
  *
- * The bytes that all items of the page start with (the prefix) are stored
- * once.  Each slot keeps the next four bytes of its item as a big-endian
- * integer (the head) and the length of the item after the prefix; the bytes
- * after the head (the remainder) live in the item area:
+ * The key bytes that all items of the page start with (the prefix) are
+ * stored once.  Each slot keeps the next four key bytes as a big-endian
+ * integer (the head) and the key's length after the prefix; the key bytes
+ * after the head (the remainder) live in the item area, after the item's
+ * downlink on inner pages:
  *
- *   PageHeader | HeadsHeader | HeadsSlot[] ->  free  <- remainders, prefix,
- *   high key | special space
+ *   PageHeader | HeadsHeader | HeadsSlot[] ->  free  <- [downlink]
+ *   remainders, prefix, high key | special space
+ *
+ * On inner pages, slot 0 is the "minus infinity" downlink: no key, never
+ * compared, and not counted when the prefix is chosen.
  *
  * A search compares the key with the prefix once, narrows the range with
  * the hint array in the header, then binary-searches comparing heads as
@@ -48,8 +52,8 @@ typedef struct HeadsHeader
 
 typedef struct HeadsSlot
 {
-	uint16		off;			/* remainder bytes, if len > HEAD_BYTES */
-	uint16		len;			/* item length after the prefix; top bit:
+	uint16		off;			/* downlink (inner pages) and remainder bytes */
+	uint16		len;			/* key length after the prefix; top bit:
 								 * dead hint (PBT_SLOT_DEAD) */
 	uint32		head;			/* next HEAD_BYTES bytes, big-endian,
 								 * zero-padded */
@@ -103,6 +107,33 @@ common_prefix(const char *a, int alen, const char *b, int blen)
 	return i;
 }
 
+static inline bool
+is_leaf(Page page)
+{
+	return PbtIsLeaf(PbtPageGetOpaque(page));
+}
+
+/* bytes before the key in an item: the downlink on inner pages */
+static inline int
+key_offset(Page page)
+{
+	return is_leaf(page) ? 0 : sizeof(BlockNumber);
+}
+
+/* position of the first slot with a key (inner: after minus infinity) */
+static inline int
+first_keyed(Page page)
+{
+	return is_leaf(page) ? 0 : 1;
+}
+
+/* bytes a slot keeps in the item area */
+static inline int
+stored_bytes(Page page, const HeadsSlot *slot)
+{
+	return key_offset(page) + remainder_bytes(slot_len(slot));
+}
+
 static void
 heads_init(Page page)
 {
@@ -123,16 +154,23 @@ hint_pos(int i, int n)
 	return (i + 1) * n / (HEADS_HINTS + 1);
 }
 
+/* what hint i must be: leaves only (inner pages are few and hot) */
+static inline uint32
+hint_value(Page page, int i)
+{
+	int			n = heads_count(page);
+
+	return is_leaf(page) && n > 0 ? heads_slots(page)[hint_pos(i, n)].head : 0;
+}
+
 /* Recompute the hints after the slots changed (derived data, deterministic). */
 static void
 update_hints(Page page)
 {
 	HeadsHeader *hdr = heads_header(page);
-	HeadsSlot  *slots = heads_slots(page);
-	int			n = heads_count(page);
 
 	for (int i = 0; i < HEADS_HINTS; i++)
-		hdr->hints[i] = n > 0 ? slots[hint_pos(i, n)].head : 0;
+		hdr->hints[i] = hint_value(page, i);
 }
 
 static void
@@ -141,19 +179,45 @@ heads_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 	HeadsHeader *hdr = heads_header(page);
 	HeadsSlot  *slot = &heads_slots(page)[pos];
 	int			len = slot_len(slot);
+	int			koff = key_offset(page);
 	char	   *out = buf->data;
 
+	item->data = buf->data;
+	memcpy(out, (char *) page + slot->off, koff);
+	if (pos < first_keyed(page))
+	{
+		item->len = koff;
+		return;
+	}
+	out += koff;
 	memcpy(out, (char *) page + hdr->prefix_off, hdr->prefix_len);
 	out += hdr->prefix_len;
 	for (int i = 0; i < Min(len, HEAD_BYTES); i++)
 		out[i] = (char) (slot->head >> (8 * (HEAD_BYTES - 1 - i)));
 	if (len > HEAD_BYTES)
-		memcpy(out + HEAD_BYTES, (char *) page + slot->off, len - HEAD_BYTES);
-	item->data = buf->data;
-	item->len = hdr->prefix_len + len;
+		memcpy(out + HEAD_BYTES, (char *) page + slot->off + koff,
+			   len - HEAD_BYTES);
+	item->len = koff + hdr->prefix_len + len;
 }
 
-/* item bytes still referenced: remainders, the prefix and the high key */
+static BlockNumber
+heads_get_child(Page page, int pos)
+{
+	BlockNumber child;
+
+	Assert(!is_leaf(page));
+	memcpy(&child, (char *) page + heads_slots(page)[pos].off, sizeof(BlockNumber));
+	return child;
+}
+
+static void
+heads_set_child(Page page, int pos, BlockNumber child)
+{
+	Assert(!is_leaf(page));
+	memcpy((char *) page + heads_slots(page)[pos].off, &child, sizeof(BlockNumber));
+}
+
+/* item bytes still referenced: slots' bytes, the prefix and the high key */
 static int
 heads_live_bytes(Page page)
 {
@@ -163,7 +227,7 @@ heads_live_bytes(Page page)
 	int			live = heads_header(page)->prefix_len;
 
 	for (int i = 0; i < n; i++)
-		live += remainder_bytes(slot_len(&slots[i]));
+		live += stored_bytes(page, &slots[i]);
 	if (!PbtIsRightmost(opaque))
 		live += opaque->hikey_len;
 	return live;
@@ -185,7 +249,14 @@ heads_garbage(Page page)
 	return hdr->pd_special - hdr->pd_upper - heads_live_bytes(page);
 }
 
-/* Does data start with the page's prefix? */
+/* number of slots with a key */
+static inline int
+keyed_count(Page page)
+{
+	return Max(0, heads_count(page) - first_keyed(page));
+}
+
+/* Does key start with the page's prefix? */
 static inline bool
 shares_prefix(Page page, const char *data, int len)
 {
@@ -196,15 +267,15 @@ shares_prefix(Page page, const char *data, int len)
 }
 
 /*
- * Length of the prefix the page must have to also hold data; the whole
- * item when the page is empty.
+ * Length of the prefix the page must have to also hold key; the whole key
+ * when the page has no keys.
  */
 static int
 prefix_for(Page page, const char *data, int len)
 {
 	HeadsHeader *hdr = heads_header(page);
 
-	if (heads_count(page) == 0)
+	if (keyed_count(page) == 0)
 		return len;
 	return common_prefix((char *) page + hdr->prefix_off, hdr->prefix_len,
 						 data, len);
@@ -215,17 +286,20 @@ heads_item_cost(Page page, const char *data, int len)
 {
 	HeadsHeader *hdr = heads_header(page);
 	HeadsSlot  *slots = heads_slots(page);
-	int			n = heads_count(page);
+	int			koff = key_offset(page);
+	const char *key = data + koff;
+	int			klen = len - koff;
 	int			q;
 	int			cost;
 
-	if (n > 0 && shares_prefix(page, data, len))
-		return sizeof(HeadsSlot) + remainder_bytes(len - hdr->prefix_len);
+	if (keyed_count(page) > 0 && shares_prefix(page, key, klen))
+		return sizeof(HeadsSlot) + koff + remainder_bytes(klen - hdr->prefix_len);
 
 	/* a rewrite with a shorter prefix: every remainder grows */
-	q = prefix_for(page, data, len);
-	cost = sizeof(HeadsSlot) + remainder_bytes(len - q) + q - hdr->prefix_len;
-	for (int i = 0; i < n; i++)
+	q = prefix_for(page, key, klen);
+	cost = sizeof(HeadsSlot) + koff + remainder_bytes(klen - q) +
+		q - hdr->prefix_len;
+	for (int i = first_keyed(page); i < heads_count(page); i++)
 	{
 		int			l = slot_len(&slots[i]);
 
@@ -235,18 +309,23 @@ heads_item_cost(Page page, const char *data, int len)
 }
 
 static int
-heads_space_needed(const PbtItem *items, int n)
+heads_space_needed(const PbtItem *items, int n, bool leaf)
 {
-	int			q;
+	int			koff = leaf ? 0 : sizeof(BlockNumber);
+	int			fk = leaf ? 0 : 1;
+	int			q = 0;
 	int			bytes;
 
-	if (n == 0)
-		return sizeof(HeadsHeader);
-	q = common_prefix(items[0].data, items[0].len,
-					  items[n - 1].data, items[n - 1].len);
+	if (n > fk)
+		q = common_prefix(items[fk].data + koff, items[fk].len - koff,
+						  items[n - 1].data + koff, items[n - 1].len - koff);
 	bytes = sizeof(HeadsHeader) + q;
 	for (int i = 0; i < n; i++)
-		bytes += sizeof(HeadsSlot) + remainder_bytes(items[i].len - q);
+	{
+		bytes += sizeof(HeadsSlot) + koff;
+		if (i >= fk)
+			bytes += remainder_bytes(items[i].len - koff - q);
+	}
 	return bytes;
 }
 
@@ -278,7 +357,10 @@ set_prefix(Page page, const char *prefix, int len)
 	return true;
 }
 
-/* Put item at ordered position pos; it starts with the page's prefix. */
+/*
+ * Put item at ordered position pos; its key starts with the page's prefix
+ * (inner pages: position 0 takes just the downlink, minus infinity).
+ */
 static bool
 put_item(Page page, int pos, const char *data, int len)
 {
@@ -286,22 +368,25 @@ put_item(Page page, int pos, const char *data, int len)
 	int			plen = heads_header(page)->prefix_len;
 	HeadsSlot  *slots = heads_slots(page);
 	int			n = heads_count(page);
-	int			slen = len - plen;
+	int			koff = key_offset(page);
+	bool		minus_inf = pos < first_keyed(page);
+	int			slen = minus_inf ? 0 : len - koff - plen;
 	int			rem = remainder_bytes(slen);
 	int			off = 0;
 
 	Assert(slen >= 0 && slen <= PBT_SLOT_LEN_MASK);
-	if (phdr->pd_upper - phdr->pd_lower < (int) sizeof(HeadsSlot) + rem)
+	if (phdr->pd_upper - phdr->pd_lower < (int) sizeof(HeadsSlot) + koff + rem)
 		return false;
-	if (rem > 0)
+	if (koff + rem > 0)
 	{
-		off = heads_alloc(page, rem);
-		memcpy((char *) page + off, data + plen + HEAD_BYTES, rem);
+		off = heads_alloc(page, koff + rem);
+		memcpy((char *) page + off, data, koff);
+		memcpy((char *) page + off + koff, data + koff + plen + HEAD_BYTES, rem);
 	}
 	memmove(&slots[pos + 1], &slots[pos], (n - pos) * sizeof(HeadsSlot));
 	slots[pos].off = off;
 	slots[pos].len = slen;
-	slots[pos].head = make_head(data + plen, slen);
+	slots[pos].head = minus_inf ? 0 : make_head(data + koff + plen, slen);
 	phdr->pd_lower += sizeof(HeadsSlot);
 	return true;
 }
@@ -371,12 +456,14 @@ static bool
 heads_insert(Page page, int pos, const char *data, int len)
 {
 	HeadsHeader *hdr = heads_header(page);
+	int			koff = key_offset(page);
 
 	Assert(pos >= 0 && pos <= heads_count(page));
-	if (heads_count(page) == 0 || !shares_prefix(page, data, len))
+	if (pos >= first_keyed(page) &&
+		(keyed_count(page) == 0 || !shares_prefix(page, data + koff, len - koff)))
 	{
-		int			q = prefix_for(page, data, len);
-		const char *prefix = heads_count(page) == 0 ? data :
+		int			q = prefix_for(page, data + koff, len - koff);
+		const char *prefix = keyed_count(page) == 0 ? data + koff :
 			(char *) page + hdr->prefix_off;
 
 		return rewrite(page, prefix, q, pos, data, len);
@@ -396,12 +483,14 @@ heads_insert(Page page, int pos, const char *data, int len)
 static void
 heads_load(Page page, PbtItem *items, int n)
 {
+	int			koff = key_offset(page);
+	int			fk = first_keyed(page);
 	int			plen = 0;
 
-	if (n > 0)
-		plen = common_prefix(items[0].data, items[0].len,
-							 items[n - 1].data, items[n - 1].len);
-	if (!set_prefix(page, n > 0 ? items[0].data : NULL, plen))
+	if (n > fk)
+		plen = common_prefix(items[fk].data + koff, items[fk].len - koff,
+							 items[n - 1].data + koff, items[n - 1].len - koff);
+	if (!set_prefix(page, n > fk ? items[fk].data + koff : NULL, plen))
 		elog(ERROR, "pagebtree heads layout: prefix does not fit");
 	for (int i = 0; i < n; i++)
 	{
@@ -446,8 +535,8 @@ heads_truncate(Page page, int n)
  * shorter length, then nextkey or length decides.
  */
 static inline int
-compare_slot(Page page, const HeadsSlot *slot, const char *k, int klen,
-			 uint32 kh, bool nextkey)
+compare_slot(Page page, const HeadsSlot *slot, int koff, const char *k,
+			 int klen, uint32 kh, bool nextkey)
 {
 	int			slen = slot_len(slot);
 	int			common = Min(klen, slen);
@@ -463,7 +552,7 @@ compare_slot(Page page, const HeadsSlot *slot, const char *k, int klen,
 			return a < b ? -1 : 1;
 		if (common > HEAD_BYTES)
 		{
-			int			c = memcmp(k + HEAD_BYTES, (char *) page + slot->off,
+			int			c = memcmp(k + HEAD_BYTES, (char *) page + slot->off + koff,
 								   common - HEAD_BYTES);
 
 			if (c != 0)
@@ -475,6 +564,10 @@ compare_slot(Page page, const HeadsSlot *slot, const char *k, int klen,
 	return (klen > slen) - (klen < slen);
 }
 
+/*
+ * Leaf pages: the first position whose item is >= key.  Inner pages: the
+ * downlink to follow, the last one whose separator is <= key.
+ */
 static int
 heads_search(PbtState *st, Page page, PbtSearchKey *key)
 {
@@ -482,25 +575,39 @@ heads_search(PbtState *st, Page page, PbtSearchKey *key)
 	HeadsSlot  *slots = heads_slots(page);
 	int			n = heads_count(page);
 	int			plen = hdr->prefix_len;
+	bool		leaf = is_leaf(page);
+	int			koff = key_offset(page);
+	int			fk = first_keyed(page);
+	int			beyond = leaf ? 1 : 0;	/* compare result that moves right */
 	int			c;
-	int			low = 0,
+	int			low = fk,
 				high = n;
 	const char *k;
 	int			klen;
 	uint32		kh;
 
 	Assert(st->normalized);
-	if (n == 0)
+	if (n <= fk)
 		return 0;
 	c = plen > 0 ?
 		memcmp(key->bytes, (char *) page + hdr->prefix_off, Min(key->len, plen)) : 0;
-	if (c != 0)
-		return c < 0 ? 0 : n;
-	if (key->len <= plen)
+	if (c == 0 && key->len <= plen)
 	{
-		/* the key is a prefix of every item */
-		return key->nextkey ? n : 0;
+		/*
+		 * The key is a prefix of every key here: after all of them with
+		 * nextkey; else before all, but equal to a separator that is the
+		 * prefix itself.
+		 */
+		if (key->nextkey)
+			c = 1;
+		else if (!leaf && key->len == plen && slot_len(&slots[fk]) == 0)
+			return fk;
+		else
+			c = -1;
 	}
+	if (c != 0)
+		return c < 0 ? (leaf ? 0 : fk - 1) : (leaf ? n : n - 1);
+
 	k = key->bytes + plen;
 	klen = key->len - plen;
 	kh = make_head(k, klen);
@@ -511,7 +618,7 @@ heads_search(PbtState *st, Page page, PbtSearchKey *key)
 	 * long as the key has no padding in its head (a shorter key with
 	 * nextkey sorts after the longer items it is a prefix of).
 	 */
-	if (klen >= HEAD_BYTES && n > HEADS_HINTS)
+	if (leaf && klen >= HEAD_BYTES && n > HEADS_HINTS)
 	{
 		int			i = 0;
 
@@ -526,12 +633,12 @@ heads_search(PbtState *st, Page page, PbtSearchKey *key)
 	{
 		int			mid = low + (high - low) / 2;
 
-		if (compare_slot(page, &slots[mid], k, klen, kh, key->nextkey) > 0)
+		if (compare_slot(page, &slots[mid], koff, k, klen, kh, key->nextkey) >= beyond)
 			low = mid + 1;
 		else
 			high = mid;
 	}
-	return low;
+	return leaf ? low : low - 1;
 }
 
 static void
@@ -563,12 +670,13 @@ heads_check(Page page)
 	HeadsHeader *hdr = heads_header(page);
 	HeadsSlot  *slots = heads_slots(page);
 	int			n = heads_count(page);
+	int			koff = key_offset(page);
 
 	if ((phdr->pd_lower - HEADS_SLOTS_START) % sizeof(HeadsSlot) != 0)
 		return "slot array length is not a multiple of the slot size";
 	for (int i = 0; i < HEADS_HINTS; i++)
 	{
-		if (hdr->hints[i] != (n > 0 ? slots[hint_pos(i, n)].head : 0))
+		if (hdr->hints[i] != hint_value(page, i))
 			return "hint does not match the head it samples";
 	}
 	if (hdr->prefix_len > 0 &&
@@ -578,13 +686,17 @@ heads_check(Page page)
 	for (int i = 0; i < n; i++)
 	{
 		int			len = slot_len(&slots[i]);
+		int			stored = stored_bytes(page, &slots[i]);
 
-		if (hdr->prefix_len + len <= 0 ||
-			hdr->prefix_len + len > (int) PBT_MAX_ITEM_SIZE + 2 * MAXIMUM_ALIGNOF)
+		if (i < first_keyed(page) && (len != 0 || slots[i].head != 0))
+			return "minus-infinity downlink with a key";
+		if (i >= first_keyed(page) &&
+			(koff + hdr->prefix_len + len <= 0 ||
+			 koff + hdr->prefix_len + len > (int) PBT_MAX_ITEM_SIZE + 2 * MAXIMUM_ALIGNOF))
 			return "item length out of bounds";
-		if (len > HEAD_BYTES &&
+		if (stored > 0 &&
 			(slots[i].off < phdr->pd_upper ||
-			 slots[i].off + len - HEAD_BYTES > phdr->pd_special))
+			 slots[i].off + stored > phdr->pd_special))
 			return "remainder bytes out of bounds";
 		/* padding of short heads must be zero, or compares would differ */
 		if (len < HEAD_BYTES &&
@@ -599,6 +711,8 @@ const PbtLayout pbt_layout_heads = {
 	.init = heads_init,
 	.count = heads_count,
 	.get = heads_get,
+	.get_child = heads_get_child,
+	.set_child = heads_set_child,
 	.search = heads_search,
 	.insert = heads_insert,
 	.load = heads_load,

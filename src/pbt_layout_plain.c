@@ -141,9 +141,21 @@ plain_item_cost(Page page, const char *data, int len)
 	return item_space(page, len) + sizeof(PbtSlot);
 }
 
+static BlockNumber
+plain_get_child(Page page, int pos)
+{
+	return pbt_item_child((char *) page + plain_slots(page)[pos].off);
+}
+
+static void
+plain_set_child(Page page, int pos, BlockNumber child)
+{
+	memcpy((char *) page + plain_slots(page)[pos].off, &child, sizeof(BlockNumber));
+}
+
 /* items of either key mode, counted MAXALIGNed (a bound in normalized mode) */
 static int
-plain_space_needed(const PbtItem *items, int n)
+plain_space_needed(const PbtItem *items, int n, bool leaf)
 {
 	int			bytes = 0;
 
@@ -226,6 +238,8 @@ const PbtLayout pbt_layout_plain = {
 	.init = plain_init,
 	.count = plain_count,
 	.get = plain_get,
+	.get_child = plain_get_child,
+	.set_child = plain_set_child,
 	.search = NULL,
 	.insert = plain_insert,
 	.load = plain_load,

@@ -27,24 +27,14 @@ pbt_page_error(Relation index, BlockNumber blkno, const char *what)
 BlockNumber
 pbt_page_child(Page page, int pos)
 {
-	PbtItem		item;
-	PbtItemBuf	itembuf;
-
-	pbt_layout(page)->get(page, pos, &item, &itembuf);
-	return pbt_item_child(item.data);
+	return pbt_layout(page)->get_child(page, pos);
 }
 
 /* Point the inner item at pos to another child, in place. */
 void
 pbt_page_set_child(Page page, int pos, BlockNumber child)
 {
-	PbtItem		item;
-	PbtItemBuf	itembuf;
-
-	pbt_layout(page)->get(page, pos, &item, &itembuf);
-	if (item.data == itembuf.data)
-		elog(ERROR, "pagebtree: inner items must be stored whole");
-	memcpy((char *) item.data, &child, sizeof(BlockNumber));
+	pbt_layout(page)->set_child(page, pos, child);
 }
 
 /* first ordered position holding a real key (inner pages: 0 is -infinity) */
@@ -70,7 +60,7 @@ pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 	int			high = layout->count(page);
 	PbtItemBuf	itembuf;
 
-	if (leaf && layout->search)
+	if (layout->search)
 		return layout->search(st, page, key);
 	while (low < high)
 	{
