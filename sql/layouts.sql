@@ -58,16 +58,14 @@ BEGIN
 END;
 $$;
 
--- pages per layout of the current indexes
+-- pages per page type and layout of the current indexes
 CREATE FUNCTION ly_layouts()
-RETURNS TABLE (index_name name, layout text, pages bigint)
+RETURNS TABLE (index_name name, page_type text, layout text, pages bigint)
 LANGUAGE sql AS $$
-    SELECT c.relname, s.layout, count(*)
-    FROM pg_class c,
-         LATERAL generate_series(1, pg_relation_size(c.oid) / 8192 - 1) blk,
-         LATERAL pagebtree_page_stats(c.oid, blk) s
-    WHERE c.relname LIKE 'ly\_%' AND c.relkind = 'i' AND s.page_type = 'leaf'
-    GROUP BY 1, 2 ORDER BY 1, 2;
+    SELECT c.relname, s.page_type, s.layout, s.pages
+    FROM pg_class c, LATERAL pagebtree_layout_summary(c.oid) s
+    WHERE c.relname LIKE 'ly\_%' AND c.relkind = 'i'
+    ORDER BY 1, 2, 3;
 $$;
 
 -- 1. URL-like keys sharing a long prefix, some the prefix of others;
@@ -112,13 +110,13 @@ SELECT * FROM ly_verify('heads');
 --    mode (numeric, or text under a non-C collation) cannot use heads.
 CREATE INDEX ly_t_auto ON ly USING pagebtree (t);
 CREATE INDEX ly_n_auto ON ly USING pagebtree ((k::numeric));
-SELECT index_name, layout FROM ly_layouts()
+SELECT index_name, page_type, layout FROM ly_layouts()
 WHERE index_name IN ('ly_t_auto', 'ly_n_auto', 'ly_t_heads', 'ly_t_plain');
 CREATE INDEX ly_t_conv ON ly USING pagebtree (t) WITH (layout = plain);
 ALTER INDEX ly_t_conv SET (layout = heads);
 INSERT INTO ly SELECT 300000 + i, 'https://example.com/new/' || i, NULL, i, 1
 FROM generate_series(1, 3000) i;
-SELECT index_name, layout, pages > 0 AS has_pages FROM ly_layouts()
+SELECT index_name, page_type, layout, pages > 0 AS has_pages FROM ly_layouts()
 WHERE index_name = 'ly_t_conv';
 SELECT pagebtree_check('ly_t_conv', true);
 SELECT * FROM pbt_verify(ARRAY[

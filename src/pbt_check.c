@@ -503,7 +503,18 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	if (PageIsNew(page) || opaque->page_id != PBT_PAGE_ID)
+	if (PageIsNew(page))
+	{
+		/* extended but never initialized (an error interrupted a split) */
+		UnlockReleaseBuffer(buf);
+		index_close(index, AccessShareLock);
+		values[0] = Int64GetDatum(blkno);
+		values[1] = CStringGetTextDatum("new");
+		for (int i = 2; i < lengthof(nulls); i++)
+			nulls[i] = true;
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	}
+	if (opaque->page_id != PBT_PAGE_ID)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("block " INT64_FORMAT " of index \"%s\" is not a pagebtree page",

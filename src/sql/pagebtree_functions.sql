@@ -39,8 +39,24 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT PARALLEL RESTRICTED;
 
+-- pages, entries and free space per page type and layout
+CREATE FUNCTION pagebtree_layout_summary(index regclass,
+    OUT page_type text, OUT layout text, OUT pages bigint,
+    OUT live_items bigint, OUT avg_free_size integer)
+RETURNS SETOF record
+LANGUAGE sql STRICT PARALLEL RESTRICTED
+AS $$
+    SELECT s.page_type, s.layout, count(*), sum(s.live_items),
+           avg(s.free_size)::integer
+    FROM generate_series(1, pg_relation_size(index) / current_setting('block_size')::bigint - 1) b,
+         LATERAL pagebtree_page_stats(index, b) s
+    GROUP BY 1, 2
+    ORDER BY 1, 2
+$$;
+
 REVOKE ALL ON FUNCTION pagebtree_check(regclass, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pagebtree_metapage(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pagebtree_page_stats(regclass, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pagebtree_page_items(regclass, bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pagebtree_layout_summary(regclass) FROM PUBLIC;
 
