@@ -338,9 +338,12 @@ delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	int			deletable[PBT_MAX_ITEMS_PER_PAGE];
 	int			ndel = 0;
 	TransactionId horizon;
+	bool		prev_dup = false;	/* item i - 1 has item i's key */
+	StringInfoData cur;
 
 	if (standby_info && !pbt_rmgr_registered)
 		return;
+	initStringInfo(&cur);
 
 	delstate.irel = index;
 	delstate.iblknum = BufferGetBlockNumber(buf);
@@ -350,11 +353,12 @@ delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	for (int i = 0; i < n; i++)
 	{
 		PbtItem		item;
+		PbtItem		next;
 		PbtItemBuf	itembuf;
 		TM_IndexDelete *d = &delstate.deltids[delstate.ndeltids];
 		TM_IndexStatus *stt = &delstate.status[delstate.ndeltids];
 
-		/* simple: the hinted entries; bottom-up: all, duplicates promising */
+		/* simple: the hinted entries; bottom-up: all */
 		if (!bottomup && !layout->is_dead(page, i))
 			continue;
 		layout->get(page, i, &item, &itembuf);
@@ -362,16 +366,38 @@ delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 		d->id = delstate.ndeltids;
 		stt->idxoffnum = i;
 		stt->knowndeletable = !bottomup;
-		stt->promising = bottomup &&
-			pbt_items_keys_equal(st, item.data, item.len, newitem, newlen);
-		stt->freespace = item.len + sizeof(PbtSlot);
+
+		/*
+		 * Bottom-up: entries of a key that occurs more than once here are
+		 * likely old versions from non-HOT updates (as in nbtree, whose
+		 * duplicates and posting lists are the promising ones).
+		 */
+		stt->promising = false;
+		if (bottomup)
+		{
+			bool		dup = prev_dup;
+
+			prev_dup = false;
+			if (i + 1 < n)
+			{
+				resetStringInfo(&cur);
+				appendBinaryStringInfo(&cur, item.data, item.len);
+				layout->get(page, i + 1, &next, &itembuf);
+				prev_dup = pbt_items_keys_equal(st, cur.data, cur.len,
+												next.data, next.len);
+				dup |= prev_dup;
+			}
+			stt->promising = dup;
+		}
+		stt->freespace = layout->item_cost(page, item.data, item.len);
 		delstate.ndeltids++;
 	}
 	if (delstate.ndeltids == 0)
 		return;
 
 	delstate.bottomup = bottomup;
-	delstate.bottomupfreespace = Max(BLCKSZ / 16, newlen + (int) sizeof(PbtSlot));
+	delstate.bottomupfreespace = Max(BLCKSZ / 16,
+									 layout->item_cost(page, newitem, newlen));
 	horizon = table_index_delete_tuples(heapRel, &delstate);
 
 	/* the table AM kept only the deletable entries (in TID order) */
