@@ -54,6 +54,9 @@
 #define PBT_LAYOUT_PLAIN	1		/* sorted slots -> whole items */
 #define PBT_LAYOUT_HEADS	2		/* prefix truncation + 4-byte heads
 										 * (normalized-key leaves) */
+#define PBT_LAYOUT_DENSE	3		/* TIDs in an array indexed by the key's
+										 * integer tail (normalized-key leaves
+										 * without INCLUDE columns) */
 
 typedef struct PbtPageOpaqueData
 {
@@ -190,6 +193,20 @@ extern const PbtLayout *pbt_layout(Page page);
 extern const PbtLayout *pbt_layout_by_tag(uint8 tag);
 extern const PbtLayout pbt_layout_plain;
 extern const PbtLayout pbt_layout_heads;
+extern const PbtLayout pbt_layout_dense;
+
+/* pbt_layout_heads.c: sizes, for conversions and the choice of a layout */
+extern int	pbt_heads_base_bytes(int prefix_len);
+extern int	pbt_heads_item_bytes(int len);
+extern int	pbt_heads_bytes(PbtItem *items, int n);
+
+/* pbt_layout_dense.c: eligibility, for the choice of a layout and builds */
+extern bool pbt_dense_eligible(PbtItem *items, int n, PbtItem *hikey,
+							   int *bytes);
+extern int	pbt_dense_span(const char *first, int firstlen, const char *item,
+						   int len);
+extern int	pbt_dense_capacity(const char *first, int len);
+extern int	pbt_dense_bytes(int len, int span);
 
 /* ----------------------------------------------------------------
  * Key state, derived from the catalog (cached in rd_amcache)

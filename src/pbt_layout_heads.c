@@ -91,6 +91,39 @@ common_prefix(const char *a, int alen, const char *b, int blen)
 	return i;
 }
 
+/*
+ * Sizes on a heads page, for layouts that convert themselves to heads and
+ * for the engine's choice of a leaf's layout: the header with a prefix of
+ * prefix_len bytes, and one item whose length after the prefix is len.
+ */
+int
+pbt_heads_base_bytes(int prefix_len)
+{
+	return sizeof(HeadsHeader) + prefix_len;
+}
+
+int
+pbt_heads_item_bytes(int len)
+{
+	return sizeof(HeadsSlot) + remainder_bytes(len);
+}
+
+/* bytes sorted items take on a heads page as heads_load lays them out */
+int
+pbt_heads_bytes(PbtItem *items, int n)
+{
+	int			plen = 0;
+	int			bytes;
+
+	if (n > 0)
+		plen = common_prefix(items[0].data, items[0].len,
+							 items[n - 1].data, items[n - 1].len);
+	bytes = pbt_heads_base_bytes(plen);
+	for (int i = 0; i < n; i++)
+		bytes += pbt_heads_item_bytes(items[i].len - plen);
+	return bytes;
+}
+
 static void
 heads_init(Page page)
 {

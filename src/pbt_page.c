@@ -24,6 +24,8 @@ pbt_layout_by_tag(uint8 tag)
 			return &pbt_layout_plain;
 		case PBT_LAYOUT_HEADS:
 			return &pbt_layout_heads;
+		case PBT_LAYOUT_DENSE:
+			return &pbt_layout_dense;
 	}
 	return NULL;
 }
