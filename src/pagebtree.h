@@ -247,11 +247,17 @@ typedef struct PbtState
 	TupleDesc	incdesc;		/* INCLUDE columns only (normalized payload) */
 	int			fillfactor;
 	uint8		leaf_layout;	/* PBT_LAYOUT_* of new leaf pages */
+	uint8		dense_leaves;	/* PBT_DENSE_*: may rebuilt leaves be dense? */
 	BlockNumber root;			/* cached, validated on use */
 	uint32		rootlevel;
 	BlockNumber rightmost_leaf; /* insert fast path hint */
 	PbtColumn	cols[INDEX_MAX_KEYS];
 } PbtState;
+
+/* PbtState.dense_leaves */
+#define PBT_DENSE_NEVER		0
+#define PBT_DENSE_SMALLER	1		/* where eligible and smaller than heads */
+#define PBT_DENSE_ELIGIBLE	2		/* wherever eligible */
 
 /*
  * A position in key order to search for.  With nextkey, the key stands for
@@ -282,9 +288,11 @@ typedef struct PbtOptions
 
 typedef enum PbtLayoutOption
 {
-	PBT_LAYOUT_OPTION_DEFAULT,	/* heads where keys are normalized */
+	PBT_LAYOUT_OPTION_DEFAULT,	/* heads where keys are normalized, dense
+								 * where that is smaller */
 	PBT_LAYOUT_OPTION_PLAIN,
-	PBT_LAYOUT_OPTION_HEADS
+	PBT_LAYOUT_OPTION_HEADS,
+	PBT_LAYOUT_OPTION_DENSE
 } PbtLayoutOption;
 
 /* descent stack: parent pages visited, for inserting downlinks */
@@ -354,6 +362,9 @@ extern void pbt_page_rebuild(Page page, PbtItem *items, int nitems,
 							 PbtItem *hikey);
 extern void pbt_check_page(Relation index, Page page, BlockNumber blkno);
 extern bool pbt_page_insert(Page page, int pos, const char *data, int len);
+extern uint8 pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n,
+									PbtItem *hikey);
+extern bool pbt_leaf_fits(uint8 tag, PbtItem *items, int n, PbtItem *hikey);
 
 /* pbt_search.c */
 extern Buffer pbt_get_root(Relation index, PbtState *st, int access);

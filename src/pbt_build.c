@@ -397,10 +397,13 @@ check_layout_option(Relation index, PbtState *st)
 {
 	PbtOptions *opts = (PbtOptions *) index->rd_options;
 
-	if (opts && opts->layout == PBT_LAYOUT_OPTION_HEADS && !st->normalized)
+	if (opts && !st->normalized &&
+		(opts->layout == PBT_LAYOUT_OPTION_HEADS ||
+		 opts->layout == PBT_LAYOUT_OPTION_DENSE))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("layout \"heads\" is not supported for index \"%s\"",
+				 errmsg("layout \"%s\" is not supported for index \"%s\"",
+						opts->layout == PBT_LAYOUT_OPTION_HEADS ? "heads" : "dense",
 						RelationGetRelationName(index)),
 				 errdetail("Its keys are compared with the operator classes' comparison functions, not as byte strings."),
 				 errhint("Use layout = auto, or a type and collation listed as normalized in the README.")));

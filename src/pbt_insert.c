@@ -529,6 +529,43 @@ choose_split(const int *costs, const PbtItem *items, int n, int hikeylen,
 }
 
 /*
+ * Leaves with normalized keys are rebuilt in the layout that
+ * pbt_choose_leaf_layout picks for each half, which may differ from the
+ * page's: a half of a heads page may become dense, and the half of a dense
+ * page that gets an item breaking the pattern becomes heads.  So the costs
+ * that choose_split balanced (the page's own) are only a guide: check that
+ * both halves fit as they will be rebuilt and otherwise take the nearest
+ * split point where they do.  Returns the split point; sep gets the
+ * separator, ltag and rtag the halves' layouts.
+ */
+static int
+fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0, PbtItem *oldhikey,
+			   StringInfo sep, uint8 *ltag, uint8 *rtag)
+{
+	for (int d = 0; d < n; d++)
+	{
+		for (int side = 0; side < (d == 0 ? 1 : 2); side++)
+		{
+			int			s = side == 0 ? s0 - d : s0 + d;
+			PbtItem		hikey;
+
+			if (s < 1 || s >= n)
+				continue;
+			pbt_separator(st, &items[s - 1], &items[s], sep);
+			hikey.data = sep->data;
+			hikey.len = sep->len;
+			*ltag = pbt_choose_leaf_layout(st, items, s, &hikey);
+			*rtag = pbt_choose_leaf_layout(st, items + s, n - s, oldhikey);
+			if (pbt_leaf_fits(*ltag, items, s, &hikey) &&
+				pbt_leaf_fits(*rtag, items + s, n - s, oldhikey))
+				return s;
+		}
+	}
+	elog(ERROR, "pagebtree: could not find a split point");
+	return 0;					/* keep compiler quiet */
+}
+
+/*
  * Split the page in buf, inserting item at pos, then insert the downlink to
  * the new right page into the parent.  Releases buf and cbuf.
  */
@@ -560,6 +597,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 				rpage;
 	PbtPageOpaque lopaque,
 				ropaque;
+	uint8		ltag = oopaque->layout;
+	uint8		rtag = oopaque->layout;
 
 	for (int i = 0, j = 0; i <= n; i++)
 	{
@@ -589,7 +628,10 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 
 	/* the separator becomes the left high key and the parent's new key */
 	initStringInfo(&sep);
-	if (leaf)
+	if (leaf && st->normalized)
+		s = fit_leaf_split(st, items, n + 1, s, has_hikey ? &oldhikey : NULL,
+						   &sep, &ltag, &rtag);
+	else if (leaf)
 		pbt_separator(st, &items[s - 1], &items[s], &sep);
 	else
 		appendBinaryStringInfo(&sep, items[s].data + dl, items[s].len - dl);
@@ -608,7 +650,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 
 	/* right page: items [s, n], old high key; on inner pages its first key is -inf */
 	pbt_page_init(rpage, oopaque->level,
-				  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), oopaque->layout);
+				  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), rtag);
 	if (!leaf)
 	{
 		items[s].len = dl;
@@ -619,14 +661,18 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	ropaque->next = oopaque->next;
 
 	/*
-	 * Left page.  When the new item went right, dropping the moved slots and
-	 * adding the high key changes few bytes, which keeps the WAL record
-	 * small; otherwise rebuild it.
+	 * Left page.  When the new item went right and the layout stays, dropping
+	 * the moved items and adding the high key changes few bytes, which keeps
+	 * the WAL record small; otherwise rebuild it.
 	 */
 	sepitem.data = sep.data;
 	sepitem.len = sep.len;
-	if (pos < s || (layout->truncate(lpage, s), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
+	if (pos < s || ltag != oopaque->layout ||
+		(layout->truncate(lpage, s), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
+	{
+		PbtPageGetOpaque(lpage)->layout = ltag;
 		pbt_page_rebuild(lpage, items, s, &sepitem);
+	}
 	lopaque = PbtPageGetOpaque(lpage);
 	lopaque->next = rblkno;
 	lopaque->flags |= PBT_INCOMPLETE_SPLIT;
