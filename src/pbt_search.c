@@ -71,7 +71,28 @@ pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 	PbtItemBuf	itembuf;
 
 	if (leaf && layout->search)
-		return layout->search(st, page, key);
+	{
+		int			pos = layout->search(st, page, key);
+
+#ifdef PBT_CHECKS
+		/* the layout's search must agree with the generic one below */
+		while (low < high)
+		{
+			int			mid = low + (high - low) / 2;
+			PbtItem		item;
+
+			layout->get(page, mid, &item, &itembuf);
+			if (pbt_compare(st, key, item.data, item.len) >= cmpval)
+				low = mid + 1;
+			else
+				high = mid;
+		}
+		if (pos != low)
+			elog(ERROR, "pagebtree: %s layout search returned position %d, not %d",
+				 layout->name, pos, low);
+#endif
+		return pos;
+	}
 	while (low < high)
 	{
 		int			mid = low + (high - low) / 2;
