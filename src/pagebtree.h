@@ -54,6 +54,9 @@
 #define PBT_LAYOUT_PLAIN	1		/* sorted slots -> whole items */
 #define PBT_LAYOUT_HEADS	2		/* prefix truncation + 4-byte heads
 										 * (normalized keys) */
+#define PBT_LAYOUT_DENSE	3		/* TIDs in an array indexed by the key's
+										 * integer tail (normalized-key leaves
+										 * without INCLUDE columns) */
 
 typedef struct PbtPageOpaqueData
 {
@@ -200,6 +203,20 @@ extern const PbtLayout *pbt_layout(Page page);
 extern const PbtLayout *pbt_layout_by_tag(uint8 tag);
 extern const PbtLayout pbt_layout_plain;
 extern const PbtLayout pbt_layout_heads;
+extern const PbtLayout pbt_layout_dense;
+
+/* pbt_layout_heads.c: sizes, for conversions and the choice of a layout */
+extern int	pbt_heads_base_bytes(int prefix_len);
+extern int	pbt_heads_item_bytes(int len);
+extern int	pbt_heads_bytes(PbtItem *items, int n);
+
+/* pbt_layout_dense.c: eligibility, for the choice of a layout and builds */
+extern bool pbt_dense_eligible(PbtItem *items, int n, PbtItem *hikey,
+							   int *bytes);
+extern int	pbt_dense_span(const char *first, int firstlen, const char *item,
+						   int len);
+extern int	pbt_dense_capacity(const char *first, int len);
+extern int	pbt_dense_bytes(int len, int span);
 
 /* ----------------------------------------------------------------
  * Key state, derived from the catalog (cached in rd_amcache)
@@ -241,11 +258,17 @@ typedef struct PbtState
 	int			fillfactor;
 	uint8		leaf_layout;	/* PBT_LAYOUT_* of new leaf pages */
 	uint8		inner_layout;	/* ... and of new inner pages */
+	uint8		dense_leaves;	/* PBT_DENSE_*: may rebuilt leaves be dense? */
 	BlockNumber root;			/* cached, validated on use */
 	uint32		rootlevel;
 	BlockNumber rightmost_leaf; /* insert fast path hint */
 	PbtColumn	cols[INDEX_MAX_KEYS];
 } PbtState;
+
+/* PbtState.dense_leaves */
+#define PBT_DENSE_NEVER		0
+#define PBT_DENSE_SMALLER	1		/* where eligible and smaller than heads */
+#define PBT_DENSE_ELIGIBLE	2		/* wherever eligible */
 
 /*
  * A position in key order to search for.  With nextkey, the key stands for
@@ -276,9 +299,11 @@ typedef struct PbtOptions
 
 typedef enum PbtLayoutOption
 {
-	PBT_LAYOUT_OPTION_DEFAULT,	/* heads where keys are normalized */
+	PBT_LAYOUT_OPTION_DEFAULT,	/* heads where keys are normalized, dense
+								 * where that is smaller */
 	PBT_LAYOUT_OPTION_PLAIN,
-	PBT_LAYOUT_OPTION_HEADS
+	PBT_LAYOUT_OPTION_HEADS,
+	PBT_LAYOUT_OPTION_DENSE
 } PbtLayoutOption;
 
 /* descent stack: parent pages visited, for inserting downlinks */
@@ -348,6 +373,9 @@ extern void pbt_page_rebuild(Page page, PbtItem *items, int nitems,
 							 PbtItem *hikey);
 extern void pbt_check_page(Relation index, Page page, BlockNumber blkno);
 extern bool pbt_page_insert(Page page, int pos, const char *data, int len);
+extern uint8 pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n,
+									PbtItem *hikey);
+extern bool pbt_leaf_fits(uint8 tag, PbtItem *items, int n, PbtItem *hikey);
 
 /* pbt_search.c */
 extern Buffer pbt_get_root(Relation index, PbtState *st, int access);

@@ -7,9 +7,10 @@
  * order); comparator-mode entries sort as heap tuples on the key columns
  * with the opclass's ordering operators, then the heap TID.  Pages are
  * filled left to right, level by level, to fillfactor (leaves) or
- * PBT_INNER_FILLFACTOR (inner pages).  The pages are written through
- * shared buffers without WAL and logged in bulk at the end, as other index
- * builds do.
+ * PBT_INNER_FILLFACTOR (inner pages); leaves that can be dense are filled
+ * to fillfactor of a dense page's capacity (see add_to_level).  The pages
+ * are written through shared buffers without WAL and logged in bulk at the
+ * end, as other index builds do.
  *
  *-------------------------------------------------------------------------
  */
@@ -42,6 +43,12 @@ typedef struct LevelBuilder
 	Buffer		buf;			/* current (rightmost) page, locked */
 	StringInfoData last;		/* copy of the last item on it */
 	struct LevelBuilder *parent;
+	/* leaf level, dense leaves allowed: could the page be dense? */
+	StringInfoData first;		/* copy of the first item on it */
+	int			dense_span;		/* tails from the first item to the last,
+								 * or 0 if the items cannot share a dense
+								 * page */
+	int			dense_limit;	/* fillfactor share of that page's capacity */
 } LevelBuilder;
 
 typedef struct BuildState
@@ -260,6 +267,7 @@ new_level(BuildState *bs, uint16 level)
 	lb->buf = pbt_new_page(bs->index);
 	init_level_page(bs, BufferGetPage(lb->buf), level);
 	initStringInfo(&lb->last);
+	initStringInfo(&lb->first);
 	return lb;
 }
 
@@ -272,6 +280,59 @@ used_space(Page page)
 }
 
 static void add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len);
+
+/* copies of a page's items, plus room for one more at the end */
+static PbtItem *
+copy_page_items(Page page, int n)
+{
+	const PbtLayout *layout = pbt_layout(page);
+	PbtItem    *items = palloc(sizeof(PbtItem) * (n + 1));
+
+	for (int i = 0; i < n; i++)
+	{
+		PbtItemBuf	buf;
+		PbtItem		item;
+
+		layout->get(page, i, &item, &buf);
+		items[i].data = memcpy(palloc(item.len), item.data, item.len);
+		items[i].len = item.len;
+	}
+	return items;
+}
+
+static void
+free_page_items(PbtItem *items, int n)
+{
+	for (int i = 0; i < n; i++)
+		pfree((char *) items[i].data);
+	pfree(items);
+}
+
+/*
+ * Rebuild the current leaf as a dense page if its items with more
+ * (if not NULL) and the high key (NULL: none yet) would be dense by the
+ * same rule as split halves.  more itself is not put on the page.
+ */
+static bool
+make_dense(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
+{
+	Page		page = BufferGetPage(lb->buf);
+	int			n = pbt_layout(page)->count(page);
+	PbtItem    *items = copy_page_items(page, n);
+	bool		dense;
+
+	if (more)
+		items[n] = *more;
+	dense = pbt_choose_leaf_layout(bs->st, items, n + (more ? 1 : 0), hikey) ==
+		PBT_LAYOUT_DENSE;
+	if (dense)
+	{
+		PbtPageGetOpaque(page)->layout = PBT_LAYOUT_DENSE;
+		pbt_page_rebuild(page, items, n, hikey);
+	}
+	free_page_items(items, n);
+	return dense;
+}
 
 /* Add downlink (child, key) to the level above lb, creating it if needed. */
 static void
@@ -298,18 +359,58 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	const PbtLayout *layout = pbt_layout(page);
 	int			n = layout->count(page);
 	bool		leaf = lb->level == 0;
+	bool		dense_ok = leaf && st->dense_leaves != PBT_DENSE_NEVER;
 	int			fill = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
-	int			cost = layout->item_cost(page, item, len);
 	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
+	int			span = 0;
+	bool		full;
 
-	/* room for the item, and later for a high key no longer than it */
-	if (n > 0 &&
-		(used_space(page) + cost > PBT_USABLE_SPACE * fill / 100 ||
-		 cost + MAXALIGN(len) > layout->free_space(page)))
+	/*
+	 * Dense leaves.  While the page's items (and this one) could share a
+	 * dense page within fillfactor of its capacity, span is the number of
+	 * tails they cover.  The page starts in the leaf layout and is filled
+	 * as usual; when that layout is full but the items could go on densely
+	 * (and, by default, would take fewer bytes that way), it is rebuilt as
+	 * a dense page, and then filled until the next item no longer fits
+	 * densely.  A page that is finished in the leaf layout is rebuilt as
+	 * dense if split halves with the same items would be.
+	 */
+	if (dense_ok && n > 0 && lb->dense_span > 0)
+	{
+		span = pbt_dense_span(lb->first.data, lb->first.len, item, len);
+		/* an equal tail is the same key with another TID: not dense */
+		if (span <= lb->dense_span || span > lb->dense_limit)
+			span = 0;
+	}
+
+	if (layout == &pbt_layout_dense)
+		full = span == 0;
+	else
+	{
+		int			cost = layout->item_cost(page, item, len);
+
+		/* room for the item, and later for a high key no longer than it */
+		full = n > 0 &&
+			(used_space(page) + cost > PBT_USABLE_SPACE * fill / 100 ||
+			 cost + MAXALIGN(len) > layout->free_space(page));
+		if (full && span > 0)
+		{
+			PbtItem		more = {item, len};
+
+			if (make_dense(bs, lb, &more, NULL))
+			{
+				layout = &pbt_layout_dense;
+				full = false;
+			}
+		}
+	}
+
+	if (full)
 	{
 		StringInfoData sep;
 		PbtItem		lastleft = {lb->last.data, lb->last.len};
 		PbtItem		firstright = {item, len};
+		PbtItem		hikey;
 		Buffer		nbuf;
 		Page		npage;
 		BlockNumber nblk;
@@ -319,7 +420,17 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 			pbt_separator(st, &lastleft, &firstright, &sep);
 		else
 			appendBinaryStringInfo(&sep, item + dl, len - dl);
-		if (!pbt_page_set_hikey(page, sep.data, sep.len))
+		hikey.data = sep.data;
+		hikey.len = sep.len;
+		/*
+		 * A finished leaf-layout page whose items are dense-eligible is
+		 * rebuilt as dense with its high key; a dense page kept room for a
+		 * high key as long as an item, which the separator is not longer
+		 * than.
+		 */
+		if (!(dense_ok && lb->dense_span > 0 && layout != &pbt_layout_dense &&
+			  make_dense(bs, lb, NULL, &hikey)) &&
+			!pbt_page_set_hikey(page, sep.data, sep.len))
 			elog(ERROR, "pagebtree build: high key does not fit");
 
 		nbuf = pbt_new_page(bs->index);
@@ -344,11 +455,23 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		if (!leaf)
 			len = dl;
 		n = 0;
+		layout = pbt_layout(page);
 	}
 	if (!layout->insert(page, n, item, len))
 		elog(ERROR, "pagebtree build: item does not fit on an empty page");
 	resetStringInfo(&lb->last);
 	appendBinaryStringInfo(&lb->last, item, len);
+
+	if (dense_ok && n == 0)
+	{
+		resetStringInfo(&lb->first);
+		appendBinaryStringInfo(&lb->first, item, len);
+		lb->dense_span = pbt_dense_span(item, len, item, len);
+		if (lb->dense_span > 0)
+			lb->dense_limit = Max(1, pbt_dense_capacity(item, len) * fill / 100);
+	}
+	else if (dense_ok)
+		lb->dense_span = span;
 }
 
 /* Write out the rightmost pages; returns the root. */
@@ -363,6 +486,9 @@ finish_levels(BuildState *bs, uint32 *rootlevel)
 		Page		page = BufferGetPage(lb->buf);
 		LevelBuilder *parent = lb->parent;
 
+		if (lb->level == 0 && bs->st->dense_leaves != PBT_DENSE_NEVER &&
+			lb->dense_span > 0 && pbt_layout(page) != &pbt_layout_dense)
+			make_dense(bs, lb, NULL, NULL);
 		if (parent == NULL)
 		{
 			PbtPageGetOpaque(page)->flags |= PBT_ROOT;
@@ -397,10 +523,13 @@ check_layout_option(Relation index, PbtState *st)
 {
 	PbtOptions *opts = (PbtOptions *) index->rd_options;
 
-	if (opts && opts->layout == PBT_LAYOUT_OPTION_HEADS && !st->normalized)
+	if (opts && !st->normalized &&
+		(opts->layout == PBT_LAYOUT_OPTION_HEADS ||
+		 opts->layout == PBT_LAYOUT_OPTION_DENSE))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("layout \"heads\" is not supported for index \"%s\"",
+				 errmsg("layout \"%s\" is not supported for index \"%s\"",
+						opts->layout == PBT_LAYOUT_OPTION_HEADS ? "heads" : "dense",
 						RelationGetRelationName(index)),
 				 errdetail("Its keys are compared with the operator classes' comparison functions, not as byte strings."),
 				 errhint("Use layout = auto, or a type and collation listed as normalized in the README.")));

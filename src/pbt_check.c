@@ -117,6 +117,10 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 		corrupt(index, blkno, 0, "unknown layout tag", NULL);
 	if (layout == &pbt_layout_heads && !st->normalized)
 		corrupt(index, blkno, 0, "heads layout on a comparator-mode page", NULL);
+	if (layout == &pbt_layout_dense && !(leaf && st->normalized && !st->has_include))
+		corrupt(index, blkno, 0,
+				"dense layout on an inner or comparator-mode page, or with INCLUDE columns",
+				NULL);
 	if ((problem = layout->check(page)) != NULL)
 		corrupt(index, blkno, 0, problem, NULL);
 

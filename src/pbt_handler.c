@@ -25,6 +25,7 @@ static relopt_enum_elt_def pbt_layout_values[] = {
 	{"auto", PBT_LAYOUT_OPTION_DEFAULT},
 	{"plain", PBT_LAYOUT_OPTION_PLAIN},
 	{"heads", PBT_LAYOUT_OPTION_HEADS},
+	{"dense", PBT_LAYOUT_OPTION_DENSE},
 	{NULL}
 };
 
@@ -39,7 +40,7 @@ _PG_init(void)
 	add_enum_reloption(pbt_relopt_kind, "layout",
 					   "Layout of new leaf pages",
 					   pbt_layout_values, PBT_LAYOUT_OPTION_DEFAULT,
-					   "Valid values are \"auto\", \"plain\" and \"heads\".",
+					   "Valid values are \"auto\", \"plain\", \"heads\" and \"dense\".",
 					   ShareUpdateExclusiveLock);
 
 	/* a custom WAL resource manager can only be registered at preload */
@@ -103,6 +104,20 @@ pbt_build_state(Relation index, MemoryContext cxt)
 	st->leaf_layout = st->inner_layout = PBT_LAYOUT_PLAIN;
 	if (st->normalized && (!opts || opts->layout != PBT_LAYOUT_OPTION_PLAIN))
 		st->leaf_layout = st->inner_layout = PBT_LAYOUT_HEADS;
+
+	/*
+	 * Dense leaves hold key || TID items compared as bytes: normalized keys
+	 * without an INCLUDE payload.  They are only made by page rebuilds, so
+	 * new leaves still start in leaf_layout.
+	 */
+	st->dense_leaves = PBT_DENSE_NEVER;
+	if (st->normalized && !st->has_include)
+	{
+		if (!opts || opts->layout == PBT_LAYOUT_OPTION_DEFAULT)
+			st->dense_leaves = PBT_DENSE_SMALLER;
+		else if (opts->layout == PBT_LAYOUT_OPTION_DENSE)
+			st->dense_leaves = PBT_DENSE_ELIGIBLE;
+	}
 	st->root = InvalidBlockNumber;
 	st->rightmost_leaf = InvalidBlockNumber;
 	MemoryContextSwitchTo(oldcxt);

@@ -632,6 +632,49 @@ choose_split(const PbtLayout *layout, const PbtItem *items, int n,
 }
 
 /*
+ * Leaves with normalized keys are rebuilt in the layout that
+ * pbt_choose_leaf_layout picks for each half, which may differ from the
+ * page's: a half of a heads page may become dense, and the half of a dense
+ * page that gets an item breaking the pattern becomes heads.  So the costs
+ * that choose_split balanced (the page's own) are only a guide: check that
+ * both halves fit as they will be rebuilt and otherwise take the nearest
+ * split point where they do.  Halves that are not dense get fallback, the
+ * layout choose_split planned with.  Returns the split point; sep gets the
+ * separator, ltag and rtag the halves' layouts.
+ */
+static int
+fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0, PbtItem *oldhikey,
+			   uint8 fallback, StringInfo sep, uint8 *ltag, uint8 *rtag)
+{
+	for (int d = 0; d < n; d++)
+	{
+		for (int side = 0; side < (d == 0 ? 1 : 2); side++)
+		{
+			int			s = side == 0 ? s0 - d : s0 + d;
+			PbtItem		hikey;
+
+			if (s < 1 || s >= n)
+				continue;
+			pbt_separator(st, &items[s - 1], &items[s], sep);
+			hikey.data = sep->data;
+			hikey.len = sep->len;
+			*ltag = pbt_choose_leaf_layout(st, items, s, &hikey);
+			*rtag = pbt_choose_leaf_layout(st, items + s, n - s, oldhikey);
+			/* not dense: the layout choose_split found room in */
+			if (*ltag != PBT_LAYOUT_DENSE)
+				*ltag = fallback;
+			if (*rtag != PBT_LAYOUT_DENSE)
+				*rtag = fallback;
+			if (pbt_leaf_fits(*ltag, items, s, &hikey) &&
+				pbt_leaf_fits(*rtag, items + s, n - s, oldhikey))
+				return s;
+		}
+	}
+	elog(ERROR, "pagebtree: could not find a split point");
+	return 0;					/* keep compiler quiet */
+}
+
+/*
  * Split the page in buf, inserting item at pos, then insert the downlink to
  * the new right page into the parent.  Releases buf and cbuf.
  */
@@ -664,6 +707,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 				rpage;
 	PbtPageOpaque lopaque,
 				ropaque;
+	uint8		ltag;
+	uint8		rtag;
 
 	for (int i = 0, j = 0; i <= n; i++)
 	{
@@ -683,8 +728,14 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	}
 
 	fillfactor = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
-	s = choose_split(pbt_layout_by_tag(newlayout), items, n + 1,
-					 has_hikey ? oldhikey.len : 0, leaf,
+	/*
+	 * Plan with the new layout's space needs; a dense page's halves are
+	 * likely dense again (its estimate is heads' for halves that are not).
+	 */
+	s = choose_split(pbt_layout_by_tag(oopaque->layout == PBT_LAYOUT_DENSE &&
+									   st->dense_leaves != PBT_DENSE_NEVER ?
+									   PBT_LAYOUT_DENSE : newlayout),
+					 items, n + 1, has_hikey ? oldhikey.len : 0, leaf,
 					 PbtIsRightmost(oopaque) && pos == n, fillfactor,
 					 leaf && st->normalized);
 	if (s < 0 && newlayout != oopaque->layout)
@@ -697,10 +748,14 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	}
 	if (s < 0)
 		elog(ERROR, "pagebtree: could not find a split point");
+	ltag = rtag = newlayout;
 
 	/* the separator becomes the left high key and the parent's new key */
 	initStringInfo(&sep);
-	if (leaf)
+	if (leaf && st->normalized)
+		s = fit_leaf_split(st, items, n + 1, s, has_hikey ? &oldhikey : NULL,
+						   newlayout, &sep, &ltag, &rtag);
+	else if (leaf)
 		pbt_separator(st, &items[s - 1], &items[s], &sep);
 	else
 		appendBinaryStringInfo(&sep, items[s].data + dl, items[s].len - dl);
@@ -719,7 +774,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 
 	/* right page: items [s, n], old high key; on inner pages its first key is -inf */
 	pbt_page_init(rpage, oopaque->level,
-				  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), newlayout);
+				  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), rtag);
 	if (!leaf)
 	{
 		items[s].len = dl;
@@ -730,16 +785,16 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	ropaque->next = oopaque->next;
 
 	/*
-	 * Left page.  When the new item went right, dropping the moved slots and
-	 * adding the high key changes few bytes, which keeps the WAL record
-	 * small; otherwise rebuild it.
+	 * Left page.  When the new item went right and the layout stays, dropping
+	 * the moved items and adding the high key changes few bytes, which keeps
+	 * the WAL record small; otherwise rebuild it.
 	 */
 	sepitem.data = sep.data;
 	sepitem.len = sep.len;
-	if (pos < s || newlayout != oopaque->layout ||
+	if (pos < s || ltag != oopaque->layout ||
 		(layout->truncate(lpage, s), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
 	{
-		PbtPageGetOpaque(lpage)->layout = newlayout;
+		PbtPageGetOpaque(lpage)->layout = ltag;
 		pbt_page_rebuild(lpage, items, s, &sepitem);
 	}
 	lopaque = PbtPageGetOpaque(lpage);

@@ -134,6 +134,23 @@ stored_bytes(Page page, const HeadsSlot *slot)
 	return key_offset(page) + remainder_bytes(slot_len(slot));
 }
 
+/*
+ * Sizes on a heads page, for layouts that convert themselves to heads and
+ * for the engine's choice of a leaf's layout: the header with a prefix of
+ * prefix_len bytes, and one item whose length after the prefix is len.
+ */
+int
+pbt_heads_base_bytes(int prefix_len)
+{
+	return sizeof(HeadsHeader) + prefix_len;
+}
+
+int
+pbt_heads_item_bytes(int len)
+{
+	return sizeof(HeadsSlot) + remainder_bytes(len);
+}
+
 static void
 heads_init(Page page)
 {
@@ -319,14 +336,18 @@ heads_space_needed(const PbtItem *items, int n, bool leaf)
 	if (n > fk)
 		q = common_prefix(items[fk].data + koff, items[fk].len - koff,
 						  items[n - 1].data + koff, items[n - 1].len - koff);
-	bytes = sizeof(HeadsHeader) + q;
+	bytes = pbt_heads_base_bytes(q);
 	for (int i = 0; i < n; i++)
-	{
-		bytes += sizeof(HeadsSlot) + koff;
-		if (i >= fk)
-			bytes += remainder_bytes(items[i].len - koff - q);
-	}
+		bytes += koff + (i >= fk ? pbt_heads_item_bytes(items[i].len - koff - q) :
+						 sizeof(HeadsSlot));
 	return bytes;
+}
+
+/* bytes sorted leaf items take on a heads page as heads_load lays them out */
+int
+pbt_heads_bytes(PbtItem *items, int n)
+{
+	return heads_space_needed(items, n, true);
 }
 
 /* Place len bytes below pd_upper, leaving room for one more slot. */

@@ -24,6 +24,8 @@ pbt_layout_by_tag(uint8 tag)
 			return &pbt_layout_plain;
 		case PBT_LAYOUT_HEADS:
 			return &pbt_layout_heads;
+		case PBT_LAYOUT_DENSE:
+			return &pbt_layout_dense;
 	}
 	return NULL;
 }
@@ -165,4 +167,49 @@ bool
 pbt_page_insert(Page page, int pos, const char *data, int len)
 {
 	return pbt_layout(page)->insert(page, pos, data, len);
+}
+
+/*
+ * The layout of a leaf rebuilt to hold these sorted items and high key
+ * (NULL: none) after a split or at the end of a bulk-built page: dense
+ * where the index allows it and the items are dense-eligible (and, by
+ * default, take fewer bytes than as heads), else the index's leaf layout.
+ */
+uint8
+pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey)
+{
+	int			dense_bytes;
+
+	if (st->dense_leaves == PBT_DENSE_NEVER ||
+		!pbt_dense_eligible(items, n, hikey, &dense_bytes))
+		return st->leaf_layout;
+	if (st->dense_leaves == PBT_DENSE_SMALLER &&
+		dense_bytes >= pbt_heads_bytes(items, n))
+		return st->leaf_layout;
+	return PBT_LAYOUT_DENSE;
+}
+
+/*
+ * Would a normalized-key leaf of layout tag hold exactly these items and
+ * high key?  Exact for what each layout's load does, so a split can check
+ * its halves before writing them.
+ */
+bool
+pbt_leaf_fits(uint8 tag, PbtItem *items, int n, PbtItem *hikey)
+{
+	int			bytes = hikey ? hikey->len : 0;
+
+	switch (tag)
+	{
+		case PBT_LAYOUT_DENSE:
+			return pbt_dense_eligible(items, n, hikey, &bytes);
+		case PBT_LAYOUT_HEADS:
+			bytes += pbt_heads_bytes(items, n);
+			break;
+		default:
+			for (int i = 0; i < n; i++)
+				bytes += items[i].len + sizeof(PbtSlot);
+			break;
+	}
+	return bytes <= (int) PBT_USABLE_SPACE;
 }

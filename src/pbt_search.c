@@ -44,13 +44,9 @@ pbt_page_first_key(Page page)
 	return PbtIsLeaf(PbtPageGetOpaque(page)) ? 0 : 1;
 }
 
-/*
- * Binary search.  On a leaf, returns the first position whose item is >=
- * key (count if none).  On an inner page, returns the position of the
- * downlink to follow: the last separator <= key.
- */
-int
-pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key)
+/* the engine's binary search over assembled items (see pbt_binsearch) */
+static int
+generic_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 {
 	const PbtLayout *layout = pbt_layout(page);
 	bool		leaf = PbtIsLeaf(PbtPageGetOpaque(page));
@@ -60,8 +56,6 @@ pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 	int			high = layout->count(page);
 	PbtItemBuf	itembuf;
 
-	if (layout->search)
-		return layout->search(st, page, key);
 	while (low < high)
 	{
 		int			mid = low + (high - low) / 2;
@@ -74,6 +68,29 @@ pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 			high = mid;
 	}
 	return leaf ? low : low - 1;
+}
+
+/*
+ * Binary search.  On a leaf, returns the first position whose item is >=
+ * key (count if none).  On an inner page, returns the position of the
+ * downlink to follow: the last separator <= key.  Layouts may have a faster
+ * search of their own; PBT_CHECKS builds check it against the generic one.
+ */
+int
+pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key)
+{
+	const PbtLayout *layout = pbt_layout(page);
+	int			pos;
+
+	if (!layout->search)
+		return generic_binsearch(st, page, key);
+	pos = layout->search(st, page, key);
+#ifdef PBT_CHECKS
+	if (pos != generic_binsearch(st, page, key))
+		elog(ERROR, "pagebtree: %s layout search returned position %d, not %d",
+			 layout->name, pos, generic_binsearch(st, page, key));
+#endif
+	return pos;
 }
 
 /* Does key belong to a page to the right of this one? */

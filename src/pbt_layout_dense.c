@@ -1,0 +1,932 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_layout_dense.c
+ *	  Fully dense leaf layout, after "B-Trees Are Back" (normalized keys
+ *	  without INCLUDE columns only).
+ *
+ * Every item on a dense page has the same length L and is
+ *
+ *   prefix (p bytes, the same for all) | tail (t bytes) | value (v bytes)
+ *
+ * where t = min(4, L - v), p = L - v - t and v = PBT_TID_BYTES: the value
+ * is the heap TID.  The tail, read as a big-endian unsigned integer,
+ * indexes a fixed-width array of values covering tails [base, base +
+ * capacity); a presence bitmap says which tails exist.  Tails are distinct
+ * (one entry per key value), so the ordered position of an item is the rank
+ * of its tail in the bitmap, and an insert sets a bit and copies a TID:
+ * nothing shifts.  Neither the prefix nor the tails are stored per item, so
+ * an int8 entry (15 bytes) takes 6 bytes and two bits.
+ *
+ *   PageHeader | DenseHeader | present bitmap | dead bitmap | values[capacity]
+ *   -> pd_lower ... free ... pd_upper <- prefix bytes, high key | special
+ *
+ * The bitmaps are whole 8-byte words (bit i in byte i / 8, bit i % 8), so
+ * rank and select count a word at a time with pg_popcount64.  The dead
+ * bitmap holds the dead-entry hints (not WAL-logged; DENSE_HAS_DEAD says
+ * whether any may be set, so that scans of pages without hints skip the
+ * lookup).  A page initialized empty has capacity 0 until it is loaded.
+ *
+ * The capacity is fixed when the page is loaded: as many slots as fit
+ * (keeping room for a high key as long as an item while the page has none,
+ * so that a split or the bulk build can add one without a rebuild).  The
+ * window is placed to end at the high key where there is one, covering the
+ * keys that can still arrive below the first item, and to start at the
+ * first item on the rightmost page, where ascending keys arrive.
+ *
+ * An insert that cannot set a bit (a different length or prefix, a tail
+ * outside the window, or an existing tail: the same key with another heap
+ * TID, as after a non-HOT update) converts the page in place to the heads
+ * layout holding all items plus the new one, or fails, leaving the page
+ * unchanged, if they do not fit there either; the engine then splits.  The
+ * conversion is deterministic and drops the hints, so WAL redo repeats it
+ * exactly.  No palloc: inserts run inside critical sections.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pagebtree.h"
+
+#include "port/pg_bitutils.h"
+
+typedef struct DenseHeader
+{
+	uint16		item_len;		/* L; 0 while capacity is 0 */
+	uint16		prefix_off;		/* the prefix bytes, in the item area */
+	uint16		prefix_len;		/* p = L - t - v */
+	uint16		capacity;		/* slots: tails [base, base + capacity) */
+	uint16		count;			/* present slots */
+	uint8		tail_len;		/* t, 1 to 4 */
+	uint8		flags;			/* DENSE_HAS_DEAD */
+	uint32		base;			/* tail of slot 0 */
+} DenseHeader;
+
+#define DENSE_HAS_DEAD		0x01	/* a dead-entry hint may be set */
+
+#define DENSE_VALUE_BYTES	PBT_TID_BYTES
+#define DENSE_MAX_TAIL		4
+#define DENSE_MAPS_START	(SizeOfPageHeaderData + sizeof(DenseHeader))
+#define DENSE_MAP_BYTES(cap) ((((cap) + 63) / 64) * (int) sizeof(uint64))
+
+/* what a dense page for some items would look like (see dense_plan) */
+typedef struct DensePlan
+{
+	int			len;			/* L */
+	int			plen;			/* p */
+	int			tlen;			/* t */
+	uint32		base;
+	int			capacity;
+	int			bytes;			/* header, prefix and a window just
+								 * covering the items */
+} DensePlan;
+
+static inline DenseHeader *
+dense_header(Page page)
+{
+	return (DenseHeader *) ((char *) page + SizeOfPageHeaderData);
+}
+
+static inline uint8 *
+present_map(Page page)
+{
+	return (uint8 *) page + DENSE_MAPS_START;
+}
+
+static inline uint8 *
+dead_map(Page page)
+{
+	return present_map(page) + DENSE_MAP_BYTES(dense_header(page)->capacity);
+}
+
+static inline char *
+slot_value(Page page, int slot)
+{
+	return (char *) present_map(page) +
+		2 * DENSE_MAP_BYTES(dense_header(page)->capacity) +
+		slot * DENSE_VALUE_BYTES;
+}
+
+static inline bool
+bit_is_set(const uint8 *map, int i)
+{
+	return (map[i / 8] & (1 << (i % 8))) != 0;
+}
+
+static inline int
+tail_len_for(int len)
+{
+	return Min(DENSE_MAX_TAIL, len - DENSE_VALUE_BYTES);
+}
+
+static inline uint64
+read_tail(const char *p, int tlen)
+{
+	uint64		t = 0;
+
+	for (int i = 0; i < tlen; i++)
+		t = (t << 8) | (uint8) p[i];
+	return t;
+}
+
+static inline void
+write_tail(char *p, int tlen, uint64 t)
+{
+	for (int i = tlen - 1; i >= 0; i--)
+	{
+		p[i] = (char) (t & 0xFF);
+		t >>= 8;
+	}
+}
+
+static inline uint64
+load_word(const uint8 *p)
+{
+	uint64		w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+/* number of set bits before bit i */
+static int
+map_rank(const uint8 *map, int i)
+{
+	int			nbytes = i / 8;
+	int			r = 0;
+	int			b = 0;
+
+	for (; b + 8 <= nbytes; b += 8)
+		r += pg_popcount64(load_word(map + b));
+	for (; b < nbytes; b++)
+		r += pg_number_of_ones[map[b]];
+	if (i % 8)
+		r += pg_number_of_ones[map[nbytes] & ((1 << (i % 8)) - 1)];
+	return r;
+}
+
+/* the bit that is the pos-th set bit (from 0), or -1 */
+static int
+map_select(const uint8 *map, int nbytes, int pos)
+{
+	int			b = 0;
+
+	for (; b + 8 <= nbytes; b += 8)
+	{
+		int			c = pg_popcount64(load_word(map + b));
+
+		if (pos < c)
+			break;
+		pos -= c;
+	}
+	for (; b < nbytes; b++)
+	{
+		int			c = pg_number_of_ones[map[b]];
+
+		if (pos < c)
+		{
+			uint32		bits = map[b];
+
+			while (pos-- > 0)
+				bits &= bits - 1;
+			return b * 8 + pg_rightmost_one_pos32(bits);
+		}
+		pos -= c;
+	}
+	return -1;
+}
+
+/* the slot holding the item at ordered position pos */
+static inline int
+slot_of(Page page, int pos)
+{
+	DenseHeader *hdr = dense_header(page);
+	int			slot;
+
+	Assert(pos >= 0 && pos < hdr->count);
+	slot = map_select(present_map(page), DENSE_MAP_BYTES(hdr->capacity), pos);
+	if (slot < 0)
+		elog(ERROR, "pagebtree dense layout: no item at position %d", pos);
+	return slot;
+}
+
+static inline int
+common_prefix(const char *a, int alen, const char *b, int blen)
+{
+	int			n = Min(alen, blen);
+	int			i = 0;
+
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* slots that fit in space bytes of bitmaps and values */
+static int
+capacity_for(int space)
+{
+	int			per_word = 2 * sizeof(uint64) + 64 * DENSE_VALUE_BYTES;
+	int			words;
+	int			cap;
+	int			rest;
+
+	if (space <= 0)
+		return 0;
+	words = space / per_word;
+	cap = words * 64;
+	rest = space - words * per_word;
+	if (rest > 2 * (int) sizeof(uint64))
+		cap += Min(63, (rest - 2 * (int) sizeof(uint64)) / DENSE_VALUE_BYTES);
+	return Min(cap, (int) PBT_MAX_ITEMS_PER_PAGE);
+}
+
+/*
+ * Slots of a page for items of length len with a prefix of plen bytes: all
+ * the space left by the header, the prefix and the high key, or, without
+ * one, room for a high key as long as an item (a separator after a dense
+ * item is never longer) plus what pbt_page_alloc keeps free.
+ */
+static int
+capacity_with(int len, int plen, int hikey_len)
+{
+	int			space = PBT_USABLE_SPACE - sizeof(DenseHeader) - plen;
+
+	space -= hikey_len >= 0 ? hikey_len : len + (int) sizeof(PbtSlot);
+	return capacity_for(space);
+}
+
+static inline int
+dense_bytes(int plen, int span)
+{
+	return sizeof(DenseHeader) + plen + 2 * DENSE_MAP_BYTES(span) +
+		span * DENSE_VALUE_BYTES;
+}
+
+/*
+ * The largest tail an item starting with prefix can have below the high
+ * key: the high key's tail bytes, zero-padded, if it shares the prefix;
+ * else any tail.
+ */
+static uint64
+tail_limit(PbtItem *hikey, const char *prefix, int plen, int tlen)
+{
+	uint64		domain = UINT64CONST(1) << (8 * tlen);
+	uint64		hi = 0;
+
+	if (hikey->len <= plen || memcmp(hikey->data, prefix, plen) != 0)
+		return domain - 1;
+	for (int i = 0; i < tlen; i++)
+		hi = (hi << 8) | (plen + i < hikey->len ? (uint8) hikey->data[plen + i] : 0);
+	return hi;
+}
+
+/*
+ * Can sorted items make a dense page with this high key (NULL: none)?  If
+ * so, fill in the plan: lengths, capacity and window.  Loading and the
+ * engine's choice both use this, so they agree.
+ */
+static bool
+dense_plan(PbtItem *items, int n, PbtItem *hikey, DensePlan *plan)
+{
+	int			len;
+	int			plen;
+	int			tlen;
+	uint64		first;
+	uint64		last;
+	uint64		prev;
+	uint64		domain;
+	uint64		base;
+	int			cap;
+
+	if (n < 1)
+		return false;
+	len = items[0].len;
+	if (len <= DENSE_VALUE_BYTES || len > (int) PBT_MAX_ITEM_SIZE)
+		return false;
+	tlen = tail_len_for(len);
+	plen = len - DENSE_VALUE_BYTES - tlen;
+	/* sorted: if the first and last share the prefix, all do */
+	if (items[n - 1].len != len ||
+		memcmp(items[0].data, items[n - 1].data, plen) != 0)
+		return false;
+
+	/* one entry per tail: an equal tail is the same key with another TID */
+	first = prev = read_tail(items[0].data + plen, tlen);
+	for (int i = 1; i < n; i++)
+	{
+		uint64		t;
+
+		if (items[i].len != len)
+			return false;
+		t = read_tail(items[i].data + plen, tlen);
+		if (t <= prev)
+			return false;
+		prev = t;
+	}
+	last = prev;
+
+	cap = capacity_with(len, plen, hikey ? hikey->len : -1);
+	domain = UINT64CONST(1) << (8 * tlen);
+	if ((uint64) cap > domain)
+		cap = (int) domain;
+	if (last - first + 1 > (uint64) cap)
+		return false;
+
+	/* end the window at the high key, if that does not cut off an item */
+	base = first;
+	if (hikey)
+	{
+		uint64		top = tail_limit(hikey, items[0].data, plen, tlen) + 1;
+
+		if (top > last)
+			base = Min(first, top > (uint64) cap ? top - cap : 0);
+	}
+	if (base + cap > domain)
+		cap = (int) (domain - base);
+
+	plan->len = len;
+	plan->plen = plen;
+	plan->tlen = tlen;
+	plan->base = (uint32) base;
+	plan->capacity = cap;
+	plan->bytes = dense_bytes(plen, (int) (last - first + 1));
+	return true;
+}
+
+/*
+ * Do sorted items fit a dense page with this high key (NULL: none yet)?
+ * *bytes: what they take there with a window just covering them (header,
+ * prefix, bitmaps and values; the high key is not counted), to compare
+ * with other layouts.
+ */
+bool
+pbt_dense_eligible(PbtItem *items, int n, PbtItem *hikey, int *bytes)
+{
+	DensePlan	plan;
+
+	if (!dense_plan(items, n, hikey, &plan))
+		return false;
+	*bytes = plan.bytes;
+	return true;
+}
+
+/*
+ * Bulk build: if item can share a dense page with first (the first item on
+ * the page), the number of tails from first's to item's, inclusive; else 0.
+ */
+int
+pbt_dense_span(const char *first, int firstlen, const char *item, int len)
+{
+	int			tlen;
+	int			plen;
+	uint64		a,
+				b;
+
+	if (len != firstlen || len <= DENSE_VALUE_BYTES || len > (int) PBT_MAX_ITEM_SIZE)
+		return 0;
+	tlen = tail_len_for(len);
+	plen = len - DENSE_VALUE_BYTES - tlen;
+	if (memcmp(first, item, plen) != 0)
+		return 0;
+	a = read_tail(first + plen, tlen);
+	b = read_tail(item + plen, tlen);
+	if (b < a || b - a >= PBT_MAX_ITEMS_PER_PAGE)
+		return 0;
+	return (int) (b - a + 1);
+}
+
+/*
+ * Bulk build: the capacity of a dense page loaded with first as its first
+ * item and no high key (the window starts at first's tail).
+ */
+int
+pbt_dense_capacity(const char *first, int len)
+{
+	int			tlen = tail_len_for(len);
+	int			plen = len - DENSE_VALUE_BYTES - tlen;
+	uint64		room = (UINT64CONST(1) << (8 * tlen)) - read_tail(first + plen, tlen);
+
+	return (int) Min((uint64) capacity_with(len, plen, -1), room);
+}
+
+/* Bulk build: bytes of a dense page whose items span span tails. */
+int
+pbt_dense_bytes(int len, int span)
+{
+	return dense_bytes(len - DENSE_VALUE_BYTES - tail_len_for(len), span);
+}
+
+static void
+dense_init(Page page)
+{
+	DenseHeader *hdr = dense_header(page);
+
+	memset(hdr, 0, sizeof(DenseHeader));
+	hdr->prefix_off = ((PageHeader) page)->pd_upper;
+	((PageHeader) page)->pd_lower = DENSE_MAPS_START;
+}
+
+static int
+dense_count(Page page)
+{
+	return dense_header(page)->count;
+}
+
+static void
+dense_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
+{
+	DenseHeader *hdr = dense_header(page);
+	int			slot = slot_of(page, pos);
+	char	   *out = buf->data;
+
+	memcpy(out, (char *) page + hdr->prefix_off, hdr->prefix_len);
+	write_tail(out + hdr->prefix_len, hdr->tail_len, (uint64) hdr->base + slot);
+	memcpy(out + hdr->prefix_len + hdr->tail_len, slot_value(page, slot),
+		   DENSE_VALUE_BYTES);
+	item->data = buf->data;
+	item->len = hdr->item_len;
+}
+
+/* item bytes the page holds: header, bitmaps, values, prefix, high key */
+static int
+dense_live_bytes(Page page)
+{
+	DenseHeader *hdr = dense_header(page);
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+	int			live;
+
+	live = sizeof(DenseHeader) + 2 * DENSE_MAP_BYTES(hdr->capacity) +
+		hdr->count * DENSE_VALUE_BYTES + hdr->prefix_len;
+	if (!PbtIsRightmost(opaque))
+		live += opaque->hikey_len;
+	return live;
+}
+
+/*
+ * Free space is what the page does not hold: the hole, garbage (old high
+ * keys) and the empty slots of the window.  See dense_item_cost.
+ */
+static int
+dense_free_space(Page page)
+{
+	PageHeader	phdr = (PageHeader) page;
+
+	return phdr->pd_special - SizeOfPageHeaderData - dense_live_bytes(page);
+}
+
+static int
+dense_garbage(Page page)
+{
+	PageHeader	phdr = (PageHeader) page;
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+	int			used = dense_header(page)->prefix_len;
+
+	if (!PbtIsRightmost(opaque))
+		used += opaque->hikey_len;
+	return phdr->pd_special - phdr->pd_upper - used;
+}
+
+/* The slot an item would take, if it fits the window; present or not. */
+static bool
+dense_slot(Page page, const char *data, int len, int *slot)
+{
+	DenseHeader *hdr = dense_header(page);
+	uint64		tail;
+
+	if (hdr->capacity == 0 || len != hdr->item_len ||
+		memcmp(data, (char *) page + hdr->prefix_off, hdr->prefix_len) != 0)
+		return false;
+	tail = read_tail(data + hdr->prefix_len, hdr->tail_len);
+	if (tail < hdr->base || tail - hdr->base >= hdr->capacity)
+		return false;
+	*slot = (int) (tail - hdr->base);
+	return true;
+}
+
+/*
+ * Bytes the page would take as a heads page holding its items and the new
+ * one (and its high key), as heads_load lays them out: the heads prefix is
+ * the common prefix of the first and last items, which for sorted items
+ * and one more is the shortest common prefix among first, last and new.
+ */
+static int
+converted_bytes(Page page, const char *data, int len)
+{
+	DenseHeader *hdr = dense_header(page);
+	int			n = hdr->count;
+	int			q = len;
+	int			bytes;
+	PbtItem		hikey;
+
+	if (n > 0)
+	{
+		PbtItemBuf	fbuf,
+					lbuf;
+		PbtItem		first,
+					last;
+
+		dense_get(page, 0, &first, &fbuf);
+		dense_get(page, n - 1, &last, &lbuf);
+		q = common_prefix(first.data, first.len, last.data, last.len);
+		q = Min(q, common_prefix(first.data, first.len, data, len));
+		q = Min(q, common_prefix(last.data, last.len, data, len));
+	}
+	bytes = pbt_heads_base_bytes(q) + pbt_heads_item_bytes(len - q);
+	if (n > 0)
+		bytes += n * pbt_heads_item_bytes(hdr->item_len - q);
+	if (pbt_page_get_hikey(page, &hikey))
+		bytes += hikey.len;
+	return bytes;
+}
+
+/*
+ * What an insert costs, consistent with dense_free_space and dense_insert
+ * (the engine inserts only when cost <= free space, and insert must then
+ * succeed):
+ *
+ * - an item that sets a bit in the window costs its value bytes; there is
+ *   an empty slot, so free space is at least that;
+ * - an item of the page itself (present, same TID: split_page asks for the
+ *   cost of every item) likewise costs its value bytes;
+ * - any other item converts the page to heads, which fits iff the heads
+ *   bytes H are at most the usable space U.  Free space is U - live, so the
+ *   cost is H - live: cost <= free space exactly when the conversion fits.
+ *   (page_fits's shortcut, hole >= cost, implies it too: the hole is part
+ *   of the free space.)
+ */
+static int
+dense_item_cost(Page page, const char *data, int len)
+{
+	DenseHeader *hdr = dense_header(page);
+	int			slot;
+
+	if (dense_slot(page, data, len, &slot) &&
+		(!bit_is_set(present_map(page), slot) ||
+		 memcmp(slot_value(page, slot), data + hdr->prefix_len + hdr->tail_len,
+				DENSE_VALUE_BYTES) == 0))
+		return DENSE_VALUE_BYTES;
+	return Max(0, converted_bytes(page, data, len) - dense_live_bytes(page));
+}
+
+/*
+ * Split planning: a half that is not dense-eligible any more becomes heads
+ * (fit_leaf_split in pbt_insert.c picks each half's layout exactly).
+ */
+static int
+dense_space_needed(const PbtItem *items, int n, bool leaf)
+{
+	int			bytes;
+
+	Assert(leaf);
+	if (pbt_dense_eligible((PbtItem *) items, n, NULL, &bytes))
+		return bytes;
+	return pbt_heads_bytes((PbtItem *) items, n);
+}
+
+static void
+set_slot(Page page, int slot, const char *value)
+{
+	uint8	   *present = present_map(page);
+	uint8	   *dead = dead_map(page);
+
+	present[slot / 8] |= (1 << (slot % 8));
+	dead[slot / 8] &= ~(1 << (slot % 8));
+	memcpy(slot_value(page, slot), value, DENSE_VALUE_BYTES);
+	dense_header(page)->count++;
+}
+
+/* empty slots keep no stale TIDs, so the bytes depend only on the items */
+static void
+clear_slot(Page page, int slot)
+{
+	uint8	   *present = present_map(page);
+	uint8	   *dead = dead_map(page);
+
+	present[slot / 8] &= ~(1 << (slot % 8));
+	dead[slot / 8] &= ~(1 << (slot % 8));
+	memset(slot_value(page, slot), 0, DENSE_VALUE_BYTES);
+	dense_header(page)->count--;
+}
+
+/* the item at position k of the page's items with (data, len) put at pos */
+static void
+merged_get(Page page, int k, int pos, const char *data, int len,
+		   PbtItem *item, PbtItemBuf *buf)
+{
+	if (k == pos)
+	{
+		item->data = data;
+		item->len = len;
+	}
+	else
+		dense_get(page, k < pos ? k : k - 1, item, buf);
+}
+
+/*
+ * Rewrite the page as a heads page holding its items and the new one at
+ * pos, keeping the header, special space and high key.  Returns false,
+ * leaving the page unchanged, if they do not fit.  The heads page is built
+ * with the heads layout's own load (first and last item, which fixes the
+ * prefix) and inserts in order, so no array of all items is needed.
+ */
+static bool
+convert_to_heads(Page page, int pos, const char *data, int len)
+{
+	PageHeader	phdr = (PageHeader) page;
+	PGAlignedBlock copy;
+	Page		tmp = copy.data;
+	PbtPageOpaque opaque;
+	PbtItemBuf	buf0,
+				buf1;
+	PbtItem		ends[2];
+	PbtItem		hikey;
+	int			total = dense_header(page)->count + 1;
+
+	if (converted_bytes(page, data, len) > phdr->pd_special - SizeOfPageHeaderData)
+		return false;
+
+	memcpy(tmp, page, SizeOfPageHeaderData);
+	memcpy((char *) tmp + phdr->pd_special, (char *) page + phdr->pd_special,
+		   BLCKSZ - phdr->pd_special);
+	((PageHeader) tmp)->pd_lower = SizeOfPageHeaderData;
+	((PageHeader) tmp)->pd_upper = phdr->pd_special;
+	opaque = PbtPageGetOpaque(tmp);
+	opaque->layout = PBT_LAYOUT_HEADS;
+	opaque->hikey_off = opaque->hikey_len = 0;
+	pbt_layout_heads.init(tmp);
+	if (pbt_page_get_hikey(page, &hikey) &&
+		!pbt_page_set_hikey(tmp, hikey.data, hikey.len))
+		elog(ERROR, "pagebtree dense layout: high key does not fit after conversion");
+
+	merged_get(page, 0, pos, data, len, &ends[0], &buf0);
+	if (total > 1)
+		merged_get(page, total - 1, pos, data, len, &ends[1], &buf1);
+	pbt_layout_heads.load(tmp, ends, Min(total, 2));
+	for (int k = 1; k < total - 1; k++)
+	{
+		PbtItem		item;
+
+		merged_get(page, k, pos, data, len, &item, &buf0);
+		if (!pbt_layout_heads.insert(tmp, k, item.data, item.len))
+			elog(ERROR, "pagebtree dense layout: items do not fit after conversion");
+	}
+	memcpy(page, tmp, BLCKSZ);
+	return true;
+}
+
+static bool
+dense_insert(Page page, int pos, const char *data, int len)
+{
+	DenseHeader *hdr = dense_header(page);
+	int			slot;
+
+	Assert(pos >= 0 && pos <= hdr->count);
+	if (dense_slot(page, data, len, &slot) &&
+		!bit_is_set(present_map(page), slot))
+	{
+		Assert(map_rank(present_map(page), slot) == pos);
+		set_slot(page, slot, data + hdr->prefix_len + hdr->tail_len);
+		return true;
+	}
+	return convert_to_heads(page, pos, data, len);
+}
+
+/* Fill the empty page (its high key, if any, already set); see dense_plan. */
+static void
+dense_load(Page page, PbtItem *items, int n)
+{
+	PageHeader	phdr = (PageHeader) page;
+	DenseHeader *hdr = dense_header(page);
+	PbtItem		hikey;
+	DensePlan	plan;
+	int			lower;
+
+	if (hdr->capacity != 0)
+		elog(ERROR, "pagebtree dense layout: load into a page that is not empty");
+	if (!dense_plan(items, n, pbt_page_get_hikey(page, &hikey) ? &hikey : NULL,
+					&plan))
+		elog(ERROR, "pagebtree dense layout: %d items do not make a dense page", n);
+	lower = DENSE_MAPS_START + 2 * DENSE_MAP_BYTES(plan.capacity) +
+		plan.capacity * DENSE_VALUE_BYTES;
+	if (lower > phdr->pd_upper - plan.plen)
+		elog(ERROR, "pagebtree dense layout: %d items do not fit", n);
+
+	phdr->pd_upper -= plan.plen;
+	memcpy((char *) page + phdr->pd_upper, items[0].data, plan.plen);
+	hdr->item_len = plan.len;
+	hdr->prefix_off = phdr->pd_upper;
+	hdr->prefix_len = plan.plen;
+	hdr->tail_len = plan.tlen;
+	hdr->capacity = plan.capacity;
+	hdr->base = plan.base;
+	hdr->count = 0;
+	hdr->flags = 0;
+	phdr->pd_lower = lower;
+	memset(present_map(page), 0, lower - DENSE_MAPS_START);
+	for (int i = 0; i < n; i++)
+	{
+		uint64		tail = read_tail(items[i].data + plan.plen, plan.tlen);
+
+		set_slot(page, (int) (tail - plan.base),
+				 items[i].data + plan.plen + plan.tlen);
+	}
+}
+
+static void
+dense_delete(Page page, const int *positions, int n)
+{
+	/* from the last: clearing a slot does not move the ones before it */
+	for (int k = n - 1; k >= 0; k--)
+		clear_slot(page, slot_of(page, positions[k]));
+}
+
+static void
+dense_truncate(Page page, int n)
+{
+	DenseHeader *hdr = dense_header(page);
+
+	Assert(n <= hdr->count);
+	if (n >= hdr->count)
+		return;
+	for (int slot = slot_of(page, n); slot < hdr->capacity; slot++)
+	{
+		if (bit_is_set(present_map(page), slot))
+			clear_slot(page, slot);
+	}
+}
+
+/*
+ * Number of items below a tail (tails outside the window compare with the
+ * whole window).
+ */
+static int
+rank_of_tail(Page page, uint64 tail)
+{
+	DenseHeader *hdr = dense_header(page);
+
+	if (tail <= hdr->base)
+		return 0;
+	if (tail - hdr->base >= hdr->capacity)
+		return hdr->count;
+	return map_rank(present_map(page), (int) (tail - hdr->base));
+}
+
+/*
+ * First position whose item is >= key, with exactly the semantics of
+ * pbt_compare() on whole items: memcmp over the shorter length, then
+ * nextkey or the lengths decide.  The prefix is compared once; then the
+ * key's tail bytes locate a slot directly, and only the item with exactly
+ * that tail (there is at most one) needs its value compared.
+ */
+static int
+dense_search(PbtState *st, Page page, PbtSearchKey *key)
+{
+	DenseHeader *hdr = dense_header(page);
+	int			plen = hdr->prefix_len;
+	int			tlen = hdr->tail_len;
+	const char *k;
+	int			kb;
+	int			c;
+
+	Assert(st->normalized);
+	if (hdr->count == 0)
+		return 0;
+	c = memcmp(key->bytes, (char *) page + hdr->prefix_off, Min(key->len, plen));
+	if (c != 0)
+		return c < 0 ? 0 : hdr->count;
+	if (key->len <= plen)
+	{
+		/* the key is a prefix of every item */
+		return key->nextkey ? hdr->count : 0;
+	}
+	k = key->bytes + plen;
+	kb = key->len - plen;
+
+	if (kb < tlen)
+	{
+		/* the key ends within the tail: it is a prefix of the tails it matches */
+		int			shift = 8 * (tlen - kb);
+		uint64		lo = read_tail(k, kb) << shift;
+
+		return rank_of_tail(page, key->nextkey ? lo + (UINT64CONST(1) << shift) : lo);
+	}
+	else
+	{
+		uint64		tail = read_tail(k, tlen);
+		int			r = rank_of_tail(page, tail);
+		int			rlen = kb - tlen;
+
+		/* the item with exactly this tail, if any: compare the rest */
+		if (tail >= hdr->base && tail - hdr->base < hdr->capacity &&
+			bit_is_set(present_map(page), (int) (tail - hdr->base)))
+		{
+			const char *value = slot_value(page, (int) (tail - hdr->base));
+
+			c = memcmp(k + tlen, value, Min(rlen, DENSE_VALUE_BYTES));
+			if (c > 0 || (c == 0 && (key->nextkey || rlen > DENSE_VALUE_BYTES)))
+				r++;
+		}
+		return r;
+	}
+}
+
+static void
+dense_set_dead(Page page, int pos)
+{
+	int			slot = slot_of(page, pos);
+
+	dead_map(page)[slot / 8] |= (1 << (slot % 8));
+	dense_header(page)->flags |= DENSE_HAS_DEAD;
+}
+
+static bool
+dense_is_dead(Page page, int pos)
+{
+	if (!(dense_header(page)->flags & DENSE_HAS_DEAD))
+		return false;
+	return bit_is_set(dead_map(page), slot_of(page, pos));
+}
+
+static void
+dense_mask(Page page)
+{
+	DenseHeader *hdr = dense_header(page);
+
+	memset(dead_map(page), 0, DENSE_MAP_BYTES(hdr->capacity));
+	hdr->flags &= ~DENSE_HAS_DEAD;
+}
+
+static const char *
+dense_check(Page page)
+{
+	PageHeader	phdr = (PageHeader) page;
+	DenseHeader *hdr = dense_header(page);
+	int			cap = hdr->capacity;
+	int			nbytes = DENSE_MAP_BYTES(cap);
+	uint8	   *present = present_map(page);
+	uint8	   *dead;
+	int			count = 0;
+
+	if (hdr->flags & ~DENSE_HAS_DEAD)
+		return "unknown dense header flags";
+	if (cap == 0)
+	{
+		if (hdr->count != 0 || phdr->pd_lower != DENSE_MAPS_START)
+			return "dense page without capacity holds items";
+		return NULL;
+	}
+	if (hdr->item_len <= DENSE_VALUE_BYTES ||
+		hdr->item_len > PBT_MAX_ITEM_SIZE ||
+		hdr->tail_len != tail_len_for(hdr->item_len) ||
+		hdr->prefix_len != hdr->item_len - DENSE_VALUE_BYTES - hdr->tail_len)
+		return "dense item, prefix and tail lengths disagree";
+	if (cap > (int) PBT_MAX_ITEMS_PER_PAGE ||
+		(uint64) hdr->base + cap > (UINT64CONST(1) << (8 * hdr->tail_len)))
+		return "dense capacity out of range";
+	if (phdr->pd_lower != DENSE_MAPS_START + 2 * nbytes + cap * DENSE_VALUE_BYTES)
+		return "dense capacity disagrees with pd_lower";
+	if (hdr->prefix_len > 0 &&
+		(hdr->prefix_off < phdr->pd_upper ||
+		 hdr->prefix_off + hdr->prefix_len > phdr->pd_special))
+		return "prefix bytes out of bounds";
+
+	dead = dead_map(page);
+	for (int slot = cap; slot < nbytes * 8; slot++)
+	{
+		if (bit_is_set(present, slot) || bit_is_set(dead, slot))
+			return "bitmap bits set beyond the capacity";
+	}
+	for (int slot = 0; slot < cap; slot++)
+	{
+		if (!bit_is_set(present, slot))
+		{
+			if (bit_is_set(dead, slot))
+				return "dead hint on an empty slot";
+			continue;
+		}
+		count++;
+		/* the TID's offset number: last two bytes, big-endian */
+		if (slot_value(page, slot)[4] == 0 && slot_value(page, slot)[5] == 0)
+			return "item with an invalid heap TID";
+	}
+	if (count != hdr->count)
+		return "dense item count disagrees with the presence bitmap";
+	return NULL;
+}
+
+const PbtLayout pbt_layout_dense = {
+	.name = "dense",
+	.init = dense_init,
+	.count = dense_count,
+	.get = dense_get,
+	.search = dense_search,
+	.insert = dense_insert,
+	.load = dense_load,
+	.delete = dense_delete,
+	.truncate = dense_truncate,
+	.item_cost = dense_item_cost,
+	.space_needed = dense_space_needed,
+	.free_space = dense_free_space,
+	.garbage = dense_garbage,
+	.set_dead = dense_set_dead,
+	.is_dead = dense_is_dead,
+	.mask = dense_mask,
+	.check = dense_check,
+};
