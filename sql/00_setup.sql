@@ -83,15 +83,17 @@ END;
 $$;
 
 --
--- pbt_verify(queries): run queries through pbt_cmp (index path, plus bitmap
--- path for queries with a WHERE clause); report how many ran, the total row
--- count, and the queries whose plan did not use a pagebtree index or whose
--- results differed.
+-- pbt_verify(queries): run every query through pbt_cmp on an index path,
+-- on a bitmap path if it has a WHERE clause, and as an index-only scan if
+-- it only reads one column selected "AS c" or is a count(*); report how
+-- many ran, the total row count, and the queries whose plan did not use a
+-- pagebtree index that way or whose results differed.
 CREATE OR REPLACE FUNCTION pbt_verify(qs text[], OUT queries int,
                                       OUT total_rows bigint, OUT failed text[])
 LANGUAGE plpgsql AS $$
 DECLARE
     q text;
+    via text;
     r record;
 BEGIN
     queries := 0;
@@ -99,19 +101,18 @@ BEGIN
     failed := '{}';
     FOREACH q IN ARRAY qs LOOP
         queries := queries + 1;
-        SELECT * INTO r FROM pbt_cmp(q, 'index');
-        total_rows := total_rows + r.nrows;
-        IF NOT r.plan_ok OR r.ndiffs <> 0 THEN
-            failed := failed || format('index: %s (plan_ok %s, %s of %s rows differ)',
-                                       q, r.plan_ok, r.ndiffs, r.nrows);
-        END IF;
-        IF q LIKE '% WHERE %' THEN
-            SELECT * INTO r FROM pbt_cmp(q, 'bitmap');
-            IF NOT r.plan_ok OR r.ndiffs <> 0 THEN
-                failed := failed || format('bitmap: %s (plan_ok %s, %s of %s rows differ)',
-                                           q, r.plan_ok, r.ndiffs, r.nrows);
+        FOREACH via IN ARRAY ARRAY['index', 'bitmap', 'indexonly'] LOOP
+            CONTINUE WHEN via = 'bitmap' AND q NOT LIKE '% WHERE %';
+            CONTINUE WHEN via = 'indexonly' AND q !~ '^SELECT (\w+ AS c|count\(\*\)) FROM';
+            SELECT * INTO r FROM pbt_cmp(q, via);
+            IF via = 'index' THEN
+                total_rows := total_rows + r.nrows;
             END IF;
-        END IF;
+            IF NOT r.plan_ok OR r.ndiffs <> 0 THEN
+                failed := failed || format('%s: %s (plan_ok %s, %s of %s rows differ)',
+                                           via, q, r.plan_ok, r.ndiffs, r.nrows);
+            END IF;
+        END LOOP;
     END LOOP;
 END;
 $$;

@@ -16,41 +16,9 @@
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
 
--- Run queries through pbt_cmp (00_setup.sql): every query through an index
--- path and, if it has a WHERE clause, a bitmap path; queries that only
--- read the key column also as index-only scans.
-CREATE FUNCTION ld_verify(qs text[], OUT queries int, OUT total_rows bigint,
-                          OUT failed text[])
-LANGUAGE plpgsql AS $$
-DECLARE
-    q text;
-    via text;
-    r record;
-BEGIN
-    queries := 0;
-    total_rows := 0;
-    failed := '{}';
-    FOREACH q IN ARRAY qs LOOP
-        queries := queries + 1;
-        FOREACH via IN ARRAY ARRAY['index', 'bitmap', 'indexonly'] LOOP
-            CONTINUE WHEN via = 'bitmap' AND q NOT LIKE '% WHERE %';
-            CONTINUE WHEN via = 'indexonly' AND q !~ '^SELECT (\w+ AS c|count\(\*\)) FROM';
-            SELECT * INTO r FROM pbt_cmp(q, via);
-            IF via = 'index' THEN
-                total_rows := total_rows + r.nrows;
-            END IF;
-            IF NOT r.plan_ok OR r.ndiffs <> 0 THEN
-                failed := failed || format('%s: %s (plan_ok %s, %s of %s rows differ)',
-                                           via, q, r.plan_ok, r.ndiffs, r.nrows);
-            END IF;
-        END LOOP;
-    END LOOP;
-END;
-$$;
-
 -- The queries for column col of table tbl whose keys lie around [lo, hi];
 -- lit turns a number into a literal of the column's type.  The key column
--- is selected as "c" so that ld_verify recognizes index-only queries.
+-- is selected as "c" so that pbt_verify recognizes index-only queries.
 CREATE FUNCTION ld_queries(tbl text, col text, lo bigint, hi bigint,
                            lit text DEFAULT '%s')
 RETURNS text[] LANGUAGE plpgsql AS $$
@@ -125,7 +93,7 @@ SELECT layout, live_items
 FROM pagebtree_page_stats('ld_small_k', (SELECT root FROM pagebtree_metapage('ld_small_k')));
 SELECT itemno, heap_tid, data
 FROM pagebtree_page_items('ld_small_k', (SELECT root FROM pagebtree_metapage('ld_small_k')));
-SELECT * FROM ld_verify(ld_queries('ld_small', 'k', 1000, 1020));
+SELECT * FROM pbt_verify(ld_queries('ld_small', 'k', 1000, 1020));
 -- a second entry for an existing key (another heap TID) converts the page
 -- to heads in place
 INSERT INTO ld_small VALUES (14, 1005);
@@ -135,7 +103,7 @@ SELECT itemno, heap_tid, data
 FROM pagebtree_page_items('ld_small_k', (SELECT root FROM pagebtree_metapage('ld_small_k')))
 WHERE itemno BETWEEN 4 AND 7;
 SELECT pagebtree_check('ld_small_k', true);
-SELECT * FROM ld_verify(ld_queries('ld_small', 'k', 1000, 1020));
+SELECT * FROM pbt_verify(ld_queries('ld_small', 'k', 1000, 1020));
 -- so does a key below the window
 TRUNCATE ld_small;
 INSERT INTO ld_small SELECT i, 1000 + i FROM generate_series(1, 10) i;
@@ -144,7 +112,7 @@ INSERT INTO ld_small VALUES (11, 1000);
 SELECT layout, live_items
 FROM pagebtree_page_stats('ld_small_k', (SELECT root FROM pagebtree_metapage('ld_small_k')));
 SELECT pagebtree_check('ld_small_k', true);
-SELECT * FROM ld_verify(ld_queries('ld_small', 'k', 1000, 1020));
+SELECT * FROM pbt_verify(ld_queries('ld_small', 'k', 1000, 1020));
 
 --
 -- 2. int8 keys: bulk build of consecutive keys, then inserts with gaps,
@@ -165,8 +133,8 @@ SELECT (SELECT entries / leaves FROM ld_leaves('ld8_auto')) AS entries_per_leaf,
        pg_relation_size('ld8_dense') <= 0.45 * pg_relation_size('ld8_bt') AS dense_small;
 EXPLAIN (COSTS OFF) SELECT k FROM ld8 WHERE k BETWEEN 100 AND 200;
 EXPLAIN (COSTS OFF) SELECT kd FROM ld8 WHERE kd < 500 ORDER BY kd DESC LIMIT 3;
-SELECT * FROM ld_verify(ld_queries('ld8', 'k', 1, 20000));
-SELECT * FROM ld_verify(ld_queries('ld8', 'kd', 1, 20000));
+SELECT * FROM pbt_verify(ld_queries('ld8', 'k', 1, 20000));
+SELECT * FROM pbt_verify(ld_queries('ld8', 'kd', 1, 20000));
 
 -- ascending inserts: the rightmost leaf fills its window, then splits
 -- leaving fillfactor on the left
@@ -183,10 +151,10 @@ INSERT INTO ld8 SELECT i, i, i, i, i FROM generate_series(100001, 110000) i
 ORDER BY (i * 7919) % 10007;
 SELECT * FROM ld_summary('ld8');
 VACUUM ANALYZE ld8;
-SELECT * FROM ld_verify(ld_queries('ld8', 'k', 1, 110000));
-SELECT * FROM ld_verify(ld_queries('ld8', 'kd', 1, 110000));
-SELECT * FROM ld_verify(ld_queries('ld8', 'k', -8000, 0));
-SELECT * FROM ld_verify(ld_queries('ld8', 'kd', 40000, 70000));
+SELECT * FROM pbt_verify(ld_queries('ld8', 'k', 1, 110000));
+SELECT * FROM pbt_verify(ld_queries('ld8', 'kd', 1, 110000));
+SELECT * FROM pbt_verify(ld_queries('ld8', 'k', -8000, 0));
+SELECT * FROM pbt_verify(ld_queries('ld8', 'kd', 40000, 70000));
 
 -- non-HOT updates (v is indexed): every seventh key gets a second entry
 -- with the new row version's TID; dense leaves that get one turn into heads
@@ -199,8 +167,8 @@ FROM ld_leaves('ld8_auto');
 SELECT dense < :dense_dense AS fewer_dense, heads > :dense_heads AS more_heads
 FROM ld_leaves('ld8_dense');
 SELECT index_name, entries, checked FROM ld_summary('ld8');
-SELECT * FROM ld_verify(ld_queries('ld8', 'k', 1, 20000));
-SELECT * FROM ld_verify(ld_queries('ld8', 'kd', 1, 20000));
+SELECT * FROM pbt_verify(ld_queries('ld8', 'k', 1, 20000));
+SELECT * FROM pbt_verify(ld_queries('ld8', 'kd', 1, 20000));
 
 -- deletes and VACUUM: dense pages lose bits, empty ones are deleted, and
 -- later inserts fill the holes
@@ -210,8 +178,8 @@ SELECT index_name, entries, checked FROM ld_summary('ld8');
 INSERT INTO ld8 SELECT i, i, i, i, i FROM generate_series(101000, 104000, 2) i;
 VACUUM ANALYZE ld8;
 SELECT index_name, entries, checked FROM ld_summary('ld8');
-SELECT * FROM ld_verify(ld_queries('ld8', 'k', 1, 110000));
-SELECT * FROM ld_verify(ld_queries('ld8', 'kd', 100000, 110000));
+SELECT * FROM pbt_verify(ld_queries('ld8', 'k', 1, 110000));
+SELECT * FROM pbt_verify(ld_queries('ld8', 'kd', 100000, 110000));
 
 -- Keys with gaps: every third key takes three slots of a dense page, more
 -- bytes than as heads, and a full heads page of them spans more tails than
@@ -229,8 +197,8 @@ INSERT INTO ldg SELECT i, i, i FROM generate_series(2, 30000, 3) i;
 INSERT INTO ldg SELECT i, i, i FROM generate_series(3, 30000, 3) i;
 SELECT * FROM ld_summary('ldg');
 VACUUM ANALYZE ldg;
-SELECT * FROM ld_verify(ld_queries('ldg', 'k', 1, 45000));
-SELECT * FROM ld_verify(ld_queries('ldg', 'kd', 1, 45000));
+SELECT * FROM pbt_verify(ld_queries('ldg', 'k', 1, 45000));
+SELECT * FROM pbt_verify(ld_queries('ldg', 'kd', 1, 45000));
 
 --
 -- 3. int4, date and timestamp keys (timestamps one second apart are not
@@ -269,15 +237,15 @@ FROM generate_series(6001, 9000) i ORDER BY (i * 7919) % 3001;
 DELETE FROM ldt WHERE id % 4 = 1;
 VACUUM ANALYZE ldt;
 SELECT index_name, entries, checked FROM ld_summary('ldt');
-SELECT * FROM ld_verify(ld_queries('ldt', 'i4', -3000, 9000));
-SELECT * FROM ld_verify(ld_queries('ldt', 'i4d', -3000, 9000));
-SELECT * FROM ld_verify(ld_queries('ldt', 'd', -3000, 9000, '(date ''2000-01-01'' + %s)'));
-SELECT * FROM ld_verify(ld_queries('ldt', 'dd', -3000, 9000, '(date ''2000-01-01'' + %s)'));
-SELECT * FROM ld_verify(ld_queries('ldt', 'ts', -3000, 9000,
+SELECT * FROM pbt_verify(ld_queries('ldt', 'i4', -3000, 9000));
+SELECT * FROM pbt_verify(ld_queries('ldt', 'i4d', -3000, 9000));
+SELECT * FROM pbt_verify(ld_queries('ldt', 'd', -3000, 9000, '(date ''2000-01-01'' + %s)'));
+SELECT * FROM pbt_verify(ld_queries('ldt', 'dd', -3000, 9000, '(date ''2000-01-01'' + %s)'));
+SELECT * FROM pbt_verify(ld_queries('ldt', 'ts', -3000, 9000,
                                    '(timestamp ''2000-01-01'' + %s * interval ''1 second'')'));
-SELECT * FROM ld_verify(ld_queries('ldt', 'tsd', -3000, 9000,
+SELECT * FROM pbt_verify(ld_queries('ldt', 'tsd', -3000, 9000,
                                    '(timestamp ''2000-01-01'' + %s * interval ''1 second'')'));
-SELECT * FROM ld_verify(ld_queries('ldt', 'tsu', -3000, 9000,
+SELECT * FROM pbt_verify(ld_queries('ldt', 'tsu', -3000, 9000,
                                    '(timestamp ''2000-01-01'' + %s * interval ''1 microsecond'')'));
 
 --
@@ -291,7 +259,7 @@ SELECT * FROM ld_summary('ldm');
 INSERT INTO ldm SELECT i, 7, i FROM generate_series(1, 3000) i ORDER BY (i * 7919) % 3001;
 VACUUM ANALYZE ldm;
 SELECT index_name, entries, checked FROM ld_summary('ldm');
-SELECT * FROM ld_verify(ARRAY[
+SELECT * FROM pbt_verify(ARRAY[
     'SELECT id FROM ldm WHERE g = 3',
     'SELECT id FROM ldm WHERE g = 7 AND s BETWEEN 500 AND 1500',
     'SELECT id FROM ldm WHERE g = 7 AND s = ANY (''{-1, 0, 1999, 2000, 2999, 3000}'')',
@@ -325,7 +293,7 @@ SELECT dense < (SELECT leaves FROM ld_leaves('ldx_k')) AS some_heads,
        pagebtree_check('ldx_k', true) IS NOT NULL AS checked
 FROM ld_leaves('ldx_k');
 DROP INDEX ldx_incl;
-SELECT * FROM ld_verify(ARRAY[
+SELECT * FROM pbt_verify(ARRAY[
     'SELECT k AS c FROM ldx WHERE k BETWEEN 10 AND 50',
     'SELECT id FROM ldx WHERE k = 77',
     'SELECT t FROM ldx WHERE t > ''f'' ORDER BY t DESC LIMIT 20'
@@ -336,4 +304,3 @@ DROP TABLE ld_small, ld8, ldg, ldt, ldm, ldx;
 DROP FUNCTION ld_summary(regclass);
 DROP FUNCTION ld_leaves(regclass);
 DROP FUNCTION ld_queries(text, text, bigint, bigint, text);
-DROP FUNCTION ld_verify(text[]);
