@@ -353,6 +353,18 @@ extern bool pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation,
 extern int	pbt_cmp_encoded(PbtState *st, int col, const char *a, int alen,
 							const char *b, int blen);
 
+/* length of the longest common prefix of two byte strings */
+static inline int
+pbt_common_prefix(const char *a, int alen, const char *b, int blen)
+{
+	int			n = Min(alen, blen);
+	int			i = 0;
+
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
 /* inner items */
 static inline BlockNumber
 pbt_item_child(const char *item)
@@ -368,6 +380,7 @@ extern void pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout);
 extern void pbt_meta_init(Page page, uint32 key_mode);
 extern bool pbt_page_get_hikey(Page page, PbtItem *hikey);
 extern bool pbt_page_set_hikey(Page page, const char *data, int len);
+extern int	pbt_page_hikey_bytes(Page page);
 extern int	pbt_page_alloc(Page page, int len);
 extern void pbt_page_rebuild(Page page, PbtItem *items, int nitems,
 							 PbtItem *hikey);

@@ -534,12 +534,8 @@ typedef struct SplitPlan
 static int
 separator_len(const PbtItem *items, int s)
 {
-	int			n = Min(items[s - 1].len, items[s].len);
-	int			d = 0;
-
-	while (d < n && items[s - 1].data[d] == items[s].data[d])
-		d++;
-	return d + 1;
+	return pbt_common_prefix(items[s - 1].data, items[s - 1].len,
+							 items[s].data, items[s].len) + 1;
 }
 
 /* signed distance of split point s from the goal */

@@ -512,11 +512,9 @@ pbt_separator(PbtState *st, PbtItem *lastleft, PbtItem *firstright,
 	resetStringInfo(buf);
 	if (st->normalized)
 	{
-		int			n = Min(lastleft->len, firstright->len);
-		int			d = 0;
+		int			d = pbt_common_prefix(lastleft->data, lastleft->len,
+										  firstright->data, firstright->len);
 
-		while (d < n && lastleft->data[d] == firstright->data[d])
-			d++;
 		if (d >= firstright->len)
 			elog(ERROR, "pagebtree items out of order at split");
 		appendBinaryStringInfo(buf, firstright->data, d + 1);

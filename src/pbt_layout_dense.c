@@ -207,17 +207,6 @@ slot_of(Page page, int pos)
 	return slot;
 }
 
-static inline int
-common_prefix(const char *a, int alen, const char *b, int blen)
-{
-	int			n = Min(alen, blen);
-	int			i = 0;
-
-	while (i < n && a[i] == b[i])
-		i++;
-	return i;
-}
-
 /* slots that fit in space bytes of bitmaps and values */
 static int
 capacity_for(int space)
@@ -449,14 +438,10 @@ static int
 dense_live_bytes(Page page)
 {
 	DenseHeader *hdr = dense_header(page);
-	PbtPageOpaque opaque = PbtPageGetOpaque(page);
-	int			live;
 
-	live = sizeof(DenseHeader) + 2 * DENSE_MAP_BYTES(hdr->capacity) +
-		hdr->count * DENSE_VALUE_BYTES + hdr->prefix_len;
-	if (!PbtIsRightmost(opaque))
-		live += opaque->hikey_len;
-	return live;
+	return sizeof(DenseHeader) + 2 * DENSE_MAP_BYTES(hdr->capacity) +
+		hdr->count * DENSE_VALUE_BYTES + hdr->prefix_len +
+		pbt_page_hikey_bytes(page);
 }
 
 /*
@@ -524,9 +509,9 @@ converted_bytes(Page page, const char *data, int len)
 
 		dense_get(page, 0, &first, &fbuf);
 		dense_get(page, n - 1, &last, &lbuf);
-		q = common_prefix(first.data, first.len, last.data, last.len);
-		q = Min(q, common_prefix(first.data, first.len, data, len));
-		q = Min(q, common_prefix(last.data, last.len, data, len));
+		q = pbt_common_prefix(first.data, first.len, last.data, last.len);
+		q = Min(q, pbt_common_prefix(first.data, first.len, data, len));
+		q = Min(q, pbt_common_prefix(last.data, last.len, data, len));
 	}
 	bytes = pbt_heads_base_bytes(q) + pbt_heads_item_bytes(len - q);
 	if (n > 0)

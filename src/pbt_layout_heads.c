@@ -96,17 +96,6 @@ make_head(const char *s, int len)
 	return h;
 }
 
-static inline int
-common_prefix(const char *a, int alen, const char *b, int blen)
-{
-	int			n = Min(alen, blen);
-	int			i = 0;
-
-	while (i < n && a[i] == b[i])
-		i++;
-	return i;
-}
-
 static inline bool
 is_leaf(Page page)
 {
@@ -238,15 +227,12 @@ heads_set_child(Page page, int pos, BlockNumber child)
 static int
 heads_live_bytes(Page page)
 {
-	PbtPageOpaque opaque = PbtPageGetOpaque(page);
 	HeadsSlot  *slots = heads_slots(page);
 	int			n = heads_count(page);
-	int			live = heads_header(page)->prefix_len;
+	int			live = heads_header(page)->prefix_len + pbt_page_hikey_bytes(page);
 
 	for (int i = 0; i < n; i++)
 		live += stored_bytes(page, &slots[i]);
-	if (!PbtIsRightmost(opaque))
-		live += opaque->hikey_len;
 	return live;
 }
 
@@ -294,7 +280,7 @@ prefix_for(Page page, const char *data, int len)
 
 	if (keyed_count(page) == 0)
 		return len;
-	return common_prefix((char *) page + hdr->prefix_off, hdr->prefix_len,
+	return pbt_common_prefix((char *) page + hdr->prefix_off, hdr->prefix_len,
 						 data, len);
 }
 
@@ -334,7 +320,7 @@ heads_space_needed(const PbtItem *items, int n, bool leaf)
 	int			bytes;
 
 	if (n > fk)
-		q = common_prefix(items[fk].data + koff, items[fk].len - koff,
+		q = pbt_common_prefix(items[fk].data + koff, items[fk].len - koff,
 						  items[n - 1].data + koff, items[n - 1].len - koff);
 	bytes = pbt_heads_base_bytes(q);
 	for (int i = 0; i < n; i++)
@@ -509,7 +495,7 @@ heads_load(Page page, PbtItem *items, int n)
 	int			plen = 0;
 
 	if (n > fk)
-		plen = common_prefix(items[fk].data + koff, items[fk].len - koff,
+		plen = pbt_common_prefix(items[fk].data + koff, items[fk].len - koff,
 							 items[n - 1].data + koff, items[n - 1].len - koff);
 	if (!set_prefix(page, n > fk ? items[fk].data + koff : NULL, plen))
 		elog(ERROR, "pagebtree heads layout: prefix does not fit");

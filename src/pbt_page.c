@@ -92,6 +92,15 @@ pbt_page_get_hikey(Page page, PbtItem *hikey)
 	return true;
 }
 
+/* bytes the high key takes in the item area (0 on a rightmost page) */
+int
+pbt_page_hikey_bytes(Page page)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+
+	return PbtIsRightmost(opaque) ? 0 : opaque->hikey_len;
+}
+
 /*
  * Reserve len bytes of item space below pd_upper, keeping room for one more
  * slot.  Returns the offset, or -1 if there is no room without compaction.
