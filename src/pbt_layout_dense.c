@@ -627,6 +627,8 @@ convert_to_heads(Page page, int pos, const char *data, int len)
 	if (converted_bytes(page, data, len) > phdr->pd_special - SizeOfPageHeaderData)
 		return false;
 
+	/* the whole block goes back to shared buffers: no undefined hole */
+	memset(tmp, 0, BLCKSZ);
 	memcpy(tmp, page, SizeOfPageHeaderData);
 	memcpy((char *) tmp + phdr->pd_special, (char *) page + phdr->pd_special,
 		   BLCKSZ - phdr->pd_special);
