@@ -127,3 +127,16 @@ CREATE INDEX ly_bad ON ly USING pagebtree (t COLLATE "und-x-icu") WITH (layout =
 CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = fancy);
 DROP TABLE ly;
 DROP FUNCTION ly_indexes(text), ly_verify(text), ly_layouts();
+
+-- 5. Keys sharing a 2,000-byte prefix: an index-only scan reassembles far
+--    more bytes than a page holds (over 64 kB per page).
+CREATE TABLE lyp (id int, s text COLLATE "C") WITH (autovacuum_enabled = off);
+INSERT INTO lyp SELECT i, repeat('x', 2000) || lpad(i::text, 6, '0')
+FROM generate_series(1, 5000) i;
+CREATE INDEX lyp_s ON lyp USING pagebtree (s) INCLUDE (id);
+VACUUM ANALYZE lyp;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT s AS c FROM lyp ORDER BY s',
+    'SELECT s AS c FROM lyp ORDER BY s DESC',
+    'SELECT count(*) FROM lyp WHERE s > repeat(''x'', 2000) || ''001000''']);
+DROP TABLE lyp;

@@ -53,8 +53,9 @@ typedef struct ScanPosItem
 {
 	ItemPointerData tid;
 	uint16		pos;			/* its position on the page when read */
-	uint16		tupoff;
 	uint16		tuplen;
+	uint32		tupoff;			/* in currTuples, which can outgrow 64 kB
+								 * when a layout factors out a long prefix */
 } ScanPosItem;
 
 typedef struct ScanPos
