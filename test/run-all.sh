@@ -34,7 +34,7 @@
 #   PBT_TEST_LOCALE    locale of the test clusters (default C.UTF-8)
 #   PBT_TEST_CONF      extra postgresql.conf lines for every test cluster
 #   PBT_TEST_USER      OS user that runs the tests when started as root (default postgres)
-#   PBT_TEST_TIMEOUT   per-phase time limit in seconds (default 1800)
+#   PBT_TEST_TIMEOUT   per-phase time limit in seconds (default 2700)
 #   PBT_TEST_SEED      random seed for the TAP workloads (default: fixed per test)
 #
 # Private install: the server binaries of the Debian package are copied with
@@ -68,7 +68,7 @@ KEEP=${PBT_KEEP:-0}
 WORK=${PBT_WORKDIR:-}
 TEST_LOCALE=${PBT_TEST_LOCALE:-C.UTF-8}
 TEST_USER=${PBT_TEST_USER:-postgres}
-PHASE_TIMEOUT=${PBT_TEST_TIMEOUT:-1800}
+PHASE_TIMEOUT=${PBT_TEST_TIMEOUT:-2700}
 
 for arg in "$@"; do
 	case $arg in
