@@ -153,6 +153,27 @@ typedef struct PbtItemBuf
 
 struct PbtState;
 struct PbtSearchKey;
+struct PbtLayout;
+
+/*
+ * Ordered iteration over a page's items, from a start position in either
+ * direction (scans, VACUUM, uniqueness checks, splits).  A layout that
+ * assembles items implements next so that consecutive items reuse what
+ * they share (the prefix, the place in a bitmap) instead of paying a whole
+ * get per position; the others are iterated through get and is_dead.
+ */
+typedef struct PbtIter
+{
+	Page		page;
+	const struct PbtLayout *layout;
+	int			pos;			/* position of the item last returned */
+	int			stop;			/* first position not to return */
+	int			step;			/* +1 forward, -1 backward */
+	int			cursor;			/* the layout's own place (dense: slot) */
+	bool		primed;			/* buf holds the bytes items share */
+	bool		dead;			/* the last item returned has a dead hint */
+	PbtItemBuf	buf;
+} PbtIter;
 
 typedef struct PbtLayout
 {
@@ -197,10 +218,36 @@ typedef struct PbtLayout
 	void		(*mask) (Page page);
 	/* structural problems of the page's bytes, or NULL (verifier) */
 	const char *(*check) (Page page);
+	/*
+	 * Iteration, both NULL = through get and is_dead.  start is called
+	 * with it->pos one step before the first position, which is valid.
+	 * next advances it->pos (the engine checks it against stop), sets
+	 * it->dead and returns the item.
+	 */
+	void		(*iter_start) (PbtIter *it);
+	void		(*iter_next) (PbtIter *it, PbtItem *item);
 } PbtLayout;
 
 extern const PbtLayout *pbt_layout(Page page);
 extern const PbtLayout *pbt_layout_by_tag(uint8 tag);
+extern void pbt_iter_start(PbtIter *it, Page page, int pos, bool forward);
+
+/* the next item in the iteration's direction; false past the end */
+static inline bool
+pbt_iter_next(PbtIter *it, PbtItem *item)
+{
+	if (it->pos + it->step == it->stop)
+		return false;
+	if (it->layout->iter_next)
+		it->layout->iter_next(it, item);
+	else
+	{
+		it->pos += it->step;
+		it->layout->get(it->page, it->pos, item, &it->buf);
+		it->dead = it->layout->is_dead(it->page, it->pos);
+	}
+	return true;
+}
 extern const PbtLayout pbt_layout_plain;
 extern const PbtLayout pbt_layout_heads;
 extern const PbtLayout pbt_layout_dense;

@@ -193,6 +193,39 @@ map_select(const uint8 *map, int nbytes, int pos)
 	return -1;
 }
 
+/* the first set bit at or after bit i, or -1 */
+static int
+map_next(const uint8 *map, int nbits, int i)
+{
+	while (i < nbits)
+	{
+		uint32		bits = map[i / 8] >> (i % 8);
+
+		if (bits)
+			return i + pg_rightmost_one_pos32(bits);
+		i = (i / 8 + 1) * 8;
+		/* skip empty words */
+		while (i % 64 == 0 && i + 64 <= nbits && load_word(map + i / 8) == 0)
+			i += 64;
+	}
+	return -1;
+}
+
+/* the last set bit at or before bit i, or -1 */
+static int
+map_prev(const uint8 *map, int i)
+{
+	while (i >= 0)
+	{
+		uint32		bits = map[i / 8] & (0xFF >> (7 - i % 8));
+
+		if (bits)
+			return (i / 8) * 8 + pg_leftmost_one_pos32(bits);
+		i = (i / 8) * 8 - 1;
+	}
+	return -1;
+}
+
 /* the slot holding the item at ordered position pos */
 static inline int
 slot_of(Page page, int pos)
@@ -418,18 +451,61 @@ dense_count(Page page)
 	return dense_header(page)->count;
 }
 
+/* write the tail and value of slot after the prefix at out */
+static inline void
+assemble(Page page, int slot, char *out)
+{
+	DenseHeader *hdr = dense_header(page);
+	char	   *tail = out + hdr->prefix_len;
+
+	write_tail(tail, hdr->tail_len, (uint64) hdr->base + slot);
+	memcpy(tail + hdr->tail_len, slot_value(page, slot), DENSE_VALUE_BYTES);
+}
+
 static void
 dense_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 {
 	DenseHeader *hdr = dense_header(page);
-	int			slot = slot_of(page, pos);
-	char	   *out = buf->data;
 
-	memcpy(out, (char *) page + hdr->prefix_off, hdr->prefix_len);
-	write_tail(out + hdr->prefix_len, hdr->tail_len, (uint64) hdr->base + slot);
-	memcpy(out + hdr->prefix_len + hdr->tail_len, slot_value(page, slot),
-		   DENSE_VALUE_BYTES);
+	memcpy(buf->data, (char *) page + hdr->prefix_off, hdr->prefix_len);
+	assemble(page, slot_of(page, pos), buf->data);
 	item->data = buf->data;
+	item->len = hdr->item_len;
+}
+
+/*
+ * Iteration walks the presence bitmap from one set bit to the next (the
+ * cursor is the last slot returned) instead of a select per position, and
+ * copies the prefix once.
+ */
+static void
+dense_iter_start(PbtIter *it)
+{
+	it->cursor = slot_of(it->page, it->pos + it->step) - it->step;
+}
+
+static void
+dense_iter_next(PbtIter *it, PbtItem *item)
+{
+	Page		page = it->page;
+	DenseHeader *hdr = dense_header(page);
+	int			slot;
+
+	slot = it->step > 0 ?
+		map_next(present_map(page), hdr->capacity, it->cursor + 1) :
+		map_prev(present_map(page), it->cursor - 1);
+	if (slot < 0)
+		elog(ERROR, "pagebtree dense layout: bitmap has fewer items than its count");
+	if (!it->primed)
+	{
+		memcpy(it->buf.data, (char *) page + hdr->prefix_off, hdr->prefix_len);
+		it->primed = true;
+	}
+	assemble(page, slot, it->buf.data);
+	it->cursor = slot;
+	it->pos += it->step;
+	it->dead = (hdr->flags & DENSE_HAS_DEAD) && bit_is_set(dead_map(page), slot);
+	item->data = it->buf.data;
 	item->len = hdr->item_len;
 }
 
@@ -620,6 +696,7 @@ convert_to_heads(Page page, int pos, const char *data, int len)
 	PbtPageOpaque opaque;
 	PbtItemBuf	buf0,
 				buf1;
+	PbtIter		it;
 	PbtItem		ends[2];
 	PbtItem		hikey;
 	int			total = dense_header(page)->count + 1;
@@ -646,11 +723,13 @@ convert_to_heads(Page page, int pos, const char *data, int len)
 	if (total > 1)
 		merged_get(page, total - 1, pos, data, len, &ends[1], &buf1);
 	pbt_layout_heads.load(tmp, ends, Min(total, 2));
+	pbt_iter_start(&it, page, pos == 0 ? 0 : 1, true);
 	for (int k = 1; k < total - 1; k++)
 	{
-		PbtItem		item;
+		PbtItem		item = {data, len};
 
-		merged_get(page, k, pos, data, len, &item, &buf0);
+		if (k != pos && !pbt_iter_next(&it, &item))
+			elog(ERROR, "pagebtree dense layout: fewer items than its count");
 		if (!pbt_layout_heads.insert(tmp, k, item.data, item.len))
 			elog(ERROR, "pagebtree dense layout: items do not fit after conversion");
 	}
@@ -916,4 +995,6 @@ const PbtLayout pbt_layout_dense = {
 	.is_dead = dense_is_dead,
 	.mask = dense_mask,
 	.check = dense_check,
+	.iter_start = dense_iter_start,
+	.iter_next = dense_iter_next,
 };

@@ -179,31 +179,67 @@ update_hints(Page page)
 		hdr->hints[i] = hint_value(page, i);
 }
 
+/*
+ * Write the item of a keyed slot into out, except the prefix, which the
+ * caller has put (or keeps) at out + koff.  Returns the item's length.
+ */
+static inline int
+assemble(Page page, const HeadsSlot *slot, int koff, int prefix_len, char *out)
+{
+	int			len = slot_len(slot);
+	char	   *key = out + koff + prefix_len;
+
+	memcpy(out, (char *) page + slot->off, koff);
+	for (int i = 0; i < Min(len, HEAD_BYTES); i++)
+		key[i] = (char) (slot->head >> (8 * (HEAD_BYTES - 1 - i)));
+	if (len > HEAD_BYTES)
+		memcpy(key + HEAD_BYTES, (char *) page + slot->off + koff,
+			   len - HEAD_BYTES);
+	return koff + prefix_len + len;
+}
+
 static void
 heads_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 {
 	HeadsHeader *hdr = heads_header(page);
 	HeadsSlot  *slot = &heads_slots(page)[pos];
-	int			len = slot_len(slot);
 	int			koff = key_offset(page);
-	char	   *out = buf->data;
 
 	item->data = buf->data;
-	memcpy(out, (char *) page + slot->off, koff);
 	if (pos < first_keyed(page))
 	{
+		memcpy(buf->data, (char *) page + slot->off, koff);
 		item->len = koff;
 		return;
 	}
-	out += koff;
-	memcpy(out, (char *) page + hdr->prefix_off, hdr->prefix_len);
-	out += hdr->prefix_len;
-	for (int i = 0; i < Min(len, HEAD_BYTES); i++)
-		out[i] = (char) (slot->head >> (8 * (HEAD_BYTES - 1 - i)));
-	if (len > HEAD_BYTES)
-		memcpy(out + HEAD_BYTES, (char *) page + slot->off + koff,
-			   len - HEAD_BYTES);
-	item->len = koff + hdr->prefix_len + len;
+	memcpy(buf->data + koff, (char *) page + hdr->prefix_off, hdr->prefix_len);
+	item->len = assemble(page, slot, koff, hdr->prefix_len, buf->data);
+}
+
+/* like heads_get, but the prefix is copied once per iteration */
+static void
+heads_iter_next(PbtIter *it, PbtItem *item)
+{
+	Page		page = it->page;
+	HeadsHeader *hdr = heads_header(page);
+	int			pos = (it->pos += it->step);
+	HeadsSlot  *slot = &heads_slots(page)[pos];
+	int			koff = key_offset(page);
+
+	it->dead = (slot->len & PBT_SLOT_DEAD) != 0;
+	if (pos < first_keyed(page))
+	{
+		heads_get(page, pos, item, &it->buf);
+		return;
+	}
+	if (!it->primed)
+	{
+		memcpy(it->buf.data + koff, (char *) page + hdr->prefix_off,
+			   hdr->prefix_len);
+		it->primed = true;
+	}
+	item->data = it->buf.data;
+	item->len = assemble(page, slot, koff, hdr->prefix_len, it->buf.data);
 }
 
 static BlockNumber
@@ -733,4 +769,5 @@ const PbtLayout pbt_layout_heads = {
 	.is_dead = heads_is_dead,
 	.mask = heads_mask,
 	.check = heads_check,
+	.iter_next = heads_iter_next,
 };

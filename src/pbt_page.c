@@ -43,6 +43,32 @@ pbt_layout(Page page)
 	return layout;
 }
 
+/*
+ * Iterate over the items at positions pos, pos + 1, ... (forward) or pos,
+ * pos - 1, ... (backward); pos may be out of range, then nothing is
+ * returned.
+ */
+void
+pbt_iter_start(PbtIter *it, Page page, int pos, bool forward)
+{
+	int			n;
+
+	it->page = page;
+	it->layout = pbt_layout(page);
+	n = it->layout->count(page);
+	it->step = forward ? 1 : -1;
+	it->stop = forward ? n : -1;
+	it->primed = false;
+	it->dead = false;
+	if (forward ? pos >= n : pos < 0)
+		pos = it->stop;
+	else if (forward ? pos < 0 : pos >= n)
+		pos = forward ? 0 : n - 1;
+	it->pos = pos - it->step;
+	if (pos != it->stop && it->layout->iter_start)
+		it->layout->iter_start(it);
+}
+
 void
 pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout)
 {

@@ -5,11 +5,21 @@
  *	  arrays, IS [NOT] NULL, mark/restore and index-only scans.
  *
  * A scan positions itself with a search key built from the scan keys on a
- * prefix of the columns (equalities, then one inequality), reads all
- * matching items of a leaf page into backend-local memory under a share
- * lock, and keeps only a pin on the page while it returns them (so VACUUM's
- * cleanup lock waits for it, as in nbtree).  It stops at the first item
- * beyond an end key built the same way, or when a "required" key fails.
+ * prefix of the columns (equalities, then one inequality), reads matching
+ * items of a leaf page into backend-local memory under a share lock, and
+ * returns them with at most a pin on the page (see done_with_page).  It
+ * stops at the first item beyond an end key built the same way, or when a
+ * "required" key fails.
+ *
+ * Unlike nbtree, a scan returning tuples reads a page in batches: first 32
+ * positions, then twice as many each time.  Compact layouts put a thousand
+ * or more entries on a leaf, and a short scan (LIMIT, a merge join's inner
+ * side) should not decode them all.  The next batch continues at the next
+ * position if the page LSN is unchanged, else from a new descent to the
+ * item where the batch stopped (entries are unique, heap TID included, so
+ * that is an exact place; a split may have moved what follows to the
+ * right, where the scan then goes as usual).  Bitmap scans and indexes
+ * without WAL (whose LSN does not move) read whole pages.
  *
  *-------------------------------------------------------------------------
  */
@@ -61,6 +71,14 @@ typedef struct ScanPosItem
 typedef struct ScanPos
 {
 	bool		valid;			/* positioned on a page */
+	/* the page positions the batch examined, and whether more follow */
+	int			lowPos;
+	int			highPos;
+	bool		restLeft;
+	bool		restRight;
+	/* copies of the items at lowPos and highPos in the tuple buffer */
+	uint32		boundOff[2];
+	int			boundLen[2];
 	Buffer		buf;			/* pinned (not locked), or InvalidBuffer */
 	XLogRecPtr	lsn;			/* page LSN when read */
 	BlockNumber blkno;
@@ -77,12 +95,13 @@ typedef struct ScanPos
 #define ScanPosIsValid(pos) ((pos).valid)
 
 /*
- * Copies of the current page's items for index-only scans.  It grows as
- * needed: layouts that factor out a prefix hold more item bytes than a page.
+ * Copies of the batch's items for index-only scans, and of its bounds.  It
+ * grows as needed: layouts that factor out a prefix hold more item bytes
+ * than a page.
  */
 typedef struct TupleBuf
 {
-	char	   *data;			/* NULL unless the scan returns tuples */
+	char	   *data;
 	int			size;
 	int			used;
 } TupleBuf;
@@ -127,9 +146,14 @@ typedef struct PbtScanOpaqueData
 	int			markItemIndex;
 	int			nkilled;		/* items of curr whose heap tuples are dead */
 	int			killed[PBT_MAX_ITEMS_PER_PAGE];
-	TupleBuf	currTuples;		/* item bytes, for index-only scans */
+	/* item bytes for index-only scans, and the batch's bounds */
+	TupleBuf	currTuples;
 	TupleBuf	markTuples;
+	int			batch;			/* positions the next batch reads; 0 = all */
+	StringInfoData resumebuf;	/* where the batch stopped, as a key */
 } PbtScanOpaqueData;
+
+#define SCAN_FIRST_BATCH 32
 
 typedef PbtScanOpaqueData *PbtScanOpaque;
 
@@ -178,6 +202,10 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	so->markItemIndex = -1;
 	initStringInfo(&so->upperbuf);
 	initStringInfo(&so->lowerbuf);
+	initStringInfo(&so->resumebuf);
+	so->currTuples.size = so->markTuples.size = 1024;
+	so->currTuples.data = palloc(so->currTuples.size);
+	so->markTuples.data = palloc(so->markTuples.size);
 	if (nkeys > 0)
 		so->keys = palloc0(sizeof(ScanKeyInfo) * nkeys);
 	for (int i = 0; i < nkeys; i++)
@@ -520,15 +548,7 @@ pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	for (int i = 0; i < so->nkeys; i++)
 		so->keys[i].required_fwd = so->keys[i].required_bwd = false;
 	preprocess_keys(scan);
-
-	if (scan->xs_want_itup && so->currTuples.data == NULL)
-	{
-		MemoryContext cxt = GetMemoryChunkContext(so);
-
-		so->currTuples.data = MemoryContextAlloc(cxt, BLCKSZ);
-		so->markTuples.data = MemoryContextAlloc(cxt, BLCKSZ);
-		so->currTuples.size = so->markTuples.size = BLCKSZ;
-	}
+	so->batch = RelationNeedsWAL(scan->indexRelation) ? SCAN_FIRST_BATCH : 0;
 }
 
 void
@@ -746,7 +766,7 @@ save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len)
 
 	pbt_item_get_tid(so->st, item, len, &pi->tid);
 	pi->pos = pos;
-	if (so->currTuples.data)
+	if (scan->xs_want_itup)
 	{
 		/* comparator-mode items are IndexTuples returned in place */
 		TupleBuf   *tb = &so->currTuples;
@@ -760,10 +780,27 @@ save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len)
 	}
 }
 
+/* copy the item examined at pos as the batch's low (0) or high (1) bound */
+static void
+save_bound(PbtScanOpaque so, int which, int pos, const PbtItem *item)
+{
+	TupleBuf   *tb = &so->currTuples;
+
+	tuplebuf_reserve(tb, tb->used + item->len);
+	memcpy(tb->data + tb->used, item->data, item->len);
+	so->curr.boundOff[which] = tb->used;
+	so->curr.boundLen[which] = item->len;
+	tb->used += item->len;
+	if (which == 0)
+		so->curr.lowPos = pos;
+	else
+		so->curr.highPos = pos;
+}
+
 /*
- * Read the matching items of the share-locked leaf in buf, starting at pos,
- * into so->curr.  Returns true if any matched.  The lock is released (see
- * done_with_page for the pin).
+ * Read a batch of the share-locked leaf in buf, from pos on in direction
+ * dir, into so->curr.  Returns true if any item matched.  The lock is
+ * released (see done_with_page for the pin).
  */
 static bool
 read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
@@ -772,11 +809,13 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	PbtState   *st = so->st;
 	Page		page = BufferGetPage(buf);
 	PbtPageOpaque opaque = PbtPageGetOpaque(page);
-	const PbtLayout *layout = pbt_layout(page);
-	int			n = layout->count(page);
+	bool		forward = ScanDirectionIsForward(dir);
 	bool		continuescan = true;
+	int			limit = so->batch > 0 ? so->batch : PBT_MAX_ITEMS_PER_PAGE;
+	int			examined = 0;
+	int			k = forward ? 0 : PBT_MAX_ITEMS_PER_PAGE;
 	PbtItem		item;
-	PbtItemBuf	itembuf;
+	PbtIter		it;
 
 	if (!PbtIsLeaf(opaque))
 		pbt_page_error(scan->indexRelation, BufferGetBlockNumber(buf),
@@ -786,54 +825,60 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	so->curr.blkno = BufferGetBlockNumber(buf);
 	so->curr.next = opaque->next;
 	so->curr.prev = opaque->prev;
+	so->curr.moreRight = !PbtIsRightmost(opaque);
+	so->curr.moreLeft = !PbtIsLeftmost(opaque);
+	so->curr.restLeft = so->curr.restRight = false;
 
-	if (ScanDirectionIsForward(dir))
+	pbt_iter_start(&it, page, pos, forward);
+	while (examined < limit && pbt_iter_next(&it, &item))
 	{
-		int			k = 0;
-
-		so->curr.moreRight = !PbtIsRightmost(opaque);
-		so->curr.moreLeft = !PbtIsLeftmost(opaque);
-		for (; pos < n; pos++)
+		if (examined++ == 0)
+			save_bound(so, forward ? 0 : 1, it.pos, &item);
+		if (scan->ignore_killed_tuples && it.dead)
+			continue;
+		if (check_item(so, item.data, item.len, dir, &continuescan))
 		{
-			if (scan->ignore_killed_tuples && layout->is_dead(page, pos))
-				continue;
-			layout->get(page, pos, &item, &itembuf);
-			if (check_item(so, item.data, item.len, dir, &continuescan))
-				save_item(scan, k++, pos, item.data, item.len);
-			if (!continuescan)
-			{
-				so->curr.moreRight = false;
-				break;
-			}
+			if (forward)
+				save_item(scan, k++, it.pos, item.data, item.len);
+			else
+				save_item(scan, --k, it.pos, item.data, item.len);
 		}
-		/* everything to the right is >= the high key */
-		if (continuescan && so->has_upper && so->curr.moreRight &&
-			pbt_page_get_hikey(page, &item) &&
-			pbt_compare(st, &so->upperkey, item.data, item.len) <= 0)
-			so->curr.moreRight = false;
+		if (!continuescan)
+			break;
+	}
+
+	if (examined > 0)
+	{
+		int			n = it.layout->count(page);
+
+		save_bound(so, forward ? 1 : 0, it.pos, &item);
+		/* a reversing cursor re-reads what lies behind the batch */
+		so->curr.restLeft = so->curr.lowPos > 0;
+		so->curr.restRight = so->curr.highPos < n - 1;
+	}
+	if (!continuescan)
+	{
+		/* no later item in this direction can match, on any page */
+		if (forward)
+			so->curr.moreRight = so->curr.restRight = false;
+		else
+			so->curr.moreLeft = so->curr.restLeft = false;
+	}
+	else if (forward && !so->curr.restRight && so->has_upper &&
+			 so->curr.moreRight && pbt_page_get_hikey(page, &item) &&
+			 pbt_compare(st, &so->upperkey, item.data, item.len) <= 0)
+		so->curr.moreRight = false; /* all to the right is >= the high key */
+	if (so->batch > 0)
+		so->batch = Min(2 * so->batch, PBT_MAX_ITEMS_PER_PAGE);
+
+	if (forward)
+	{
 		so->curr.firstItem = 0;
 		so->curr.lastItem = k - 1;
 		so->curr.itemIndex = 0;
 	}
 	else
 	{
-		int			k = PBT_MAX_ITEMS_PER_PAGE;
-
-		so->curr.moreLeft = !PbtIsLeftmost(opaque);
-		so->curr.moreRight = !PbtIsRightmost(opaque);
-		for (pos = Min(pos, n - 1); pos >= 0; pos--)
-		{
-			if (scan->ignore_killed_tuples && layout->is_dead(page, pos))
-				continue;
-			layout->get(page, pos, &item, &itembuf);
-			if (check_item(so, item.data, item.len, dir, &continuescan))
-				save_item(scan, --k, pos, item.data, item.len);
-			if (!continuescan)
-			{
-				so->curr.moreLeft = false;
-				break;
-			}
-		}
 		so->curr.firstItem = k;
 		so->curr.lastItem = PBT_MAX_ITEMS_PER_PAGE - 1;
 		so->curr.itemIndex = PBT_MAX_ITEMS_PER_PAGE - 1;
@@ -925,8 +970,7 @@ save_mark_before_leaving(PbtScanOpaque so)
 	if (BufferIsValid(so->mark.buf))
 		IncrBufferRefCount(so->mark.buf);
 	so->mark.itemIndex = so->markItemIndex;
-	if (so->currTuples.data)
-		tuplebuf_copy(&so->markTuples, &so->currTuples);
+	tuplebuf_copy(&so->markTuples, &so->currTuples);
 	so->markItemIndex = -1;
 }
 
@@ -1003,54 +1047,135 @@ walk_left(Relation index, BlockNumber target, BlockNumber prev)
 }
 
 /*
- * Step to the next page in direction dir and read it, until a page has
- * matching items or the scan ends.
+ * Read the first batch of the next page in direction dir.  Returns false
+ * if it has no match, with so->curr invalid if the scan has ended.
  */
 static bool
 step_page(IndexScanDesc scan, ScanDirection dir)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	Relation	index = scan->indexRelation;
+	Buffer		buf;
 
-	kill_items(scan);
-	save_mark_before_leaving(so);
+	if (ScanDirectionIsForward(dir))
+	{
+		BlockNumber next = so->curr.next;
+		bool		more = so->curr.moreRight;
+
+		release_pos(&so->curr);
+		if (!more)
+			return false;
+		buf = ReadBuffer(index, next);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		return read_page(scan, buf, 0, dir);
+	}
+	else
+	{
+		BlockNumber target = so->curr.blkno;
+		BlockNumber blkno = so->curr.prev;
+		bool		more = so->curr.moreLeft;
+
+		release_pos(&so->curr);
+		if (!more)
+			return false;
+		buf = walk_left(index, target, blkno);
+		if (!BufferIsValid(buf))
+			return false;
+		return read_page(scan, buf, PBT_MAX_ITEMS_PER_PAGE, dir);
+	}
+}
+
+/*
+ * Read from the leaf where key belongs, in direction dir: forward from the
+ * first item the key does not exceed (nextkey: the first it precedes),
+ * backward from the item before that.
+ */
+static bool
+read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtStack	stack;
+	Buffer		buf;
+	int			pos;
+
+	stack = pbt_search(scan->indexRelation, so->st, key, &buf,
+					   BUFFER_LOCK_SHARE, 0);
+	pbt_free_stack(stack);
+	pos = pbt_binsearch(so->st, BufferGetPage(buf), key);
+	if (ScanDirectionIsForward(dir) || pos > 0)
+		return read_page(scan, buf, ScanDirectionIsForward(dir) ? pos : pos - 1,
+						 dir);
+
+	/* nothing before the key on this page: go on from its left neighbour */
+	so->curr.buf = buf;
+	so->curr.blkno = BufferGetBlockNumber(buf);
+	so->curr.prev = PbtPageGetOpaque(BufferGetPage(buf))->prev;
+	so->curr.moreLeft = !PbtIsLeftmost(PbtPageGetOpaque(BufferGetPage(buf)));
+	so->curr.restLeft = so->curr.restRight = false;
+	so->curr.firstItem = 0;
+	so->curr.lastItem = -1;
+	done_with_page(scan);
+	return false;
+}
+
+/*
+ * Read the current page's next batch in direction dir.  If the page has
+ * changed since the last batch, positions may have moved: find the item
+ * where that batch stopped again from the root.
+ */
+static bool
+continue_page(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	bool		forward = ScanDirectionIsForward(dir);
+	int			bound = forward ? 1 : 0;
+	Buffer		buf = so->curr.buf;
+	PbtSearchKey key;
+
+	if (!BufferIsValid(buf))
+		buf = ReadBuffer(scan->indexRelation, so->curr.blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	if (BufferGetLSNAtomic(buf) == so->curr.lsn)
+		return read_page(scan, buf, forward ? so->curr.highPos + 1 :
+						 so->curr.lowPos - 1, dir);
+
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (buf != so->curr.buf)
+		ReleaseBuffer(buf);
+	resetStringInfo(&so->resumebuf);
+	appendBinaryStringInfo(&so->resumebuf,
+						   so->currTuples.data + so->curr.boundOff[bound],
+						   so->curr.boundLen[bound]);
+	release_pos(&so->curr);
+	pbt_key_from_item(so->st, so->resumebuf.data, so->resumebuf.len, &key);
+	key.nextkey = forward;
+	return read_from_key(scan, &key, dir);
+}
+
+/*
+ * Read batches in direction dir, the rest of the current page first, until
+ * one has a match (true) or the scan ends (false).
+ */
+static bool
+read_on(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
 	for (;;)
 	{
-		Buffer		buf;
+		bool		found;
 
 		CHECK_FOR_INTERRUPTS();
-		if (ScanDirectionIsForward(dir))
-		{
-			BlockNumber next = so->curr.next;
-
-			if (!so->curr.moreRight)
-			{
-				release_pos(&so->curr);
-				return false;
-			}
-			release_pos(&so->curr);
-			buf = ReadBuffer(index, next);
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			if (read_page(scan, buf, 0, dir))
-				return true;
-		}
+		kill_items(scan);
+		save_mark_before_leaving(so);
+		if (ScanDirectionIsForward(dir) ? so->curr.restRight : so->curr.restLeft)
+			found = continue_page(scan, dir);
 		else
-		{
-			BlockNumber target = so->curr.blkno;
-			BlockNumber blkno = so->curr.prev;
-
-			if (!so->curr.moreLeft)
-			{
-				release_pos(&so->curr);
-				return false;
-			}
-			release_pos(&so->curr);
-			buf = walk_left(index, target, blkno);
-			if (!BufferIsValid(buf))
-				return false;
-			if (read_page(scan, buf, PBT_MAX_ITEMS_PER_PAGE, dir))
-				return true;
-		}
+			found = step_page(scan, dir);
+		if (found)
+			return true;
+		if (!ScanPosIsValid(so->curr))
+			return false;
 	}
 }
 
@@ -1059,17 +1184,16 @@ static bool
 scan_first(IndexScanDesc scan, ScanDirection dir)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
-	PbtState   *st = so->st;
-	Relation	index = scan->indexRelation;
 	bool		forward = ScanDirectionIsForward(dir);
 	bool		strict;
 	ScanKeyInfo *lowerbound;
 	ScanKeyInfo *upperbound;
-	Buffer		buf;
-	int			pos;
+	bool		found;
 
 	for (int i = 0; i < so->nkeys; i++)
 		so->keys[i].covered = so->keys[i].nonnull_only = false;
+	if (so->batch > 0)
+		so->batch = SCAN_FIRST_BATCH;
 
 	/*
 	 * The range's bounds in index order.  A forward scan starts at the first
@@ -1099,39 +1223,12 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	}
 
 	if (forward ? so->has_lower : so->has_upper)
-	{
-		PbtSearchKey *startkey = forward ? &so->lowerkey : &so->upperkey;
-		PbtStack	stack;
-
-		stack = pbt_search(index, st, startkey, &buf, BUFFER_LOCK_SHARE, 0);
-		pbt_free_stack(stack);
-		pos = pbt_binsearch(st, BufferGetPage(buf), startkey);
-		if (!forward)
-			pos--;				/* the last item before the upper key */
-	}
+		found = read_from_key(scan, forward ? &so->lowerkey : &so->upperkey, dir);
 	else
-	{
-		buf = pbt_get_endpoint(index, st, 0, !forward);
-		pos = forward ? 0 : PBT_MAX_ITEMS_PER_PAGE;
-	}
-
-	if (!forward && pos < 0)
-	{
-		/* nothing on this page: start from its left neighbour */
-		PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
-
-		so->curr.buf = buf;
-		so->curr.blkno = BufferGetBlockNumber(buf);
-		so->curr.prev = opaque->prev;
-		so->curr.moreLeft = !PbtIsLeftmost(opaque);
-		so->curr.firstItem = 0;
-		so->curr.lastItem = -1;
-		done_with_page(scan);
-		return step_page(scan, dir);
-	}
-	if (read_page(scan, buf, pos, dir))
-		return true;
-	return step_page(scan, dir);
+		found = read_page(scan,
+						  pbt_get_endpoint(scan->indexRelation, so->st, 0, !forward),
+						  forward ? 0 : PBT_MAX_ITEMS_PER_PAGE, dir);
+	return found || read_on(scan, dir);
 }
 
 static bool
@@ -1146,7 +1243,7 @@ scan_next(IndexScanDesc scan, ScanDirection dir)
 	}
 	else if (--so->curr.itemIndex >= so->curr.firstItem)
 		return true;
-	return step_page(scan, dir);
+	return read_on(scan, dir);
 }
 
 /* Hand the current item to the executor. */
@@ -1231,6 +1328,7 @@ pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 
 	if (!so->qual_ok)
 		return 0;
+	so->batch = 0;				/* whole pages */
 	start_arrays(so, ForwardScanDirection);
 	for (;;)
 	{
@@ -1241,7 +1339,7 @@ pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			for (int i = so->curr.firstItem; i <= so->curr.lastItem; i++)
 				tbm_add_tuples(tbm, &so->curr.items[i].tid, 1, false);
 			ntids += so->curr.lastItem - so->curr.firstItem + 1;
-			found = step_page(scan, ForwardScanDirection);
+			found = read_on(scan, ForwardScanDirection);
 		}
 		if (so->narrays == 0 || !advance_arrays(so, ForwardScanDirection))
 			break;
@@ -1286,8 +1384,7 @@ pbtrestrpos(IndexScanDesc scan)
 			   sizeof(ScanPosItem) * (so->mark.lastItem + 1));
 		if (BufferIsValid(so->curr.buf))
 			IncrBufferRefCount(so->curr.buf);
-		if (so->currTuples.data)
-			tuplebuf_copy(&so->currTuples, &so->markTuples);
+		tuplebuf_copy(&so->currTuples, &so->markTuples);
 	}
 	else
 	{
