@@ -285,15 +285,13 @@ static void add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int
 static PbtItem *
 copy_page_items(Page page, int n)
 {
-	const PbtLayout *layout = pbt_layout(page);
 	PbtItem    *items = palloc(sizeof(PbtItem) * (n + 1));
+	PbtIter		it;
+	PbtItem		item;
 
-	for (int i = 0; i < n; i++)
+	pbt_iter_start(&it, page, 0, true);
+	for (int i = 0; i < n && pbt_iter_next(&it, &item); i++)
 	{
-		PbtItemBuf	buf;
-		PbtItem		item;
-
-		layout->get(page, i, &item, &buf);
 		items[i].data = memcpy(palloc(item.len), item.data, item.len);
 		items[i].len = item.len;
 	}

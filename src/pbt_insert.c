@@ -114,8 +114,6 @@ insert_fastpath(Relation index, PbtState *st, PbtSearchKey *key,
 	Page		page;
 	PbtPageOpaque opaque;
 	const PbtLayout *layout;
-	PbtItem		first;
-	PbtItemBuf	firstbuf;
 	bool		done = false;
 
 	buf = ReadBuffer(index, st->rightmost_leaf);
@@ -131,10 +129,12 @@ insert_fastpath(Relation index, PbtState *st, PbtSearchKey *key,
 		!(opaque->flags & PBT_INCOMPLETE_SPLIT) && layout->count(page) > 0 &&
 		page_fits(page, item, len))
 	{
-		layout->get(page, 0, &first, &firstbuf);
-		if (pbt_compare(st, key, first.data, first.len) > 0)
+		int			pos = pbt_binsearch(st, page, key);
+
+		/* after the first item: the key belongs here, not further left */
+		if (pos > 0)
 		{
-			pbt_log_insert(index, buf, pbt_binsearch(st, page, key), item, len);
+			pbt_log_insert(index, buf, pos, item, len);
 			PBT_CHECK_PAGE(index, BufferGetPage(buf), BufferGetBlockNumber(buf));
 			done = true;
 		}
@@ -216,18 +216,16 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	InitDirtySnapshot(SnapshotDirty);
 	for (;;)
 	{
-		const PbtLayout *layout = pbt_layout(page);
-		int			n = layout->count(page);
 		PbtItem		hikey;
+		PbtItem		item;
+		PbtIter		it;
 
-		for (; pos < n; pos++)
+		pbt_iter_start(&it, page, pos, true);
+		while (pbt_iter_next(&it, &item))
 		{
-			PbtItem		item;
-			PbtItemBuf	itembuf;
 			ItemPointerData tid;
 			bool		all_dead;
 
-			layout->get(page, pos, &item, &itembuf);
 			prefix->nextkey = true;
 			if (pbt_compare(st, prefix, item.data, item.len) <= 0)
 				goto done;		/* past the equal keys */
@@ -338,59 +336,60 @@ delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	int			deletable[PBT_MAX_ITEMS_PER_PAGE];
 	int			ndel = 0;
 	TransactionId horizon;
-	bool		prev_dup = false;	/* item i - 1 has item i's key */
-	StringInfoData cur;
+	bool	   *dup_prev = NULL;	/* item i has item i - 1's key */
+	StringInfoData prev;
+	PbtIter		it;
+	PbtItem		item;
 
 	if (standby_info && !pbt_rmgr_registered)
 		return;
-	initStringInfo(&cur);
+	if (bottomup)
+	{
+		dup_prev = palloc0((n + 1) * sizeof(bool));
+		initStringInfo(&prev);
+	}
 
 	delstate.irel = index;
 	delstate.iblknum = BufferGetBlockNumber(buf);
 	delstate.ndeltids = 0;
 	delstate.deltids = palloc(n * sizeof(TM_IndexDelete));
 	delstate.status = palloc(n * sizeof(TM_IndexStatus));
-	for (int i = 0; i < n; i++)
+	pbt_iter_start(&it, page, 0, true);
+	while (pbt_iter_next(&it, &item))
 	{
-		PbtItem		item;
-		PbtItem		next;
-		PbtItemBuf	itembuf;
 		TM_IndexDelete *d = &delstate.deltids[delstate.ndeltids];
 		TM_IndexStatus *stt = &delstate.status[delstate.ndeltids];
 
 		/* simple: the hinted entries; bottom-up: all */
-		if (!bottomup && !layout->is_dead(page, i))
-			continue;
-		layout->get(page, i, &item, &itembuf);
-		pbt_item_get_tid(st, item.data, item.len, &d->tid);
-		d->id = delstate.ndeltids;
-		stt->idxoffnum = i;
-		stt->knowndeletable = !bottomup;
-
-		/*
-		 * Bottom-up: entries of a key that occurs more than once here are
-		 * likely old versions from non-HOT updates (as in nbtree, whose
-		 * duplicates and posting lists are the promising ones).
-		 */
-		stt->promising = false;
 		if (bottomup)
 		{
-			bool		dup = prev_dup;
-
-			prev_dup = false;
-			if (i + 1 < n)
-			{
-				resetStringInfo(&cur);
-				appendBinaryStringInfo(&cur, item.data, item.len);
-				layout->get(page, i + 1, &next, &itembuf);
-				prev_dup = pbt_items_keys_equal(st, cur.data, cur.len,
-												next.data, next.len);
-				dup |= prev_dup;
-			}
-			stt->promising = dup;
+			if (it.pos > 0)
+				dup_prev[it.pos] = pbt_items_keys_equal(st, prev.data, prev.len,
+														item.data, item.len);
+			resetStringInfo(&prev);
+			appendBinaryStringInfo(&prev, item.data, item.len);
 		}
+		else if (!it.dead)
+			continue;
+		pbt_item_get_tid(st, item.data, item.len, &d->tid);
+		d->id = delstate.ndeltids;
+		stt->idxoffnum = it.pos;
+		stt->knowndeletable = !bottomup;
+		stt->promising = false;
 		stt->freespace = layout->item_cost(page, item.data, item.len);
 		delstate.ndeltids++;
+	}
+
+	/*
+	 * Bottom-up: entries of a key that occurs more than once here are likely
+	 * old versions from non-HOT updates (as in nbtree, whose duplicates and
+	 * posting lists are the promising ones).
+	 */
+	for (int i = 0; bottomup && i < delstate.ndeltids; i++)
+	{
+		int			pos = delstate.status[i].idxoffnum;
+
+		delstate.status[i].promising = dup_prev[pos] || dup_prev[pos + 1];
 	}
 	if (delstate.ndeltids == 0)
 		return;
@@ -685,7 +684,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
 	int			n = layout->count(origpage);
 	PbtItem    *items = palloc(sizeof(PbtItem) * (n + 1));
-	PbtItemBuf	itembuf;
+	PbtIter		it;
 	PbtItem		oldhikey;
 	bool		has_hikey = pbt_page_get_hikey(origpage, &oldhikey);
 	int			fillfactor;
@@ -706,20 +705,21 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	uint8		ltag;
 	uint8		rtag;
 
-	for (int i = 0, j = 0; i <= n; i++)
+	pbt_iter_start(&it, origpage, 0, true);
+	for (int i = 0; i <= n; i++)
 	{
 		if (i == pos)
 		{
 			items[i].data = newitem;
 			items[i].len = newlen;
 		}
-		else
+		else if (!pbt_iter_next(&it, &items[i]))
+			elog(ERROR, "pagebtree: page has fewer items than its count");
+		else if (items[i].data == it.buf.data)
 		{
-			layout->get(origpage, j++, &items[i], &itembuf);
 			/* keep a copy of what the layout assembled */
-			if (items[i].data == itembuf.data)
-				items[i].data = memcpy(palloc(items[i].len), itembuf.data,
-									   items[i].len);
+			items[i].data = memcpy(palloc(items[i].len), it.buf.data,
+								   items[i].len);
 		}
 	}
 

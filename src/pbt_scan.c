@@ -930,20 +930,31 @@ kill_items(IndexScanDesc scan)
 	for (int k = 0; k < so->nkilled; k++)
 	{
 		ScanPosItem *pi = &so->curr.items[so->killed[k]];
+		PbtIter		it;
+		PbtItem		item;
+		ItemPointerData tid;
 
-		/* the remembered position first, then the rest of the page */
-		for (int j = 0; j < n; j++)
+		/* the remembered position first, then the whole page */
+		if (pi->pos < n)
 		{
-			int			pos = (pi->pos + j) % n;
-			PbtItem		item;
 			PbtItemBuf	itembuf;
-			ItemPointerData tid;
 
-			layout->get(page, pos, &item, &itembuf);
+			layout->get(page, pi->pos, &item, &itembuf);
 			pbt_item_get_tid(so->st, item.data, item.len, &tid);
 			if (ItemPointerEquals(&tid, &pi->tid))
 			{
-				layout->set_dead(page, pos);
+				layout->set_dead(page, pi->pos);
+				marked = true;
+				continue;
+			}
+		}
+		pbt_iter_start(&it, page, 0, true);
+		while (pbt_iter_next(&it, &item))
+		{
+			pbt_item_get_tid(so->st, item.data, item.len, &tid);
+			if (ItemPointerEquals(&tid, &pi->tid))
+			{
+				layout->set_dead(page, it.pos);
 				marked = true;
 				break;
 			}

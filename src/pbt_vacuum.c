@@ -198,16 +198,17 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 		if (callback)
 		{
-			for (int i = 0; i < n; i++)
+			PbtIter		it;
+			PbtItem		item;
+
+			pbt_iter_start(&it, page, 0, true);
+			while (pbt_iter_next(&it, &item))
 			{
-				PbtItem		item;
-				PbtItemBuf	itembuf;
 				ItemPointerData tid;
 
-				layout->get(page, i, &item, &itembuf);
 				pbt_item_get_tid(st, item.data, item.len, &tid);
 				if (callback(&tid, callback_state))
-					deletable[ndel++] = i;
+					deletable[ndel++] = it.pos;
 			}
 		}
 		if (ndel > 0)
