@@ -150,6 +150,7 @@ typedef struct PbtScanOpaqueData
 	TupleBuf	currTuples;
 	TupleBuf	markTuples;
 	int			batch;			/* positions the next batch reads; 0 = all */
+	bool		batch_within_end;	/* the end key holds for the whole batch */
 	StringInfoData resumebuf;	/* where the batch stopped, as a key */
 } PbtScanOpaqueData;
 
@@ -656,7 +657,7 @@ check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
 	bool		forward = ScanDirectionIsForward(dir);
 
 	*continuescan = true;
-	if (forward ? so->has_upper : so->has_lower)
+	if (!so->batch_within_end && (forward ? so->has_upper : so->has_lower))
 	{
 		int			c = pbt_compare(st, forward ? &so->upperkey : &so->lowerkey,
 									item, len);
@@ -798,6 +799,34 @@ save_bound(PbtScanOpaque so, int which, int pos, const PbtItem *item)
 }
 
 /*
+ * Whether the last item a batch can examine is still within the end key:
+ * then so are all before it (they are sorted), and check_item need not
+ * compare each with the end key.  One get per batch instead of a key
+ * compare per item, which dominates long scans.
+ */
+static bool
+batch_within_end(PbtScanOpaque so, Page page, const PbtIter *it, int limit)
+{
+	bool		forward = it->step > 0;
+	int			last;
+	PbtItem		item;
+	PbtItemBuf	itembuf;
+	int			c;
+
+	if (!(forward ? so->has_upper : so->has_lower))
+		return true;
+	/* it->pos is one step before the first position */
+	last = forward ? Min(it->pos + limit, it->stop - 1) :
+		Max(it->pos - limit, 0);
+	if (forward ? last <= it->pos : last >= it->pos)
+		return false;
+	it->layout->get(page, last, &item, &itembuf);
+	c = pbt_compare(so->st, forward ? &so->upperkey : &so->lowerkey,
+					item.data, item.len);
+	return forward ? c > 0 : c <= 0;
+}
+
+/*
  * Read a batch of the share-locked leaf in buf, from pos on in direction
  * dir, into so->curr.  Returns true if any item matched.  The lock is
  * released (see done_with_page for the pin).
@@ -830,6 +859,7 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	so->curr.restLeft = so->curr.restRight = false;
 
 	pbt_iter_start(&it, page, pos, forward);
+	so->batch_within_end = batch_within_end(so, page, &it, limit);
 	while (examined < limit && pbt_iter_next(&it, &item))
 	{
 		if (examined++ == 0)
