@@ -299,8 +299,39 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT t FROM ldx WHERE t > ''f'' ORDER BY t DESC LIMIT 20'
 ]);
 
+-- Inserts into an existing index.  Interleaved ascending ids of 20
+-- partitions, (t, id): a split puts each partition's ids in dense pages of
+-- their own (partition detection), and appending beyond a dense page's
+-- window moves no records.  Dense keys in random order: a leaf that would
+-- split converts to dense instead.  Both end far below btree's size.
+CREATE TABLE ldp (id int, t text COLLATE "C", k int8, tb text COLLATE "C", kb int8)
+WITH (autovacuum_enabled = off);
+CREATE INDEX ldp_tk ON ldp USING pagebtree (t, k);
+CREATE INDEX ldp_tk_bt ON ldp USING btree (tb, kb);
+INSERT INTO ldp SELECT i, 'tenant_' || (i % 20), i / 20, 'tenant_' || (i % 20), i / 20
+FROM generate_series(1, 60000) i;
+SELECT dense >= 0.9 * leaves AS mostly_dense,
+       pg_relation_size('ldp_tk') < 0.3 * pg_relation_size('ldp_tk_bt') AS small,
+       pagebtree_check('ldp_tk', true) IS NOT NULL AS checked
+FROM ld_leaves('ldp_tk');
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT k AS c FROM ldp WHERE t = ''tenant_7'' AND k BETWEEN 10 AND 500',
+    'SELECT id FROM ldp WHERE t = ''tenant_13'' AND k = 2999',
+    'SELECT t, k FROM ldp WHERE t > ''tenant_18'' ORDER BY t, k LIMIT 40',
+    'SELECT t, k FROM ldp WHERE t < ''tenant_10'' ORDER BY t DESC, k DESC LIMIT 40'
+]);
+CREATE TABLE ldr (id int, k int8, kb int8) WITH (autovacuum_enabled = off);
+CREATE INDEX ldr_k ON ldr USING pagebtree (k);
+CREATE INDEX ldr_k_bt ON ldr USING btree (kb);
+INSERT INTO ldr SELECT i, i, i FROM generate_series(1, 60000) i ORDER BY md5(i::text);
+SELECT dense >= 0.9 * leaves AS mostly_dense,
+       pg_relation_size('ldr_k') < 0.5 * pg_relation_size('ldr_k_bt') AS small,
+       pagebtree_check('ldr_k', true) IS NOT NULL AS checked
+FROM ld_leaves('ldr_k');
+SELECT * FROM pbt_verify(ld_queries('ldr', 'k', 1, 60000));
+
 -- clean up
-DROP TABLE ld_small, ld8, ldg, ldt, ldm, ldx;
+DROP TABLE ld_small, ld8, ldg, ldt, ldm, ldx, ldp, ldr;
 DROP FUNCTION ld_summary(regclass);
 DROP FUNCTION ld_leaves(regclass);
 DROP FUNCTION ld_queries(text, text, bigint, bigint, text);

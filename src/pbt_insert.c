@@ -670,6 +670,35 @@ fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0, PbtItem *oldhikey,
 }
 
 /*
+ * If items [0, s) could make one dense page and items[s] starts another
+ * partition (its key differs before the numeric tail), s; else 0.
+ */
+static int
+partition_end(const PbtItem *items, int n)
+{
+	int			cap;
+	int			prev = 1;
+
+	if (pbt_dense_span(items[0].data, items[0].len, items[0].data, items[0].len) != 1)
+		return 0;
+	cap = pbt_dense_capacity(items[0].data, items[0].len);
+	for (int s = 1; s < n; s++)
+	{
+		int			span = pbt_dense_span(items[0].data, items[0].len,
+										  items[s].data, items[s].len);
+
+		if (span == 0 && items[s].len == items[0].len &&
+			memcmp(items[s].data, items[0].data, items[0].len) > 0)
+			return s;			/* a new prefix */
+		/* a span too wide, or equal tails (one key twice): not a run */
+		if (span <= prev || span > cap)
+			return 0;
+		prev = span;
+	}
+	return 0;
+}
+
+/*
  * Split the page in buf, inserting item at pos, then insert the downlink to
  * the new right page into the parent.  Releases buf and cbuf.
  */
@@ -704,6 +733,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 				ropaque;
 	uint8		ltag;
 	uint8		rtag;
+	bool		appending;
 
 	pbt_iter_start(&it, origpage, 0, true);
 	for (int i = 0; i <= n; i++)
@@ -723,7 +753,41 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		}
 	}
 
+	/*
+	 * A leaf that would split may instead hold all its items and the new one
+	 * as a dense page, as in the paper, which converts at a would-be split.
+	 * With dense keys arriving in random order, leaves then fill their
+	 * window instead of stopping at the halves of earlier splits.
+	 */
+	if (leaf && st->normalized && oopaque->layout != PBT_LAYOUT_DENSE &&
+		pbt_choose_leaf_layout(st, items, n + 1, has_hikey ? &oldhikey : NULL) ==
+		PBT_LAYOUT_DENSE)
+	{
+		xlog = GenericXLogStart(index);
+		lpage = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
+		PbtPageGetOpaque(lpage)->layout = PBT_LAYOUT_DENSE;
+		pbt_page_rebuild(lpage, items, n + 1, has_hikey ? &oldhikey : NULL);
+		GenericXLogFinish(xlog);
+		PBT_CHECK_PAGE(index, BufferGetPage(buf), lblkno);
+		UnlockReleaseBuffer(buf);
+		pfree(items);
+		return;
+	}
+
 	fillfactor = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
+
+	/*
+	 * Appending after the last item of the rightmost leaf means ascending
+	 * keys: the left half keeps fillfactor of the space.  So does appending
+	 * after the last item of any leaf, where one of several interleaved
+	 * ascending ranges (a partition's ids) may grow: on a dense leaf, this
+	 * is the paper's over-committing split, which moves no records (here,
+	 * fillfactor keeps room for updates).  A median split would leave the
+	 * left half half empty for good; with random keys, the cost is that one
+	 * split in a page's worth goes 90:10.
+	 */
+	appending = pos == n && (PbtIsRightmost(oopaque) || leaf);
+
 	/*
 	 * Plan with the new layout's space needs; a dense page's halves are
 	 * likely dense again (its estimate is heads' for halves that are not).
@@ -732,19 +796,34 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 									   st->dense_leaves != PBT_DENSE_NEVER ?
 									   PBT_LAYOUT_DENSE : newlayout),
 					 items, n + 1, has_hikey ? oldhikey.len : 0, leaf,
-					 PbtIsRightmost(oopaque) && pos == n, fillfactor,
-					 leaf && st->normalized);
+					 appending, fillfactor, leaf && st->normalized);
 	if (s < 0 && newlayout != oopaque->layout)
 	{
 		/* the items only fit in two pages of the denser layout they are in */
 		newlayout = oopaque->layout;
 		s = choose_split(layout, items, n + 1, has_hikey ? oldhikey.len : 0,
-						 leaf, PbtIsRightmost(oopaque) && pos == n, fillfactor,
-						 leaf && st->normalized);
+						 leaf, appending, fillfactor, leaf && st->normalized);
 	}
 	if (s < 0)
 		elog(ERROR, "pagebtree: could not find a split point");
 	ltag = rtag = newlayout;
+
+	/*
+	 * Partition detection (after the paper's densifying split): if the items
+	 * from the left up to where the key prefix changes could make one dense
+	 * page and are at least half of them, split there.  Interleaved
+	 * ascending ranges (one per partition) then get dense pages of their
+	 * own, instead of fences at the median that strand a half-empty page
+	 * below a range's growing end.
+	 */
+	if (leaf && st->normalized && st->dense_leaves != PBT_DENSE_NEVER &&
+		!appending)
+	{
+		int			end = partition_end(items, n + 1);
+
+		if (end >= (n + 1) / 2)
+			s = end;
+	}
 
 	/* the separator becomes the left high key and the parent's new key */
 	initStringInfo(&sep);
