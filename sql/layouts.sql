@@ -13,12 +13,15 @@ SET max_parallel_workers_per_gather = 0;
 CREATE TABLE ly (id int, t text COLLATE "C", b bytea, k int8, v int4)
     WITH (autovacuum_enabled = off);
 
--- one index per layout on each key shape
+-- one index per layout on each key shape (heads-nohints: heads leaves
+-- without the hint array, an ablation)
 CREATE FUNCTION ly_indexes(layout text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    n text := replace(layout, '-', '_');
 BEGIN
-    EXECUTE format('CREATE INDEX ly_t_%1$s ON ly USING pagebtree (t) WITH (layout = %1$s)', layout);
-    EXECUTE format('CREATE INDEX ly_b_%1$s ON ly USING pagebtree (b) WITH (layout = %1$s)', layout);
-    EXECUTE format('CREATE INDEX ly_vk_%1$s ON ly USING pagebtree (v, k DESC) INCLUDE (id) WITH (layout = %1$s)', layout);
+    EXECUTE format('CREATE INDEX ly_t_%1$s ON ly USING pagebtree (t) WITH (layout = %2$L)', n, layout);
+    EXECUTE format('CREATE INDEX ly_b_%1$s ON ly USING pagebtree (b) WITH (layout = %2$L)', n, layout);
+    EXECUTE format('CREATE INDEX ly_vk_%1$s ON ly USING pagebtree (v, k DESC) INCLUDE (id) WITH (layout = %2$L)', n, layout);
 END;
 $$;
 
@@ -28,7 +31,8 @@ RETURNS TABLE (layout text, queries int, total_rows bigint, failed text[])
 LANGUAGE plpgsql AS $$
 BEGIN
     DROP INDEX IF EXISTS ly_t_plain, ly_b_plain, ly_vk_plain,
-                         ly_t_heads, ly_b_heads, ly_vk_heads;
+                         ly_t_heads, ly_b_heads, ly_vk_heads,
+                         ly_t_heads_nohints, ly_b_heads_nohints, ly_vk_heads_nohints;
     PERFORM ly_indexes(lay);
     RETURN QUERY
     SELECT lay, v.* FROM pbt_verify(ARRAY[
@@ -53,8 +57,8 @@ BEGIN
         'SELECT v, k, id FROM ly ORDER BY v DESC, k, id'
     ]) v;
     PERFORM pagebtree_check(c.oid, true)
-    FROM pg_class c WHERE c.relname IN ('ly_t_' || lay,
-        'ly_b_' || lay, 'ly_vk_' || lay);
+    FROM pg_class c WHERE c.relname IN ('ly_t_' || replace(lay, '-', '_'),
+        'ly_b_' || replace(lay, '-', '_'), 'ly_vk_' || replace(lay, '-', '_'));
 END;
 $$;
 
@@ -79,6 +83,7 @@ SELECT i,
        (i * 7919) % 10000, i % 8
 FROM generate_series(1, 20000) i;
 SELECT * FROM ly_verify('plain');
+SELECT * FROM ly_verify('heads-nohints');
 SELECT * FROM ly_verify('heads');
 SELECT * FROM ly_layouts();
 
@@ -92,6 +97,7 @@ SELECT 100000 + i,
        i, i % 11
 FROM generate_series(1, 8000) i ORDER BY md5(i::text);
 SELECT * FROM ly_verify('plain');
+SELECT * FROM ly_verify('heads-nohints');
 SELECT * FROM ly_verify('heads');
 
 -- 3. Delete most rows, VACUUM (empties and deletes pages), refill with
@@ -102,6 +108,7 @@ INSERT INTO ly
 SELECT 200000 + i, 'q' || (i % 100), int2send((i % 500)::int2), -i, 4
 FROM generate_series(1, 6000) i;
 SELECT * FROM ly_verify('plain');
+SELECT * FROM ly_verify('heads-nohints');
 SELECT * FROM ly_verify('heads');
 
 -- 4. The layout reloption: heads are the default where keys are byte
@@ -125,6 +132,7 @@ SELECT * FROM pbt_verify(ARRAY[
 CREATE INDEX ly_bad ON ly USING pagebtree ((k::numeric)) WITH (layout = heads);
 CREATE INDEX ly_bad ON ly USING pagebtree (t COLLATE "und-x-icu") WITH (layout = heads);
 CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = fancy);
+CREATE INDEX ly_bad ON ly USING pagebtree ((k::numeric)) WITH (layout = 'heads-nohints');
 DROP TABLE ly;
 DROP FUNCTION ly_indexes(text), ly_verify(text), ly_layouts();
 

@@ -57,6 +57,8 @@
 #define PBT_LAYOUT_DENSE	3		/* TIDs in an array indexed by the key's
 										 * integer tail (normalized-key leaves
 										 * without INCLUDE columns) */
+#define PBT_LAYOUT_HEADS_NOHINTS 4	/* heads leaves without the hint array
+										 * (ablation only) */
 
 typedef struct PbtPageOpaqueData
 {
@@ -250,6 +252,7 @@ pbt_iter_next(PbtIter *it, PbtItem *item)
 }
 extern const PbtLayout pbt_layout_plain;
 extern const PbtLayout pbt_layout_heads;
+extern const PbtLayout pbt_layout_heads_nohints;
 extern const PbtLayout pbt_layout_dense;
 
 /* pbt_layout_heads.c: sizes, for conversions and the choice of a layout */
@@ -350,7 +353,8 @@ typedef enum PbtLayoutOption
 								 * where that is smaller */
 	PBT_LAYOUT_OPTION_PLAIN,
 	PBT_LAYOUT_OPTION_HEADS,
-	PBT_LAYOUT_OPTION_DENSE
+	PBT_LAYOUT_OPTION_DENSE,
+	PBT_LAYOUT_OPTION_HEADS_NOHINTS
 } PbtLayoutOption;
 
 /* descent stack: parent pages visited, for inserting downlinks */

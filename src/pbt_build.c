@@ -522,12 +522,14 @@ check_layout_option(Relation index, PbtState *st)
 	PbtOptions *opts = (PbtOptions *) index->rd_options;
 
 	if (opts && !st->normalized &&
-		(opts->layout == PBT_LAYOUT_OPTION_HEADS ||
-		 opts->layout == PBT_LAYOUT_OPTION_DENSE))
+		opts->layout != PBT_LAYOUT_OPTION_DEFAULT &&
+		opts->layout != PBT_LAYOUT_OPTION_PLAIN)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("layout \"%s\" is not supported for index \"%s\"",
-						opts->layout == PBT_LAYOUT_OPTION_HEADS ? "heads" : "dense",
+						opts->layout == PBT_LAYOUT_OPTION_DENSE ? "dense" :
+						opts->layout == PBT_LAYOUT_OPTION_HEADS ? "heads" :
+						"heads-nohints",
 						RelationGetRelationName(index)),
 				 errdetail("Its keys are compared with the operator classes' comparison functions, not as byte strings."),
 				 errhint("Use layout = auto, or a type and collation listed as normalized in the README.")));

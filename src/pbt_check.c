@@ -115,7 +115,8 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 	layout = pbt_layout_by_tag(opaque->layout);
 	if (layout == NULL)
 		corrupt(index, blkno, 0, "unknown layout tag", NULL);
-	if (layout == &pbt_layout_heads && !st->normalized)
+	if ((layout == &pbt_layout_heads || layout == &pbt_layout_heads_nohints) &&
+		!st->normalized)
 		corrupt(index, blkno, 0, "heads layout on a comparator-mode page", NULL);
 	if (layout == &pbt_layout_dense && !(leaf && st->normalized && !st->has_include))
 		corrupt(index, blkno, 0,

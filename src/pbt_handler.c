@@ -26,6 +26,7 @@ static relopt_enum_elt_def pbt_layout_values[] = {
 	{"plain", PBT_LAYOUT_OPTION_PLAIN},
 	{"heads", PBT_LAYOUT_OPTION_HEADS},
 	{"dense", PBT_LAYOUT_OPTION_DENSE},
+	{"heads-nohints", PBT_LAYOUT_OPTION_HEADS_NOHINTS},
 	{NULL}
 };
 
@@ -40,7 +41,7 @@ _PG_init(void)
 	add_enum_reloption(pbt_relopt_kind, "layout",
 					   "Layout of new leaf pages",
 					   pbt_layout_values, PBT_LAYOUT_OPTION_DEFAULT,
-					   "Valid values are \"auto\", \"plain\", \"heads\" and \"dense\".",
+					   "Valid values are \"auto\", \"plain\", \"heads\", \"dense\" and \"heads-nohints\".",
 					   ShareUpdateExclusiveLock);
 
 	/* a custom WAL resource manager can only be registered at preload */
@@ -104,6 +105,9 @@ pbt_build_state(Relation index, MemoryContext cxt)
 	st->leaf_layout = st->inner_layout = PBT_LAYOUT_PLAIN;
 	if (st->normalized && (!opts || opts->layout != PBT_LAYOUT_OPTION_PLAIN))
 		st->leaf_layout = st->inner_layout = PBT_LAYOUT_HEADS;
+	/* an ablation: heads leaves that do not keep or use hints */
+	if (st->normalized && opts && opts->layout == PBT_LAYOUT_OPTION_HEADS_NOHINTS)
+		st->leaf_layout = PBT_LAYOUT_HEADS_NOHINTS;
 
 	/*
 	 * Dense leaves hold key || TID items compared as bytes: normalized keys

@@ -160,13 +160,25 @@ hint_pos(int i, int n)
 	return (i + 1) * n / (HEADS_HINTS + 1);
 }
 
-/* what hint i must be: leaves only (inner pages are few and hot) */
+/*
+ * Leaves keep hints (inner pages are few and hot), except under the tag
+ * that leaves them out to measure what they are worth.
+ */
+static inline bool
+uses_hints(Page page)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+
+	return PbtIsLeaf(opaque) && opaque->layout == PBT_LAYOUT_HEADS;
+}
+
+/* what hint i must be */
 static inline uint32
 hint_value(Page page, int i)
 {
 	int			n = heads_count(page);
 
-	return is_leaf(page) && n > 0 ? heads_slots(page)[hint_pos(i, n)].head : 0;
+	return uses_hints(page) && n > 0 ? heads_slots(page)[hint_pos(i, n)].head : 0;
 }
 
 /* Recompute the hints after the slots changed (derived data, deterministic). */
@@ -661,7 +673,7 @@ heads_search(PbtState *st, Page page, PbtSearchKey *key)
 	 * long as the key has no padding in its head (a shorter key with
 	 * nextkey sorts after the longer items it is a prefix of).
 	 */
-	if (leaf && klen >= HEAD_BYTES && n > HEADS_HINTS)
+	if (uses_hints(page) && klen >= HEAD_BYTES && n > HEADS_HINTS)
 	{
 		int			i = 0;
 
@@ -749,25 +761,28 @@ heads_check(Page page)
 	return NULL;
 }
 
-const PbtLayout pbt_layout_heads = {
-	.name = "heads",
-	.init = heads_init,
-	.count = heads_count,
-	.get = heads_get,
-	.get_child = heads_get_child,
-	.set_child = heads_set_child,
-	.search = heads_search,
-	.insert = heads_insert,
-	.load = heads_load,
-	.delete = heads_delete,
-	.truncate = heads_truncate,
-	.item_cost = heads_item_cost,
-	.space_needed = heads_space_needed,
-	.free_space = heads_free_space,
-	.garbage = heads_garbage,
-	.set_dead = heads_set_dead,
-	.is_dead = heads_is_dead,
-	.mask = heads_mask,
-	.check = heads_check,
-	.iter_next = heads_iter_next,
-};
+#define HEADS_LAYOUT(layout_name) { \
+	.name = layout_name, \
+	.init = heads_init, \
+	.count = heads_count, \
+	.get = heads_get, \
+	.get_child = heads_get_child, \
+	.set_child = heads_set_child, \
+	.search = heads_search, \
+	.insert = heads_insert, \
+	.load = heads_load, \
+	.delete = heads_delete, \
+	.truncate = heads_truncate, \
+	.item_cost = heads_item_cost, \
+	.space_needed = heads_space_needed, \
+	.free_space = heads_free_space, \
+	.garbage = heads_garbage, \
+	.set_dead = heads_set_dead, \
+	.is_dead = heads_is_dead, \
+	.mask = heads_mask, \
+	.check = heads_check, \
+	.iter_next = heads_iter_next, \
+}
+
+const PbtLayout pbt_layout_heads = HEADS_LAYOUT("heads");
+const PbtLayout pbt_layout_heads_nohints = HEADS_LAYOUT("heads-nohints");

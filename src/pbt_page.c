@@ -24,6 +24,8 @@ pbt_layout_by_tag(uint8 tag)
 			return &pbt_layout_plain;
 		case PBT_LAYOUT_HEADS:
 			return &pbt_layout_heads;
+		case PBT_LAYOUT_HEADS_NOHINTS:
+			return &pbt_layout_heads_nohints;
 		case PBT_LAYOUT_DENSE:
 			return &pbt_layout_dense;
 	}
@@ -239,6 +241,7 @@ pbt_leaf_fits(uint8 tag, PbtItem *items, int n, PbtItem *hikey)
 		case PBT_LAYOUT_DENSE:
 			return pbt_dense_eligible(items, n, hikey, &bytes);
 		case PBT_LAYOUT_HEADS:
+		case PBT_LAYOUT_HEADS_NOHINTS:
 			bytes += pbt_heads_bytes(items, n);
 			break;
 		default:
