@@ -33,6 +33,8 @@
  */
 #include "pagebtree.h"
 
+#include "port/pg_bswap.h"
+
 /*
  * Hints: the heads of HEADS_HINTS slots spread evenly over the page, so a
  * search can narrow its binary search to one stretch of n / (HEADS_HINTS+1)
@@ -202,11 +204,19 @@ assemble(Page page, const HeadsSlot *slot, int koff, int prefix_len, char *out)
 	char	   *key = out + koff + prefix_len;
 
 	memcpy(out, (char *) page + slot->off, koff);
-	for (int i = 0; i < Min(len, HEAD_BYTES); i++)
-		key[i] = (char) (slot->head >> (8 * (HEAD_BYTES - 1 - i)));
-	if (len > HEAD_BYTES)
+	if (len >= HEAD_BYTES)
+	{
+		uint32		be = pg_hton32(slot->head);
+
+		memcpy(key, &be, HEAD_BYTES);
 		memcpy(key + HEAD_BYTES, (char *) page + slot->off + koff,
 			   len - HEAD_BYTES);
+	}
+	else
+	{
+		for (int i = 0; i < len; i++)
+			key[i] = (char) (slot->head >> (8 * (HEAD_BYTES - 1 - i)));
+	}
 	return koff + prefix_len + len;
 }
 
