@@ -38,7 +38,7 @@ PGBENCH_DIR = os.path.join(HERE, "pgbench")
 
 ORDERED_AMS = ("btree", "pagebtree")
 PHASES = ("datasets", "update-growth", "oom")
-LAYOUT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+LAYOUT_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 
 def variant_label(layout):
@@ -1424,7 +1424,7 @@ def main():
                 continue
             if x != "default" and not (LAYOUT_NAME.match(x) and len(x) <= 24):
                 ap.error("--pbt-layouts: %r is not a layout name (a letter, then letters, digits "
-                         "or _; at most 24: it becomes part of table and index names)" % x)
+                         "_ or -; at most 24: it becomes part of table and index names)" % x)
             x = None if x == "default" else x
             if x not in layouts:
                 layouts.append(x)
