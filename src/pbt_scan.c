@@ -815,6 +815,9 @@ batch_within_end(PbtScanOpaque so, Page page, const PbtIter *it, int limit)
 
 	if (!(forward ? so->has_upper : so->has_lower))
 		return true;
+	/* a first batch is mostly a lookup's, which ends inside it anyway */
+	if (limit <= SCAN_FIRST_BATCH)
+		return false;
 	/* it->pos is one step before the first position */
 	last = forward ? Min(it->pos + limit, it->stop - 1) :
 		Max(it->pos - limit, 0);
