@@ -162,6 +162,25 @@ map_rank(const uint8 *map, int i)
 	return r;
 }
 
+/* number of set bits in [i, nbits) */
+static int
+map_rank_from(const uint8 *map, int i, int nbits)
+{
+	int			b = DENSE_MAP_BYTES(nbits);
+	int			r = 0;
+
+	/* whole words from the end down to the one holding bit i */
+	while (b - 8 >= (i / 64) * 8 + 8)
+	{
+		b -= 8;
+		r += pg_popcount64(load_word(map + b));
+	}
+	/* bytes of that word from the one holding bit i */
+	for (int j = i / 8 + 1; j < b; j++)
+		r += pg_number_of_ones[map[j]];
+	return r + pg_number_of_ones[map[i / 8] >> (i % 8)];
+}
+
 /* the bit that is the pos-th set bit (from 0), or -1 */
 static int
 map_select(const uint8 *map, int nbytes, int pos)
@@ -826,12 +845,17 @@ static int
 rank_of_tail(Page page, uint64 tail)
 {
 	DenseHeader *hdr = dense_header(page);
+	int			slot;
 
 	if (tail <= hdr->base)
 		return 0;
 	if (tail - hdr->base >= hdr->capacity)
 		return hdr->count;
-	return map_rank(present_map(page), (int) (tail - hdr->base));
+	slot = (int) (tail - hdr->base);
+	/* count from the nearer end (ascending keys arrive near the top) */
+	if (slot > hdr->capacity / 2)
+		return hdr->count - map_rank_from(present_map(page), slot, hdr->capacity);
+	return map_rank(present_map(page), slot);
 }
 
 /*
