@@ -36,7 +36,7 @@
  * ----------------------------------------------------------------
  */
 #define PBT_MAGIC			0x50425431	/* "PBT1" */
-#define PBT_VERSION			1
+#define PBT_VERSION			2
 #define PBT_PAGE_ID			0xFF91
 #define PBT_METAPAGE_BLKNO	0
 
