@@ -1,0 +1,123 @@
+
+# The verifier reports damaged pages.  For each layout, one index page is
+# damaged on disk while the server is stopped (a byte pattern that a
+# software bug could leave: a stale hint, a count that disagrees with a
+# bitmap, an item offset out of bounds, keys out of order, an unknown
+# layout tag), and pagebtree_check must fail with ERRCODE_INDEX_CORRUPTED
+# and a message naming the problem.  The undamaged indexes next to it must
+# still pass, so the error is the damage and not the check itself.
+
+use strict;
+use warnings;
+
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use PagebtreeTest;
+
+my $node = pbt_new_node('corruption', conf => 'ignore_checksum_failure = on');
+$node->start;
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION pagebtree;
+CREATE TABLE c (k int8, s text COLLATE "C");
+INSERT INTO c SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
+CREATE INDEX c_heads ON c USING pagebtree (s);
+CREATE INDEX c_heads_order ON c USING pagebtree (s);
+CREATE INDEX c_dense ON c USING pagebtree (k);
+CREATE INDEX c_plain ON c USING pagebtree (k) WITH (layout = plain);
+CREATE INDEX c_tag ON c USING pagebtree ((k + 0)) WITH (layout = plain);
+CREATE INDEX c_intact ON c USING pagebtree (s);
+CHECKPOINT;
+});
+
+# the first leaf of an index with the given layout, as a block number
+sub leaf_of
+{
+	my ($idx, $layout) = @_;
+	return $node->safe_psql(
+		'postgres', qq{
+SELECT min(b) FROM generate_series(1, pg_relation_size('$idx') / 8192 - 1) b,
+     LATERAL pagebtree_page_stats('$idx', b) s
+WHERE s.page_type = 'leaf' AND s.layout = '$layout'});
+}
+
+# Byte offsets within a page (after the 24-byte page header):
+#   heads: prefix_off, prefix_len, hint_count, unused (2 bytes each), then
+#          16 four-byte hints; slots of 8 bytes {off, len, head} at 96
+#   dense: item_len, prefix_off, prefix_len, capacity, count (2 bytes each)
+#   plain: slots of 4 bytes {off, len} at 24
+#   special space (the last 32 bytes, PbtPageOpaqueData): the layout tag
+#          is its byte 24
+my @cases = (
+	{ idx => 'c_heads', layout => 'heads', off => 24 + 8 + 4 * 5,
+	  bytes => "\xff\xff\xff\xff", msg => qr/hint does not match the head it samples/ },
+	{ idx => 'c_heads_order', layout => 'heads', off => 96 + 8 * 3 + 4,
+	  bytes => "\x00\x00\x00\x00", msg => qr/keys out of order/ },
+	{ idx => 'c_dense', layout => 'dense', off => 24 + 8,
+	  bytes => "\x01\x00", msg => qr/dense item count disagrees with the presence bitmap/ },
+	{ idx => 'c_plain', layout => 'plain', off => 24 + 4 * 2,
+	  bytes => "\xf0\x1f", msg => qr/item bytes out of bounds/ },
+);
+
+my %path;
+for my $case (@cases)
+{
+	my $idx = $case->{idx};
+	$case->{block} = leaf_of($idx, $case->{layout});
+	ok($case->{block} ne '', "$idx has a $case->{layout} leaf");
+	$path{$idx} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$idx')");
+	is($node->safe_psql('postgres', "SELECT pagebtree_check('$idx', true)"),
+		'', "$idx passes before the damage");
+}
+my $tag_block = leaf_of('c_tag', 'plain');
+$path{c_tag} = $node->data_dir . '/'
+  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_tag')");
+
+$node->stop;
+
+sub damage
+{
+	my ($file, $offset, $bytes) = @_;
+	open(my $fh, '+<', $file) or die "open $file: $!";
+	binmode $fh;
+	seek($fh, $offset, 0) or die "seek: $!";
+	print $fh $bytes or die "write: $!";
+	close($fh) or die "close: $!";
+}
+
+for my $case (@cases)
+{
+	damage($path{ $case->{idx} }, $case->{block} * 8192 + $case->{off}, $case->{bytes});
+}
+# an unknown layout tag: the special space is the last 32 bytes of the page
+damage($path{c_tag}, $tag_block * 8192 + 8192 - 32 + 24, "\x63");
+
+$node->start;
+
+for my $case (@cases)
+{
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"SELECT pagebtree_check('$case->{idx}', true)");
+	isnt($ret, 0, "$case->{idx}: the verifier fails");
+	like($err, qr/index "$case->{idx}" is corrupt at block $case->{block}/,
+		"$case->{idx}: it names the index and block");
+	like($err, $case->{msg}, "$case->{idx}: it names the problem");
+}
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_tag', true)");
+	isnt($ret, 0, 'c_tag: the verifier fails');
+	like($err, qr/unknown layout tag/, 'c_tag: it names the problem');
+	# a scan reaching the page reports corruption instead of misreading it
+	($ret, $out, $err) = $node->psql('postgres',
+		'SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM c WHERE k + 0 > 0');
+	like($err, qr/unknown layout tag/, 'c_tag: a scan reports the page as corrupt');
+}
+is($node->safe_psql('postgres', "SELECT pagebtree_check('c_intact', true)"),
+	'', 'an undamaged index next to them still passes');
+
+$node->stop;
+done_testing();
