@@ -45,4 +45,4 @@ include $(PGXS)
 pagebtree--0.1.sql: src/sql/pagebtree_functions.sql src/sql/pagebtree_opclasses.sql
 	cat $^ > $@
 
-$(OBJS): src/pagebtree.h
+$(OBJS): src/pagebtree.h src/pbt_dense_util.h
