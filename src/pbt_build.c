@@ -10,9 +10,8 @@
  * PBT_INNER_FILLFACTOR (inner pages); leaves that can be dense are filled
  * to fillfactor of a dense page's capacity, and semidense ones to
  * fillfactor of the page while keys fall in their window (see
- * add_to_level).  The pages
- * are written through shared buffers without WAL and logged in bulk at the
- * end, as other index builds do.
+ * add_to_level).  The pages are written through shared buffers without WAL
+ * and logged in bulk at the end, as other index builds do.
  *
  *-------------------------------------------------------------------------
  */

@@ -642,8 +642,8 @@ is_dense_tag(uint8 tag)
  * a guide: check that both halves fit as they will be rebuilt and
  * otherwise take the nearest split point where they do.  Halves that are
  * neither dense nor semidense get fallback, the layout choose_split planned
- * with.  Returns the split point; sep gets the
- * separator, ltag and rtag the halves' layouts.
+ * with.  Returns the split point; sep gets the separator, ltag and rtag the
+ * halves' layouts.
  */
 static int
 fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0, PbtItem *oldhikey,
