@@ -269,6 +269,28 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT count(*) FROM lsm WHERE s = 100'
 ]);
 
+-- A short last column: (g, ch) keys end with the "char" byte, so the tail
+-- is the last bytes of g, ch's marker and ch, and a search on g alone ends
+-- within the tail.  Leaves holding one value of g are semidense.
+CREATE TABLE lsc (id int, g int4, ch "char", note text) WITH (autovacuum_enabled = off);
+INSERT INTO lsc SELECT i, i / 255, ((i % 255) - 127)::"char", 'c' || i
+FROM generate_series(0, 10199) i;
+CREATE INDEX lsc_gc ON lsc USING pagebtree (g, ch) INCLUDE (note);
+SELECT index_name, semidense > 0 AS some_semidense, entries, checked
+FROM ls_summary('lsc');
+DELETE FROM lsc WHERE id % 3 = 0;
+INSERT INTO lsc SELECT -i, 17, (i - 127)::"char", 'again' FROM generate_series(0, 254, 3) i;
+VACUUM ANALYZE lsc;
+SELECT index_name, entries, checked FROM ls_summary('lsc');
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT note AS c FROM lsc WHERE g = 7',
+    'SELECT id FROM lsc WHERE g = 17 AND ch > ''A''',
+    'SELECT id FROM lsc WHERE g = 17 AND ch <= ''A''',
+    'SELECT g, ch, note FROM lsc WHERE g BETWEEN 3 AND 4 ORDER BY g DESC, ch DESC LIMIT 30',
+    'SELECT g, ch, note FROM lsc WHERE g > 30 ORDER BY g, ch LIMIT 300',
+    'SELECT count(*) FROM lsc WHERE g >= 12 AND g < 20'
+]);
+
 --
 -- 4. Where semidense pages cannot be: without INCLUDE columns, forcing
 --    layout = semidense gives heads leaves (dense ones only come with
@@ -299,7 +321,7 @@ SELECT * FROM pbt_verify(ARRAY[
 ]);
 
 -- clean up
-DROP TABLE ls_small, ls8, lsg, lsm, lsx;
+DROP TABLE ls_small, ls8, lsg, lsm, lsc, lsx;
 DROP FUNCTION ls_summary(regclass);
 DROP FUNCTION ls_leaves(regclass);
 DROP FUNCTION ls_queries(text, text, text, bigint, bigint);
