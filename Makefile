@@ -10,6 +10,7 @@ OBJS = \
 	src/pbt_layout_plain.o \
 	src/pbt_layout_heads.o \
 	src/pbt_layout_dense.o \
+	src/pbt_layout_semidense.o \
 	src/pbt_search.o \
 	src/pbt_insert.o \
 	src/pbt_scan.o \
@@ -45,4 +46,4 @@ include $(PGXS)
 pagebtree--0.1.sql: src/sql/pagebtree_functions.sql src/sql/pagebtree_opclasses.sql
 	cat $^ > $@
 
-$(OBJS): src/pagebtree.h
+$(OBJS): src/pagebtree.h src/pbt_dense_util.h

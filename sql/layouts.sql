@@ -14,7 +14,8 @@ CREATE TABLE ly (id int, t text COLLATE "C", b bytea, k int8, v int4)
     WITH (autovacuum_enabled = off);
 
 -- one index per layout on each key shape (heads-nohints: heads leaves
--- without the hint array, an ablation)
+-- without the hint array, an ablation; semidense: only the INCLUDE index
+-- can have semidense leaves, the others get heads)
 CREATE FUNCTION ly_indexes(layout text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     n text := replace(layout, '-', '_');
@@ -32,7 +33,8 @@ LANGUAGE plpgsql AS $$
 BEGIN
     DROP INDEX IF EXISTS ly_t_plain, ly_b_plain, ly_vk_plain,
                          ly_t_heads, ly_b_heads, ly_vk_heads,
-                         ly_t_heads_nohints, ly_b_heads_nohints, ly_vk_heads_nohints;
+                         ly_t_heads_nohints, ly_b_heads_nohints, ly_vk_heads_nohints,
+                         ly_t_semidense, ly_b_semidense, ly_vk_semidense;
     PERFORM ly_indexes(lay);
     RETURN QUERY
     SELECT lay, v.* FROM pbt_verify(ARRAY[
@@ -84,6 +86,7 @@ SELECT i,
 FROM generate_series(1, 20000) i;
 SELECT * FROM ly_verify('plain');
 SELECT * FROM ly_verify('heads-nohints');
+SELECT * FROM ly_verify('semidense');
 SELECT * FROM ly_verify('heads');
 SELECT * FROM ly_layouts();
 
@@ -98,6 +101,7 @@ SELECT 100000 + i,
 FROM generate_series(1, 8000) i ORDER BY md5(i::text);
 SELECT * FROM ly_verify('plain');
 SELECT * FROM ly_verify('heads-nohints');
+SELECT * FROM ly_verify('semidense');
 SELECT * FROM ly_verify('heads');
 
 -- 3. Delete most rows, VACUUM (empties and deletes pages), refill with
@@ -109,6 +113,7 @@ SELECT 200000 + i, 'q' || (i % 100), int2send((i % 500)::int2), -i, 4
 FROM generate_series(1, 6000) i;
 SELECT * FROM ly_verify('plain');
 SELECT * FROM ly_verify('heads-nohints');
+SELECT * FROM ly_verify('semidense');
 SELECT * FROM ly_verify('heads');
 
 -- 4. The layout reloption: heads are the default where keys are byte

@@ -59,6 +59,10 @@
 										 * without INCLUDE columns) */
 #define PBT_LAYOUT_HEADS_NOHINTS 4	/* heads leaves without the hint array
 										 * (ablation only) */
+#define PBT_LAYOUT_SEMIDENSE 5		/* 16-bit slots indexed by the key's
+										 * integer tail, pointing to TID and
+										 * payload (normalized-key leaves with
+										 * INCLUDE columns) */
 
 typedef struct PbtPageOpaqueData
 {
@@ -254,6 +258,7 @@ extern const PbtLayout pbt_layout_plain;
 extern const PbtLayout pbt_layout_heads;
 extern const PbtLayout pbt_layout_heads_nohints;
 extern const PbtLayout pbt_layout_dense;
+extern const PbtLayout pbt_layout_semidense;
 
 /* pbt_layout_heads.c: sizes, for conversions and the choice of a layout */
 extern int	pbt_heads_base_bytes(int prefix_len);
@@ -267,6 +272,11 @@ extern int	pbt_dense_span(const char *first, int firstlen, const char *item,
 						   int len);
 extern int	pbt_dense_capacity(const char *first, int len);
 extern int	pbt_dense_bytes(int len, int span);
+
+/* pbt_layout_semidense.c: eligibility, for the choice of a layout and builds */
+extern bool pbt_semidense_eligible(PbtItem *items, int n, PbtItem *hikey,
+								   int *bytes);
+extern bool pbt_semidense_takes(Page page, const char *data, int len);
 
 /* ----------------------------------------------------------------
  * Key state, derived from the catalog (cached in rd_amcache)
@@ -309,13 +319,14 @@ typedef struct PbtState
 	uint8		leaf_layout;	/* PBT_LAYOUT_* of new leaf pages */
 	uint8		inner_layout;	/* ... and of new inner pages */
 	uint8		dense_leaves;	/* PBT_DENSE_*: may rebuilt leaves be dense? */
+	uint8		semidense_leaves;	/* PBT_DENSE_*: ... or semi-dense? */
 	BlockNumber root;			/* cached, validated on use */
 	uint32		rootlevel;
 	BlockNumber rightmost_leaf; /* insert fast path hint */
 	PbtColumn	cols[INDEX_MAX_KEYS];
 } PbtState;
 
-/* PbtState.dense_leaves */
+/* PbtState.dense_leaves and semidense_leaves */
 #define PBT_DENSE_NEVER		0
 #define PBT_DENSE_SMALLER	1		/* where eligible and smaller than heads */
 #define PBT_DENSE_ELIGIBLE	2		/* wherever eligible */
@@ -350,11 +361,12 @@ typedef struct PbtOptions
 typedef enum PbtLayoutOption
 {
 	PBT_LAYOUT_OPTION_DEFAULT,	/* heads where keys are normalized, dense
-								 * where that is smaller */
+								 * or semidense where that is smaller */
 	PBT_LAYOUT_OPTION_PLAIN,
 	PBT_LAYOUT_OPTION_HEADS,
 	PBT_LAYOUT_OPTION_DENSE,
-	PBT_LAYOUT_OPTION_HEADS_NOHINTS
+	PBT_LAYOUT_OPTION_HEADS_NOHINTS,
+	PBT_LAYOUT_OPTION_SEMIDENSE
 } PbtLayoutOption;
 
 /* descent stack: parent pages visited, for inserting downlinks */

@@ -8,9 +8,10 @@
  * with the opclass's ordering operators, then the heap TID.  Pages are
  * filled left to right, level by level, to fillfactor (leaves) or
  * PBT_INNER_FILLFACTOR (inner pages); leaves that can be dense are filled
- * to fillfactor of a dense page's capacity (see add_to_level).  The pages
- * are written through shared buffers without WAL and logged in bulk at the
- * end, as other index builds do.
+ * to fillfactor of a dense page's capacity, and semidense ones to
+ * fillfactor of the page while keys fall in their window (see
+ * add_to_level).  The pages are written through shared buffers without WAL
+ * and logged in bulk at the end, as other index builds do.
  *
  *-------------------------------------------------------------------------
  */
@@ -332,6 +333,34 @@ make_dense(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
 	return dense;
 }
 
+/*
+ * Rebuild the current leaf as a semidense page if its items, with more (if
+ * not NULL) and the high key (NULL: none yet), would be semidense by the
+ * same rule as split halves.  Unlike make_dense, more goes on the page: a
+ * semidense window depends on the items it is planned for.
+ */
+static bool
+make_semidense(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
+{
+	Page		page = BufferGetPage(lb->buf);
+	int			n = pbt_layout(page)->count(page);
+	PbtItem    *items = copy_page_items(page, n);
+	int			total = n;
+	bool		sdl;
+
+	if (more)
+		items[total++] = *more;
+	sdl = pbt_choose_leaf_layout(bs->st, items, total, hikey) ==
+		PBT_LAYOUT_SEMIDENSE;
+	if (sdl)
+	{
+		PbtPageGetOpaque(page)->layout = PBT_LAYOUT_SEMIDENSE;
+		pbt_page_rebuild(page, items, total, hikey);
+	}
+	free_page_items(items, n);
+	return sdl;
+}
+
 /* Add downlink (child, key) to the level above lb, creating it if needed. */
 static void
 add_downlink(BuildState *bs, LevelBuilder *lb, BlockNumber child,
@@ -358,6 +387,8 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	int			n = layout->count(page);
 	bool		leaf = lb->level == 0;
 	bool		dense_ok = leaf && st->dense_leaves != PBT_DENSE_NEVER;
+	bool		sdl_ok = leaf && st->semidense_leaves != PBT_DENSE_NEVER;
+	bool		placed = false;
 	int			fill = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
 	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
 	int			span = 0;
@@ -391,7 +422,16 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		full = n > 0 &&
 			(used_space(page) + cost > PBT_USABLE_SPACE * fill / 100 ||
 			 cost + MAXALIGN(len) > layout->free_space(page));
-		if (full && span > 0)
+
+		/*
+		 * Semidense leaves (indexes with INCLUDE columns), the same way: a
+		 * full leaf-layout page becomes semidense with the item if that is
+		 * eligible (and, by default, smaller), and is then filled while
+		 * items take empty slots of its window, within fillfactor.
+		 */
+		if (layout == &pbt_layout_semidense)
+			full = full || !pbt_semidense_takes(page, item, len);
+		else if (full && span > 0)
 		{
 			PbtItem		more = {item, len};
 
@@ -399,6 +439,17 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 			{
 				layout = &pbt_layout_dense;
 				full = false;
+			}
+		}
+		else if (full && sdl_ok)
+		{
+			PbtItem		more = {item, len};
+
+			if (make_semidense(bs, lb, &more, NULL))
+			{
+				layout = &pbt_layout_semidense;
+				full = false;
+				placed = true;
 			}
 		}
 	}
@@ -428,6 +479,8 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		 */
 		if (!(dense_ok && lb->dense_span > 0 && layout != &pbt_layout_dense &&
 			  make_dense(bs, lb, NULL, &hikey)) &&
+			!(sdl_ok && layout != &pbt_layout_semidense &&
+			  make_semidense(bs, lb, NULL, &hikey)) &&
 			!pbt_page_set_hikey(page, sep.data, sep.len))
 			elog(ERROR, "pagebtree build: high key does not fit");
 
@@ -455,7 +508,7 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		n = 0;
 		layout = pbt_layout(page);
 	}
-	if (!layout->insert(page, n, item, len))
+	if (!placed && !layout->insert(page, n, item, len))
 		elog(ERROR, "pagebtree build: item does not fit on an empty page");
 	resetStringInfo(&lb->last);
 	appendBinaryStringInfo(&lb->last, item, len);
@@ -487,6 +540,9 @@ finish_levels(BuildState *bs, uint32 *rootlevel)
 		if (lb->level == 0 && bs->st->dense_leaves != PBT_DENSE_NEVER &&
 			lb->dense_span > 0 && pbt_layout(page) != &pbt_layout_dense)
 			make_dense(bs, lb, NULL, NULL);
+		if (lb->level == 0 && bs->st->semidense_leaves != PBT_DENSE_NEVER &&
+			pbt_layout(page) != &pbt_layout_semidense)
+			make_semidense(bs, lb, NULL, NULL);
 		if (parent == NULL)
 		{
 			PbtPageGetOpaque(page)->flags |= PBT_ROOT;
@@ -528,6 +584,7 @@ check_layout_option(Relation index, PbtState *st)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("layout \"%s\" is not supported for index \"%s\"",
 						opts->layout == PBT_LAYOUT_OPTION_DENSE ? "dense" :
+						opts->layout == PBT_LAYOUT_OPTION_SEMIDENSE ? "semidense" :
 						opts->layout == PBT_LAYOUT_OPTION_HEADS ? "heads" :
 						"heads-nohints",
 						RelationGetRelationName(index)),

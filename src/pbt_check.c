@@ -122,6 +122,11 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 		corrupt(index, blkno, 0,
 				"dense layout on an inner or comparator-mode page, or with INCLUDE columns",
 				NULL);
+	if (layout == &pbt_layout_semidense &&
+		!(leaf && st->normalized && st->has_include))
+		corrupt(index, blkno, 0,
+				"semidense layout on an inner or comparator-mode page, or without INCLUDE columns",
+				NULL);
 	if ((problem = layout->check(page)) != NULL)
 		corrupt(index, blkno, 0, problem, NULL);
 

@@ -26,6 +26,7 @@ static relopt_enum_elt_def pbt_layout_values[] = {
 	{"plain", PBT_LAYOUT_OPTION_PLAIN},
 	{"heads", PBT_LAYOUT_OPTION_HEADS},
 	{"dense", PBT_LAYOUT_OPTION_DENSE},
+	{"semidense", PBT_LAYOUT_OPTION_SEMIDENSE},
 	{"heads-nohints", PBT_LAYOUT_OPTION_HEADS_NOHINTS},
 	{NULL}
 };
@@ -41,7 +42,7 @@ _PG_init(void)
 	add_enum_reloption(pbt_relopt_kind, "layout",
 					   "Layout of new leaf pages",
 					   pbt_layout_values, PBT_LAYOUT_OPTION_DEFAULT,
-					   "Valid values are \"auto\", \"plain\", \"heads\", \"dense\" and \"heads-nohints\".",
+					   "Valid values are \"auto\", \"plain\", \"heads\", \"dense\", \"semidense\" and \"heads-nohints\".",
 					   ShareUpdateExclusiveLock);
 
 	/* a custom WAL resource manager can only be registered at preload */
@@ -121,6 +122,21 @@ pbt_build_state(Relation index, MemoryContext cxt)
 			st->dense_leaves = PBT_DENSE_SMALLER;
 		else if (opts->layout == PBT_LAYOUT_OPTION_DENSE)
 			st->dense_leaves = PBT_DENSE_ELIGIBLE;
+	}
+
+	/*
+	 * Semi-dense leaves store an item's TID, INCLUDE payload and payload
+	 * length as one entry, which they find by the payload length at the
+	 * item's end: indexes with INCLUDE columns, where the dense layout does
+	 * not apply.  Also only made by page rebuilds.
+	 */
+	st->semidense_leaves = PBT_DENSE_NEVER;
+	if (st->normalized && st->has_include)
+	{
+		if (!opts || opts->layout == PBT_LAYOUT_OPTION_DEFAULT)
+			st->semidense_leaves = PBT_DENSE_SMALLER;
+		else if (opts->layout == PBT_LAYOUT_OPTION_SEMIDENSE)
+			st->semidense_leaves = PBT_DENSE_ELIGIBLE;
 	}
 	st->root = InvalidBlockNumber;
 	st->rightmost_leaf = InvalidBlockNumber;

@@ -626,16 +626,24 @@ choose_split(const PbtLayout *layout, const PbtItem *items, int n,
 	return best;				/* -1: no split point fits */
 }
 
+/* layouts that only page rebuilds make, for items that qualify */
+static inline bool
+is_dense_tag(uint8 tag)
+{
+	return tag == PBT_LAYOUT_DENSE || tag == PBT_LAYOUT_SEMIDENSE;
+}
+
 /*
  * Leaves with normalized keys are rebuilt in the layout that
  * pbt_choose_leaf_layout picks for each half, which may differ from the
- * page's: a half of a heads page may become dense, and the half of a dense
- * page that gets an item breaking the pattern becomes heads.  So the costs
- * that choose_split balanced (the page's own) are only a guide: check that
- * both halves fit as they will be rebuilt and otherwise take the nearest
- * split point where they do.  Halves that are not dense get fallback, the
- * layout choose_split planned with.  Returns the split point; sep gets the
- * separator, ltag and rtag the halves' layouts.
+ * page's: a half of a heads page may become dense (or semidense), and the
+ * half of a dense page that gets an item breaking the pattern becomes
+ * heads.  So the costs that choose_split balanced (the page's own) are only
+ * a guide: check that both halves fit as they will be rebuilt and
+ * otherwise take the nearest split point where they do.  Halves that are
+ * neither dense nor semidense get fallback, the layout choose_split planned
+ * with.  Returns the split point; sep gets the separator, ltag and rtag the
+ * halves' layouts.
  */
 static int
 fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0, PbtItem *oldhikey,
@@ -656,9 +664,9 @@ fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0, PbtItem *oldhikey,
 			*ltag = pbt_choose_leaf_layout(st, items, s, &hikey);
 			*rtag = pbt_choose_leaf_layout(st, items + s, n - s, oldhikey);
 			/* not dense: the layout choose_split found room in */
-			if (*ltag != PBT_LAYOUT_DENSE)
+			if (!is_dense_tag(*ltag))
 				*ltag = fallback;
-			if (*rtag != PBT_LAYOUT_DENSE)
+			if (!is_dense_tag(*rtag))
 				*rtag = fallback;
 			if (pbt_leaf_fits(*ltag, items, s, &hikey) &&
 				pbt_leaf_fits(*rtag, items + s, n - s, oldhikey))
@@ -733,6 +741,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 				ropaque;
 	uint8		ltag;
 	uint8		rtag;
+	uint8		convtag;
+	uint8		plantag;
 	bool		appending;
 
 	pbt_iter_start(&it, origpage, 0, true);
@@ -755,17 +765,21 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 
 	/*
 	 * A leaf that would split may instead hold all its items and the new one
-	 * as a dense page, as in the paper, which converts at a would-be split.
-	 * With dense keys arriving in random order, leaves then fill their
-	 * window instead of stopping at the halves of earlier splits.
+	 * as a dense (or semidense) page, as in the paper, which converts at a
+	 * would-be split.  With dense keys arriving in random order, leaves then
+	 * fill their window instead of stopping at the halves of earlier splits.
+	 * A page already in that layout splits: its window or its space is used
+	 * up, and rebuilding it for every further insert would cost a full page
+	 * image each time.
 	 */
-	if (leaf && st->normalized && oopaque->layout != PBT_LAYOUT_DENSE &&
-		pbt_choose_leaf_layout(st, items, n + 1, has_hikey ? &oldhikey : NULL) ==
-		PBT_LAYOUT_DENSE)
+	convtag = leaf && st->normalized ?
+		pbt_choose_leaf_layout(st, items, n + 1, has_hikey ? &oldhikey : NULL) :
+		newlayout;
+	if (is_dense_tag(convtag) && oopaque->layout != convtag)
 	{
 		xlog = GenericXLogStart(index);
 		lpage = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
-		PbtPageGetOpaque(lpage)->layout = PBT_LAYOUT_DENSE;
+		PbtPageGetOpaque(lpage)->layout = convtag;
 		pbt_page_rebuild(lpage, items, n + 1, has_hikey ? &oldhikey : NULL);
 		GenericXLogFinish(xlog);
 		PBT_CHECK_PAGE(index, BufferGetPage(buf), lblkno);
@@ -789,12 +803,17 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	appending = pos == n && (PbtIsRightmost(oopaque) || leaf);
 
 	/*
-	 * Plan with the new layout's space needs; a dense page's halves are
-	 * likely dense again (its estimate is heads' for halves that are not).
+	 * Plan with the new layout's space needs; a dense (semidense) page's
+	 * halves are likely dense (semidense) again (its estimate is heads' for
+	 * halves that are not).
 	 */
-	s = choose_split(pbt_layout_by_tag(oopaque->layout == PBT_LAYOUT_DENSE &&
-									   st->dense_leaves != PBT_DENSE_NEVER ?
-									   PBT_LAYOUT_DENSE : newlayout),
+	plantag = newlayout;
+	if ((oopaque->layout == PBT_LAYOUT_DENSE &&
+		 st->dense_leaves != PBT_DENSE_NEVER) ||
+		(oopaque->layout == PBT_LAYOUT_SEMIDENSE &&
+		 st->semidense_leaves != PBT_DENSE_NEVER))
+		plantag = oopaque->layout;
+	s = choose_split(pbt_layout_by_tag(plantag),
 					 items, n + 1, has_hikey ? oldhikey.len : 0, leaf,
 					 appending, fillfactor, leaf && st->normalized);
 	if (s < 0 && newlayout != oopaque->layout)
@@ -862,11 +881,13 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	/*
 	 * Left page.  When the new item went right and the layout stays, dropping
 	 * the moved items and adding the high key changes few bytes, which keeps
-	 * the WAL record small; otherwise rebuild it.
+	 * the WAL record small; otherwise rebuild it.  A semidense left page is
+	 * always rebuilt, so that its window ends at its new high key instead of
+	 * keeping slots for the keys that moved right.
 	 */
 	sepitem.data = sep.data;
 	sepitem.len = sep.len;
-	if (pos < s || ltag != oopaque->layout ||
+	if (pos < s || ltag != oopaque->layout || ltag == PBT_LAYOUT_SEMIDENSE ||
 		(layout->truncate(lpage, s), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
 	{
 		PbtPageGetOpaque(lpage)->layout = ltag;

@@ -45,7 +45,7 @@
  */
 #include "pagebtree.h"
 
-#include "port/pg_bitutils.h"
+#include "pbt_dense_util.h"
 
 typedef struct DenseHeader
 {
@@ -104,145 +104,10 @@ slot_value(Page page, int slot)
 		slot * DENSE_VALUE_BYTES;
 }
 
-static inline bool
-bit_is_set(const uint8 *map, int i)
-{
-	return (map[i / 8] & (1 << (i % 8))) != 0;
-}
-
 static inline int
 tail_len_for(int len)
 {
 	return Min(DENSE_MAX_TAIL, len - DENSE_VALUE_BYTES);
-}
-
-static inline uint64
-read_tail(const char *p, int tlen)
-{
-	uint64		t = 0;
-
-	for (int i = 0; i < tlen; i++)
-		t = (t << 8) | (uint8) p[i];
-	return t;
-}
-
-static inline void
-write_tail(char *p, int tlen, uint64 t)
-{
-	for (int i = tlen - 1; i >= 0; i--)
-	{
-		p[i] = (char) (t & 0xFF);
-		t >>= 8;
-	}
-}
-
-static inline uint64
-load_word(const uint8 *p)
-{
-	uint64		w;
-
-	memcpy(&w, p, sizeof(w));
-	return w;
-}
-
-/* number of set bits before bit i */
-static int
-map_rank(const uint8 *map, int i)
-{
-	int			nbytes = i / 8;
-	int			r = 0;
-	int			b = 0;
-
-	for (; b + 8 <= nbytes; b += 8)
-		r += pg_popcount64(load_word(map + b));
-	for (; b < nbytes; b++)
-		r += pg_number_of_ones[map[b]];
-	if (i % 8)
-		r += pg_number_of_ones[map[nbytes] & ((1 << (i % 8)) - 1)];
-	return r;
-}
-
-/* number of set bits in [i, nbits) */
-static int
-map_rank_from(const uint8 *map, int i, int nbits)
-{
-	int			b = DENSE_MAP_BYTES(nbits);
-	int			r = 0;
-
-	/* whole words from the end down to the one holding bit i */
-	while (b - 8 >= (i / 64) * 8 + 8)
-	{
-		b -= 8;
-		r += pg_popcount64(load_word(map + b));
-	}
-	/* bytes of that word from the one holding bit i */
-	for (int j = i / 8 + 1; j < b; j++)
-		r += pg_number_of_ones[map[j]];
-	return r + pg_number_of_ones[map[i / 8] >> (i % 8)];
-}
-
-/* the bit that is the pos-th set bit (from 0), or -1 */
-static int
-map_select(const uint8 *map, int nbytes, int pos)
-{
-	int			b = 0;
-
-	for (; b + 8 <= nbytes; b += 8)
-	{
-		int			c = pg_popcount64(load_word(map + b));
-
-		if (pos < c)
-			break;
-		pos -= c;
-	}
-	for (; b < nbytes; b++)
-	{
-		int			c = pg_number_of_ones[map[b]];
-
-		if (pos < c)
-		{
-			uint32		bits = map[b];
-
-			while (pos-- > 0)
-				bits &= bits - 1;
-			return b * 8 + pg_rightmost_one_pos32(bits);
-		}
-		pos -= c;
-	}
-	return -1;
-}
-
-/* the first set bit at or after bit i, or -1 */
-static int
-map_next(const uint8 *map, int nbits, int i)
-{
-	while (i < nbits)
-	{
-		uint32		bits = map[i / 8] >> (i % 8);
-
-		if (bits)
-			return i + pg_rightmost_one_pos32(bits);
-		i = (i / 8 + 1) * 8;
-		/* skip empty words */
-		while (i % 64 == 0 && i + 64 <= nbits && load_word(map + i / 8) == 0)
-			i += 64;
-	}
-	return -1;
-}
-
-/* the last set bit at or before bit i, or -1 */
-static int
-map_prev(const uint8 *map, int i)
-{
-	while (i >= 0)
-	{
-		uint32		bits = map[i / 8] & (0xFF >> (7 - i % 8));
-
-		if (bits)
-			return (i / 8) * 8 + pg_leftmost_one_pos32(bits);
-		i = (i / 8) * 8 - 1;
-	}
-	return -1;
 }
 
 /* the slot holding the item at ordered position pos */
@@ -298,24 +163,6 @@ dense_bytes(int plen, int span)
 {
 	return sizeof(DenseHeader) + plen + 2 * DENSE_MAP_BYTES(span) +
 		span * DENSE_VALUE_BYTES;
-}
-
-/*
- * The largest tail an item starting with prefix can have below the high
- * key: the high key's tail bytes, zero-padded, if it shares the prefix;
- * else any tail.
- */
-static uint64
-tail_limit(PbtItem *hikey, const char *prefix, int plen, int tlen)
-{
-	uint64		domain = UINT64CONST(1) << (8 * tlen);
-	uint64		hi = 0;
-
-	if (hikey->len <= plen || memcmp(hikey->data, prefix, plen) != 0)
-		return domain - 1;
-	for (int i = 0; i < tlen; i++)
-		hi = (hi << 8) | (plen + i < hikey->len ? (uint8) hikey->data[plen + i] : 0);
-	return hi;
 }
 
 /*

@@ -28,6 +28,8 @@ pbt_layout_by_tag(uint8 tag)
 			return &pbt_layout_heads_nohints;
 		case PBT_LAYOUT_DENSE:
 			return &pbt_layout_dense;
+		case PBT_LAYOUT_SEMIDENSE:
+			return &pbt_layout_semidense;
 	}
 	return NULL;
 }
@@ -210,20 +212,26 @@ pbt_page_insert(Page page, int pos, const char *data, int len)
  * The layout of a leaf rebuilt to hold these sorted items and high key
  * (NULL: none) after a split or at the end of a bulk-built page: dense
  * where the index allows it and the items are dense-eligible (and, by
- * default, take fewer bytes than as heads), else the index's leaf layout.
+ * default, take fewer bytes than as heads), else semidense by the same
+ * rule, else the index's leaf layout.  An index allows at most one of the
+ * two (dense without INCLUDE columns, semidense with them).
  */
 uint8
 pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey)
 {
-	int			dense_bytes;
+	int			bytes;
 
-	if (st->dense_leaves == PBT_DENSE_NEVER ||
-		!pbt_dense_eligible(items, n, hikey, &dense_bytes))
-		return st->leaf_layout;
-	if (st->dense_leaves == PBT_DENSE_SMALLER &&
-		dense_bytes >= pbt_heads_bytes(items, n))
-		return st->leaf_layout;
-	return PBT_LAYOUT_DENSE;
+	if (st->dense_leaves != PBT_DENSE_NEVER &&
+		pbt_dense_eligible(items, n, hikey, &bytes) &&
+		(st->dense_leaves == PBT_DENSE_ELIGIBLE ||
+		 bytes < pbt_heads_bytes(items, n)))
+		return PBT_LAYOUT_DENSE;
+	if (st->semidense_leaves != PBT_DENSE_NEVER &&
+		pbt_semidense_eligible(items, n, hikey, &bytes) &&
+		(st->semidense_leaves == PBT_DENSE_ELIGIBLE ||
+		 bytes < pbt_heads_bytes(items, n)))
+		return PBT_LAYOUT_SEMIDENSE;
+	return st->leaf_layout;
 }
 
 /*
@@ -240,6 +248,9 @@ pbt_leaf_fits(uint8 tag, PbtItem *items, int n, PbtItem *hikey)
 	{
 		case PBT_LAYOUT_DENSE:
 			return pbt_dense_eligible(items, n, hikey, &bytes);
+		case PBT_LAYOUT_SEMIDENSE:
+			/* eligible means that the planned window fits */
+			return pbt_semidense_eligible(items, n, hikey, &bytes);
 		case PBT_LAYOUT_HEADS:
 		case PBT_LAYOUT_HEADS_NOHINTS:
 			bytes += pbt_heads_bytes(items, n);
