@@ -1262,6 +1262,8 @@ class Bench:
     def run(self):
         started = datetime.datetime.now(datetime.timezone.utc)
         self.library = library_id() if self.pagebtree_installed else None
+        # the commit measured is the one checked out when the run starts
+        self.git_commit = git_commit()
         try:
             self.start_cluster()
             log("access methods: %s" % ", ".join(
@@ -1320,7 +1322,7 @@ class Bench:
                 "oom_settings": getattr(self, "oom_settings", None),
                 "update_growth_settings": getattr(self, "ug_settings", None),
                 "server_version": getattr(self, "server_version", None),
-                "git_commit": git_commit(),
+                "git_commit": self.git_commit,
                 "host": {"cpus": os.cpu_count(), "machine": platform.machine(),
                          "kernel": platform.release()},
             },
