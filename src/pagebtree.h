@@ -264,6 +264,7 @@ extern const PbtLayout pbt_layout_semidense;
 extern int	pbt_heads_base_bytes(int prefix_len);
 extern int	pbt_heads_item_bytes(int len);
 extern int	pbt_heads_bytes(PbtItem *items, int n);
+extern void pbt_heads_convert(Page page, int pos, const char *data, int len);
 
 /* pbt_layout_dense.c: eligibility, for the choice of a layout and builds */
 extern bool pbt_dense_eligible(PbtItem *items, int n, PbtItem *hikey,

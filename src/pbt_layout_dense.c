@@ -532,77 +532,6 @@ clear_slot(Page page, int slot)
 	dense_header(page)->count--;
 }
 
-/* the item at position k of the page's items with (data, len) put at pos */
-static void
-merged_get(Page page, int k, int pos, const char *data, int len,
-		   PbtItem *item, PbtItemBuf *buf)
-{
-	if (k == pos)
-	{
-		item->data = data;
-		item->len = len;
-	}
-	else
-		dense_get(page, k < pos ? k : k - 1, item, buf);
-}
-
-/*
- * Rewrite the page as a heads page holding its items and the new one at
- * pos, keeping the header, special space and high key.  Returns false,
- * leaving the page unchanged, if they do not fit.  The heads page is built
- * with the heads layout's own load (first and last item, which fixes the
- * prefix) and inserts in order, so no array of all items is needed.
- */
-static bool
-convert_to_heads(Page page, int pos, const char *data, int len)
-{
-	PageHeader	phdr = (PageHeader) page;
-	PGAlignedBlock copy;
-	Page		tmp = copy.data;
-	PbtPageOpaque opaque;
-	PbtItemBuf	buf0,
-				buf1;
-	PbtIter		it;
-	PbtItem		ends[2];
-	PbtItem		hikey;
-	int			total = dense_header(page)->count + 1;
-
-	if (converted_bytes(page, data, len) > phdr->pd_special - SizeOfPageHeaderData)
-		return false;
-
-	/* the whole block goes back to shared buffers: no undefined hole */
-	memset(tmp, 0, BLCKSZ);
-	memcpy(tmp, page, SizeOfPageHeaderData);
-	memcpy((char *) tmp + phdr->pd_special, (char *) page + phdr->pd_special,
-		   BLCKSZ - phdr->pd_special);
-	((PageHeader) tmp)->pd_lower = SizeOfPageHeaderData;
-	((PageHeader) tmp)->pd_upper = phdr->pd_special;
-	opaque = PbtPageGetOpaque(tmp);
-	opaque->layout = PBT_LAYOUT_HEADS;
-	opaque->hikey_off = opaque->hikey_len = 0;
-	pbt_layout_heads.init(tmp);
-	if (pbt_page_get_hikey(page, &hikey) &&
-		!pbt_page_set_hikey(tmp, hikey.data, hikey.len))
-		elog(ERROR, "pagebtree dense layout: high key does not fit after conversion");
-
-	merged_get(page, 0, pos, data, len, &ends[0], &buf0);
-	if (total > 1)
-		merged_get(page, total - 1, pos, data, len, &ends[1], &buf1);
-	pbt_layout_heads.load(tmp, ends, Min(total, 2));
-	pbt_iter_start(&it, page, pos == 0 ? 0 : 1, true);
-	for (int k = 1; k < total - 1; k++)
-	{
-		PbtItem		item = {data, len};
-
-		if (k != pos && !pbt_iter_next(&it, &item))
-			elog(ERROR, "pagebtree dense layout: fewer items than its count");
-		if (!pbt_layout_heads.insert(tmp, k, item.data, item.len))
-			elog(ERROR, "pagebtree dense layout: items do not fit after conversion");
-	}
-	memcpy(page, tmp, BLCKSZ);
-	return true;
-}
-
 static bool
 dense_insert(Page page, int pos, const char *data, int len)
 {
@@ -617,7 +546,11 @@ dense_insert(Page page, int pos, const char *data, int len)
 		set_slot(page, slot, data + hdr->prefix_len + hdr->tail_len);
 		return true;
 	}
-	return convert_to_heads(page, pos, data, len);
+	if (converted_bytes(page, data, len) >
+		((PageHeader) page)->pd_special - SizeOfPageHeaderData)
+		return false;
+	pbt_heads_convert(page, pos, data, len);
+	return true;
 }
 
 /* Fill the empty page (its high key, if any, already set); see dense_plan. */

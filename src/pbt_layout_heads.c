@@ -789,6 +789,71 @@ heads_check(Page page)
 	return NULL;
 }
 
+/*
+ * Rewrite page, of a layout that turns into heads when an insert breaks its
+ * pattern (dense, semidense), as a heads page holding its items and the new
+ * one (data, len) at pos, keeping the header, special space and high key.
+ * The caller has checked that they fit.  The first and last items are
+ * loaded first, which fixes the prefix, then the others are inserted in
+ * order, so no array of all items is needed (this runs inside a critical
+ * section: no palloc).  Deterministic, for WAL redo.
+ */
+void
+pbt_heads_convert(Page page, int pos, const char *data, int len)
+{
+	PageHeader	phdr = (PageHeader) page;
+	const PbtLayout *from = pbt_layout(page);
+	int			total = from->count(page) + 1;
+	PGAlignedBlock copy;
+	Page		tmp = copy.data;
+	PbtPageOpaque opaque;
+	PbtItemBuf	buf0,
+				buf1;
+	PbtIter		it;
+	PbtItem		ends[2];
+	PbtItem		hikey;
+
+	/* the whole block goes back to shared buffers: no undefined hole */
+	memset(tmp, 0, BLCKSZ);
+	memcpy(tmp, page, SizeOfPageHeaderData);
+	memcpy((char *) tmp + phdr->pd_special, (char *) page + phdr->pd_special,
+		   BLCKSZ - phdr->pd_special);
+	((PageHeader) tmp)->pd_lower = SizeOfPageHeaderData;
+	((PageHeader) tmp)->pd_upper = phdr->pd_special;
+	opaque = PbtPageGetOpaque(tmp);
+	opaque->layout = PBT_LAYOUT_HEADS;
+	opaque->hikey_off = opaque->hikey_len = 0;
+	heads_init(tmp);
+	if (pbt_page_get_hikey(page, &hikey) &&
+		!pbt_page_set_hikey(tmp, hikey.data, hikey.len))
+		elog(ERROR, "pagebtree: high key does not fit after conversion to heads");
+
+	/* the merged sequence: the page's items with (data, len) at pos */
+	ends[0].data = data;
+	ends[0].len = len;
+	if (pos > 0)
+		from->get(page, 0, &ends[0], &buf0);
+	if (total > 1)
+	{
+		ends[1].data = data;
+		ends[1].len = len;
+		if (pos < total - 1)
+			from->get(page, total - 2, &ends[1], &buf1);
+	}
+	heads_load(tmp, ends, Min(total, 2));
+	pbt_iter_start(&it, page, pos == 0 ? 0 : 1, true);
+	for (int k = 1; k < total - 1; k++)
+	{
+		PbtItem		item = {data, len};
+
+		if (k != pos && !pbt_iter_next(&it, &item))
+			elog(ERROR, "pagebtree: fewer items than the page's count");
+		if (!heads_insert(tmp, k, item.data, item.len))
+			elog(ERROR, "pagebtree: items do not fit after conversion to heads");
+	}
+	memcpy(page, tmp, BLCKSZ);
+}
+
 #define HEADS_LAYOUT(layout_name) { \
 	.name = layout_name, \
 	.init = heads_init, \
