@@ -167,4 +167,86 @@ tail_limit(PbtItem *hikey, const char *prefix, int plen, int tlen)
 	return hi;
 }
 
+/*
+ * What a dense or semidense page's window looks like to a search: the
+ * prefix all its keys share, the tail length, and the present tails.
+ */
+typedef struct DenseWindow
+{
+	const char *prefix;
+	int			plen;
+	int			tlen;
+	uint64		base;
+	int			capacity;
+	int			count;
+	const uint8 *present;
+} DenseWindow;
+
+/* number of present tails below tail */
+static inline int
+window_rank(const DenseWindow *w, uint64 tail)
+{
+	int			slot;
+
+	if (tail <= w->base)
+		return 0;
+	if (tail - w->base >= (uint64) w->capacity)
+		return w->count;
+	slot = (int) (tail - w->base);
+	/* count from the nearer end (ascending keys arrive near the top) */
+	if (slot > w->capacity / 2)
+		return w->count - map_rank_from(w->present, slot, w->capacity);
+	return map_rank(w->present, slot);
+}
+
+/*
+ * First position whose item is >= key, as far as the prefix and tail
+ * decide it, with exactly the semantics of pbt_compare() on whole items
+ * (memcmp over the shorter length, then nextkey or the lengths decide).
+ * Returns the position, with *slot = -1; or, if the key's tail is present,
+ * the position of that item with *slot set to it and *rest, *restlen to the
+ * key's bytes after the tail: the caller compares them with the item's
+ * bytes after its tail, adding one if the item is below the key.
+ */
+static inline int
+window_search(const DenseWindow *w, PbtSearchKey *key, int *slot,
+			  const char **rest, int *restlen)
+{
+	const char *k;
+	int			kb;
+	int			c;
+	uint64		tail;
+
+	*slot = -1;
+	if (w->count == 0)
+		return 0;
+	c = memcmp(key->bytes, w->prefix, Min(key->len, w->plen));
+	if (c != 0)
+		return c < 0 ? 0 : w->count;
+	if (key->len <= w->plen)
+	{
+		/* the key is a prefix of every item */
+		return key->nextkey ? w->count : 0;
+	}
+	k = key->bytes + w->plen;
+	kb = key->len - w->plen;
+	if (kb < w->tlen)
+	{
+		/* the key ends within the tail: it is a prefix of the tails it matches */
+		int			shift = 8 * (w->tlen - kb);
+		uint64		lo = read_tail(k, kb) << shift;
+
+		return window_rank(w, key->nextkey ? lo + (UINT64CONST(1) << shift) : lo);
+	}
+	tail = read_tail(k, w->tlen);
+	if (tail >= w->base && tail - w->base < (uint64) w->capacity &&
+		bit_is_set(w->present, (int) (tail - w->base)))
+	{
+		*slot = (int) (tail - w->base);
+		*rest = k + w->tlen;
+		*restlen = kb - w->tlen;
+	}
+	return window_rank(w, tail);
+}
+
 #endif							/* PBT_DENSE_UTIL_H */

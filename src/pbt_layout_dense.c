@@ -617,84 +617,45 @@ dense_truncate(Page page, int n)
 	}
 }
 
-/*
- * Number of items below a tail (tails outside the window compare with the
- * whole window).
- */
-static int
-rank_of_tail(Page page, uint64 tail)
+static void
+dense_window(Page page, DenseWindow *w)
 {
 	DenseHeader *hdr = dense_header(page);
-	int			slot;
 
-	if (tail <= hdr->base)
-		return 0;
-	if (tail - hdr->base >= hdr->capacity)
-		return hdr->count;
-	slot = (int) (tail - hdr->base);
-	/* count from the nearer end (ascending keys arrive near the top) */
-	if (slot > hdr->capacity / 2)
-		return hdr->count - map_rank_from(present_map(page), slot, hdr->capacity);
-	return map_rank(present_map(page), slot);
+	w->prefix = (char *) page + hdr->prefix_off;
+	w->plen = hdr->prefix_len;
+	w->tlen = hdr->tail_len;
+	w->base = hdr->base;
+	w->capacity = hdr->capacity;
+	w->count = hdr->count;
+	w->present = present_map(page);
 }
 
 /*
- * First position whose item is >= key, with exactly the semantics of
- * pbt_compare() on whole items: memcmp over the shorter length, then
- * nextkey or the lengths decide.  The prefix is compared once; then the
- * key's tail bytes locate a slot directly, and only the item with exactly
- * that tail (there is at most one) needs its value compared.
+ * First position whose item is >= key (see window_search): the prefix is
+ * compared once, the key's tail bytes locate a slot directly, and only the
+ * item with exactly that tail (there is at most one) needs its value
+ * compared.
  */
 static int
 dense_search(PbtState *st, Page page, PbtSearchKey *key)
 {
-	DenseHeader *hdr = dense_header(page);
-	int			plen = hdr->prefix_len;
-	int			tlen = hdr->tail_len;
-	const char *k;
-	int			kb;
+	DenseWindow w;
+	int			slot;
+	const char *rest;
+	int			rlen;
+	int			r;
 	int			c;
 
 	Assert(st->normalized);
-	if (hdr->count == 0)
-		return 0;
-	c = memcmp(key->bytes, (char *) page + hdr->prefix_off, Min(key->len, plen));
-	if (c != 0)
-		return c < 0 ? 0 : hdr->count;
-	if (key->len <= plen)
-	{
-		/* the key is a prefix of every item */
-		return key->nextkey ? hdr->count : 0;
-	}
-	k = key->bytes + plen;
-	kb = key->len - plen;
-
-	if (kb < tlen)
-	{
-		/* the key ends within the tail: it is a prefix of the tails it matches */
-		int			shift = 8 * (tlen - kb);
-		uint64		lo = read_tail(k, kb) << shift;
-
-		return rank_of_tail(page, key->nextkey ? lo + (UINT64CONST(1) << shift) : lo);
-	}
-	else
-	{
-		uint64		tail = read_tail(k, tlen);
-		int			r = rank_of_tail(page, tail);
-		int			rlen = kb - tlen;
-
-		/* the item with exactly this tail, if any: compare the rest */
-		if (tail >= hdr->base && tail - hdr->base < hdr->capacity &&
-			bit_is_set(present_map(page), (int) (tail - hdr->base)))
-		{
-			const char *value = slot_value(page, (int) (tail - hdr->base));
-
-			c = memcmp(k + tlen, value, Min(rlen, DENSE_VALUE_BYTES));
-			if (c > 0 || (c == 0 && (key->nextkey || rlen > DENSE_VALUE_BYTES)))
-				r++;
-		}
+	dense_window(page, &w);
+	r = window_search(&w, key, &slot, &rest, &rlen);
+	if (slot < 0)
 		return r;
-	}
+	c = memcmp(rest, slot_value(page, slot), Min(rlen, DENSE_VALUE_BYTES));
+	if (c > 0 || (c == 0 && (key->nextkey || rlen > DENSE_VALUE_BYTES)))
+		r++;
+	return r;
 }
 
 static void

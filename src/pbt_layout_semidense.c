@@ -735,87 +735,49 @@ sdl_truncate(Page page, int n)
 }
 
 /*
- * Number of items below a tail (tails outside the window compare with the
- * whole window).
- */
-static int
-rank_of_tail(Page page, uint64 tail)
-{
-	SdlHeader  *hdr = sdl_header(page);
-
-	if (tail <= hdr->base)
-		return 0;
-	if (tail - hdr->base >= hdr->capacity)
-		return hdr->count;
-	return map_rank(present_map(page), (int) (tail - hdr->base));
-}
-
-/*
- * First position whose item is >= key, with exactly the semantics of
- * pbt_compare() on whole items: memcmp over the shorter length, then
- * nextkey or the lengths decide.  The prefix is compared once; then the
- * key's tail bytes locate a slot directly, and only the item with exactly
- * that tail (there is at most one) needs the rest of the key compared with
- * its TID, payload and payload length.
+ * First position whose item is >= key (see window_search): the prefix is
+ * compared once, the key's tail bytes locate a slot directly, and only the
+ * item with exactly that tail (there is at most one) needs the rest of the
+ * key compared with its TID, payload and payload length.
  */
 static int
 sdl_search(PbtState *st, Page page, PbtSearchKey *key)
 {
 	SdlHeader  *hdr = sdl_header(page);
-	int			plen = hdr->prefix_len;
-	int			tlen = hdr->tail_len;
-	const char *k;
-	int			kb;
+	DenseWindow w;
+	int			slot;
+	const char *rk;
+	int			rlen;
+	int			r;
+	const char *e;
+	uint16		v;
+	int			irest;
+	int			m;
 	int			c;
 
 	Assert(st->normalized);
-	if (hdr->count == 0)
-		return 0;
-	c = memcmp(key->bytes, (char *) page + hdr->prefix_off, Min(key->len, plen));
-	if (c != 0)
-		return c < 0 ? 0 : hdr->count;
-	if (key->len <= plen)
-	{
-		/* the key is a prefix of every item */
-		return key->nextkey ? hdr->count : 0;
-	}
-	k = key->bytes + plen;
-	kb = key->len - plen;
-
-	if (kb < tlen)
-	{
-		/* the key ends within the tail: it is a prefix of the tails it matches */
-		int			shift = 8 * (tlen - kb);
-		uint64		lo = read_tail(k, kb) << shift;
-
-		return rank_of_tail(page, key->nextkey ? lo + (UINT64CONST(1) << shift) : lo);
-	}
-	else
-	{
-		uint64		tail = read_tail(k, tlen);
-		int			r = rank_of_tail(page, tail);
-
-		/* the item with exactly this tail, if any: compare the rest */
-		if (tail >= hdr->base && tail - hdr->base < hdr->capacity &&
-			bit_is_set(present_map(page), (int) (tail - hdr->base)))
-		{
-			const char *e = entry_at(page, (int) (tail - hdr->base));
-			uint16		v = entry_vlen(e);
-			const char *rk = k + tlen;
-			int			rlen = kb - tlen;
-			int			irest = PBT_TID_BYTES + v + SDL_LEN_BYTES;
-			int			m;
-
-			/* TID and payload are stored as in the item; the length is not */
-			m = Min(rlen, PBT_TID_BYTES + v);
-			c = memcmp(rk, e + SDL_LEN_BYTES, m);
-			if (c == 0 && rlen > m)
-				c = memcmp(rk + m, &v, Min(rlen - m, SDL_LEN_BYTES));
-			if (c > 0 || (c == 0 && (key->nextkey || rlen > irest)))
-				r++;
-		}
+	w.prefix = (char *) page + hdr->prefix_off;
+	w.plen = hdr->prefix_len;
+	w.tlen = hdr->tail_len;
+	w.base = hdr->base;
+	w.capacity = hdr->capacity;
+	w.count = hdr->count;
+	w.present = present_map(page);
+	r = window_search(&w, key, &slot, &rk, &rlen);
+	if (slot < 0)
 		return r;
-	}
+
+	/* TID and payload are stored as in the item; the length is not */
+	e = entry_at(page, slot);
+	v = entry_vlen(e);
+	irest = PBT_TID_BYTES + v + SDL_LEN_BYTES;
+	m = Min(rlen, PBT_TID_BYTES + v);
+	c = memcmp(rk, e + SDL_LEN_BYTES, m);
+	if (c == 0 && rlen > m)
+		c = memcmp(rk + m, &v, Min(rlen - m, SDL_LEN_BYTES));
+	if (c > 0 || (c == 0 && (key->nextkey || rlen > irest)))
+		r++;
+	return r;
 }
 
 static void
