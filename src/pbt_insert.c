@@ -679,7 +679,8 @@ fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0, PbtItem *oldhikey,
 
 /*
  * If items [0, s) could make one dense page and items[s] starts another
- * partition (its key differs before the numeric tail), s; else 0.
+ * partition (its key differs before the numeric tail, or its tail is more
+ * than a page's worth of keys away: a gap), s; else 0.
  */
 static int
 partition_end(const PbtItem *items, int n)
@@ -697,7 +698,7 @@ partition_end(const PbtItem *items, int n)
 
 		if (span == 0 && items[s].len == items[0].len &&
 			memcmp(items[s].data, items[0].data, items[0].len) > 0)
-			return s;			/* a new prefix */
+			return s;			/* a new prefix, or a gap */
 		/* a span too wide, or equal tails (one key twice): not a run */
 		if (span <= prev || span > cap)
 			return 0;
