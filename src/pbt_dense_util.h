@@ -249,4 +249,29 @@ window_search(const DenseWindow *w, PbtSearchKey *key, int *slot,
 	return window_rank(w, tail);
 }
 
+/*
+ * One step of an iteration over a dense or semidense page: the next present
+ * slot after (forward) or before it->cursor in the presence bitmap, with
+ * the page prefix copied into it->buf on the first step.
+ */
+static inline int
+window_iter_step(PbtIter *it, const uint8 *present, int capacity,
+				 const char *prefix, int plen)
+{
+	int			slot = it->step > 0 ?
+		map_next(present, capacity, it->cursor + 1) :
+		map_prev(present, it->cursor - 1);
+
+	if (slot < 0)
+		elog(ERROR, "pagebtree: bitmap has fewer items than the page's count");
+	if (!it->primed)
+	{
+		memcpy(it->buf.data, prefix, plen);
+		it->primed = true;
+	}
+	it->cursor = slot;
+	it->pos += it->step;
+	return slot;
+}
+
 #endif							/* PBT_DENSE_UTIL_H */

@@ -357,19 +357,9 @@ dense_iter_next(PbtIter *it, PbtItem *item)
 	DenseHeader *hdr = dense_header(page);
 	int			slot;
 
-	slot = it->step > 0 ?
-		map_next(present_map(page), hdr->capacity, it->cursor + 1) :
-		map_prev(present_map(page), it->cursor - 1);
-	if (slot < 0)
-		elog(ERROR, "pagebtree dense layout: bitmap has fewer items than its count");
-	if (!it->primed)
-	{
-		memcpy(it->buf.data, (char *) page + hdr->prefix_off, hdr->prefix_len);
-		it->primed = true;
-	}
+	slot = window_iter_step(it, present_map(page), hdr->capacity,
+							(char *) page + hdr->prefix_off, hdr->prefix_len);
 	assemble(page, slot, it->buf.data);
-	it->cursor = slot;
-	it->pos += it->step;
 	it->dead = (hdr->flags & DENSE_HAS_DEAD) && bit_is_set(dead_map(page), slot);
 	item->data = it->buf.data;
 	item->len = hdr->item_len;

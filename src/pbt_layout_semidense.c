@@ -380,20 +380,10 @@ sdl_iter_next(PbtIter *it, PbtItem *item)
 	SdlHeader  *hdr = sdl_header(page);
 	int			slot;
 
-	slot = it->step > 0 ?
-		map_next(present_map(page), hdr->capacity, it->cursor + 1) :
-		map_prev(present_map(page), it->cursor - 1);
-	if (slot < 0)
-		elog(ERROR, "pagebtree semidense layout: bitmap has fewer items than its count");
-	if (!it->primed)
-	{
-		memcpy(it->buf.data, (char *) page + hdr->prefix_off, hdr->prefix_len);
-		it->primed = true;
-	}
+	slot = window_iter_step(it, present_map(page), hdr->capacity,
+							(char *) page + hdr->prefix_off, hdr->prefix_len);
 	item->len = assemble(page, slot, it->buf.data);
 	item->data = it->buf.data;
-	it->cursor = slot;
-	it->pos += it->step;
 	it->dead = (entry_word(entry_at(page, slot)) & SDL_DEAD) != 0;
 }
 
