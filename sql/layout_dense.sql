@@ -330,8 +330,27 @@ SELECT dense >= 0.9 * leaves AS mostly_dense,
 FROM ld_leaves('ldr_k');
 SELECT * FROM pbt_verify(ld_queries('ldr', 'k', 1, 60000));
 
+-- A split whose right half is one short item under a long high key: the
+-- half is dense and must be planned with that high key, not with the room
+-- a rightmost page keeps for one (the page is linked to its sibling only
+-- after the rebuild).  Leaf 1 gets a 700-byte high key between long keys,
+-- loses them to VACUUM, and is refilled with short keys at its end.
+CREATE TABLE ldh (s text COLLATE "C") WITH (autovacuum_enabled = off);
+CREATE INDEX ldh_s ON ldh USING pagebtree (s) WITH (fillfactor = 100);
+INSERT INTO ldh SELECT 'a' || lpad(i::text, 4, '0') FROM generate_series(1, 20) i;
+INSERT INTO ldh SELECT 'c' || repeat('z', 700) || lpad(i::text, 3, '0')
+FROM generate_series(1, 40) i;
+DELETE FROM ldh WHERE s >= 'c';
+VACUUM ldh;
+INSERT INTO ldh SELECT 'b' || lpad(i::text, 4, '0') FROM generate_series(1, 2000) i;
+SELECT pagebtree_check('ldh_s', true) IS NOT NULL AS checked;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT s FROM ldh WHERE s BETWEEN ''a0010'' AND ''b0100''',
+    'SELECT s FROM ldh WHERE s > ''b1990'' ORDER BY s DESC'
+]);
+
 -- clean up
-DROP TABLE ld_small, ld8, ldg, ldt, ldm, ldx, ldp, ldr;
+DROP TABLE ld_small, ld8, ldg, ldt, ldm, ldx, ldp, ldr, ldh;
 DROP FUNCTION ld_summary(regclass);
 DROP FUNCTION ld_leaves(regclass);
 DROP FUNCTION ld_queries(text, text, bigint, bigint, text);

@@ -152,6 +152,9 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 		if (compare_stored(st, &prev, &cur, leaf) >= 0)
 			corrupt(index, blkno, i, "keys out of order", NULL);
 	}
+	if (PbtIsRightmost(opaque) != (opaque->hikey_len == 0))
+		corrupt(index, blkno, 0, PbtIsRightmost(opaque) ?
+				"rightmost page has a high key" : "page has no high key", NULL);
 	if (pbt_page_get_hikey(page, &hikey))
 	{
 		if (hikey.data < (char *) page + hdr->pd_upper ||

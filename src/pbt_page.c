@@ -110,12 +110,19 @@ pbt_meta_init(Page page, uint32 key_mode)
 		((char *) meta + sizeof(PbtMetaPageData)) - (char *) page;
 }
 
+/*
+ * The page's high key, if it has one.  A page has one exactly when it is not
+ * the rightmost of its level; the length tells, not the right-link, because
+ * a split or bulk build rebuilds a page with its new high key before it
+ * links the page to its new right sibling, and the layout's load must plan
+ * with that high key (the verifier checks that the two agree).
+ */
 bool
 pbt_page_get_hikey(Page page, PbtItem *hikey)
 {
 	PbtPageOpaque opaque = PbtPageGetOpaque(page);
 
-	if (PbtIsRightmost(opaque))
+	if (opaque->hikey_len == 0)
 		return false;
 	hikey->data = (char *) page + opaque->hikey_off;
 	hikey->len = opaque->hikey_len;
@@ -128,7 +135,7 @@ pbt_page_hikey_bytes(Page page)
 {
 	PbtPageOpaque opaque = PbtPageGetOpaque(page);
 
-	return PbtIsRightmost(opaque) ? 0 : opaque->hikey_len;
+	return opaque->hikey_len;
 }
 
 /*
