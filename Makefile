@@ -11,6 +11,7 @@ OBJS = \
 	src/pbt_layout_heads.o \
 	src/pbt_layout_dense.o \
 	src/pbt_layout_semidense.o \
+	src/pbt_layout_bpa.o \
 	src/pbt_search.o \
 	src/pbt_insert.o \
 	src/pbt_scan.o \

@@ -15,7 +15,9 @@ CREATE TABLE ly (id int, t text COLLATE "C", b bytea, k int8, v int4)
 
 -- one index per layout on each key shape (heads-nohints: heads leaves
 -- without the hint array, an ablation; semidense: only the INCLUDE index
--- can have semidense leaves, the others get heads)
+-- can have semidense leaves, the others get heads; bpa: insert log and
+-- unsorted blocks, here with small ones so that flushes and block splits
+-- are frequent)
 CREATE FUNCTION ly_indexes(layout text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     n text := replace(layout, '-', '_');
@@ -23,6 +25,10 @@ BEGIN
     EXECUTE format('CREATE INDEX ly_t_%1$s ON ly USING pagebtree (t) WITH (layout = %2$L)', n, layout);
     EXECUTE format('CREATE INDEX ly_b_%1$s ON ly USING pagebtree (b) WITH (layout = %2$L)', n, layout);
     EXECUTE format('CREATE INDEX ly_vk_%1$s ON ly USING pagebtree (v, k DESC) INCLUDE (id) WITH (layout = %2$L)', n, layout);
+    IF layout = 'bpa' THEN
+        ALTER INDEX ly_t_bpa SET (bpa_log_size = 4, bpa_block_size = 8);
+        ALTER INDEX ly_vk_bpa SET (bpa_log_size = 64, bpa_block_size = 4);
+    END IF;
 END;
 $$;
 
@@ -34,7 +40,8 @@ BEGIN
     DROP INDEX IF EXISTS ly_t_plain, ly_b_plain, ly_vk_plain,
                          ly_t_heads, ly_b_heads, ly_vk_heads,
                          ly_t_heads_nohints, ly_b_heads_nohints, ly_vk_heads_nohints,
-                         ly_t_semidense, ly_b_semidense, ly_vk_semidense;
+                         ly_t_semidense, ly_b_semidense, ly_vk_semidense,
+                         ly_t_bpa, ly_b_bpa, ly_vk_bpa;
     PERFORM ly_indexes(lay);
     RETURN QUERY
     SELECT lay, v.* FROM pbt_verify(ARRAY[
@@ -87,6 +94,7 @@ FROM generate_series(1, 20000) i;
 SELECT * FROM ly_verify('plain');
 SELECT * FROM ly_verify('heads-nohints');
 SELECT * FROM ly_verify('semidense');
+SELECT * FROM ly_verify('bpa');
 SELECT * FROM ly_verify('heads');
 SELECT * FROM ly_layouts();
 
@@ -102,6 +110,7 @@ FROM generate_series(1, 8000) i ORDER BY md5(i::text);
 SELECT * FROM ly_verify('plain');
 SELECT * FROM ly_verify('heads-nohints');
 SELECT * FROM ly_verify('semidense');
+SELECT * FROM ly_verify('bpa');
 SELECT * FROM ly_verify('heads');
 
 -- 3. Delete most rows, VACUUM (empties and deletes pages), refill with
@@ -114,6 +123,7 @@ FROM generate_series(1, 6000) i;
 SELECT * FROM ly_verify('plain');
 SELECT * FROM ly_verify('heads-nohints');
 SELECT * FROM ly_verify('semidense');
+SELECT * FROM ly_verify('bpa');
 SELECT * FROM ly_verify('heads');
 
 -- 4. The layout reloption: heads are the default where keys are byte
@@ -138,6 +148,9 @@ CREATE INDEX ly_bad ON ly USING pagebtree ((k::numeric)) WITH (layout = heads);
 CREATE INDEX ly_bad ON ly USING pagebtree (t COLLATE "und-x-icu") WITH (layout = heads);
 CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = fancy);
 CREATE INDEX ly_bad ON ly USING pagebtree ((k::numeric)) WITH (layout = 'heads-nohints');
+CREATE INDEX ly_bad ON ly USING pagebtree ((k::numeric)) WITH (layout = bpa);
+CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = bpa, bpa_log_size = 12);
+CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = bpa, bpa_block_size = 128);
 DROP TABLE ly;
 DROP FUNCTION ly_indexes(text), ly_verify(text), ly_layouts();
 

@@ -63,6 +63,9 @@
 										 * integer tail, pointing to TID and
 										 * payload (normalized-key leaves with
 										 * INCLUDE columns) */
+#define PBT_LAYOUT_BPA		6		/* insert log + unsorted blocks between
+										 * sorted fences (normalized-key
+										 * leaves) */
 
 typedef struct PbtPageOpaqueData
 {
@@ -74,7 +77,8 @@ typedef struct PbtPageOpaqueData
 	uint16		hikey_off;		/* high key bytes, if next is valid */
 	uint16		hikey_len;
 	uint8		layout;			/* PBT_LAYOUT_* */
-	uint8		reserved;
+	uint8		layout_param;	/* the layout's own setting (BPA: its
+								 * geometry), 0 = default */
 	uint16		page_id;		/* PBT_PAGE_ID, for tools */
 } PbtPageOpaqueData;
 
@@ -259,6 +263,12 @@ extern const PbtLayout pbt_layout_heads;
 extern const PbtLayout pbt_layout_heads_nohints;
 extern const PbtLayout pbt_layout_dense;
 extern const PbtLayout pbt_layout_semidense;
+extern const PbtLayout pbt_layout_bpa;
+
+/* pbt_layout_bpa.c: the layout parameter for a log and block size */
+#define PBT_BPA_DEFAULT_LOG		16
+#define PBT_BPA_DEFAULT_BLOCK	16
+extern uint8 pbt_bpa_param(int log_size, int block_size);
 
 /* pbt_layout_heads.c: sizes, for conversions and the choice of a layout */
 extern int	pbt_heads_base_bytes(int prefix_len);
@@ -321,6 +331,7 @@ typedef struct PbtState
 	uint8		inner_layout;	/* ... and of new inner pages */
 	uint8		dense_leaves;	/* PBT_DENSE_*: may rebuilt leaves be dense? */
 	uint8		semidense_leaves;	/* PBT_DENSE_*: ... or semi-dense? */
+	uint8		bpa_param;		/* layout_param of BPA leaves */
 	BlockNumber root;			/* cached, validated on use */
 	uint32		rootlevel;
 	BlockNumber rightmost_leaf; /* insert fast path hint */
@@ -357,6 +368,8 @@ typedef struct PbtOptions
 	int32		vl_len_;
 	int			fillfactor;
 	int			layout;			/* PbtLayoutOption */
+	int			bpa_log_size;	/* BPA leaves: insert log slots */
+	int			bpa_block_size; /* BPA leaves: slots per block */
 } PbtOptions;
 
 typedef enum PbtLayoutOption
@@ -367,7 +380,8 @@ typedef enum PbtLayoutOption
 	PBT_LAYOUT_OPTION_HEADS,
 	PBT_LAYOUT_OPTION_DENSE,
 	PBT_LAYOUT_OPTION_HEADS_NOHINTS,
-	PBT_LAYOUT_OPTION_SEMIDENSE
+	PBT_LAYOUT_OPTION_SEMIDENSE,
+	PBT_LAYOUT_OPTION_BPA
 } PbtLayoutOption;
 
 /* descent stack: parent pages visited, for inserting downlinks */
@@ -440,7 +454,9 @@ pbt_item_child(const char *item)
 }
 
 /* pbt_page.c */
-extern void pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout);
+extern void pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
+						  struct PbtState *st);
+extern void pbt_page_set_layout(Page page, uint8 layout, struct PbtState *st);
 extern void pbt_meta_init(Page page, uint32 key_mode);
 extern bool pbt_page_get_hikey(Page page, PbtItem *hikey);
 extern bool pbt_page_set_hikey(Page page, const char *data, int len);

@@ -256,7 +256,7 @@ static void
 init_level_page(BuildState *bs, Page page, uint16 level)
 {
 	pbt_page_init(page, level, bs->pageflags | (level == 0 ? PBT_LEAF : 0),
-				  level == 0 ? bs->st->leaf_layout : bs->st->inner_layout);
+				  level == 0 ? bs->st->leaf_layout : bs->st->inner_layout, bs->st);
 }
 
 static LevelBuilder *
@@ -326,7 +326,7 @@ make_dense(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
 		PBT_LAYOUT_DENSE;
 	if (dense)
 	{
-		PbtPageGetOpaque(page)->layout = PBT_LAYOUT_DENSE;
+		pbt_page_set_layout(page, PBT_LAYOUT_DENSE, bs->st);
 		pbt_page_rebuild(page, items, n, hikey);
 	}
 	free_page_items(items, n);
@@ -354,7 +354,7 @@ make_semidense(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
 		PBT_LAYOUT_SEMIDENSE;
 	if (sdl)
 	{
-		PbtPageGetOpaque(page)->layout = PBT_LAYOUT_SEMIDENSE;
+		pbt_page_set_layout(page, PBT_LAYOUT_SEMIDENSE, bs->st);
 		pbt_page_rebuild(page, items, total, hikey);
 	}
 	free_page_items(items, n);
@@ -586,6 +586,7 @@ check_layout_option(Relation index, PbtState *st)
 						opts->layout == PBT_LAYOUT_OPTION_DENSE ? "dense" :
 						opts->layout == PBT_LAYOUT_OPTION_SEMIDENSE ? "semidense" :
 						opts->layout == PBT_LAYOUT_OPTION_HEADS ? "heads" :
+						opts->layout == PBT_LAYOUT_OPTION_BPA ? "bpa" :
 						"heads-nohints",
 						RelationGetRelationName(index)),
 				 errdetail("Its keys are compared with the operator classes' comparison functions, not as byte strings."),
@@ -690,7 +691,7 @@ pbtbuildempty(Relation index)
 	check_layout_option(index, st);
 	pbt_page_init(root.data, 0,
 				  PBT_LEAF | PBT_ROOT | (st->normalized ? 0 : PBT_ALIGNED_ITEMS),
-				  st->leaf_layout);
+				  st->leaf_layout, st);
 
 	PageSetChecksumInplace(meta.data, 0);
 	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, 0, meta.data, true);

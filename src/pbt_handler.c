@@ -28,6 +28,7 @@ static relopt_enum_elt_def pbt_layout_values[] = {
 	{"dense", PBT_LAYOUT_OPTION_DENSE},
 	{"semidense", PBT_LAYOUT_OPTION_SEMIDENSE},
 	{"heads-nohints", PBT_LAYOUT_OPTION_HEADS_NOHINTS},
+	{"bpa", PBT_LAYOUT_OPTION_BPA},
 	{NULL}
 };
 
@@ -42,8 +43,14 @@ _PG_init(void)
 	add_enum_reloption(pbt_relopt_kind, "layout",
 					   "Layout of new leaf pages",
 					   pbt_layout_values, PBT_LAYOUT_OPTION_DEFAULT,
-					   "Valid values are \"auto\", \"plain\", \"heads\", \"dense\", \"semidense\" and \"heads-nohints\".",
+					   "Valid values are \"auto\", \"plain\", \"heads\", \"dense\", \"semidense\", \"heads-nohints\" and \"bpa\".",
 					   ShareUpdateExclusiveLock);
+	add_int_reloption(pbt_relopt_kind, "bpa_log_size",
+					  "Insert log slots of BPA leaves (a power of two)",
+					  PBT_BPA_DEFAULT_LOG, 4, 64, ShareUpdateExclusiveLock);
+	add_int_reloption(pbt_relopt_kind, "bpa_block_size",
+					  "Slots per block of BPA leaves (a power of two)",
+					  PBT_BPA_DEFAULT_BLOCK, 4, 64, ShareUpdateExclusiveLock);
 
 	/* a custom WAL resource manager can only be registered at preload */
 	if (process_shared_preload_libraries_in_progress)
@@ -56,10 +63,22 @@ pbtoptions(Datum reloptions, bool validate)
 	static const relopt_parse_elt tab[] = {
 		{"fillfactor", RELOPT_TYPE_INT, offsetof(PbtOptions, fillfactor)},
 		{"layout", RELOPT_TYPE_ENUM, offsetof(PbtOptions, layout)},
+		{"bpa_log_size", RELOPT_TYPE_INT, offsetof(PbtOptions, bpa_log_size)},
+		{"bpa_block_size", RELOPT_TYPE_INT, offsetof(PbtOptions, bpa_block_size)},
 	};
+	PbtOptions *opts;
 
-	return (bytea *) build_reloptions(reloptions, validate, pbt_relopt_kind,
-									  sizeof(PbtOptions), tab, lengthof(tab));
+	opts = (PbtOptions *) build_reloptions(reloptions, validate, pbt_relopt_kind,
+										   sizeof(PbtOptions), tab, lengthof(tab));
+	if (opts && validate &&
+		((opts->bpa_log_size & (opts->bpa_log_size - 1)) != 0 ||
+		 (opts->bpa_block_size & (opts->bpa_block_size - 1)) != 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bpa_log_size and bpa_block_size must be powers of two"),
+				 errdetail("bpa_log_size is %d and bpa_block_size is %d.",
+						   opts->bpa_log_size, opts->bpa_block_size)));
+	return (bytea *) opts;
 }
 
 /*
@@ -109,6 +128,11 @@ pbt_build_state(Relation index, MemoryContext cxt)
 	/* an ablation: heads leaves that do not keep or use hints */
 	if (st->normalized && opts && opts->layout == PBT_LAYOUT_OPTION_HEADS_NOHINTS)
 		st->leaf_layout = PBT_LAYOUT_HEADS_NOHINTS;
+	/* BPA leaves compare items as bytes too; inner pages stay heads */
+	if (st->normalized && opts && opts->layout == PBT_LAYOUT_OPTION_BPA)
+		st->leaf_layout = PBT_LAYOUT_BPA;
+	st->bpa_param = pbt_bpa_param(opts ? opts->bpa_log_size : PBT_BPA_DEFAULT_LOG,
+								  opts ? opts->bpa_block_size : PBT_BPA_DEFAULT_BLOCK);
 
 	/*
 	 * Dense leaves hold key || TID items compared as bytes: normalized keys

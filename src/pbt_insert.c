@@ -780,7 +780,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	{
 		xlog = GenericXLogStart(index);
 		lpage = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
-		PbtPageGetOpaque(lpage)->layout = convtag;
+		pbt_page_set_layout(lpage, convtag, st);
 		pbt_page_rebuild(lpage, items, n + 1, has_hikey ? &oldhikey : NULL);
 		GenericXLogFinish(xlog);
 		PBT_CHECK_PAGE(index, BufferGetPage(buf), lblkno);
@@ -869,7 +869,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 
 	/* right page: items [s, n], old high key; on inner pages its first key is -inf */
 	pbt_page_init(rpage, oopaque->level,
-				  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), rtag);
+				  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), rtag, st);
 	if (!leaf)
 	{
 		items[s].len = dl;
@@ -891,7 +891,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	if (pos < s || ltag != oopaque->layout || ltag == PBT_LAYOUT_SEMIDENSE ||
 		(layout->truncate(lpage, s), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
 	{
-		PbtPageGetOpaque(lpage)->layout = ltag;
+		pbt_page_set_layout(lpage, ltag, st);
 		pbt_page_rebuild(lpage, items, s, &sepitem);
 	}
 	lopaque = PbtPageGetOpaque(lpage);
@@ -1000,7 +1000,7 @@ new_root(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf)
 
 	pbt_page_init(rootpage, level,
 				  PBT_ROOT | (st->normalized ? 0 : PBT_ALIGNED_ITEMS),
-				  st->inner_layout);
+				  st->inner_layout, st);
 	memset(buf, 0, dl);
 	memcpy(buf, &lblk, sizeof(BlockNumber));
 	if (!pbt_page_insert(rootpage, 0, buf, dl))

@@ -821,7 +821,7 @@ pbt_heads_convert(Page page, int pos, const char *data, int len)
 	((PageHeader) tmp)->pd_lower = SizeOfPageHeaderData;
 	((PageHeader) tmp)->pd_upper = phdr->pd_special;
 	opaque = PbtPageGetOpaque(tmp);
-	opaque->layout = PBT_LAYOUT_HEADS;
+	pbt_page_set_layout(tmp, PBT_LAYOUT_HEADS, NULL);
 	opaque->hikey_off = opaque->hikey_len = 0;
 	heads_init(tmp);
 	if (pbt_page_get_hikey(page, &hikey) &&

@@ -30,6 +30,8 @@ pbt_layout_by_tag(uint8 tag)
 			return &pbt_layout_dense;
 		case PBT_LAYOUT_SEMIDENSE:
 			return &pbt_layout_semidense;
+		case PBT_LAYOUT_BPA:
+			return &pbt_layout_bpa;
 	}
 	return NULL;
 }
@@ -74,7 +76,8 @@ pbt_iter_start(PbtIter *it, Page page, int pos, bool forward)
 }
 
 void
-pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout)
+pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
+			  PbtState *st)
 {
 	PbtPageOpaque opaque;
 
@@ -87,9 +90,8 @@ pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout)
 	opaque->flags = flags;
 	opaque->hikey_off = 0;
 	opaque->hikey_len = 0;
-	opaque->layout = layout;
-	opaque->reserved = 0;
 	opaque->page_id = PBT_PAGE_ID;
+	pbt_page_set_layout(page, layout, st);
 	pbt_layout(page)->init(page);
 }
 
@@ -98,7 +100,7 @@ pbt_meta_init(Page page, uint32 key_mode)
 {
 	PbtMetaPageData *meta;
 
-	pbt_page_init(page, 0, PBT_META, PBT_LAYOUT_PLAIN);
+	pbt_page_init(page, 0, PBT_META, PBT_LAYOUT_PLAIN, NULL);
 	meta = PbtPageGetMeta(page);
 	meta->magic = PBT_MAGIC;
 	meta->version = PBT_VERSION;
@@ -108,6 +110,20 @@ pbt_meta_init(Page page, uint32 key_mode)
 	/* keep the metadata out of the hole that full-page images skip */
 	((PageHeader) page)->pd_lower =
 		((char *) meta + sizeof(PbtMetaPageData)) - (char *) page;
+}
+
+/*
+ * Set the layout tag of a page about to be (re)built, with the layout's
+ * parameter from the index's options (st may be NULL: defaults).  The
+ * caller then initializes or rebuilds the item area.
+ */
+void
+pbt_page_set_layout(Page page, uint8 layout, PbtState *st)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+
+	opaque->layout = layout;
+	opaque->layout_param = st && layout == PBT_LAYOUT_BPA ? st->bpa_param : 0;
 }
 
 /*
@@ -261,6 +277,9 @@ pbt_leaf_fits(uint8 tag, PbtItem *items, int n, PbtItem *hikey)
 		case PBT_LAYOUT_HEADS:
 		case PBT_LAYOUT_HEADS_NOHINTS:
 			bytes += pbt_heads_bytes(items, n);
+			break;
+		case PBT_LAYOUT_BPA:
+			bytes += pbt_layout_bpa.space_needed(items, n, true);
 			break;
 		default:
 			for (int i = 0; i < n; i++)

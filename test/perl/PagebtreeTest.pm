@@ -95,11 +95,13 @@ CREATE $unlogged TABLE $table (id bigserial, k int8 NOT NULL, s text NOT NULL, p
 CREATE INDEX ${table}_k ON $table USING pagebtree (k);
 CREATE INDEX ${table}_s ON $table USING pagebtree (s);
 ));
-	# normalized text keys, and a multi-column index with a DESC column
-	# and an INCLUDE column
+	# normalized text keys in BPA leaves (a small insert log, so that
+	# flushes and block splits are frequent), and a multi-column index with
+	# a DESC column and an INCLUDE column
 	$node->safe_psql(
 		'postgres', qq(
-CREATE INDEX ${table}_sc ON $table USING pagebtree (s COLLATE "C");
+CREATE INDEX ${table}_sc ON $table USING pagebtree (s COLLATE "C")
+  WITH (layout = bpa, bpa_log_size = 8);
 CREATE INDEX ${table}_ks ON $table USING pagebtree (k DESC, s COLLATE "C") INCLUDE (id);
 CREATE UNIQUE INDEX ${table}_id ON $table USING pagebtree (id);
 )) unless $opts{basic};
