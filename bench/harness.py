@@ -47,6 +47,20 @@ def variant_label(layout):
     return "pagebtree" if layout is None else "pagebtree[%s]" % layout
 
 
+BPA_GEOMETRY = re.compile(r"^bpa-l(\d+)-b(\d+)$")
+
+
+def variant_options(layout):
+    """Reloptions of a --pbt-layouts entry: 'plain' -> layout = plain;
+    'bpa-l8-b32' -> layout = bpa with an 8-slot log and 32-slot blocks."""
+    if layout is None:
+        return {}
+    m = BPA_GEOMETRY.match(layout)
+    if m:
+        return {"layout": "bpa", "bpa_log_size": m.group(1), "bpa_block_size": m.group(2)}
+    return {"layout": layout}
+
+
 def ident(label):
     """SQL identifier fragment of an access method or variant label:
     pagebtree[plain] -> pagebtree_plain."""
@@ -392,7 +406,7 @@ class Bench:
         for layout in self.layouts:
             label = variant_label(layout)
             self.variants[label] = {"am": "pagebtree",
-                                    "options": {} if layout is None else {"layout": layout},
+                                    "options": variant_options(layout),
                                     "ident": ident(label)}
         self.results = {}         # ds -> metric -> am -> [values]
         self.info = {}            # ds -> am -> misc facts (structure, plans, ...)
@@ -1404,7 +1418,8 @@ def main():
                     help="comma-separated pagebtree layouts (reloption layout), each measured as its "
                          "own variant pagebtree[<layout>] created WITH (layout = '<layout>'); "
                          "'default' is the index without the reloption, labelled pagebtree "
-                         "(default: just that one)")
+                         "(default: just that one); bpa-l<L>-b<B> is layout = 'bpa' with "
+                         "bpa_log_size = L and bpa_block_size = B")
     ap.add_argument("--without-pagebtree", action="store_true",
                     help="measure btree and hash only, even if pagebtree is installed")
     ap.add_argument("--keep", action="store_true", help="keep the cluster directory")

@@ -182,6 +182,9 @@ typedef struct PbtIter
 	int			cursor;			/* the layout's own place (dense: slot) */
 	bool		primed;			/* buf holds the bytes items share */
 	bool		dead;			/* the last item returned has a dead hint */
+	bool		unordered;		/* any order will do (bitmap scans): a
+								 * layout that does not store items sorted
+								 * returns them as stored */
 	PbtItemBuf	buf;
 } PbtIter;
 
@@ -241,6 +244,7 @@ typedef struct PbtLayout
 extern const PbtLayout *pbt_layout(Page page);
 extern const PbtLayout *pbt_layout_by_tag(uint8 tag);
 extern void pbt_iter_start(PbtIter *it, Page page, int pos, bool forward);
+extern void pbt_iter_start_unordered(PbtIter *it, Page page);
 
 /* the next item in the iteration's direction; false past the end */
 static inline bool

@@ -391,11 +391,35 @@ bpa_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 	item->len = slot_len(slot);
 }
 
+/* the next stored slot of an unordered iteration: the log's, then each block's */
+static PbtSlot *
+next_stored(Page page, BpaIterState *s)
+{
+	BpaHeader  *hdr = bpa_header(page);
+
+	s->idx++;
+	while (s->idx >= (s->run.block < 0 ? hdr->log_count :
+					  bpa_block(page, s->run.block)->count))
+	{
+		s->run.block++;
+		s->idx = 0;
+	}
+	return s->run.block < 0 ? &log_slots(page)[s->idx] :
+		&block_slots(bpa_block(page, s->run.block))[s->idx];
+}
+
 static void
 bpa_iter_start(PbtIter *it)
 {
 	BpaIterState *s = (BpaIterState *) it->buf.data;
 	int			pos = it->pos + it->step;
+
+	if (it->unordered)
+	{
+		s->run.block = -1;		/* the log */
+		s->idx = -1;
+		return;
+	}
 
 	route_log(it->page, s->log_block);
 	locate(it->page, s->log_block, pos, &s->run);
@@ -410,6 +434,14 @@ bpa_iter_next(PbtIter *it, PbtItem *item)
 	PbtSlot    *slot;
 
 	it->pos += it->step;
+	if (it->unordered)
+	{
+		slot = next_stored(it->page, s);
+		item->data = (char *) it->page + slot->off;
+		item->len = slot_len(slot);
+		it->dead = (slot->len & PBT_SLOT_DEAD) != 0;
+		return;
+	}
 	s->idx += it->step;
 	/* past this run: the next block that has items (the engine knows one does) */
 	while (s->idx < 0 || s->idx >= run->len)

@@ -54,12 +54,13 @@ pbt_layout(Page page)
  * pos - 1, ... (backward); pos may be out of range, then nothing is
  * returned.
  */
-void
-pbt_iter_start(PbtIter *it, Page page, int pos, bool forward)
+static void
+iter_begin(PbtIter *it, Page page, int pos, bool forward, bool unordered)
 {
 	int			n;
 
 	it->page = page;
+	it->unordered = unordered;
 	it->layout = pbt_layout(page);
 	n = it->layout->count(page);
 	it->step = forward ? 1 : -1;
@@ -73,6 +74,19 @@ pbt_iter_start(PbtIter *it, Page page, int pos, bool forward)
 	it->pos = pos - it->step;
 	if (pos != it->stop && it->layout->iter_start)
 		it->layout->iter_start(it);
+}
+
+void
+pbt_iter_start(PbtIter *it, Page page, int pos, bool forward)
+{
+	iter_begin(it, page, pos, forward, false);
+}
+
+/* all the page's items, in whatever order the layout keeps them */
+void
+pbt_iter_start_unordered(PbtIter *it, Page page)
+{
+	iter_begin(it, page, 0, true, true);
 }
 
 void

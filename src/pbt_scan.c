@@ -150,6 +150,7 @@ typedef struct PbtScanOpaqueData
 	TupleBuf	currTuples;
 	TupleBuf	markTuples;
 	int			batch;			/* positions the next batch reads; 0 = all */
+	bool		bitmap;			/* amgetbitmap: pages read in any order */
 	bool		batch_within_end;	/* the end key holds for the whole batch */
 	StringInfoData resumebuf;	/* where the batch stopped, as a key */
 } PbtScanOpaqueData;
@@ -834,20 +835,11 @@ batch_within_end(PbtScanOpaque so, Page page, const PbtIter *it, int limit)
  * dir, into so->curr.  Returns true if any item matched.  The lock is
  * released (see done_with_page for the pin).
  */
-static bool
-read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
+static void
+begin_page(IndexScanDesc scan, Buffer buf)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
-	PbtState   *st = so->st;
-	Page		page = BufferGetPage(buf);
-	PbtPageOpaque opaque = PbtPageGetOpaque(page);
-	bool		forward = ScanDirectionIsForward(dir);
-	bool		continuescan = true;
-	int			limit = so->batch > 0 ? so->batch : PBT_MAX_ITEMS_PER_PAGE;
-	int			examined = 0;
-	int			k = forward ? 0 : PBT_MAX_ITEMS_PER_PAGE;
-	PbtItem		item;
-	PbtIter		it;
+	PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
 
 	if (!PbtIsLeaf(opaque))
 		pbt_page_error(scan->indexRelation, BufferGetBlockNumber(buf),
@@ -860,7 +852,65 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	so->curr.moreRight = !PbtIsRightmost(opaque);
 	so->curr.moreLeft = !PbtIsLeftmost(opaque);
 	so->curr.restLeft = so->curr.restRight = false;
+}
 
+/*
+ * A bitmap scan's read of the share-locked leaf in buf: every item, in the
+ * order the layout stores them (BPA leaves are not sorted), each checked
+ * against both bounds.  An item past the upper bound means that no page to
+ * the right can match, as in an ordered read.
+ */
+static bool
+read_page_unordered(IndexScanDesc scan, Buffer buf)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	Page		page = BufferGetPage(buf);
+	bool		beyond = false;
+	int			k = 0;
+	PbtItem		item;
+	PbtIter		it;
+
+	begin_page(scan, buf);
+	so->batch_within_end = false;
+	pbt_iter_start_unordered(&it, page);
+	while (pbt_iter_next(&it, &item))
+	{
+		bool		continuescan;
+
+		if ((scan->ignore_killed_tuples && it.dead) ||
+			(so->has_lower &&
+			 pbt_compare(so->st, &so->lowerkey, item.data, item.len) > 0))
+			continue;
+		if (check_item(so, item.data, item.len, ForwardScanDirection, &continuescan))
+			save_item(scan, k++, it.pos, item.data, item.len);
+		beyond |= !continuescan;
+	}
+	if (beyond)
+		so->curr.moreRight = false;
+	so->curr.firstItem = 0;
+	so->curr.lastItem = k - 1;
+	so->curr.itemIndex = 0;
+	done_with_page(scan);
+	return k > 0;
+}
+
+static bool
+read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtState   *st = so->st;
+	Page		page = BufferGetPage(buf);
+	bool		forward = ScanDirectionIsForward(dir);
+	bool		continuescan = true;
+	int			limit = so->batch > 0 ? so->batch : PBT_MAX_ITEMS_PER_PAGE;
+	int			examined = 0;
+	int			k = forward ? 0 : PBT_MAX_ITEMS_PER_PAGE;
+	PbtItem		item;
+	PbtIter		it;
+
+	if (so->bitmap)
+		return read_page_unordered(scan, buf);
+	begin_page(scan, buf);
 	pbt_iter_start(&it, page, pos, forward);
 	so->batch_within_end = batch_within_end(so, page, &it, limit);
 	while (examined < limit && pbt_iter_next(&it, &item))
@@ -1373,6 +1423,7 @@ pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	if (!so->qual_ok)
 		return 0;
 	so->batch = 0;				/* whole pages */
+	so->bitmap = true;
 	start_arrays(so, ForwardScanDirection);
 	for (;;)
 	{
