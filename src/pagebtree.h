@@ -207,6 +207,11 @@ typedef struct PbtLayout
 						   struct PbtSearchKey *key);
 	/* insert at ordered position pos; false (page unchanged) if no room */
 	bool		(*insert) (Page page, int pos, const char *data, int len);
+	/*
+	 * insert ignores pos (items are kept unsorted): the engine searches for
+	 * the position only when the page must split
+	 */
+	bool		insert_anywhere;
 	/* fill an empty page (high key already set) with sorted items */
 	void		(*load) (Page page, PbtItem *items, int n);
 	/* delete items at ordered positions (ascending) */
@@ -270,7 +275,7 @@ extern const PbtLayout pbt_layout_semidense;
 extern const PbtLayout pbt_layout_bpa;
 
 /* pbt_layout_bpa.c: the layout parameter for a log and block size */
-#define PBT_BPA_DEFAULT_LOG		16
+#define PBT_BPA_DEFAULT_LOG		8
 #define PBT_BPA_DEFAULT_BLOCK	16
 extern uint8 pbt_bpa_param(int log_size, int block_size);
 

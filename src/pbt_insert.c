@@ -494,14 +494,19 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		UnlockReleaseBuffer(buf);	/* only a check: the entry is there */
 	else
 	{
+		Page		page;
+
 		if (checking)
 			buf = step_right_coupled(index, st, &key, buf, stack);
 		if (!page_fits(BufferGetPage(buf), item.data, item.len))
 			delete_entries(index, st, heapRel, buf, item.data, item.len, false);
 		if (!page_fits(BufferGetPage(buf), item.data, item.len) && indexUnchanged)
 			delete_entries(index, st, heapRel, buf, item.data, item.len, true);
+		page = BufferGetPage(buf);
 		insert_on_page(index, st, buf, stack,
-					   pbt_binsearch(st, BufferGetPage(buf), &key),
+					   pbt_layout(page)->insert_anywhere &&
+					   page_fits(page, item.data, item.len) ? 0 :
+					   pbt_binsearch(st, page, &key),
 					   item.data, item.len, InvalidBuffer);
 	}
 	pbt_free_stack(stack);

@@ -901,6 +901,7 @@ const PbtLayout pbt_layout_bpa = {
 	.set_child = NULL,
 	.search = bpa_search,
 	.insert = bpa_insert,
+	.insert_anywhere = true,
 	.load = bpa_load,
 	.delete = bpa_delete,
 	.truncate = bpa_truncate,

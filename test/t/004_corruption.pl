@@ -3,9 +3,10 @@
 # damaged on disk while the server is stopped (a byte pattern that a
 # software bug could leave: a stale hint, a count that disagrees with a
 # bitmap, an item offset out of bounds, keys out of order, an unknown
-# layout tag), and pagebtree_check must fail with ERRCODE_INDEX_CORRUPTED
-# and a message naming the problem.  The undamaged indexes next to it must
-# still pass, so the error is the damage and not the check itself.
+# layout tag, a BPA block count beyond its capacity), and pagebtree_check
+# must fail with ERRCODE_INDEX_CORRUPTED and a message naming the problem.
+# The undamaged indexes next to it must still pass, so the error is the
+# damage and not the check itself.
 
 use strict;
 use warnings;
@@ -28,6 +29,7 @@ CREATE INDEX c_heads ON c USING pagebtree (s);
 CREATE INDEX c_heads_order ON c USING pagebtree (s);
 CREATE INDEX c_dense ON c USING pagebtree (k);
 CREATE INDEX c_plain ON c USING pagebtree (k) WITH (layout = plain);
+CREATE INDEX c_bpa ON c USING pagebtree (s) WITH (layout = bpa);
 CREATE INDEX c_tag ON c USING pagebtree ((k + 0)) WITH (layout = plain);
 CREATE INDEX c_intact ON c USING pagebtree (s);
 CHECKPOINT;
@@ -49,6 +51,8 @@ WHERE s.page_type = 'leaf' AND s.layout = '$layout'});
 #          16 four-byte hints; slots of 8 bytes {off, len, head} at 96
 #   dense: item_len, prefix_off, prefix_len, capacity, count (2 bytes each)
 #   plain: slots of 4 bytes {off, len} at 24
+#   bpa:   nblocks, log_count (2 bytes each), log_cap, block_cap (1 byte
+#          each), unused; 8 log slots of 4 bytes; then block 0's count
 #   special space (the last 32 bytes, PbtPageOpaqueData): the layout tag
 #          is its byte 24
 my @cases = (
@@ -60,6 +64,8 @@ my @cases = (
 	  bytes => "\x01\x00", msg => qr/dense item count disagrees with the presence bitmap/ },
 	{ idx => 'c_plain', layout => 'plain', off => 24 + 4 * 2,
 	  bytes => "\xf0\x1f", msg => qr/item bytes out of bounds/ },
+	{ idx => 'c_bpa', layout => 'bpa', off => 24 + 8 + 8 * 4,
+	  bytes => "\x11\x00", msg => qr/BPA block count exceeds its capacity/ },
 );
 
 my %path;
