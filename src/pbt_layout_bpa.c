@@ -19,7 +19,8 @@
  * fences, sorted, are the paper's header of block minimums.
  *
  * An insert appends the item to the log: one slot and the item's bytes, a
- * small WAL diff.  When the log is full, the next insert first flushes it:
+ * small WAL diff.  The insert that fills the log flushes it (or, if the
+ * hole is too small for that, the next insert does, first):
  * each logged item moves to its block's free slots.  A block that would
  * overflow is split where it is (its entries sorted and cut into blocks,
  * the later blocks moved up): for the last block, into full blocks and a
@@ -51,7 +52,7 @@ typedef struct BpaHeader
 	uint16		log_count;
 	uint8		log_cap;
 	uint8		block_cap;
-	uint16		unused;
+	uint16		nitems;			/* in the log and the blocks */
 } BpaHeader;
 
 typedef struct BpaBlock
@@ -199,12 +200,7 @@ bpa_init(Page page)
 static int
 bpa_count(Page page)
 {
-	BpaHeader  *hdr = bpa_header(page);
-	int			n = hdr->log_count;
-
-	for (int i = 0; i < hdr->nblocks; i++)
-		n += bpa_block(page, i)->count;
-	return n;
+	return bpa_header(page)->nitems;
 }
 
 /* the block an item belongs to: the last whose fence is <= it */
@@ -265,19 +261,6 @@ bpa_garbage(Page page)
 	return phdr->pd_special - phdr->pd_upper - live_bytes(page);
 }
 
-/*
- * Room the insert needs in free_space: the item, and what a rebuild with
- * one more item adds to the slot area (the insert never needs more).
- */
-static int
-bpa_item_cost(Page page, const char *data, int len)
-{
-	BpaHeader  *hdr = bpa_header(page);
-	int			grow = lower_for(bpa_count(page) + 1, hdr->log_cap, hdr->block_cap) -
-		((PageHeader) page)->pd_lower;
-
-	return len + Max(0, grow);
-}
 
 static int
 bpa_space_needed(const PbtItem *items, int n, bool leaf)
@@ -528,6 +511,7 @@ bpa_load(Page page, PbtItem *items, int n)
 	if (phdr->pd_lower > phdr->pd_upper)
 		elog(ERROR, "pagebtree BPA layout: %d items do not fit", n);
 	hdr->nblocks = nblocks;
+	hdr->nitems = n;
 	for (int b = 0; b < nblocks; b++)
 	{
 		BpaBlock   *blk = bpa_block(page, b);
@@ -661,6 +645,23 @@ split_into(int m, int block_cap, bool last)
 	return (m + block_fill(block_cap) - 1) / block_fill(block_cap);
 }
 
+/* blocks that flushing the log would add (log_block: route_log's result) */
+static int
+flush_growth(Page page, const uint8 *log_block)
+{
+	BpaHeader  *hdr = bpa_header(page);
+	int			extra = 0;
+
+	for (int b = 0; b < hdr->nblocks; b++)
+	{
+		int			m = bpa_block(page, b)->count + logged_in(page, log_block, b);
+
+		if (m > hdr->block_cap)
+			extra += split_into(m, hdr->block_cap, b == hdr->nblocks - 1) - 1;
+	}
+	return extra;
+}
+
 /*
  * Move the logged items into their blocks, splitting blocks that overflow
  * if the hole has room for the new ones; false (page unchanged) if not.
@@ -670,17 +671,10 @@ flush(Page page)
 {
 	BpaHeader  *hdr = bpa_header(page);
 	uint8		log_block[BPA_MAX_CAP];
-	int			extra = 0;
 
 	route_log(page, log_block);
-	for (int b = 0; b < hdr->nblocks; b++)
-	{
-		int			m = bpa_block(page, b)->count + logged_in(page, log_block, b);
-
-		if (m > hdr->block_cap)
-			extra += split_into(m, hdr->block_cap, b == hdr->nblocks - 1) - 1;
-	}
-	if (((PageHeader) page)->pd_lower + extra * unit_bytes(hdr->block_cap) >
+	if (((PageHeader) page)->pd_lower +
+		flush_growth(page, log_block) * unit_bytes(hdr->block_cap) >
 		((PageHeader) page)->pd_upper)
 		return false;
 
@@ -713,6 +707,38 @@ flush(Page page)
 	return true;
 }
 
+/*
+ * Room the insert needs.  The log is flushed by the insert that fills it,
+ * if the hole has room for the blocks that adds; if not, the log stays full
+ * and the next insert flushes it first.  If the hole takes the blocks that
+ * flush adds and the item, that is all it needs.  Otherwise the insert
+ * rebuilds the page, which needs what the rebuilt slot area adds; but a
+ * rebuild only pays if it reclaims garbage (deleted items' bytes), so
+ * without much of it the page is full and the engine splits it, instead of
+ * rebuilding it again every few inserts until it is.
+ */
+static int
+bpa_item_cost(Page page, const char *data, int len)
+{
+	BpaHeader  *hdr = bpa_header(page);
+	PageHeader	phdr = (PageHeader) page;
+	int			need = len;
+
+	if (hdr->log_count == hdr->log_cap)
+	{
+		uint8		log_block[BPA_MAX_CAP];
+
+		route_log(page, log_block);
+		need += flush_growth(page, log_block) * unit_bytes(hdr->block_cap);
+	}
+	if (phdr->pd_upper - phdr->pd_lower >= need)
+		return need;
+	if (bpa_garbage(page) < BLCKSZ / 16)
+		return PBT_USABLE_SPACE + 1;
+	return len + Max(0, lower_for(hdr->nitems + 1, hdr->log_cap, hdr->block_cap) -
+					 phdr->pd_lower);
+}
+
 /* pos is ignored: the item goes to the log, whose order does not matter */
 static bool
 bpa_insert(Page page, int pos, const char *data, int len)
@@ -728,8 +754,12 @@ bpa_insert(Page page, int pos, const char *data, int len)
 	phdr->pd_upper -= len;
 	memcpy((char *) page + phdr->pd_upper, data, len);
 	slot = &log_slots(page)[hdr->log_count++];
+	hdr->nitems++;
 	slot->off = phdr->pd_upper;
 	slot->len = len;
+	/* flush now, while the hole has room: the next insert need not route */
+	if (hdr->log_count == hdr->log_cap)
+		(void) flush(page);
 	return true;
 }
 
@@ -778,6 +808,7 @@ bpa_delete(Page page, const int *positions, int n)
 	 * slot of the same array, which no victim still to do can be past.
 	 */
 	qsort(victims, n, sizeof(PbtSlot *), slot_addr_desc);
+	hdr->nitems -= n;
 	for (k = 0; k < n; k++)
 	{
 		PbtSlot    *slot = victims[k];
@@ -851,6 +882,7 @@ bpa_check(Page page)
 {
 	PageHeader	phdr = (PageHeader) page;
 	BpaHeader  *hdr = bpa_header(page);
+	int			n = hdr->log_count;
 
 	if (hdr->log_cap < 4 || hdr->log_cap > BPA_MAX_CAP ||
 		hdr->block_cap < 4 || hdr->block_cap > BPA_MAX_CAP ||
@@ -871,6 +903,7 @@ bpa_check(Page page)
 
 		if (blk->count > hdr->block_cap)
 			return "BPA block count exceeds its capacity";
+		n += blk->count;
 		if (b == 0 ? blk->fence_len != 0 :
 			flen == 0 || blk->fence_off < phdr->pd_upper ||
 			blk->fence_off + flen > phdr->pd_special)
@@ -889,6 +922,8 @@ bpa_check(Page page)
 				return "BPA item outside its block's fences";
 		}
 	}
+	if (n != hdr->nitems)
+		return "BPA item count disagrees with the log and blocks";
 	return NULL;
 }
 
