@@ -586,6 +586,23 @@ class Bench:
     def rec(self, ds, metric, am, value):
         self.results.setdefault(ds, {}).setdefault(metric, {}).setdefault(am, []).append(value)
 
+    def wal_record_bytes(self, start, end):
+        """WAL bytes between two LSNs without full-page images (pg_waldump
+        --stats: record sizes, which include the data of every record but not
+        the block images), or None if pg_waldump cannot tell."""
+        cmd = [os.path.join(pg_config("--bindir"), "pg_waldump"), "--stats",
+               "-p", os.path.join(self.cluster.data, "pg_wal"), "-s", start, "-e", end]
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=120).stdout
+        except (OSError, subprocess.SubprocessError):
+            return None
+        for line in out.splitlines():
+            fields = line.split()
+            if fields and fields[0] == "Total":
+                ints = [int(f) for f in fields[1:] if f.isdigit()]
+                return ints[1] if len(ints) >= 2 else None
+        return None
+
     def checkpoint_written(self):
         """CHECKPOINT, wait until the checkpointer has published its counters,
         and return buffers written so far (checkpoint + bgwriter + backends)."""
@@ -854,8 +871,10 @@ class Bench:
                     if not ok:
                         continue
                     w0 = self.checkpoint_written()
+                    lsn0 = self.one("SELECT pg_current_wal_insert_lsn()")[0]
                     r = self.attempt(ds, am, "pbt_bench_insert %s" % order, lambda: self.dict1(
                         "SELECT * FROM pbt_bench_insert(%s, %s)", (idx, "i_%s_%s" % (ds, order))))
+                    lsn1 = self.one("SELECT pg_current_wal_insert_lsn()")[0]
                     w1 = self.checkpoint_written()
                     if r and rep == 0:
                         self.verify(ds, am, idx, "after AM inserts (%s)" % order, heap=False)
@@ -866,6 +885,9 @@ class Bench:
                         self.rec(ds, "am_ins_%s_bufs" % order, am, r["buffers_per_op"])
                         self.rec(ds, "am_ins_%s_wal" % order, am, float(r["wal_bytes"]) * k)
                         self.rec(ds, "am_ins_%s_fpi" % order, am, r["wal_fpi"] * k)
+                        nofpi = self.wal_record_bytes(lsn0, lsn1)
+                        if nofpi is not None:
+                            self.rec(ds, "am_ins_%s_wal_nofpi" % order, am, nofpi * k)
                         self.rec(ds, "am_ins_%s_dirtied" % order, am, r["blks_dirtied"] * k)
                         self.rec(ds, "am_ins_%s_written" % order, am, (w1 - w0) * k)
                         grown = self.one("SELECT pg_relation_size(%s)", (idx,))[0]

@@ -22,6 +22,7 @@ COLUMNS = [
     ("inserts/s, ascending", "am_ins_asc_ops"),
     ("index size", "size_mb"),
     ("WAL bytes/insert", "am_ins_random_wal"),
+    ("WAL bytes/insert without FPIs", "am_ins_random_wal_nofpi"),
     ("pgbench SELECT", "pgb_select_uniform_cpu"),
 ]
 
