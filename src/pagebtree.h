@@ -74,7 +74,8 @@ typedef struct PbtPageOpaqueData
 	FullTransactionId safexid;	/* deleted pages: next xid at deletion */
 	uint16		level;			/* 0 = leaf */
 	uint16		flags;
-	uint16		hikey_off;		/* high key bytes, if next is valid */
+	uint16		hikey_off;		/* high key bytes, if hikey_len > 0 (exactly
+								 * when next is valid) */
 	uint16		hikey_len;
 	uint8		layout;			/* PBT_LAYOUT_* */
 	uint8		layout_param;	/* the layout's own setting (BPA: its

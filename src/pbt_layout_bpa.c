@@ -261,7 +261,6 @@ bpa_garbage(Page page)
 	return phdr->pd_special - phdr->pd_upper - live_bytes(page);
 }
 
-
 static int
 bpa_space_needed(const PbtItem *items, int n, bool leaf)
 {
