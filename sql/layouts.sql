@@ -166,3 +166,22 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT s AS c FROM lyp ORDER BY s DESC',
     'SELECT count(*) FROM lyp WHERE s > repeat(''x'', 2000) || ''001000''']);
 DROP TABLE lyp;
+
+-- 6. BPA leaves with the smallest log and blocks on tiny keys: 60 to 100
+--    blocks per page, flushes every four inserts, block splits,
+--    deletes, and runs of equal keys (ordered by heap TID).
+CREATE TABLE lyb (id int, k int2) WITH (autovacuum_enabled = off);
+CREATE INDEX lyb_k ON lyb USING pagebtree (k)
+    WITH (layout = bpa, bpa_log_size = 4, bpa_block_size = 4);
+INSERT INTO lyb SELECT i, (hashint4(i) % 3000)::int2 FROM generate_series(1, 30000) i;
+DELETE FROM lyb WHERE id % 3 = 0;
+VACUUM lyb;
+INSERT INTO lyb SELECT i, (hashint4(i) % 3000)::int2 FROM generate_series(30001, 40000) i;
+SELECT page_type, layout FROM pagebtree_layout_summary('lyb_k') ORDER BY 1, 2;
+SELECT pagebtree_check('lyb_k', true) IS NOT NULL AS checked;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT id FROM lyb WHERE k = 7',
+    'SELECT id FROM lyb WHERE k BETWEEN -100 AND 100',
+    'SELECT k, id FROM lyb WHERE k > 2900 ORDER BY k, id',
+    'SELECT k, id FROM lyb WHERE k < -2900 ORDER BY k DESC, id DESC']);
+DROP TABLE lyb;

@@ -81,7 +81,7 @@ typedef struct BpaRun
 /* iteration state, kept in the iterator's item buffer */
 typedef struct BpaIterState
 {
-	uint8		log_block[BPA_MAX_CAP]; /* the block of each logged item */
+	uint16		log_block[BPA_MAX_CAP];	/* the block of each logged item */
 	int			idx;			/* index in run.entries */
 	BpaRun		run;
 } BpaIterState;
@@ -135,22 +135,18 @@ slot_len(const PbtSlot *slot)
 }
 
 static inline int
-compare_slots(Page page, const PbtSlot *a, const PbtSlot *b)
-{
-	int			alen = slot_len(a);
-	int			blen = slot_len(b);
-	int			c = memcmp((char *) page + a->off, (char *) page + b->off,
-						   Min(alen, blen));
-
-	return c != 0 ? c : alen - blen;
-}
-
-static inline int
 compare_bytes(const char *a, int alen, const char *b, int blen)
 {
 	int			c = memcmp(a, b, Min(alen, blen));
 
 	return c != 0 ? c : alen - blen;
+}
+
+static inline int
+compare_slots(Page page, const PbtSlot *a, const PbtSlot *b)
+{
+	return compare_bytes((char *) page + a->off, slot_len(a),
+						 (char *) page + b->off, slot_len(b));
 }
 
 /* items a block is made with (3/4 full), leaving room for flushes */
@@ -288,7 +284,7 @@ run_cmp(const void *a, const void *b, void *arg)
 }
 
 static void
-route_log(Page page, uint8 *log_block)
+route_log(Page page, uint16 *log_block)
 {
 	BpaHeader  *hdr = bpa_header(page);
 
@@ -301,7 +297,7 @@ route_log(Page page, uint8 *log_block)
 }
 
 static int
-logged_in(Page page, const uint8 *log_block, int b)
+logged_in(Page page, const uint16 *log_block, int b)
 {
 	int			n = 0;
 
@@ -312,7 +308,7 @@ logged_in(Page page, const uint8 *log_block, int b)
 
 /* block b's entries and its logged items, sorted; run->base set by caller */
 static void
-load_run(Page page, const uint8 *log_block, int b, BpaRun *run)
+load_run(Page page, const uint16 *log_block, int b, BpaRun *run)
 {
 	BpaBlock   *blk = bpa_block(page, b);
 	BpaHeader  *hdr = bpa_header(page);
@@ -332,7 +328,7 @@ load_run(Page page, const uint8 *log_block, int b, BpaRun *run)
 
 /* the run holding position pos (0 <= pos < count) */
 static void
-locate(Page page, const uint8 *log_block, int pos, BpaRun *run)
+locate(Page page, const uint16 *log_block, int pos, BpaRun *run)
 {
 	BpaHeader  *hdr = bpa_header(page);
 	int			base = 0;
@@ -356,7 +352,7 @@ locate(Page page, const uint8 *log_block, int pos, BpaRun *run)
 static PbtSlot *
 slot_at(Page page, int pos)
 {
-	uint8		log_block[BPA_MAX_CAP];
+	uint16		log_block[BPA_MAX_CAP];
 	BpaRun		run;
 
 	route_log(page, log_block);
@@ -646,7 +642,7 @@ split_into(int m, int block_cap, bool last)
 
 /* blocks that flushing the log would add (log_block: route_log's result) */
 static int
-flush_growth(Page page, const uint8 *log_block)
+flush_growth(Page page, const uint16 *log_block)
 {
 	BpaHeader  *hdr = bpa_header(page);
 	int			extra = 0;
@@ -669,7 +665,7 @@ static bool
 flush(Page page)
 {
 	BpaHeader  *hdr = bpa_header(page);
-	uint8		log_block[BPA_MAX_CAP];
+	uint16		log_block[BPA_MAX_CAP];
 
 	route_log(page, log_block);
 	if (((PageHeader) page)->pd_lower +
@@ -725,7 +721,7 @@ bpa_item_cost(Page page, const char *data, int len)
 
 	if (hdr->log_count == hdr->log_cap)
 	{
-		uint8		log_block[BPA_MAX_CAP];
+		uint16		log_block[BPA_MAX_CAP];
 
 		route_log(page, log_block);
 		need += flush_growth(page, log_block) * unit_bytes(hdr->block_cap);
