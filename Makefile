@@ -12,6 +12,7 @@ OBJS = \
 	src/pbt_layout_dense.o \
 	src/pbt_layout_semidense.o \
 	src/pbt_layout_bpa.o \
+	src/pbt_layout_fingerprint.o \
 	src/pbt_search.o \
 	src/pbt_insert.o \
 	src/pbt_scan.o \

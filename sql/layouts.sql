@@ -17,7 +17,8 @@ CREATE TABLE ly (id int, t text COLLATE "C", b bytea, k int8, v int4)
 -- without the hint array, an ablation; semidense: only the INCLUDE index
 -- can have semidense leaves, the others get heads; bpa: insert log and
 -- unsorted blocks, here with small ones so that flushes and block splits
--- are frequent)
+-- are frequent; fingerprint: not with INCLUDE columns, where leaves are
+-- heads)
 CREATE FUNCTION ly_indexes(layout text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     n text := replace(layout, '-', '_');
@@ -41,7 +42,8 @@ BEGIN
                          ly_t_heads, ly_b_heads, ly_vk_heads,
                          ly_t_heads_nohints, ly_b_heads_nohints, ly_vk_heads_nohints,
                          ly_t_semidense, ly_b_semidense, ly_vk_semidense,
-                         ly_t_bpa, ly_b_bpa, ly_vk_bpa;
+                         ly_t_bpa, ly_b_bpa, ly_vk_bpa,
+                         ly_t_fingerprint, ly_b_fingerprint, ly_vk_fingerprint;
     PERFORM ly_indexes(lay);
     RETURN QUERY
     SELECT lay, v.* FROM pbt_verify(ARRAY[
@@ -95,6 +97,7 @@ SELECT * FROM ly_verify('plain');
 SELECT * FROM ly_verify('heads-nohints');
 SELECT * FROM ly_verify('semidense');
 SELECT * FROM ly_verify('bpa');
+SELECT * FROM ly_verify('fingerprint');
 SELECT * FROM ly_verify('heads');
 SELECT * FROM ly_layouts();
 
@@ -111,6 +114,7 @@ SELECT * FROM ly_verify('plain');
 SELECT * FROM ly_verify('heads-nohints');
 SELECT * FROM ly_verify('semidense');
 SELECT * FROM ly_verify('bpa');
+SELECT * FROM ly_verify('fingerprint');
 SELECT * FROM ly_verify('heads');
 
 -- 3. Delete most rows, VACUUM (empties and deletes pages), refill with
@@ -124,6 +128,7 @@ SELECT * FROM ly_verify('plain');
 SELECT * FROM ly_verify('heads-nohints');
 SELECT * FROM ly_verify('semidense');
 SELECT * FROM ly_verify('bpa');
+SELECT * FROM ly_verify('fingerprint');
 SELECT * FROM ly_verify('heads');
 
 -- 4. The layout reloption: heads are the default where keys are byte
@@ -151,6 +156,7 @@ CREATE INDEX ly_bad ON ly USING pagebtree ((k::numeric)) WITH (layout = 'heads-n
 CREATE INDEX ly_bad ON ly USING pagebtree ((k::numeric)) WITH (layout = bpa);
 CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = bpa, bpa_log_size = 12);
 CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = bpa, bpa_block_size = 128);
+CREATE INDEX ly_bad ON ly USING pagebtree ((k::numeric)) WITH (layout = fingerprint);
 DROP TABLE ly;
 DROP FUNCTION ly_indexes(text), ly_verify(text), ly_layouts();
 
@@ -185,3 +191,33 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT k, id FROM lyb WHERE k > 2900 ORDER BY k, id',
     'SELECT k, id FROM lyb WHERE k < -2900 ORDER BY k DESC, id DESC']);
 DROP TABLE lyb;
+
+-- 7. Fingerprint leaves: point lookups go through the fingerprint probe
+--    (runs of equal keys that span pages, NULL keys, two-column keys,
+--    entries killed by deletes), ranges and ordered scans merge the sorted
+--    and unsorted ranges.
+CREATE TABLE lyf (id int, k int8, t text COLLATE "C") WITH (autovacuum_enabled = off);
+CREATE INDEX lyf_k ON lyf USING pagebtree (k) WITH (layout = fingerprint);
+CREATE INDEX lyf_kt ON lyf USING pagebtree (k, t) WITH (layout = fingerprint);
+INSERT INTO lyf SELECT i, CASE WHEN i % 50 = 0 THEN NULL ELSE hashint4(i) % 2000 END,
+    'v' || (i % 7) FROM generate_series(1, 20000) i;
+INSERT INTO lyf SELECT 20000 + i, 7, 'dup' || i FROM generate_series(1, 1500) i;
+DELETE FROM lyf WHERE id % 5 = 0;
+SELECT count(*) FROM lyf WHERE k = 7;   -- kill_prior_tuple on the deleted
+VACUUM lyf;
+INSERT INTO lyf SELECT 30000 + i, hashint4(i) % 2000, 'w' FROM generate_series(1, 5000) i;
+SELECT page_type, layout FROM pagebtree_layout_summary('lyf_k') ORDER BY 1, 2;
+SELECT pagebtree_check('lyf_k', true) IS NOT NULL AS checked_k,
+       pagebtree_check('lyf_kt', true) IS NOT NULL AS checked_kt;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT id FROM lyf WHERE k = 7',
+    'SELECT id FROM lyf WHERE k = 1234',
+    'SELECT id FROM lyf WHERE k = -5',
+    'SELECT id FROM lyf WHERE k IS NULL',
+    'SELECT id FROM lyf WHERE k IN (3, 700, 1999)',
+    'SELECT id FROM lyf WHERE k = 7 AND t = ''dup77''',
+    'SELECT id FROM lyf WHERE k = 42 AND t = ''w''',
+    'SELECT id FROM lyf WHERE k = 42 AND t > ''v3''',
+    'SELECT k, id FROM lyf WHERE k BETWEEN -20 AND 20 ORDER BY k, id',
+    'SELECT k, t FROM lyf WHERE k > 1990 ORDER BY k DESC, t DESC']);
+DROP TABLE lyf;

@@ -66,6 +66,9 @@
 #define PBT_LAYOUT_BPA		6		/* insert log + unsorted blocks between
 										 * sorted fences (normalized-key
 										 * leaves) */
+#define PBT_LAYOUT_FINGERPRINT 7	/* 1-byte key hashes over sorted and
+										 * unsorted slots (normalized-key leaves
+										 * without INCLUDE columns) */
 
 typedef struct PbtPageOpaqueData
 {
@@ -245,6 +248,13 @@ typedef struct PbtLayout
 	 */
 	void		(*iter_start) (PbtIter *it);
 	void		(*iter_next) (PbtIter *it, PbtItem *item);
+	/*
+	 * Optional equality probe for point lookups on normalized keys without
+	 * INCLUDE columns: the items whose key (item minus heap TID) is exactly
+	 * key, in order, and their dead hints; returns how many.
+	 */
+	int			(*probe) (Page page, const char *key, int keylen,
+						  PbtItem *items, bool *dead);
 } PbtLayout;
 
 extern const PbtLayout *pbt_layout(Page page);
@@ -274,6 +284,7 @@ extern const PbtLayout pbt_layout_heads_nohints;
 extern const PbtLayout pbt_layout_dense;
 extern const PbtLayout pbt_layout_semidense;
 extern const PbtLayout pbt_layout_bpa;
+extern const PbtLayout pbt_layout_fingerprint;
 
 /* pbt_layout_bpa.c: the layout parameter for a log and block size */
 #define PBT_BPA_DEFAULT_LOG		8
@@ -391,7 +402,8 @@ typedef enum PbtLayoutOption
 	PBT_LAYOUT_OPTION_DENSE,
 	PBT_LAYOUT_OPTION_HEADS_NOHINTS,
 	PBT_LAYOUT_OPTION_SEMIDENSE,
-	PBT_LAYOUT_OPTION_BPA
+	PBT_LAYOUT_OPTION_BPA,
+	PBT_LAYOUT_OPTION_FINGERPRINT
 } PbtLayoutOption;
 
 /* descent stack: parent pages visited, for inserting downlinks */

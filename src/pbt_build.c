@@ -587,6 +587,7 @@ check_layout_option(Relation index, PbtState *st)
 						opts->layout == PBT_LAYOUT_OPTION_SEMIDENSE ? "semidense" :
 						opts->layout == PBT_LAYOUT_OPTION_HEADS ? "heads" :
 						opts->layout == PBT_LAYOUT_OPTION_BPA ? "bpa" :
+						opts->layout == PBT_LAYOUT_OPTION_FINGERPRINT ? "fingerprint" :
 						"heads-nohints",
 						RelationGetRelationName(index)),
 				 errdetail("Its keys are compared with the operator classes' comparison functions, not as byte strings."),

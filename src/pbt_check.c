@@ -118,9 +118,10 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 	if ((layout == &pbt_layout_heads || layout == &pbt_layout_heads_nohints) &&
 		!st->normalized)
 		corrupt(index, blkno, 0, "heads layout on a comparator-mode page", NULL);
-	if (layout == &pbt_layout_dense && !(leaf && st->normalized && !st->has_include))
+	if ((layout == &pbt_layout_dense || layout == &pbt_layout_fingerprint) &&
+		!(leaf && st->normalized && !st->has_include))
 		corrupt(index, blkno, 0,
-				"dense layout on an inner or comparator-mode page, or with INCLUDE columns",
+				"dense or fingerprint layout on an inner or comparator-mode page, or with INCLUDE columns",
 				NULL);
 	if (layout == &pbt_layout_semidense &&
 		!(leaf && st->normalized && st->has_include))

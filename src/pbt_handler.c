@@ -29,6 +29,7 @@ static relopt_enum_elt_def pbt_layout_values[] = {
 	{"semidense", PBT_LAYOUT_OPTION_SEMIDENSE},
 	{"heads-nohints", PBT_LAYOUT_OPTION_HEADS_NOHINTS},
 	{"bpa", PBT_LAYOUT_OPTION_BPA},
+	{"fingerprint", PBT_LAYOUT_OPTION_FINGERPRINT},
 	{NULL}
 };
 
@@ -43,7 +44,7 @@ _PG_init(void)
 	add_enum_reloption(pbt_relopt_kind, "layout",
 					   "Layout of new leaf pages",
 					   pbt_layout_values, PBT_LAYOUT_OPTION_DEFAULT,
-					   "Valid values are \"auto\", \"plain\", \"heads\", \"dense\", \"semidense\", \"heads-nohints\" and \"bpa\".",
+					   "Valid values are \"auto\", \"plain\", \"heads\", \"dense\", \"semidense\", \"heads-nohints\", \"bpa\" and \"fingerprint\".",
 					   ShareUpdateExclusiveLock);
 	add_int_reloption(pbt_relopt_kind, "bpa_log_size",
 					  "Insert log slots of BPA leaves (a power of two)",
@@ -131,6 +132,10 @@ pbt_build_state(Relation index, MemoryContext cxt)
 	/* BPA leaves compare items as bytes too; inner pages stay heads */
 	if (st->normalized && opts && opts->layout == PBT_LAYOUT_OPTION_BPA)
 		st->leaf_layout = PBT_LAYOUT_BPA;
+	/* fingerprints hash the key, which only items without a payload end */
+	if (st->normalized && !st->has_include && opts &&
+		opts->layout == PBT_LAYOUT_OPTION_FINGERPRINT)
+		st->leaf_layout = PBT_LAYOUT_FINGERPRINT;
 	st->bpa_param = pbt_bpa_param(opts ? opts->bpa_log_size : PBT_BPA_DEFAULT_LOG,
 								  opts ? opts->bpa_block_size : PBT_BPA_DEFAULT_BLOCK);
 

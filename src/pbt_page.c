@@ -32,6 +32,8 @@ pbt_layout_by_tag(uint8 tag)
 			return &pbt_layout_semidense;
 		case PBT_LAYOUT_BPA:
 			return &pbt_layout_bpa;
+		case PBT_LAYOUT_FINGERPRINT:
+			return &pbt_layout_fingerprint;
 	}
 	return NULL;
 }
@@ -293,7 +295,8 @@ pbt_leaf_fits(uint8 tag, PbtItem *items, int n, PbtItem *hikey)
 			bytes += pbt_heads_bytes(items, n);
 			break;
 		case PBT_LAYOUT_BPA:
-			bytes += pbt_layout_bpa.space_needed(items, n, true);
+		case PBT_LAYOUT_FINGERPRINT:
+			bytes += pbt_layout_by_tag(tag)->space_needed(items, n, true);
 			break;
 		default:
 			for (int i = 0; i < n; i++)

@@ -151,6 +151,8 @@ typedef struct PbtScanOpaqueData
 	TupleBuf	markTuples;
 	int			batch;			/* positions the next batch reads; 0 = all */
 	bool		bitmap;			/* amgetbitmap: pages read in any order */
+	bool		probing;		/* a forward point lookup (equality on every
+								 * key column) that may use layouts' probe */
 	bool		batch_within_end;	/* the end key holds for the whole batch */
 	StringInfoData resumebuf;	/* where the batch stopped, as a key */
 } PbtScanOpaqueData;
@@ -409,6 +411,35 @@ key_positions(PbtScanOpaque so, ScanKeyInfo *k)
 	if (k->strategy == 0)
 		return true;
 	return so->st->normalized ? k->encodable : k->has_cmpproc;
+}
+
+/*
+ * Is the scan a point lookup: equality (or IS NULL) on every key column, so
+ * that its start key is a whole key?  Then a layout's equality probe can
+ * find its entries (normalized keys without INCLUDE columns: the key is the
+ * item without its heap TID).
+ */
+static bool
+point_lookup(PbtScanOpaque so)
+{
+	if (!so->st->normalized || so->st->has_include)
+		return false;
+	for (int col = 0; col < so->st->nkeyatts; col++)
+	{
+		bool		eq = false;
+
+		for (int i = 0; i < so->nkeys && !eq; i++)
+		{
+			ScanKeyInfo *k = &so->keys[i];
+
+			eq = k->col == col && key_positions(so, k) &&
+				(k->strategy == BTEqualStrategyNumber ||
+				 (k->strategy == 0 && (k->sk->sk_flags & SK_SEARCHNULL)));
+		}
+		if (!eq)
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -894,6 +925,48 @@ read_page_unordered(IndexScanDesc scan, Buffer buf)
 	return k > 0;
 }
 
+/*
+ * A point lookup's read of the share-locked leaf in buf, through the
+ * layout's equality probe (fingerprint leaves): the entries with the key,
+ * all at once.  Equal keys continue on the right page only if the high key
+ * does not exceed the key.  Positions are not known (kill_items then finds
+ * entries by heap TID), so the page is not read in batches.
+ */
+static bool
+read_page_probe(IndexScanDesc scan, Buffer buf)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	Page		page = BufferGetPage(buf);
+	PbtItem		matches[PBT_MAX_ITEMS_PER_PAGE];
+	bool		dead[PBT_MAX_ITEMS_PER_PAGE];
+	int			n;
+	int			k = 0;
+	PbtItem		hikey;
+
+	begin_page(scan, buf);
+	so->batch_within_end = true;	/* the probe matched the bounds */
+	n = pbt_layout(page)->probe(page, so->lowerkey.bytes, so->lowerkey.len,
+								matches, dead);
+	for (int i = 0; i < n; i++)
+	{
+		bool		continuescan;
+
+		if ((scan->ignore_killed_tuples && dead[i]) ||
+			!check_item(so, matches[i].data, matches[i].len,
+						ForwardScanDirection, &continuescan))
+			continue;
+		save_item(scan, k++, PG_UINT16_MAX, matches[i].data, matches[i].len);
+	}
+	if (so->curr.moreRight && pbt_page_get_hikey(page, &hikey) &&
+		pbt_compare(so->st, &so->upperkey, hikey.data, hikey.len) <= 0)
+		so->curr.moreRight = false;
+	so->curr.firstItem = 0;
+	so->curr.lastItem = k - 1;
+	so->curr.itemIndex = 0;
+	done_with_page(scan);
+	return k > 0;
+}
+
 static bool
 read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 {
@@ -908,6 +981,8 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	PbtItem		item;
 	PbtIter		it;
 
+	if (so->probing && forward && pbt_layout(page)->probe)
+		return read_page_probe(scan, buf);
 	if (so->bitmap)
 		return read_page_unordered(scan, buf);
 	begin_page(scan, buf);
@@ -1195,7 +1270,9 @@ read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 	stack = pbt_search(scan->indexRelation, so->st, key, &buf,
 					   BUFFER_LOCK_SHARE, 0);
 	pbt_free_stack(stack);
-	pos = pbt_binsearch(so->st, BufferGetPage(buf), key);
+	/* a probing read finds its entries without a position */
+	pos = so->probing && pbt_layout(BufferGetPage(buf))->probe ? 0 :
+		pbt_binsearch(so->st, BufferGetPage(buf), key);
 	if (ScanDirectionIsForward(dir) || pos > 0)
 		return read_page(scan, buf, ScanDirectionIsForward(dir) ? pos : pos - 1,
 						 dir);
@@ -1226,6 +1303,8 @@ continue_page(IndexScanDesc scan, ScanDirection dir)
 	Buffer		buf = so->curr.buf;
 	PbtSearchKey key;
 
+	/* a batch ended inside this page: read on in order, by position */
+	so->probing = false;
 	if (!BufferIsValid(buf))
 		buf = ReadBuffer(scan->indexRelation, so->curr.blkno);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -1315,6 +1394,7 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 		if (upperbound)
 			upperbound->nonnull_only = true;
 	}
+	so->probing = forward && point_lookup(so);
 
 	if (forward ? so->has_lower : so->has_upper)
 		found = read_from_key(scan, forward ? &so->lowerkey : &so->upperkey, dir);
