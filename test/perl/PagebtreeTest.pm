@@ -10,10 +10,11 @@
 #   t_k (k)                                   int8: normalized keys
 #   t_s (s)                                   text in the database collation
 #                                             (C.UTF-8 in run-all.sh): comparator keys
-#   t_sc (s COLLATE "C")                      text: normalized keys
+#   t_sc (s COLLATE "C")                      text: normalized keys, BPA leaves
 #   t_ks (k DESC, s COLLATE "C") INCLUDE (id) multi-column, DESC, INCLUDE
-#   t_id UNIQUE (id)                          unique; every UPDATE inserts
-#                                             a second entry for its id
+#   t_id UNIQUE (id)                          unique, fingerprint leaves;
+#                                             every UPDATE inserts a second
+#                                             entry for its id
 # Text keys share prefixes, have varied lengths and 2% of them are a few
 # hundred bytes long.
 
@@ -96,14 +97,16 @@ CREATE INDEX ${table}_k ON $table USING pagebtree (k);
 CREATE INDEX ${table}_s ON $table USING pagebtree (s);
 ));
 	# normalized text keys in BPA leaves (a small insert log, so that
-	# flushes and block splits are frequent), and a multi-column index with
-	# a DESC column and an INCLUDE column
+	# flushes and block splits are frequent), a multi-column index with a
+	# DESC column and an INCLUDE column, and a unique index with fingerprint
+	# leaves
 	$node->safe_psql(
 		'postgres', qq(
 CREATE INDEX ${table}_sc ON $table USING pagebtree (s COLLATE "C")
   WITH (layout = bpa, bpa_log_size = 8);
 CREATE INDEX ${table}_ks ON $table USING pagebtree (k DESC, s COLLATE "C") INCLUDE (id);
-CREATE UNIQUE INDEX ${table}_id ON $table USING pagebtree (id);
+CREATE UNIQUE INDEX ${table}_id ON $table USING pagebtree (id)
+  WITH (layout = fingerprint);
 )) unless $opts{basic};
 	return;
 }
