@@ -3,8 +3,9 @@
 # damaged on disk while the server is stopped (a byte pattern that a
 # software bug could leave: a stale hint, a count that disagrees with a
 # bitmap, an item offset out of bounds, keys out of order, an unknown
-# layout tag, a BPA block count beyond its capacity), and pagebtree_check
-# must fail with ERRCODE_INDEX_CORRUPTED and a message naming the problem.
+# layout tag, a BPA block count beyond its capacity, a fingerprint that
+# does not match its key), and pagebtree_check must fail with
+# ERRCODE_INDEX_CORRUPTED and a message naming the problem.
 # The undamaged indexes next to it must still pass, so the error is the
 # damage and not the check itself.
 
@@ -30,6 +31,7 @@ CREATE INDEX c_heads_order ON c USING pagebtree (s);
 CREATE INDEX c_dense ON c USING pagebtree (k);
 CREATE INDEX c_plain ON c USING pagebtree (k) WITH (layout = plain);
 CREATE INDEX c_bpa ON c USING pagebtree (s) WITH (layout = bpa);
+CREATE INDEX c_fp ON c USING pagebtree (s) WITH (layout = fingerprint);
 CREATE INDEX c_tag ON c USING pagebtree ((k + 0)) WITH (layout = plain);
 CREATE INDEX c_intact ON c USING pagebtree (s);
 CHECKPOINT;
@@ -53,6 +55,8 @@ WHERE s.page_type = 'leaf' AND s.layout = '$layout'});
 #   plain: slots of 4 bytes {off, len} at 24
 #   bpa:   nblocks, log_count (2 bytes each), log_cap, block_cap (1 byte
 #          each), unused; 8 log slots of 4 bytes; then block 0's count
+#   fingerprint: count, nsorted, fp_cap, unused (2 bytes each), then one
+#          fingerprint byte per entry (flipped: every bit inverted)
 #   special space (the last 32 bytes, PbtPageOpaqueData): the layout tag
 #          is its byte 24
 my @cases = (
@@ -66,6 +70,8 @@ my @cases = (
 	  bytes => "\xf0\x1f", msg => qr/item bytes out of bounds/ },
 	{ idx => 'c_bpa', layout => 'bpa', off => 24 + 8 + 8 * 4,
 	  bytes => "\x11\x00", msg => qr/BPA block count exceeds its capacity/ },
+	{ idx => 'c_fp', layout => 'fingerprint', off => 24 + 8,
+	  msg => qr/fingerprint does not match its key/ },
 );
 
 my %path;
@@ -90,6 +96,13 @@ sub damage
 	my ($file, $offset, $bytes) = @_;
 	open(my $fh, '+<', $file) or die "open $file: $!";
 	binmode $fh;
+	if (!defined $bytes)
+	{
+		# flip the byte there
+		seek($fh, $offset, 0) or die "seek: $!";
+		read($fh, my $old, 1) == 1 or die "read: $!";
+		$bytes = chr(ord($old) ^ 0xff);
+	}
 	seek($fh, $offset, 0) or die "seek: $!";
 	print $fh $bytes or die "write: $!";
 	close($fh) or die "close: $!";
