@@ -126,6 +126,21 @@ typedef struct PbtSlot
 #define PBT_SLOT_DEAD		0x8000
 #define PBT_SLOT_LEN_MASK	0x7FFF
 
+static inline int
+pbt_slot_len(const PbtSlot *slot)
+{
+	return slot->len & PBT_SLOT_LEN_MASK;
+}
+
+/* byte-string order of normalized items (a proper prefix sorts first) */
+static inline int
+pbt_bytes_cmp(const char *a, int alen, const char *b, int blen)
+{
+	int			c = memcmp(a, b, Min(alen, blen));
+
+	return c != 0 ? c : alen - blen;
+}
+
 /* an item as seen through a layout: bytes on the page */
 typedef struct PbtItem
 {
@@ -479,6 +494,7 @@ pbt_item_child(const char *item)
 extern void pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
 						  struct PbtState *st);
 extern void pbt_page_set_layout(Page page, uint8 layout, struct PbtState *st);
+extern int	pbt_item_cmp(const void *a, const void *b);
 extern void pbt_meta_init(Page page, uint32 key_mode);
 extern bool pbt_page_get_hikey(Page page, PbtItem *hikey);
 extern bool pbt_page_set_hikey(Page page, const char *data, int len);

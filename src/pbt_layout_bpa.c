@@ -129,24 +129,10 @@ block_slots(BpaBlock *blk)
 }
 
 static inline int
-slot_len(const PbtSlot *slot)
-{
-	return slot->len & PBT_SLOT_LEN_MASK;
-}
-
-static inline int
-compare_bytes(const char *a, int alen, const char *b, int blen)
-{
-	int			c = memcmp(a, b, Min(alen, blen));
-
-	return c != 0 ? c : alen - blen;
-}
-
-static inline int
 compare_slots(Page page, const PbtSlot *a, const PbtSlot *b)
 {
-	return compare_bytes((char *) page + a->off, slot_len(a),
-						 (char *) page + b->off, slot_len(b));
+	return pbt_bytes_cmp((char *) page + a->off, pbt_slot_len(a),
+						 (char *) page + b->off, pbt_slot_len(b));
 }
 
 /* items a block is made with (3/4 full), leaving room for flushes */
@@ -211,7 +197,7 @@ route(Page page, const char *data, int len)
 		int			mid = low + (high - low) / 2;
 		BpaBlock   *blk = bpa_block(page, mid);
 
-		if (compare_bytes((char *) page + blk->fence_off,
+		if (pbt_bytes_cmp((char *) page + blk->fence_off,
 						  blk->fence_len & BPA_FENCE_LEN_MASK, data, len) <= 0)
 			low = mid + 1;
 		else
@@ -228,7 +214,7 @@ live_bytes(Page page)
 	int			live = PbtPageGetOpaque(page)->hikey_len;
 
 	for (int i = 0; i < hdr->log_count; i++)
-		live += slot_len(&log_slots(page)[i]);
+		live += pbt_slot_len(&log_slots(page)[i]);
 	for (int b = 0; b < hdr->nblocks; b++)
 	{
 		BpaBlock   *blk = bpa_block(page, b);
@@ -236,7 +222,7 @@ live_bytes(Page page)
 		if (blk->fence_len & BPA_FENCE_ORPHAN)
 			live += blk->fence_len & BPA_FENCE_LEN_MASK;
 		for (int i = 0; i < blk->count; i++)
-			live += slot_len(&block_slots(blk)[i]);
+			live += pbt_slot_len(&block_slots(blk)[i]);
 	}
 	return live;
 }
@@ -292,7 +278,7 @@ route_log(Page page, uint16 *log_block)
 	{
 		PbtSlot    *slot = &log_slots(page)[i];
 
-		log_block[i] = route(page, (char *) page + slot->off, slot_len(slot));
+		log_block[i] = route(page, (char *) page + slot->off, pbt_slot_len(slot));
 	}
 }
 
@@ -366,7 +352,7 @@ bpa_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 	PbtSlot    *slot = slot_at(page, pos);
 
 	item->data = (char *) page + slot->off;
-	item->len = slot_len(slot);
+	item->len = pbt_slot_len(slot);
 }
 
 /* the next stored slot of an unordered iteration: the log's, then each block's */
@@ -416,7 +402,7 @@ bpa_iter_next(PbtIter *it, PbtItem *item)
 	{
 		slot = next_stored(it->page, s);
 		item->data = (char *) it->page + slot->off;
-		item->len = slot_len(slot);
+		item->len = pbt_slot_len(slot);
 		it->dead = (slot->len & PBT_SLOT_DEAD) != 0;
 		return;
 	}
@@ -433,7 +419,7 @@ bpa_iter_next(PbtIter *it, PbtItem *item)
 	}
 	slot = run->entries[s->idx];
 	item->data = (char *) it->page + slot->off;
-	item->len = slot_len(slot);
+	item->len = pbt_slot_len(slot);
 	it->dead = (slot->len & PBT_SLOT_DEAD) != 0;
 }
 
@@ -466,13 +452,13 @@ bpa_search(PbtState *st, Page page, PbtSearchKey *key)
 	{
 		PbtSlot    *slot = &block_slots(blk)[i];
 
-		pos += pbt_compare(st, key, (char *) page + slot->off, slot_len(slot)) > 0;
+		pos += pbt_compare(st, key, (char *) page + slot->off, pbt_slot_len(slot)) > 0;
 	}
 	for (int i = 0; i < hdr->log_count; i++)
 	{
 		PbtSlot    *slot = &log_slots(page)[i];
 
-		pos += pbt_compare(st, key, (char *) page + slot->off, slot_len(slot)) > 0;
+		pos += pbt_compare(st, key, (char *) page + slot->off, pbt_slot_len(slot)) > 0;
 	}
 	return pos;
 }
@@ -481,15 +467,6 @@ bpa_search(PbtState *st, Page page, PbtSearchKey *key)
  * Changes (no palloc: inserts run in critical sections, and in redo)
  * ---------------------------------------------------------------
  */
-
-static int
-item_cmp(const void *a, const void *b)
-{
-	const PbtItem *x = a;
-	const PbtItem *y = b;
-
-	return compare_bytes(x->data, x->len, y->data, y->len);
-}
 
 /* Fill the empty page (its high key, if any, already set) with sorted items. */
 static void
@@ -553,7 +530,7 @@ rebuild(Page page, const char *data, int len)
 	for (int i = 0; i < hdr->log_count; i++)
 	{
 		items[n].data = (char *) page + log_slots(page)[i].off;
-		items[n++].len = slot_len(&log_slots(page)[i]);
+		items[n++].len = pbt_slot_len(&log_slots(page)[i]);
 	}
 	for (int b = 0; b < hdr->nblocks; b++)
 	{
@@ -562,7 +539,7 @@ rebuild(Page page, const char *data, int len)
 		for (int i = 0; i < blk->count; i++)
 		{
 			items[n].data = (char *) page + block_slots(blk)[i].off;
-			items[n++].len = slot_len(&block_slots(blk)[i]);
+			items[n++].len = pbt_slot_len(&block_slots(blk)[i]);
 		}
 	}
 	if (data)
@@ -570,7 +547,7 @@ rebuild(Page page, const char *data, int len)
 		items[n].data = data;
 		items[n++].len = len;
 	}
-	qsort(items, n, sizeof(PbtItem), item_cmp);
+	qsort(items, n, sizeof(PbtItem), pbt_item_cmp);
 	pbt_page_rebuild(page, items, n, has_hikey ? &hikey : NULL);
 	return true;
 }
@@ -624,7 +601,7 @@ split_block(Page page, int b, PbtSlot *incoming, int nin, int nnew)
 		else
 		{
 			nb->fence_off = sorted[next]->off;
-			nb->fence_len = slot_len(sorted[next]);
+			nb->fence_len = pbt_slot_len(sorted[next]);
 		}
 		for (; next < end; next++)
 			block_slots(nb)[nb->count++] = *sorted[next];
@@ -866,7 +843,7 @@ static bool
 slot_in_bounds(Page page, const PbtSlot *slot)
 {
 	PageHeader	phdr = (PageHeader) page;
-	int			len = slot_len(slot);
+	int			len = pbt_slot_len(slot);
 
 	return len > 0 && len <= (int) PBT_MAX_ITEM_SIZE &&
 		slot->off >= phdr->pd_upper && slot->off + len <= phdr->pd_special;
@@ -903,7 +880,7 @@ bpa_check(Page page)
 			flen == 0 || blk->fence_off < phdr->pd_upper ||
 			blk->fence_off + flen > phdr->pd_special)
 			return "BPA block fence out of bounds";
-		if (b > 1 && compare_bytes((char *) page + bpa_block(page, b - 1)->fence_off,
+		if (b > 1 && pbt_bytes_cmp((char *) page + bpa_block(page, b - 1)->fence_off,
 								   bpa_block(page, b - 1)->fence_len & BPA_FENCE_LEN_MASK,
 								   (char *) page + blk->fence_off, flen) >= 0)
 			return "BPA block fences out of order";
@@ -913,7 +890,7 @@ bpa_check(Page page)
 
 			if (!slot_in_bounds(page, slot))
 				return "BPA block item out of bounds";
-			if (route(page, (char *) page + slot->off, slot_len(slot)) != b)
+			if (route(page, (char *) page + slot->off, pbt_slot_len(slot)) != b)
 				return "BPA item outside its block's fences";
 		}
 	}

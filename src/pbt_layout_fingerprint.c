@@ -93,27 +93,13 @@ lower_for(int n)
 }
 
 static inline int
-slot_len(const PbtSlot *slot)
-{
-	return slot->len & PBT_SLOT_LEN_MASK;
-}
-
-static inline int
-compare_bytes(const char *a, int alen, const char *b, int blen)
-{
-	int			c = memcmp(a, b, Min(alen, blen));
-
-	return c != 0 ? c : alen - blen;
-}
-
-static inline int
 compare_entries(Page page, int a, int b)
 {
 	PbtSlot    *sa = &fp_slots(page)[a];
 	PbtSlot    *sb = &fp_slots(page)[b];
 
-	return compare_bytes((char *) page + sa->off, slot_len(sa),
-						 (char *) page + sb->off, slot_len(sb));
+	return pbt_bytes_cmp((char *) page + sa->off, pbt_slot_len(sa),
+						 (char *) page + sb->off, pbt_slot_len(sb));
 }
 
 /*
@@ -175,8 +161,8 @@ order_unsorted(Page page, FpOrder *ord)
 		{
 			int			mid = low + (high - low) / 2;
 
-			if (compare_bytes((char *) page + slots[mid].off, slot_len(&slots[mid]),
-							  (char *) page + slots[s].off, slot_len(&slots[s])) < 0)
+			if (pbt_bytes_cmp((char *) page + slots[mid].off, pbt_slot_len(&slots[mid]),
+							  (char *) page + slots[s].off, pbt_slot_len(&slots[s])) < 0)
 				low = mid + 1;
 			else
 				high = mid;
@@ -208,7 +194,7 @@ fp_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 	order_unsorted(page, &ord);
 	slot = &fp_slots(page)[slot_at(&ord, pos)];
 	item->data = (char *) page + slot->off;
-	item->len = slot_len(slot);
+	item->len = pbt_slot_len(slot);
 }
 
 static void
@@ -231,7 +217,7 @@ fp_iter_next(PbtIter *it, PbtItem *item)
 	it->pos += it->step;
 	slot = &fp_slots(it->page)[slot_at(ord, it->pos)];
 	item->data = (char *) it->page + slot->off;
-	item->len = slot_len(slot);
+	item->len = pbt_slot_len(slot);
 	it->dead = (slot->len & PBT_SLOT_DEAD) != 0;
 }
 
@@ -249,24 +235,15 @@ fp_search(PbtState *st, Page page, PbtSearchKey *key)
 		int			mid = low + (high - low) / 2;
 
 		if (pbt_compare(st, key, (char *) page + slots[mid].off,
-						slot_len(&slots[mid])) > 0)
+						pbt_slot_len(&slots[mid])) > 0)
 			low = mid + 1;
 		else
 			high = mid;
 	}
 	for (int s = hdr->nsorted; s < hdr->count; s++)
 		low += pbt_compare(st, key, (char *) page + slots[s].off,
-						   slot_len(&slots[s])) > 0;
+						   pbt_slot_len(&slots[s])) > 0;
 	return low;
-}
-
-static int
-item_cmp(const void *a, const void *b)
-{
-	const PbtItem *x = a;
-	const PbtItem *y = b;
-
-	return compare_bytes(x->data, x->len, y->data, y->len);
 }
 
 /*
@@ -299,7 +276,7 @@ fp_probe(Page page, const char *key, int keylen, PbtItem *items, bool *dead)
 		while (mask != 0)
 		{
 			int			s = base + pg_rightmost_one_pos32(mask);
-			int			len = slot_len(&slots[s]);
+			int			len = pbt_slot_len(&slots[s]);
 
 			mask &= mask - 1;
 			if (len == keylen + PBT_TID_BYTES &&
@@ -319,7 +296,7 @@ fp_probe(Page page, const char *key, int keylen, PbtItem *items, bool *dead)
 		bool		d = dead[i];
 		int			j = i;
 
-		while (j > 0 && item_cmp(&items[j - 1], &x) > 0)
+		while (j > 0 && pbt_item_cmp(&items[j - 1], &x) > 0)
 		{
 			items[j] = items[j - 1];
 			dead[j] = dead[j - 1];
@@ -339,7 +316,7 @@ live_bytes(Page page)
 	int			live = PbtPageGetOpaque(page)->hikey_len;
 
 	for (int i = 0; i < hdr->count; i++)
-		live += slot_len(&fp_slots(page)[i]);
+		live += pbt_slot_len(&fp_slots(page)[i]);
 	return live;
 }
 
@@ -462,14 +439,14 @@ rebuild(Page page, const int *skip, int nskip, int keep, const char *data, int l
 		}
 		slot = &fp_slots(page)[slot_at(&ord, pos)];
 		items[n].data = (char *) page + slot->off;
-		items[n++].len = slot_len(slot);
+		items[n++].len = pbt_slot_len(slot);
 	}
 	if (data)
 	{
 		int			at = n;
 
 		/* its place among the sorted items */
-		while (at > 0 && compare_bytes(items[at - 1].data, items[at - 1].len, data, len) > 0)
+		while (at > 0 && pbt_bytes_cmp(items[at - 1].data, items[at - 1].len, data, len) > 0)
 		{
 			items[at] = items[at - 1];
 			at--;
@@ -555,7 +532,7 @@ fp_check(Page page)
 	for (int i = 0; i < hdr->count; i++)
 	{
 		PbtSlot    *slot = &fp_slots(page)[i];
-		int			len = slot_len(slot);
+		int			len = pbt_slot_len(slot);
 
 		if (len <= PBT_TID_BYTES || len > (int) PBT_MAX_ITEM_SIZE ||
 			slot->off < phdr->pd_upper || slot->off + len > phdr->pd_special)

@@ -128,6 +128,16 @@ pbt_meta_init(Page page, uint32 key_mode)
 		((char *) meta + sizeof(PbtMetaPageData)) - (char *) page;
 }
 
+/* qsort comparator of normalized PbtItems, in key order */
+int
+pbt_item_cmp(const void *a, const void *b)
+{
+	const PbtItem *x = a;
+	const PbtItem *y = b;
+
+	return pbt_bytes_cmp(x->data, x->len, y->data, y->len);
+}
+
 /*
  * Set the layout tag of a page about to be (re)built, with the layout's
  * parameter from the index's options (st may be NULL: defaults).  The

@@ -885,6 +885,19 @@ begin_page(IndexScanDesc scan, Buffer buf)
 	so->curr.restLeft = so->curr.restRight = false;
 }
 
+/* The page read into so->curr.items[0, k): done with it; any found? */
+static bool
+end_forward_page(IndexScanDesc scan, int k)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	so->curr.firstItem = 0;
+	so->curr.lastItem = k - 1;
+	so->curr.itemIndex = 0;
+	done_with_page(scan);
+	return k > 0;
+}
+
 /*
  * A bitmap scan's read of the share-locked leaf in buf: every item, in the
  * order the layout stores them (BPA leaves are not sorted), each checked
@@ -918,11 +931,7 @@ read_page_unordered(IndexScanDesc scan, Buffer buf)
 	}
 	if (beyond)
 		so->curr.moreRight = false;
-	so->curr.firstItem = 0;
-	so->curr.lastItem = k - 1;
-	so->curr.itemIndex = 0;
-	done_with_page(scan);
-	return k > 0;
+	return end_forward_page(scan, k);
 }
 
 /*
@@ -960,11 +969,7 @@ read_page_probe(IndexScanDesc scan, Buffer buf)
 	if (so->curr.moreRight && pbt_page_get_hikey(page, &hikey) &&
 		pbt_compare(so->st, &so->upperkey, hikey.data, hikey.len) <= 0)
 		so->curr.moreRight = false;
-	so->curr.firstItem = 0;
-	so->curr.lastItem = k - 1;
-	so->curr.itemIndex = 0;
-	done_with_page(scan);
-	return k > 0;
+	return end_forward_page(scan, k);
 }
 
 static bool
