@@ -861,11 +861,7 @@ batch_within_end(PbtScanOpaque so, Page page, const PbtIter *it, int limit)
 	return forward ? c > 0 : c <= 0;
 }
 
-/*
- * Read a batch of the share-locked leaf in buf, from pos on in direction
- * dir, into so->curr.  Returns true if any item matched.  The lock is
- * released (see done_with_page for the pin).
- */
+/* Start reading the share-locked leaf in buf into so->curr. */
 static void
 begin_page(IndexScanDesc scan, Buffer buf)
 {
@@ -972,6 +968,12 @@ read_page_probe(IndexScanDesc scan, Buffer buf)
 	return end_forward_page(scan, k);
 }
 
+/*
+ * Read a batch of the share-locked leaf in buf, from pos on in direction
+ * dir, into so->curr (a point lookup's or a bitmap scan's read: the whole
+ * page, see above).  Returns true if any item matched.  The lock is
+ * released (see done_with_page for the pin).
+ */
 static bool
 read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 {
