@@ -237,7 +237,10 @@ typedef struct PbtLayout
 	void		(*delete) (Page page, const int *positions, int n);
 	/* keep only the first n items (split) */
 	void		(*truncate) (Page page, int n);
-	/* bytes that inserting this item would take, slot included */
+	/*
+	 * bytes that inserting this item would take, slot included; more than
+	 * the page has (BPA) when the page is to be treated as full
+	 */
 	int			(*item_cost) (Page page, const char *data, int len);
 	/*
 	 * Split planning: bytes a page of exactly these sorted items needs (on

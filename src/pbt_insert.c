@@ -376,7 +376,9 @@ delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 		stt->idxoffnum = it.pos;
 		stt->knowndeletable = !bottomup;
 		stt->promising = false;
-		stt->freespace = layout->item_cost(page, item.data, item.len);
+		/* what deleting it frees (item_cost may say "no room": a full page) */
+		stt->freespace = Min(layout->item_cost(page, item.data, item.len),
+							 item.len + (int) sizeof(PbtSlot));
 		delstate.ndeltids++;
 	}
 
@@ -396,7 +398,8 @@ delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 
 	delstate.bottomup = bottomup;
 	delstate.bottomupfreespace = Max(BLCKSZ / 16,
-									 layout->item_cost(page, newitem, newlen));
+									 Min(layout->item_cost(page, newitem, newlen),
+										 BLCKSZ / 2));
 	horizon = table_index_delete_tuples(heapRel, &delstate);
 
 	/* the table AM kept only the deletable entries (in TID order) */
