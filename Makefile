@@ -15,6 +15,7 @@ OBJS = \
 	src/pbt_layout_fingerprint.o \
 	src/pbt_search.o \
 	src/pbt_insert.o \
+	src/pbt_adapt.o \
 	src/pbt_scan.o \
 	src/pbt_build.o \
 	src/pbt_vacuum.o \

@@ -84,7 +84,21 @@ typedef struct PbtPageOpaqueData
 	uint8		layout_param;	/* the layout's own setting (BPA: its
 								 * geometry), 0 = default */
 	uint16		page_id;		/* PBT_PAGE_ID, for tools */
+	uint8		op_counter;		/* leaves: operation-adaption counter
+								 * (PBT_OPS_*), a hint like dead entries */
 } PbtPageOpaqueData;
+
+/*
+ * The operation-adaption counter of an adaptive index's leaves whose keys
+ * are string-like ("B-Trees Are Back", section 5): scans push it up, point
+ * lookups down, by chance; a heads leaf that reaches 0 becomes a
+ * fingerprint leaf, a fingerprint leaf that reaches PBT_OPS_MAX a heads
+ * leaf.  Splits make halves under PBT_OPS_FP_BELOW fingerprint leaves.
+ */
+#define PBT_OPS_OFF			255		/* keys not string-like, or not adaptive */
+#define PBT_OPS_MAX			3
+#define PBT_OPS_START		2		/* a new string-like leaf: heads */
+#define PBT_OPS_FP_BELOW	2
 
 typedef PbtPageOpaqueData *PbtPageOpaque;
 
@@ -184,6 +198,8 @@ struct PbtState;
 struct PbtSearchKey;
 struct PbtLayout;
 
+#define PBT_ITER_STATE_SIZE 136
+
 /*
  * Ordered iteration over a page's items, from a start position in either
  * direction (scans, VACUUM, uniqueness checks, splits).  A layout that
@@ -204,6 +220,12 @@ typedef struct PbtIter
 	bool		unordered;		/* any order will do (bitmap scans): a
 								 * layout that does not store items sorted
 								 * returns them as stored */
+	union
+	{
+		char		data[PBT_ITER_STATE_SIZE];
+		int64		align;
+	}			state;			/* the layout's own (fingerprint: the order
+								 * of its unsorted entries) */
 	PbtItemBuf	buf;
 } PbtIter;
 
@@ -268,11 +290,12 @@ typedef struct PbtLayout
 	void		(*iter_next) (PbtIter *it, PbtItem *item);
 	/*
 	 * Optional equality probe for point lookups on normalized keys without
-	 * INCLUDE columns: the items whose key (item minus heap TID) is exactly
-	 * key, in order, and their dead hints; returns how many.
+	 * INCLUDE columns: the heap TIDs (PBT_TID_BYTES each, on the page) of
+	 * the items whose key (item minus heap TID) is exactly key, in order,
+	 * and their dead hints; returns how many.
 	 */
 	int			(*probe) (Page page, const char *key, int keylen,
-						  PbtItem *items, bool *dead);
+						  const char **tids, bool *dead);
 } PbtLayout;
 
 extern const PbtLayout *pbt_layout(Page page);
@@ -371,6 +394,8 @@ typedef struct PbtState
 	uint8		dense_leaves;	/* PBT_DENSE_*: may rebuilt leaves be dense? */
 	uint8		semidense_leaves;	/* PBT_DENSE_*: ... or semi-dense? */
 	uint8		bpa_param;		/* layout_param of BPA leaves */
+	bool		adaptive;		/* heads leaves with string-like keys may
+								 * become fingerprint leaves (layout = auto) */
 	BlockNumber root;			/* cached, validated on use */
 	uint32		rootlevel;
 	BlockNumber rightmost_leaf; /* insert fast path hint */
@@ -510,6 +535,15 @@ extern bool pbt_page_insert(Page page, int pos, const char *data, int len);
 extern uint8 pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n,
 									PbtItem *hikey);
 extern bool pbt_leaf_fits(uint8 tag, PbtItem *items, int n, PbtItem *hikey);
+extern PbtItem *pbt_page_copy_items(Page page, int n);
+extern void pbt_free_items(PbtItem *items, int n);
+
+/* pbt_adapt.c */
+extern void pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
+						   PbtItem *items, int n, PbtItem *hikey);
+extern uint8 pbt_adapt_on_read(Buffer buf, bool point);
+extern void pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno,
+							  uint8 tag);
 
 /* pbt_search.c */
 extern Buffer pbt_get_root(Relation index, PbtState *st, int access);

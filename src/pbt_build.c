@@ -282,31 +282,6 @@ used_space(Page page)
 
 static void add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len);
 
-/* copies of a page's items, plus room for one more at the end */
-static PbtItem *
-copy_page_items(Page page, int n)
-{
-	PbtItem    *items = palloc(sizeof(PbtItem) * (n + 1));
-	PbtIter		it;
-	PbtItem		item;
-
-	pbt_iter_start(&it, page, 0, true);
-	for (int i = 0; i < n && pbt_iter_next(&it, &item); i++)
-	{
-		items[i].data = memcpy(palloc(item.len), item.data, item.len);
-		items[i].len = item.len;
-	}
-	return items;
-}
-
-static void
-free_page_items(PbtItem *items, int n)
-{
-	for (int i = 0; i < n; i++)
-		pfree((char *) items[i].data);
-	pfree(items);
-}
-
 /*
  * Rebuild the current leaf as a dense page if its items with more
  * (if not NULL) and the high key (NULL: none yet) would be dense by the
@@ -317,7 +292,7 @@ make_dense(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
 {
 	Page		page = BufferGetPage(lb->buf);
 	int			n = pbt_layout(page)->count(page);
-	PbtItem    *items = copy_page_items(page, n);
+	PbtItem    *items = pbt_page_copy_items(page, n);
 	bool		dense;
 
 	if (more)
@@ -329,7 +304,7 @@ make_dense(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
 		pbt_page_set_layout(page, PBT_LAYOUT_DENSE, bs->st);
 		pbt_page_rebuild(page, items, n, hikey);
 	}
-	free_page_items(items, n);
+	pbt_free_items(items, n);
 	return dense;
 }
 
@@ -344,7 +319,7 @@ make_semidense(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
 {
 	Page		page = BufferGetPage(lb->buf);
 	int			n = pbt_layout(page)->count(page);
-	PbtItem    *items = copy_page_items(page, n);
+	PbtItem    *items = pbt_page_copy_items(page, n);
 	int			total = n;
 	bool		sdl;
 
@@ -357,7 +332,7 @@ make_semidense(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
 		pbt_page_set_layout(page, PBT_LAYOUT_SEMIDENSE, bs->st);
 		pbt_page_rebuild(page, items, total, hikey);
 	}
-	free_page_items(items, n);
+	pbt_free_items(items, n);
 	return sdl;
 }
 
@@ -483,6 +458,8 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 			  make_semidense(bs, lb, NULL, &hikey)) &&
 			!pbt_page_set_hikey(page, sep.data, sep.len))
 			elog(ERROR, "pagebtree build: high key does not fit");
+		if (leaf)
+			pbt_adapt_leaf(st, page, PBT_OPS_OFF, NULL, 0, NULL);
 
 		nbuf = pbt_new_page(bs->index);
 		nblk = BufferGetBlockNumber(nbuf);
@@ -543,6 +520,8 @@ finish_levels(BuildState *bs, uint32 *rootlevel)
 		if (lb->level == 0 && bs->st->semidense_leaves != PBT_DENSE_NEVER &&
 			pbt_layout(page) != &pbt_layout_semidense)
 			make_semidense(bs, lb, NULL, NULL);
+		if (lb->level == 0)
+			pbt_adapt_leaf(bs->st, page, PBT_OPS_OFF, NULL, 0, NULL);
 		if (parent == NULL)
 		{
 			PbtPageGetOpaque(page)->flags |= PBT_ROOT;

@@ -112,6 +112,8 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 		corrupt(index, blkno, 0, "leaf flag disagrees with level", NULL);
 	if (((opaque->flags & PBT_ALIGNED_ITEMS) != 0) == st->normalized)
 		corrupt(index, blkno, 0, "item alignment flag disagrees with the key mode", NULL);
+	if (opaque->op_counter > PBT_OPS_MAX && opaque->op_counter != PBT_OPS_OFF)
+		corrupt(index, blkno, 0, "invalid operation-adaption counter", NULL);
 	layout = pbt_layout_by_tag(opaque->layout);
 	if (layout == NULL)
 		corrupt(index, blkno, 0, "unknown layout tag", NULL);
@@ -543,6 +545,8 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 		appendStringInfoString(&flags, "deleted ");
 	if (opaque->flags & PBT_ALIGNED_ITEMS)
 		appendStringInfoString(&flags, "aligned ");
+	if (opaque->op_counter != PBT_OPS_OFF)
+		appendStringInfo(&flags, "ops=%u ", opaque->op_counter);
 	if (flags.len > 0)
 		flags.data[--flags.len] = '\0';
 

@@ -790,6 +790,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		lpage = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
 		pbt_page_set_layout(lpage, convtag, st);
 		pbt_page_rebuild(lpage, items, n + 1, has_hikey ? &oldhikey : NULL);
+		pbt_adapt_leaf(st, lpage, PBT_OPS_OFF, NULL, 0, NULL);
 		GenericXLogFinish(xlog);
 		PBT_CHECK_PAGE(index, BufferGetPage(buf), lblkno);
 		UnlockReleaseBuffer(buf);
@@ -905,6 +906,11 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	lopaque = PbtPageGetOpaque(lpage);
 	lopaque->next = rblkno;
 	lopaque->flags |= PBT_INCOMPLETE_SPLIT;
+
+	/* key-adaption: the halves inherit the page's counter */
+	pbt_adapt_leaf(st, lpage, oopaque->op_counter, items, s, &sepitem);
+	pbt_adapt_leaf(st, rpage, oopaque->op_counter, items + s, n + 1 - s,
+				   has_hikey ? &oldhikey : NULL);
 
 	if (BufferIsValid(sbuf))
 	{

@@ -8,17 +8,22 @@
  *
  * Page:
  *
- *	PageHeader | FpHeader | fingerprints [fp_cap] | slots [count] -> ...
- *	... <- item bytes, high key | special
+ *	PageHeader | FpHeader | prefix | fingerprints [fp_cap] | slots [count]
+ *	-> ... <- entries, high key | special
  *
- * Slot i ({off, len}, dead hint in the top bit of len, as in plain) and
+ * Every item starts with the prefix (prefix_len bytes, padded to an even
+ * length), which a page takes from its items when it is rebuilt: what the
+ * first and last share, but never into the heap TID.  An entry is the item
+ * after the prefix; its fingerprint hashes the entry without its TID.  Slot
+ * i ({off, len}, dead hint in the top bit of len, as in plain) and
  * fingerprint i describe one entry.  Slots [0, nsorted) are in key order;
  * slots [nsorted, count) were appended by inserts, in arrival order, at
  * most FP_MAX_UNSORTED of them.  An insert appends a slot, a fingerprint
- * and the item's bytes, shifting nothing: a small WAL diff, and redo of
- * the compact insert record repeats it.  When the unsorted range or the
- * fingerprint array is full, or the hole too small, the insert rebuilds
- * the page with all entries sorted and room for FP_MAX_UNSORTED more
+ * and the entry, shifting nothing: a small WAL diff, and redo of the
+ * compact insert record repeats it.  When the unsorted range or the
+ * fingerprint array is full, the hole too small, or the item does not
+ * start with the prefix, the insert rebuilds the page with all entries
+ * sorted, a prefix they all share and room for FP_MAX_UNSORTED more
  * fingerprints: the "sort under an exclusive, WAL-logged change" (redo of
  * the same insert repeats it).
  *
@@ -26,9 +31,9 @@
  * sorted range and counts the unsorted entries below the key.  Ordered
  * reads sort the unsorted range in the iterator's backend-local buffer and
  * merge it with the sorted range; readers never change the page.  An
- * equality probe (the engine's point lookups) compares the fingerprint of
- * the key with all fingerprints at once (SSE2 where available) and
- * compares whole keys only where they match.
+ * equality probe (the engine's point lookups) compares the key with the
+ * prefix once, the fingerprint of its rest with all fingerprints at once
+ * (SSE2 where available), and whole entries only where they match.
  *
  *-------------------------------------------------------------------------
  */
@@ -44,7 +49,7 @@ typedef struct FpHeader
 	uint16		count;
 	uint16		nsorted;
 	uint16		fp_cap;			/* fingerprints the array has room for */
-	uint16		unused;
+	uint16		prefix_len;		/* bytes every item starts with, stored once */
 } FpHeader;
 
 #define FP_MAX_UNSORTED		32
@@ -58,8 +63,20 @@ typedef struct FpOrder
 	uint16		rank[FP_MAX_UNSORTED];	/* sorted entries below it */
 } FpOrder;
 
-StaticAssertDecl(sizeof(FpOrder) <= sizeof(PbtItemBuf),
-				 "fingerprint iteration state must fit in the iterator's buffer");
+StaticAssertDecl(sizeof(FpOrder) <= PBT_ITER_STATE_SIZE,
+				 "fingerprint iteration state must fit in the iterator");
+
+/*
+ * An item as two pieces, whole = head || tail: a stored entry after the
+ * page's prefix, or an item given whole (tail empty).
+ */
+typedef struct FpPart
+{
+	const char *head;
+	int			headlen;
+	const char *tail;
+	int			taillen;
+} FpPart;
 
 static inline FpHeader *
 fp_header(Page page)
@@ -67,16 +84,29 @@ fp_header(Page page)
 	return (FpHeader *) ((char *) page + SizeOfPageHeaderData);
 }
 
+static inline char *
+fp_prefix(Page page)
+{
+	return (char *) page + FP_START;
+}
+
+/* where the fingerprints start after a prefix of prefix_len bytes */
+static inline int
+fps_start(int prefix_len)
+{
+	return FP_START + SHORTALIGN(prefix_len);
+}
+
 static inline uint8 *
 fingerprints(Page page)
 {
-	return (uint8 *) page + FP_START;
+	return (uint8 *) page + fps_start(fp_header(page)->prefix_len);
 }
 
 static inline PbtSlot *
 fp_slots(Page page)
 {
-	return (PbtSlot *) ((char *) page + FP_START + fp_header(page)->fp_cap);
+	return (PbtSlot *) (fingerprints(page) + fp_header(page)->fp_cap);
 }
 
 /* fingerprint capacity of a page loaded with n entries: room to append */
@@ -87,9 +117,9 @@ fp_cap_for(int n)
 }
 
 static inline int
-lower_for(int n)
+lower_for(int n, int prefix_len)
 {
-	return FP_START + fp_cap_for(n) + n * sizeof(PbtSlot);
+	return fps_start(prefix_len) + fp_cap_for(n) + n * sizeof(PbtSlot);
 }
 
 static inline int
@@ -103,8 +133,9 @@ compare_entries(Page page, int a, int b)
 }
 
 /*
- * One byte of FNV-1a over the key (the item without its heap TID): the same
- * on every platform, since it is stored.
+ * One byte of FNV-1a over the key after the page's prefix (the stored
+ * entry without its heap TID): the same on every platform, since it is
+ * stored.
  */
 static uint8
 key_fingerprint(const char *key, int len)
@@ -117,9 +148,29 @@ key_fingerprint(const char *key, int len)
 }
 
 static inline uint8
-item_fingerprint(const char *item, int len)
+entry_fingerprint(const char *entry, int len)
 {
-	return key_fingerprint(item, len - PBT_TID_BYTES);
+	return key_fingerprint(entry, len - PBT_TID_BYTES);
+}
+
+/* the whole item of an entry: on the page if there is no prefix, else in out */
+static inline void
+whole_item(Page page, const PbtSlot *slot, PbtItem *item, char *out, bool primed)
+{
+	int			plen = fp_header(page)->prefix_len;
+	int			len = pbt_slot_len(slot);
+
+	if (plen == 0)
+	{
+		item->data = (char *) page + slot->off;
+		item->len = len;
+		return;
+	}
+	if (!primed)
+		memcpy(out, fp_prefix(page), plen);
+	memcpy(out + plen, (char *) page + slot->off, len);
+	item->data = out;
+	item->len = plen + len;
 }
 
 static void
@@ -189,18 +240,15 @@ static void
 fp_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 {
 	FpOrder		ord;
-	PbtSlot    *slot;
 
 	order_unsorted(page, &ord);
-	slot = &fp_slots(page)[slot_at(&ord, pos)];
-	item->data = (char *) page + slot->off;
-	item->len = pbt_slot_len(slot);
+	whole_item(page, &fp_slots(page)[slot_at(&ord, pos)], item, buf->data, false);
 }
 
 static void
 fp_iter_start(PbtIter *it)
 {
-	FpOrder    *ord = (FpOrder *) it->buf.data;
+	FpOrder    *ord = (FpOrder *) it->state.data;
 
 	if (it->unordered)
 		ord->n = 0;				/* stored order: slot i at position i */
@@ -211,13 +259,14 @@ fp_iter_start(PbtIter *it)
 static void
 fp_iter_next(PbtIter *it, PbtItem *item)
 {
-	FpOrder    *ord = (FpOrder *) it->buf.data;
+	FpOrder    *ord = (FpOrder *) it->state.data;
 	PbtSlot    *slot;
 
 	it->pos += it->step;
 	slot = &fp_slots(it->page)[slot_at(ord, it->pos)];
-	item->data = (char *) it->page + slot->off;
-	item->len = pbt_slot_len(slot);
+	/* the prefix is copied into buf once */
+	whole_item(it->page, slot, item, it->buf.data, it->primed);
+	it->primed = true;
 	it->dead = (slot->len & PBT_SLOT_DEAD) != 0;
 }
 
@@ -227,39 +276,61 @@ fp_search(PbtState *st, Page page, PbtSearchKey *key)
 {
 	FpHeader   *hdr = fp_header(page);
 	PbtSlot    *slots = fp_slots(page);
+	int			plen = hdr->prefix_len;
 	int			low = 0,
 				high = hdr->nsorted;
+	int			c;
+	PbtSearchKey rest;
 
+	if (hdr->count == 0)
+		return 0;
+	c = memcmp(key->bytes, fp_prefix(page), Min(key->len, plen));
+	/* a key that is a prefix of every key: after all of them with nextkey */
+	if (c == 0 && key->len <= plen)
+		c = key->nextkey ? 1 : -1;
+	if (c != 0)
+		return c < 0 ? 0 : hdr->count;
+
+	/* compare the rest of the key with entries, which are the rest of items */
+	rest = *key;
+	rest.bytes += plen;
+	rest.len -= plen;
 	while (low < high)
 	{
 		int			mid = low + (high - low) / 2;
 
-		if (pbt_compare(st, key, (char *) page + slots[mid].off,
+		if (pbt_compare(st, &rest, (char *) page + slots[mid].off,
 						pbt_slot_len(&slots[mid])) > 0)
 			low = mid + 1;
 		else
 			high = mid;
 	}
 	for (int s = hdr->nsorted; s < hdr->count; s++)
-		low += pbt_compare(st, key, (char *) page + slots[s].off,
+		low += pbt_compare(st, &rest, (char *) page + slots[s].off,
 						   pbt_slot_len(&slots[s])) > 0;
 	return low;
 }
 
 /*
- * The entries whose key (the item without its TID) is exactly key, in
- * (key, TID) order, with their dead hints; returns how many.  Only the
- * entries whose fingerprint matches are compared.
+ * The heap TIDs of the entries whose key (the item without its TID) is
+ * exactly key, in TID order, with their dead hints; returns how many.  Only
+ * the entries whose fingerprint matches are compared.
  */
 static int
-fp_probe(Page page, const char *key, int keylen, PbtItem *items, bool *dead)
+fp_probe(Page page, const char *key, int keylen, const char **tids, bool *dead)
 {
 	FpHeader   *hdr = fp_header(page);
 	PbtSlot    *slots = fp_slots(page);
 	const uint8 *fps = fingerprints(page);
-	uint8		fp = key_fingerprint(key, keylen);
+	int			plen = hdr->prefix_len;
+	uint8		fp;
 	int			n = 0;
 
+	if (keylen < plen || memcmp(key, fp_prefix(page), plen) != 0)
+		return 0;
+	key += plen;
+	keylen -= plen;
+	fp = key_fingerprint(key, keylen);
 	for (int base = 0; base < hdr->count; base += 16)
 	{
 		uint32		mask = 0;
@@ -276,39 +347,38 @@ fp_probe(Page page, const char *key, int keylen, PbtItem *items, bool *dead)
 		while (mask != 0)
 		{
 			int			s = base + pg_rightmost_one_pos32(mask);
-			int			len = pbt_slot_len(&slots[s]);
+			const char *entry = (char *) page + slots[s].off;
 
 			mask &= mask - 1;
-			if (len == keylen + PBT_TID_BYTES &&
-				memcmp((char *) page + slots[s].off, key, keylen) == 0)
+			if (pbt_slot_len(&slots[s]) == keylen + PBT_TID_BYTES &&
+				memcmp(entry, key, keylen) == 0)
 			{
-				items[n].data = (char *) page + slots[s].off;
-				items[n].len = len;
+				tids[n] = entry + keylen;
 				dead[n] = (slots[s].len & PBT_SLOT_DEAD) != 0;
 				n++;
 			}
 		}
 	}
-	/* a key's entries, by heap TID: the sorted ones come in order already */
+	/* by heap TID: the sorted ones come in order already */
 	for (int i = 1; i < n; i++)
 	{
-		PbtItem		x = items[i];
+		const char *t = tids[i];
 		bool		d = dead[i];
 		int			j = i;
 
-		while (j > 0 && pbt_item_cmp(&items[j - 1], &x) > 0)
+		while (j > 0 && memcmp(tids[j - 1], t, PBT_TID_BYTES) > 0)
 		{
-			items[j] = items[j - 1];
+			tids[j] = tids[j - 1];
 			dead[j] = dead[j - 1];
 			j--;
 		}
-		items[j] = x;
+		tids[j] = t;
 		dead[j] = d;
 	}
 	return n;
 }
 
-/* item bytes still referenced: entries and the high key */
+/* entry bytes still referenced, and the high key (the prefix is below pd_lower) */
 static int
 live_bytes(Page page)
 {
@@ -336,97 +406,197 @@ fp_garbage(Page page)
 	return phdr->pd_special - phdr->pd_upper - live_bytes(page);
 }
 
+/* Does the item start with the page's prefix, before its TID? */
 static bool
-can_append(Page page, int len)
+shares_prefix(Page page, const char *data, int len)
+{
+	int			plen = fp_header(page)->prefix_len;
+
+	return len - PBT_TID_BYTES >= plen && memcmp(data, fp_prefix(page), plen) == 0;
+}
+
+/* Can the item be appended to the unsorted range? */
+static bool
+can_append(Page page, const char *data, int len)
 {
 	FpHeader   *hdr = fp_header(page);
 	PageHeader	phdr = (PageHeader) page;
 
 	return hdr->count < hdr->fp_cap &&
 		hdr->count - hdr->nsorted < FP_MAX_UNSORTED &&
-		phdr->pd_upper - phdr->pd_lower >= len + (int) sizeof(PbtSlot);
+		shares_prefix(page, data, len) &&
+		phdr->pd_upper - phdr->pd_lower >=
+		len - hdr->prefix_len + (int) sizeof(PbtSlot);
+}
+
+static inline int
+part_len(const FpPart *p)
+{
+	return p->headlen + p->taillen;
+}
+
+static inline char
+part_byte(const FpPart *p, int i)
+{
+	return i < p->headlen ? p->head[i] : p->tail[i - p->headlen];
+}
+
+static int
+part_cmp(const FpPart *a, const FpPart *b)
+{
+	int			n = Min(part_len(a), part_len(b));
+
+	for (int i = 0; i < n; i++)
+		if (part_byte(a, i) != part_byte(b, i))
+			return (uint8) part_byte(a, i) < (uint8) part_byte(b, i) ? -1 : 1;
+	return (part_len(a) > n) - (part_len(b) > n);
+}
+
+/* bytes [from, to) of the part, to out */
+static void
+part_copy(const FpPart *p, int from, int to, char *out)
+{
+	int			hend = Min(to, p->headlen);
+
+	if (from < hend)
+	{
+		memcpy(out, p->head + from, hend - from);
+		out += hend - from;
+	}
+	if (to > p->headlen)
+	{
+		int			tfrom = Max(from, p->headlen) - p->headlen;
+
+		memcpy(out, p->tail + tfrom, to - p->headlen - tfrom);
+	}
 }
 
 /*
- * An append takes the item and its slot; a sorting rebuild also what it
- * adds to the fingerprint array.
+ * The prefix a page of these sorted items gets: what the first and the last
+ * share, but never into the heap TID, so that every entry keeps its key's
+ * rest (what the fingerprint hashes) and the whole TID.
  */
 static int
-fp_item_cost(Page page, const char *data, int len)
+parts_prefix(const FpPart *parts, int n)
 {
-	FpHeader   *hdr = fp_header(page);
+	int			q;
 
-	if (can_append(page, len))
-		return len + sizeof(PbtSlot);
-	return len + sizeof(PbtSlot) + Max(0, fp_cap_for(hdr->count + 1) - hdr->fp_cap);
+	if (n == 0)
+		return 0;
+	q = Min(part_len(&parts[0]), part_len(&parts[n - 1]));
+	for (int i = 0; i < q; i++)
+	{
+		if (part_byte(&parts[0], i) != part_byte(&parts[n - 1], i))
+		{
+			q = i;
+			break;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		q = Min(q, part_len(&parts[i]) - PBT_TID_BYTES);
+	return Max(q, 0);
+}
+
+/* bytes a page of these sorted items takes below pd_special, but the high key */
+static int
+parts_bytes(const FpPart *parts, int n)
+{
+	int			q = parts_prefix(parts, n);
+	int			bytes = lower_for(n, q);
+
+	for (int i = 0; i < n; i++)
+		bytes += part_len(&parts[i]) - q;
+	return bytes;
+}
+
+static int
+items_as_parts(const PbtItem *items, int n, FpPart *parts)
+{
+	for (int i = 0; i < n; i++)
+	{
+		parts[i].head = items[i].data;
+		parts[i].headlen = items[i].len;
+		parts[i].taillen = 0;
+	}
+	return n;
+}
+
+/*
+ * Fill the empty page (its high key, if any, already set) with sorted
+ * items, after their common prefix, with room for FP_MAX_UNSORTED more
+ * fingerprints if the page has it (a rebuild after deletes may not: then
+ * the next insert sorts again).
+ */
+static void
+fill(Page page, const FpPart *parts, int n)
+{
+	PageHeader	phdr = (PageHeader) page;
+	FpHeader   *hdr = fp_header(page);
+	int			q = parts_prefix(parts, n);
+	int			room = phdr->pd_upper - fps_start(q) - n * (int) sizeof(PbtSlot);
+
+	if (hdr->count != 0)
+		elog(ERROR, "pagebtree fingerprint layout: load into a page that is not empty");
+	for (int i = 0; i < n; i++)
+		room -= part_len(&parts[i]) - q;
+	hdr->prefix_len = q;
+	hdr->fp_cap = Max(TYPEALIGN(16, n), Min(fp_cap_for(n), TYPEALIGN_DOWN(16, room)));
+	hdr->count = hdr->nsorted = n;
+	phdr->pd_lower = fps_start(q) + hdr->fp_cap + n * sizeof(PbtSlot);
+	if (phdr->pd_lower > phdr->pd_upper)
+		elog(ERROR, "pagebtree fingerprint layout: %d items do not fit", n);
+	/* the prefix, and zeroes up to the fingerprints (whole bytes reach WAL) */
+	memset(fp_prefix(page), 0, fps_start(q) - FP_START + hdr->fp_cap);
+	if (n > 0)
+		part_copy(&parts[0], 0, q, fp_prefix(page));
+	for (int i = 0; i < n; i++)
+	{
+		PbtSlot    *slot = &fp_slots(page)[i];
+		int			len = part_len(&parts[i]) - q;
+		char	   *entry;
+
+		if (phdr->pd_upper - len < phdr->pd_lower)
+			elog(ERROR, "pagebtree fingerprint layout: %d items do not fit", n);
+		phdr->pd_upper -= len;
+		entry = (char *) page + phdr->pd_upper;
+		part_copy(&parts[i], q, part_len(&parts[i]), entry);
+		slot->off = phdr->pd_upper;
+		slot->len = len;
+		fingerprints(page)[i] = entry_fingerprint(entry, len);
+	}
+}
+
+static void
+fp_load(Page page, PbtItem *items, int n)
+{
+	FpPart		parts[PBT_MAX_ITEMS_PER_PAGE];
+
+	fill(page, parts, items_as_parts(items, n, parts));
 }
 
 static int
 fp_space_needed(const PbtItem *items, int n, bool leaf)
 {
-	int			bytes = lower_for(n) - SizeOfPageHeaderData;
+	FpPart		parts[PBT_MAX_ITEMS_PER_PAGE];
 
-	for (int i = 0; i < n; i++)
-		bytes += items[i].len;
-	return bytes;
+	return parts_bytes(parts, items_as_parts(items, n, parts)) -
+		SizeOfPageHeaderData;
 }
 
 /*
- * Fill the empty page (its high key, if any, already set) with sorted
- * items, with room for FP_MAX_UNSORTED more fingerprints if the page has
- * it (a rebuild after deletes may not: then the next insert sorts again).
+ * The entries of the page in key order, without those at the ordered
+ * positions in skip (ascending, nskip of them), keeping only the first
+ * keep, and with data added if not NULL, as parts; returns how many.
  */
-static void
-fp_load(Page page, PbtItem *items, int n)
-{
-	PageHeader	phdr = (PageHeader) page;
-	FpHeader   *hdr = fp_header(page);
-	int			room = phdr->pd_upper - FP_START - n * (int) sizeof(PbtSlot);
-
-	if (hdr->count != 0)
-		elog(ERROR, "pagebtree fingerprint layout: load into a page that is not empty");
-	for (int i = 0; i < n; i++)
-		room -= items[i].len;
-	hdr->fp_cap = Max(TYPEALIGN(16, n), Min(fp_cap_for(n), TYPEALIGN_DOWN(16, room)));
-	hdr->count = hdr->nsorted = n;
-	phdr->pd_lower = FP_START + hdr->fp_cap + n * sizeof(PbtSlot);
-	if (phdr->pd_lower > phdr->pd_upper)
-		elog(ERROR, "pagebtree fingerprint layout: %d items do not fit", n);
-	memset(fingerprints(page), 0, hdr->fp_cap);
-	for (int i = 0; i < n; i++)
-	{
-		PbtSlot    *slot = &fp_slots(page)[i];
-
-		if (phdr->pd_upper - items[i].len < phdr->pd_lower)
-			elog(ERROR, "pagebtree fingerprint layout: %d items do not fit", n);
-		phdr->pd_upper -= items[i].len;
-		memcpy((char *) page + phdr->pd_upper, items[i].data, items[i].len);
-		slot->off = phdr->pd_upper;
-		slot->len = items[i].len;
-		fingerprints(page)[i] = item_fingerprint(items[i].data, items[i].len);
-	}
-}
-
-/*
- * Rebuild the page sorted, without the entries at the ordered positions in
- * skip (ascending, nskip of them), keeping only the first keep, and with
- * data added if not NULL.  No palloc: inserts and deletes run in critical
- * sections.  False (page unchanged) if the result does not fit.
- */
-static bool
-rebuild(Page page, const int *skip, int nskip, int keep, const char *data, int len)
+static int
+sorted_parts(Page page, const int *skip, int nskip, int keep,
+			 const char *data, int len, FpPart *parts)
 {
 	FpHeader   *hdr = fp_header(page);
-	PbtItem		items[PBT_MAX_ITEMS_PER_PAGE];
-	PbtItem		hikey;
-	bool		has_hikey = pbt_page_get_hikey(page, &hikey);
 	FpOrder		ord;
 	int			n = 0;
 	int			k = 0;
 
-	if (data && lower_for(hdr->count + 1) + live_bytes(page) + len >
-		((PageHeader) page)->pd_special)
-		return false;
 	order_unsorted(page, &ord);
 	for (int pos = 0; pos < Min(keep, hdr->count); pos++)
 	{
@@ -438,25 +608,71 @@ rebuild(Page page, const int *skip, int nskip, int keep, const char *data, int l
 			continue;
 		}
 		slot = &fp_slots(page)[slot_at(&ord, pos)];
-		items[n].data = (char *) page + slot->off;
-		items[n++].len = pbt_slot_len(slot);
+		parts[n].head = fp_prefix(page);
+		parts[n].headlen = hdr->prefix_len;
+		parts[n].tail = (char *) page + slot->off;
+		parts[n++].taillen = pbt_slot_len(slot);
 	}
 	if (data)
 	{
-		int			at = n;
+		FpPart		new = {data, len, NULL, 0};
+		int			at = n++;
 
 		/* its place among the sorted items */
-		while (at > 0 && pbt_bytes_cmp(items[at - 1].data, items[at - 1].len, data, len) > 0)
+		while (at > 0 && part_cmp(&parts[at - 1], &new) > 0)
 		{
-			items[at] = items[at - 1];
+			parts[at] = parts[at - 1];
 			at--;
 		}
-		items[at].data = data;
-		items[at].len = len;
-		n++;
+		parts[at] = new;
 	}
-	pbt_page_rebuild(page, items, n, has_hikey ? &hikey : NULL);
+	return n;
+}
+
+/*
+ * Rebuild the page sorted, as sorted_parts says, with the prefix the
+ * result shares.  No palloc: inserts and deletes run in critical sections.
+ * False (page unchanged) if the result does not fit.
+ */
+static bool
+rebuild(Page page, const int *skip, int nskip, int keep, const char *data, int len)
+{
+	PGAlignedBlock copy;
+	Page		old = copy.data;
+	FpPart		parts[PBT_MAX_ITEMS_PER_PAGE];
+	PbtItem		hikey;
+	bool		has_hikey;
+	int			n;
+
+	memcpy(old, page, BLCKSZ);
+	n = sorted_parts(old, skip, nskip, keep, data, len, parts);
+	has_hikey = pbt_page_get_hikey(old, &hikey);
+	if (data && parts_bytes(parts, n) + (has_hikey ? hikey.len : 0) >
+		((PageHeader) page)->pd_special)
+		return false;
+	/* an empty page with the high key, then the entries */
+	pbt_page_rebuild(page, NULL, 0, has_hikey ? &hikey : NULL);
+	fill(page, parts, n);
 	return true;
+}
+
+/*
+ * An append takes the entry and its slot; a sorting rebuild what the page
+ * would need then, less what it uses now (so that it fits exactly when
+ * rebuild finds that it does).
+ */
+static int
+fp_item_cost(Page page, const char *data, int len)
+{
+	FpPart		parts[PBT_MAX_ITEMS_PER_PAGE];
+	int			n;
+
+	if (can_append(page, data, len))
+		return len - fp_header(page)->prefix_len + sizeof(PbtSlot);
+	n = sorted_parts(page, NULL, 0, fp_header(page)->count, data, len, parts);
+	/* a longer prefix than the page has can make it negative */
+	return Max(0, parts_bytes(parts, n) - ((PageHeader) page)->pd_lower -
+			   (live_bytes(page) - PbtPageGetOpaque(page)->hikey_len));
 }
 
 /* pos is ignored: the entry is appended to the unsorted range */
@@ -465,16 +681,18 @@ fp_insert(Page page, int pos, const char *data, int len)
 {
 	FpHeader   *hdr = fp_header(page);
 	PageHeader	phdr = (PageHeader) page;
+	int			elen = len - hdr->prefix_len;
 	PbtSlot    *slot;
 
-	if (!can_append(page, len))
+	if (!can_append(page, data, len))
 		return rebuild(page, NULL, 0, hdr->count, data, len);
-	phdr->pd_upper -= len;
-	memcpy((char *) page + phdr->pd_upper, data, len);
-	fingerprints(page)[hdr->count] = item_fingerprint(data, len);
+	phdr->pd_upper -= elen;
+	memcpy((char *) page + phdr->pd_upper, data + hdr->prefix_len, elen);
+	fingerprints(page)[hdr->count] =
+		entry_fingerprint((char *) page + phdr->pd_upper, elen);
 	slot = &fp_slots(page)[hdr->count++];
 	slot->off = phdr->pd_upper;
-	slot->len = len;
+	slot->len = elen;
 	phdr->pd_lower += sizeof(PbtSlot);
 	return true;
 }
@@ -526,7 +744,8 @@ fp_check(Page page)
 
 	if (hdr->nsorted > hdr->count || hdr->count > hdr->fp_cap ||
 		hdr->fp_cap % 16 != 0 || hdr->count - hdr->nsorted > FP_MAX_UNSORTED ||
-		phdr->pd_lower != FP_START + hdr->fp_cap + hdr->count * sizeof(PbtSlot) ||
+		phdr->pd_lower != fps_start(hdr->prefix_len) + hdr->fp_cap +
+		hdr->count * sizeof(PbtSlot) ||
 		phdr->pd_lower > phdr->pd_upper)
 		return "fingerprint header disagrees with the page's slot area";
 	for (int i = 0; i < hdr->count; i++)
@@ -534,10 +753,10 @@ fp_check(Page page)
 		PbtSlot    *slot = &fp_slots(page)[i];
 		int			len = pbt_slot_len(slot);
 
-		if (len <= PBT_TID_BYTES || len > (int) PBT_MAX_ITEM_SIZE ||
+		if (len < PBT_TID_BYTES || len > (int) PBT_MAX_ITEM_SIZE ||
 			slot->off < phdr->pd_upper || slot->off + len > phdr->pd_special)
 			return "fingerprint item out of bounds";
-		if (fingerprints(page)[i] != item_fingerprint((char *) page + slot->off, len))
+		if (fingerprints(page)[i] != entry_fingerprint((char *) page + slot->off, len))
 			return "fingerprint does not match its key";
 		if (i > 0 && i < hdr->nsorted && compare_entries(page, i - 1, i) >= 0)
 			return "fingerprint sorted range out of order";

@@ -107,6 +107,7 @@ pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
 	opaque->hikey_off = 0;
 	opaque->hikey_len = 0;
 	opaque->page_id = PBT_PAGE_ID;
+	opaque->op_counter = PBT_OPS_OFF;
 	pbt_page_set_layout(page, layout, st);
 	pbt_layout(page)->init(page);
 }
@@ -281,6 +282,31 @@ pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey)
 		 bytes < pbt_heads_bytes(items, n)))
 		return PBT_LAYOUT_SEMIDENSE;
 	return st->leaf_layout;
+}
+
+/* Copies of a page's first n items, in key order, plus room for one more. */
+PbtItem *
+pbt_page_copy_items(Page page, int n)
+{
+	PbtItem    *items = palloc(sizeof(PbtItem) * (n + 1));
+	PbtIter		it;
+	PbtItem		item;
+
+	pbt_iter_start(&it, page, 0, true);
+	for (int i = 0; i < n && pbt_iter_next(&it, &item); i++)
+	{
+		items[i].data = memcpy(palloc(item.len), item.data, item.len);
+		items[i].len = item.len;
+	}
+	return items;
+}
+
+void
+pbt_free_items(PbtItem *items, int n)
+{
+	for (int i = 0; i < n; i++)
+		pfree((char *) items[i].data);
+	pfree(items);
 }
 
 /*

@@ -942,25 +942,30 @@ read_page_probe(IndexScanDesc scan, Buffer buf)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	Page		page = BufferGetPage(buf);
-	PbtItem		matches[PBT_MAX_ITEMS_PER_PAGE];
+	const char *tids[PBT_MAX_ITEMS_PER_PAGE];
 	bool		dead[PBT_MAX_ITEMS_PER_PAGE];
+	PbtItemBuf	match;
+	int			keylen = so->lowerkey.len;
 	int			n;
 	int			k = 0;
 	PbtItem		hikey;
 
 	begin_page(scan, buf);
 	so->batch_within_end = true;	/* the probe matched the bounds */
-	n = pbt_layout(page)->probe(page, so->lowerkey.bytes, so->lowerkey.len,
-								matches, dead);
+	n = pbt_layout(page)->probe(page, so->lowerkey.bytes, keylen, tids, dead);
+	/* every match is the key and a heap TID (so the key fits in match) */
+	if (n > 0)
+		memcpy(match.data, so->lowerkey.bytes, keylen);
 	for (int i = 0; i < n; i++)
 	{
 		bool		continuescan;
 
+		memcpy(match.data + keylen, tids[i], PBT_TID_BYTES);
 		if ((scan->ignore_killed_tuples && dead[i]) ||
-			!check_item(so, matches[i].data, matches[i].len,
+			!check_item(so, match.data, keylen + PBT_TID_BYTES,
 						ForwardScanDirection, &continuescan))
 			continue;
-		save_item(scan, k++, PG_UINT16_MAX, matches[i].data, matches[i].len);
+		save_item(scan, k++, PG_UINT16_MAX, match.data, keylen + PBT_TID_BYTES);
 	}
 	if (so->curr.moreRight && pbt_page_get_hikey(page, &hikey) &&
 		pbt_compare(so->st, &so->upperkey, hikey.data, hikey.len) <= 0)
@@ -970,12 +975,11 @@ read_page_probe(IndexScanDesc scan, Buffer buf)
 
 /*
  * Read a batch of the share-locked leaf in buf, from pos on in direction
- * dir, into so->curr (a point lookup's or a bitmap scan's read: the whole
- * page, see above).  Returns true if any item matched.  The lock is
+ * dir, into so->curr.  Returns true if any item matched.  The lock is
  * released (see done_with_page for the pin).
  */
 static bool
-read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
+read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	PbtState   *st = so->st;
@@ -988,10 +992,6 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	PbtItem		item;
 	PbtIter		it;
 
-	if (so->probing && forward && pbt_layout(page)->probe)
-		return read_page_probe(scan, buf);
-	if (so->bitmap)
-		return read_page_unordered(scan, buf);
 	begin_page(scan, buf);
 	pbt_iter_start(&it, page, pos, forward);
 	so->batch_within_end = batch_within_end(so, page, &it, limit);
@@ -1050,6 +1050,35 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	}
 	done_with_page(scan);
 	return so->curr.firstItem <= so->curr.lastItem;
+}
+
+/*
+ * Read the share-locked leaf in buf from pos on in direction dir: a batch,
+ * or the whole page for a point lookup or a bitmap scan (see above).  In
+ * an adaptive index, a point lookup or an ordered scan counts towards the
+ * leaf's layout, and converts it once the page is released if the count
+ * says so (pbt_adapt.c).
+ */
+static bool
+read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	bool		point = so->probing && ScanDirectionIsForward(dir);
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	uint8		convert = 0;
+	bool		found;
+
+	if (so->st->adaptive && (point || !so->bitmap))
+		convert = pbt_adapt_on_read(buf, point);
+	if (point && pbt_layout(BufferGetPage(buf))->probe)
+		found = read_page_probe(scan, buf);
+	else if (so->bitmap)
+		found = read_page_unordered(scan, buf);
+	else
+		found = read_page_ordered(scan, buf, pos, dir);
+	if (convert)
+		pbt_adapt_convert(scan->indexRelation, so->st, blkno, convert);
+	return found;
 }
 
 /*

@@ -143,7 +143,8 @@ pbt_mask(char *pagedata, BlockNumber blkno)
 
 	mask_page_lsn_and_checksum(pagedata);
 	mask_unused_space(pagedata);
-	/* dead-entry hints are not WAL-logged */
+	/* hints are not WAL-logged: the adaption counter, dead entries */
+	opaque->op_counter = 0;
 	if (!(opaque->flags & PBT_META) && pbt_layout_by_tag(opaque->layout))
 		pbt_layout_by_tag(opaque->layout)->mask((Page) pagedata);
 }
