@@ -8,8 +8,10 @@
 #   - index scans on the standby, under one REPEATABLE READ snapshot, return
 #     exactly the rows of a sequential scan on the standby;
 #   - the standby survives an immediate stop during replay;
-# after the standby caught up, it returns the same rows as the primary; then
-# the standby is promoted, pagebtree_check passes there and it takes writes.
+# after the standby caught up, it returns the same rows as the primary, and
+# its leaves have the layouts that point lookups gave an adaptive index on
+# the primary (conversions are replayed; standby lookups convert nothing);
+# then the standby is promoted, pagebtree_check passes there and it takes writes.
 
 use strict;
 use warnings;
@@ -105,9 +107,44 @@ EXPLAIN (COSTS OFF) SELECT pad FROM t WHERE pad >= 'a' ORDER BY pad;});
 		$primary->safe_psql('postgres', $pad_q),
 		"$name: index built during streaming gives the same rows on the standby");
 
+	# operation-adaption: point lookups on the primary turn heads leaves
+	# of string-like keys into fingerprint leaves, WAL-logged conversions
+	# the standby replays; lookups on the standby convert nothing
+	$primary->safe_psql('postgres', q{
+CREATE TABLE adapt (id int, k text COLLATE "C");
+INSERT INTO adapt SELECT i, md5((i % 400)::text) || '/' || i FROM generate_series(1, 20000) i;
+CREATE INDEX adapt_k ON adapt USING pagebtree (k);
+});
+	my $lookups = q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+DO $$
+DECLARE
+	key text;
+	n int;
+	wrong int := 0;
+BEGIN
+	FOR key IN SELECT k FROM adapt, generate_series(1, 3) ORDER BY random() LOOP
+		EXECUTE 'SELECT count(*) FROM adapt WHERE k = $1' INTO n USING key;
+		IF n <> 1 THEN wrong := wrong + 1; END IF;
+	END LOOP;
+	IF wrong > 0 THEN RAISE EXCEPTION '% lookups found other rows', wrong; END IF;
+END $$;};
+	my $summary = q{SELECT layout, pages FROM pagebtree_layout_summary('adapt_k')
+WHERE page_type = 'leaf' ORDER BY layout};
+	$primary->safe_psql('postgres', $lookups);
+	$primary->wait_for_catchup($standby);
+	my $layouts = $primary->safe_psql('postgres', $summary);
+	like($layouts, qr/^fingerprint\|\d+/m,
+		"$name: point lookups made fingerprint leaves on the primary");
+	is($standby->safe_psql('postgres', $summary), $layouts,
+		"$name: the standby replayed the layout conversions");
+	$standby->safe_psql('postgres', $lookups);
+	is($standby->safe_psql('postgres', $summary), $layouts,
+		"$name: lookups on the standby convert nothing");
+
 	# pagebtree_check on the hot standby (read-only checks)
 	my ($ret, $out, $err) = $standby->psql('postgres',
-		"SELECT pagebtree_check('t_k', true), pagebtree_check('t_s', true)");
+		"SELECT pagebtree_check('t_k', true), pagebtree_check('t_s', true), "
+		  . "pagebtree_check('adapt_k', true)");
 	ok($ret == 0, "$name: pagebtree_check works on the hot standby")
 	  or diag($err);
 

@@ -55,8 +55,9 @@ WHERE s.page_type = 'leaf' AND s.layout = '$layout'});
 #   plain: slots of 4 bytes {off, len} at 24
 #   bpa:   nblocks, log_count (2 bytes each), log_cap, block_cap (1 byte
 #          each), unused; 8 log slots of 4 bytes; then block 0's count
-#   fingerprint: count, nsorted, fp_cap, unused (2 bytes each), then one
-#          fingerprint byte per entry (flipped: every bit inverted)
+#   fingerprint: count, nsorted, fp_cap, prefix_len (2 bytes each), the
+#          prefix (padded to an even length), then one fingerprint byte per
+#          entry (flipped: every bit inverted)
 #   special space (the last 32 bytes, PbtPageOpaqueData): the layout tag
 #          is its byte 24
 my @cases = (
@@ -70,7 +71,7 @@ my @cases = (
 	  bytes => "\xf0\x1f", msg => qr/item bytes out of bounds/ },
 	{ idx => 'c_bpa', layout => 'bpa', off => 24 + 8 + 8 * 4,
 	  bytes => "\x11\x00", msg => qr/BPA block count exceeds its capacity/ },
-	{ idx => 'c_fp', layout => 'fingerprint', off => 24 + 8,
+	{ idx => 'c_fp', layout => 'fingerprint', off => \&first_fingerprint,
 	  msg => qr/fingerprint does not match its key/ },
 );
 
@@ -91,6 +92,19 @@ $path{c_tag} = $node->data_dir . '/'
 
 $node->stop;
 
+# offset of the first fingerprint in the page at $pageoff of $file
+sub first_fingerprint
+{
+	my ($file, $pageoff) = @_;
+	open(my $fh, '<', $file) or die "open $file: $!";
+	binmode $fh;
+	seek($fh, $pageoff + 24 + 6, 0) or die "seek: $!";
+	read($fh, my $raw, 2) == 2 or die "read: $!";
+	close($fh);
+	my $prefix_len = unpack('v', $raw);
+	return 24 + 8 + $prefix_len + ($prefix_len % 2);
+}
+
 sub damage
 {
 	my ($file, $offset, $bytes) = @_;
@@ -110,7 +124,10 @@ sub damage
 
 for my $case (@cases)
 {
-	damage($path{ $case->{idx} }, $case->{block} * 8192 + $case->{off}, $case->{bytes});
+	my $file    = $path{ $case->{idx} };
+	my $pageoff = $case->{block} * 8192;
+	my $off     = ref $case->{off} ? $case->{off}->($file, $pageoff) : $case->{off};
+	damage($file, $pageoff + $off, $case->{bytes});
 }
 # an unknown layout tag: the special space is the last 32 bytes of the page
 damage($path{c_tag}, $tag_block * 8192 + 8192 - 32 + 24, "\x63");
