@@ -441,14 +441,37 @@ part_byte(const FpPart *p, int i)
 	return i < p->headlen ? p->head[i] : p->tail[i - p->headlen];
 }
 
+/* the contiguous bytes of the part from byte i on, and how many */
+static inline const char *
+part_run(const FpPart *p, int i, int *run)
+{
+	if (i < p->headlen)
+	{
+		*run = p->headlen - i;
+		return p->head + i;
+	}
+	*run = part_len(p) - i;
+	return p->tail + (i - p->headlen);
+}
+
 static int
 part_cmp(const FpPart *a, const FpPart *b)
 {
 	int			n = Min(part_len(a), part_len(b));
 
-	for (int i = 0; i < n; i++)
-		if (part_byte(a, i) != part_byte(b, i))
-			return (uint8) part_byte(a, i) < (uint8) part_byte(b, i) ? -1 : 1;
+	for (int i = 0; i < n;)
+	{
+		int			arun;
+		int			brun;
+		const char *pa = part_run(a, i, &arun);
+		const char *pb = part_run(b, i, &brun);
+		int			run = Min(Min(arun, brun), n - i);
+		int			c = memcmp(pa, pb, run);
+
+		if (c != 0)
+			return c < 0 ? -1 : 1;
+		i += run;
+	}
 	return (part_len(a) > n) - (part_len(b) > n);
 }
 
@@ -477,24 +500,27 @@ part_copy(const FpPart *p, int from, int to, char *out)
  * rest (what the fingerprint hashes) and the whole TID.
  */
 static int
+prefix_between(const FpPart *first, const FpPart *last, int shortest)
+{
+	int			q = Min(Min(part_len(first), part_len(last)),
+						shortest - PBT_TID_BYTES);
+	int			i = 0;
+
+	while (i < q && part_byte(first, i) == part_byte(last, i))
+		i++;
+	return Max(i, 0);
+}
+
+static int
 parts_prefix(const FpPart *parts, int n)
 {
-	int			q;
+	int			shortest = INT_MAX;
 
 	if (n == 0)
 		return 0;
-	q = Min(part_len(&parts[0]), part_len(&parts[n - 1]));
-	for (int i = 0; i < q; i++)
-	{
-		if (part_byte(&parts[0], i) != part_byte(&parts[n - 1], i))
-		{
-			q = i;
-			break;
-		}
-	}
 	for (int i = 0; i < n; i++)
-		q = Min(q, part_len(&parts[i]) - PBT_TID_BYTES);
-	return Max(q, 0);
+		shortest = Min(shortest, part_len(&parts[i]));
+	return prefix_between(&parts[0], &parts[n - 1], shortest);
 }
 
 /* bytes a page of these sorted items takes below pd_special, but the high key */
@@ -616,15 +642,22 @@ sorted_parts(Page page, const int *skip, int nskip, int keep,
 	if (data)
 	{
 		FpPart		new = {data, len, NULL, 0};
-		int			at = n++;
+		int			lo = 0;
+		int			hi = n;
 
-		/* its place among the sorted items */
-		while (at > 0 && part_cmp(&parts[at - 1], &new) > 0)
+		/* its place among the sorted items: after every smaller one */
+		while (lo < hi)
 		{
-			parts[at] = parts[at - 1];
-			at--;
+			int			mid = (lo + hi) / 2;
+
+			if (part_cmp(&parts[mid], &new) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-		parts[at] = new;
+		memmove(&parts[lo + 1], &parts[lo], sizeof(FpPart) * (n - lo));
+		parts[lo] = new;
+		n++;
 	}
 	return n;
 }
@@ -664,14 +697,41 @@ rebuild(Page page, const int *skip, int nskip, int keep, const char *data, int l
 static int
 fp_item_cost(Page page, const char *data, int len)
 {
-	FpPart		parts[PBT_MAX_ITEMS_PER_PAGE];
-	int			n;
+	FpHeader   *hdr = fp_header(page);
+	FpPart		new = {data, len, NULL, 0};
+	FpPart		first = new;
+	FpPart		last = new;
+	int			n = hdr->count + 1;
+	int			total = len;
+	int			shortest = len;
+	int			q;
 
 	if (can_append(page, data, len))
-		return len - fp_header(page)->prefix_len + sizeof(PbtSlot);
-	n = sorted_parts(page, NULL, 0, fp_header(page)->count, data, len, parts);
+		return len - hdr->prefix_len + sizeof(PbtSlot);
+
+	/*
+	 * What rebuild's parts_bytes would say, without sorting: the smallest
+	 * and largest items are among the ends of the sorted range, the
+	 * unsorted entries and the new item.
+	 */
+	for (int i = 0; i < hdr->count; i++)
+	{
+		PbtSlot    *slot = &fp_slots(page)[i];
+		FpPart		p = {fp_prefix(page), hdr->prefix_len,
+						 (char *) page + slot->off, pbt_slot_len(slot)};
+
+		total += part_len(&p);
+		shortest = Min(shortest, part_len(&p));
+		if (i > 0 && i < hdr->nsorted - 1)
+			continue;
+		if (part_cmp(&p, &first) < 0)
+			first = p;
+		if (part_cmp(&p, &last) > 0)
+			last = p;
+	}
+	q = prefix_between(&first, &last, shortest);
 	/* a longer prefix than the page has can make it negative */
-	return Max(0, parts_bytes(parts, n) - ((PageHeader) page)->pd_lower -
+	return Max(0, lower_for(n, q) + total - n * q - ((PageHeader) page)->pd_lower -
 			   (live_bytes(page) - PbtPageGetOpaque(page)->hikey_len));
 }
 
