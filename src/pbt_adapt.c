@@ -86,8 +86,9 @@ string_like(Page page)
  * Key-adaption of a leaf just written whole with these items and high key
  * (NULL: none), which inherits counter from the page it came from
  * (PBT_OPS_OFF if none): set its counter, and rebuild a heads leaf whose
- * counter is below PBT_OPS_FP_BELOW as a fingerprint leaf if the items fit.
- * The caller logs the page.
+ * counter is below PBT_OPS_FP_BELOW as a fingerprint leaf if the items fit
+ * (a fresh counter starts at PBT_OPS_START, so callers that pass
+ * PBT_OPS_OFF may pass no items).  The caller logs the page.
  */
 void
 pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
@@ -95,6 +96,8 @@ pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
 {
 	PbtPageOpaque opaque = PbtPageGetOpaque(page);
 
+	/* without items, the leaf is never rebuilt: only a fresh counter (OFF) */
+	Assert(items != NULL || counter == PBT_OPS_OFF);
 	if (!st->adaptive || !PbtIsLeaf(opaque))
 		return;
 	if ((opaque->layout != PBT_LAYOUT_HEADS &&
