@@ -473,8 +473,29 @@ extern void _PG_init(void);
 /* pbt_keys.c */
 extern Size pbt_form_leaf_item(PbtState *st, Datum *values, bool *isnull,
 							   ItemPointer tid, StringInfo buf);
-extern void pbt_item_get_tid(PbtState *st, const char *item, int len,
-							 ItemPointer tid);
+extern void pbt_item_get_tid_slow(PbtState *st, const char *item, int len,
+								  ItemPointer tid);
+
+/*
+ * The heap TID of a leaf item.  In the common case, a normalized item
+ * without INCLUDE columns, it is the item's last PBT_TID_BYTES, big-endian:
+ * inline, since scans call this for every row.
+ */
+static inline void
+pbt_item_get_tid(PbtState *st, const char *item, int len, ItemPointer tid)
+{
+	if (st->normalized && !st->has_include)
+	{
+		const unsigned char *p = (const unsigned char *) item + len - PBT_TID_BYTES;
+
+		ItemPointerSet(tid,
+					   ((uint32) p[0] << 24) | ((uint32) p[1] << 16) |
+					   ((uint32) p[2] << 8) | (uint32) p[3],
+					   ((OffsetNumber) p[4] << 8) | p[5]);
+	}
+	else
+		pbt_item_get_tid_slow(st, item, len, tid);
+}
 extern void pbt_separator(PbtState *st, PbtItem *lastleft, PbtItem *firstright,
 						  StringInfo buf);
 extern int	pbt_compare(PbtState *st, PbtSearchKey *key, const char *item, int len);

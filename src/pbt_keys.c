@@ -485,8 +485,9 @@ pbt_form_leaf_item(PbtState *st, Datum *values, bool *isnull,
 	return buf->len;
 }
 
+/* pbt_item_get_tid for comparator mode and items with INCLUDE columns */
 void
-pbt_item_get_tid(PbtState *st, const char *item, int len, ItemPointer tid)
+pbt_item_get_tid_slow(PbtState *st, const char *item, int len, ItemPointer tid)
 {
 	const unsigned char *p;
 

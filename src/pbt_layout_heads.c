@@ -208,7 +208,8 @@ assemble(Page page, const HeadsSlot *slot, int koff, int prefix_len, char *out)
 	int			len = slot_len(slot);
 	char	   *key = out + koff + prefix_len;
 
-	memcpy(out, (char *) page + slot->off, koff);
+	if (koff > 0)				/* inner pages: the downlink */
+		memcpy(out, (char *) page + slot->off, koff);
 	if (len >= HEAD_BYTES)
 	{
 		uint32		be = pg_hton32(slot->head);

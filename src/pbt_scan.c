@@ -154,6 +154,8 @@ typedef struct PbtScanOpaqueData
 	bool		probing;		/* a forward point lookup (equality on every
 								 * key column) that may use layouts' probe */
 	bool		batch_within_end;	/* the end key holds for the whole batch */
+	bool		keys_hold;		/* every key holds for the range's items
+								 * whose first column is not NULL */
 	StringInfoData resumebuf;	/* where the batch stopped, as a key */
 } PbtScanOpaqueData;
 
@@ -682,8 +684,8 @@ build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
  * a required key fails, so that no later item in this direction can match.
  */
 static bool
-check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
-		   bool *continuescan)
+check_item_keys(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
+				bool *continuescan)
 {
 	PbtState   *st = so->st;
 	bool		forward = ScanDirectionIsForward(dir);
@@ -789,6 +791,20 @@ check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
 		}
 	}
 	return true;
+}
+
+/* check_item_keys, without a call in the common case of a range scan */
+static inline bool
+check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
+		   bool *continuescan)
+{
+	if (so->batch_within_end && so->keys_hold &&
+		(unsigned char) item[0] == PBT_MARK_VALUE)
+	{
+		*continuescan = true;
+		return true;
+	}
+	return check_item_keys(so, item, len, dir, continuescan);
 }
 
 static void
@@ -1430,6 +1446,10 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 		if (upperbound)
 			upperbound->nonnull_only = true;
 	}
+	so->keys_hold = so->st->normalized;
+	for (int i = 0; i < so->nkeys; i++)
+		so->keys_hold &= so->keys[i].covered ||
+			(so->keys[i].nonnull_only && so->keys[i].col == 0);
 	so->probing = forward && point_lookup(so);
 
 	if (forward ? so->has_lower : so->has_upper)
@@ -1456,8 +1476,30 @@ scan_next(IndexScanDesc scan, ScanDirection dir)
 	return read_on(scan, dir);
 }
 
-/* Hand the current item to the executor. */
+/* Form the current item's index tuple for an index-only scan. */
 static void
+return_itup(IndexScanDesc scan, ScanPosItem *pi)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	char	   *data = so->currTuples.data + pi->tupoff;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	MemoryContext oldcxt;
+
+	if (!so->st->normalized)
+	{
+		scan->xs_itup = (IndexTuple) data;
+		return;
+	}
+	MemoryContextReset(so->tupcxt);
+	oldcxt = MemoryContextSwitchTo(so->tupcxt);
+	pbt_decode_item(so->st, data, pi->tuplen, values, isnull);
+	scan->xs_itup = index_form_tuple(so->st->tupdesc, values, isnull);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* Hand the current item to the executor. */
+static inline void
 return_item(IndexScanDesc scan)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
@@ -1465,24 +1507,7 @@ return_item(IndexScanDesc scan)
 
 	scan->xs_heaptid = pi->tid;
 	if (scan->xs_want_itup)
-	{
-		char	   *data = so->currTuples.data + pi->tupoff;
-
-		if (!so->st->normalized)
-			scan->xs_itup = (IndexTuple) data;
-		else
-		{
-			Datum		values[INDEX_MAX_KEYS];
-			bool		isnull[INDEX_MAX_KEYS];
-			MemoryContext oldcxt;
-
-			MemoryContextReset(so->tupcxt);
-			oldcxt = MemoryContextSwitchTo(so->tupcxt);
-			pbt_decode_item(so->st, data, pi->tuplen, values, isnull);
-			scan->xs_itup = index_form_tuple(so->st->tupdesc, values, isnull);
-			MemoryContextSwitchTo(oldcxt);
-		}
-	}
+		return_itup(scan, pi);
 }
 
 /* first or next match, moving on through array key combinations */
