@@ -3,6 +3,7 @@
 #
 #   bash bench/run.sh --quick      # ~5 minutes on 2 cores (the default)
 #   bash bench/run.sh --full       # larger scale, ~30-60 minutes
+#   bash bench/run.sh --instr      # instructions per operation (callgrind), ~15 minutes
 #
 # On a fresh Debian 12 machine, as root, it
 #   1. installs what it needs with apt-get (PostgreSQL 15 server, contrib,
@@ -15,6 +16,8 @@
 #
 # Options (anything else is passed on to bench/harness.py, see --help there):
 #   --quick | --full        run mode (default --quick)
+#   --instr                 count instructions per operation with callgrind
+#                           instead of timing (bench/instr.py; options there)
 #   --name NAME             results name (default: the mode)
 #   --no-build              do not build or install anything; use what is installed
 #   --without-pagebtree     do not build pagebtree; measure btree and hash only
@@ -37,6 +40,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --quick) MODE=quick ;;
         --full) MODE=full ;;
+        --instr) MODE=instr ;;
         --no-build) BUILD=0 ;;
         --without-pagebtree) WITH_PAGEBTREE=0 ;;
         --no-deps) DEPS=0 ;;
@@ -52,6 +56,7 @@ say() { printf '\n==> %s\n' "$*"; }
 # ---------------------------------------------------------------- 1. deps
 PKGS=(postgresql-15 postgresql-contrib postgresql-server-dev-15 build-essential make
       python3 python3-psycopg2 python3-matplotlib)
+[ "$MODE" = instr ] && PKGS+=(valgrind)
 if [ "$DEPS" = 1 ]; then
     missing=()
     for p in "${PKGS[@]}"; do
@@ -97,6 +102,10 @@ if [ "$BUILD" = 1 ]; then
 fi
 
 # ---------------------------------------------------------------- 4. run
+if [ "$MODE" = instr ]; then
+    say "counting instructions per operation"
+    exec "$PY" "$HERE/instr.py" --command-line "bash bench/run.sh --instr${PASS[*]:+ ${PASS[*]}}" "${PASS[@]+"${PASS[@]}"}"
+fi
 ARGS=(--mode "$MODE")
 if [ "$WITH_PAGEBTREE" = 0 ]; then
     ARGS+=(--without-pagebtree)
