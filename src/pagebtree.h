@@ -25,6 +25,7 @@
 #include "access/skey.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "port/pg_bitutils.h"
 #include "nodes/pathnodes.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
@@ -517,13 +518,27 @@ extern bool pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation,
 extern int	pbt_cmp_encoded(PbtState *st, int col, const char *a, int alen,
 							const char *b, int blen);
 
-/* length of the longest common prefix of two byte strings */
+/* length of the longest common prefix of two byte strings, 8 bytes a step */
 static inline int
 pbt_common_prefix(const char *a, int alen, const char *b, int blen)
 {
 	int			n = Min(alen, blen);
 	int			i = 0;
 
+	for (; i + (int) sizeof(uint64) <= n; i += sizeof(uint64))
+	{
+		uint64		x;
+		uint64		y;
+
+		memcpy(&x, a + i, sizeof(x));
+		memcpy(&y, b + i, sizeof(y));
+		if (x != y)
+#ifdef WORDS_BIGENDIAN
+			return i + (63 - pg_leftmost_one_pos64(x ^ y)) / 8;
+#else
+			return i + pg_rightmost_one_pos64(x ^ y) / 8;
+#endif
+	}
 	while (i < n && a[i] == b[i])
 		i++;
 	return i;
@@ -621,6 +636,11 @@ extern IndexBulkDeleteResult *pbtvacuumcleanup(IndexVacuumInfo *info,
 #define XLOG_PBT_DELETE		0x10
 #define XLOG_PBT_REUSE_PAGE	0x20
 
+/*
+ * An item added at pos to the page of block 0; block data: the item.  A
+ * downlink's record also has block 1, the left child whose split it
+ * completes: redo clears its PBT_INCOMPLETE_SPLIT flag.
+ */
 typedef struct xl_pbt_insert
 {
 	uint16		pos;			/* ordered position of the new item */
@@ -646,7 +666,7 @@ typedef struct xl_pbt_delete
 
 extern void pbt_register_rmgr(void);
 extern void pbt_log_insert(Relation index, Buffer buf, int pos,
-						   const char *data, int len);
+						   const char *data, int len, Buffer cbuf);
 extern void pbt_log_delete(Relation index, Buffer buf, const int *positions,
 						   int n, TransactionId snapshotConflictHorizon);
 extern bool pbt_log_reuse_page(Relation index, BlockNumber blkno,

@@ -41,45 +41,40 @@
 #define POINT_STEP_CHANCE	((uint32) (0.05 * PG_UINT32_MAX))
 
 /*
- * Are the keys of this leaf string-like?  Adjacent sorted keys have equal
- * heads when their common prefix reaches past the head that follows the
- * prefix of all keys, which is the shortest of the adjacent ones.
+ * Are these sorted keys string-like?  Adjacent keys have equal heads when
+ * their common prefix reaches past the head that follows the prefix of all
+ * keys, which is the shortest of the adjacent ones.
  */
 static bool
-string_like(Page page)
+string_like(const PbtItem *items, int n)
 {
-	int		   *common = palloc(sizeof(int) * PBT_MAX_ITEMS_PER_PAGE);
-	char	   *prev = palloc(BLCKSZ);
-	int			prevlen = 0;
+	int		   *common = palloc(sizeof(int) * Max(n, 1));
 	int			prefix = INT_MAX;
 	int			collisions = 0;
-	int			n = 0;
-	PbtIter		it;
-	PbtItem		item;
 
-	pbt_iter_start(&it, page, 0, true);
-	while (pbt_iter_next(&it, &item))
+	for (int i = 1; i < n; i++)
 	{
-		if (n > 0)
-		{
-			int			len = Min(prevlen, item.len);
-			int			c = 0;
-
-			while (c < len && prev[c] == item.data[c])
-				c++;
-			common[n - 1] = c;
-			prefix = Min(prefix, c);
-		}
-		memcpy(prev, item.data, item.len);
-		prevlen = item.len;
-		n++;
+		common[i] = pbt_common_prefix(items[i - 1].data, items[i - 1].len,
+									  items[i].data, items[i].len);
+		prefix = Min(prefix, common[i]);
 	}
-	for (int i = 0; i < n - 1; i++)
+	for (int i = 1; i < n; i++)
 		if (common[i] >= prefix + HEAD_BYTES)
 			collisions++;
 	pfree(common);
-	pfree(prev);
 	return collisions * 16 > n;
+}
+
+/* string_like for the items of a page */
+static bool
+page_string_like(Page page)
+{
+	int			n = pbt_layout(page)->count(page);
+	PbtItem    *items = pbt_page_copy_items(page, n);
+	bool		result = string_like(items, n);
+
+	pbt_free_items(items, n);
+	return result;
 }
 
 /*
@@ -101,7 +96,8 @@ pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
 	if (!st->adaptive || !PbtIsLeaf(opaque))
 		return;
 	if ((opaque->layout != PBT_LAYOUT_HEADS &&
-		 opaque->layout != PBT_LAYOUT_FINGERPRINT) || !string_like(page))
+		 opaque->layout != PBT_LAYOUT_FINGERPRINT) ||
+		!(items ? string_like(items, n) : page_string_like(page)))
 		counter = PBT_OPS_OFF;
 	else if (counter == PBT_OPS_OFF)
 		counter = PBT_OPS_START;

@@ -5,9 +5,9 @@
  *
  * Structural changes (splits, new roots, vacuum, builds) use generic WAL:
  * each touches at most four pages.  The frequent one, adding an item to a
- * leaf, has a compact record of its own (position + item bytes, as in
- * nbtree) when the library is preloaded and can register its custom
- * resource manager.  Without preloading it falls back to generic WAL, whose
+ * page, has a compact record of its own (position + item bytes, as in
+ * nbtree; for a downlink, with the child whose split it completes) when
+ * the library is preloaded and can register its custom resource manager.  Without preloading it falls back to generic WAL, whose
  * byte-range diff also covers the shifted slot array and is therefore
  * larger.  Redo repeats the insert through the layout, which is
  * deterministic (including any compaction), so replayed pages are
@@ -85,6 +85,20 @@ pbt_redo(XLogReaderState *record)
 	if (info != XLOG_PBT_INSERT)
 		elog(PANIC, "pagebtree redo: unknown op code %u", info);
 
+	/* a downlink: the child's split is complete (child first, as in nbtree) */
+	if (XLogRecHasBlockRef(record, 1))
+	{
+		if (XLogReadBufferForRedo(record, 1, &buf) == BLK_NEEDS_REDO)
+		{
+			Page		cpage = BufferGetPage(buf);
+
+			PbtPageGetOpaque(cpage)->flags &= ~PBT_INCOMPLETE_SPLIT;
+			PageSetLSN(cpage, record->EndRecPtr);
+			MarkBufferDirty(buf);
+		}
+		if (BufferIsValid(buf))
+			UnlockReleaseBuffer(buf);
+	}
 	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
 	{
 		xl_pbt_insert *xlrec = (xl_pbt_insert *) XLogRecGetData(record);
@@ -111,6 +125,8 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 		xl_pbt_insert *xlrec = (xl_pbt_insert *) XLogRecGetData(record);
 
 		appendStringInfo(buf, "pos %u", xlrec->pos);
+		if (XLogRecHasBlockRef(record, 1))
+			appendStringInfoString(buf, ", completes the split of block 1");
 	}
 	else if (info == XLOG_PBT_DELETE)
 	{
@@ -189,16 +205,19 @@ pbt_log_reuse_page(Relation index, BlockNumber blkno, FullTransactionId safexid)
 }
 
 /*
- * Apply a change to the exclusively locked leaf in buf and log it: with the
+ * Apply a change to the exclusively locked page in buf and log it: with the
  * compact record of type info (main data xlrec, block data bdata) when the
  * custom resource manager is registered, else as generic WAL.  apply must
- * be what redo does for that record.
+ * be what redo does for that record.  A valid cbuf is the exclusively
+ * locked left child of a split that the change completes: its
+ * PBT_INCOMPLETE_SPLIT flag is cleared in the same record.
  */
-typedef void (*LeafChange) (Page page, void *arg);
+typedef void (*PageChange) (Page page, void *arg);
 
 static void
-log_leaf_change(Relation index, Buffer buf, uint8 info, void *xlrec,
-				int xlreclen, void *bdata, int blen, LeafChange apply, void *arg)
+log_page_change(Relation index, Buffer buf, uint8 info, void *xlrec,
+				int xlreclen, void *bdata, int blen, PageChange apply, void *arg,
+				Buffer cbuf)
 {
 	if (pbt_rmgr_registered && RelationNeedsWAL(index))
 	{
@@ -208,14 +227,23 @@ log_leaf_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 		START_CRIT_SECTION();
 		apply(page, arg);
 		MarkBufferDirty(buf);
+		if (BufferIsValid(cbuf))
+		{
+			PbtPageGetOpaque(BufferGetPage(cbuf))->flags &= ~PBT_INCOMPLETE_SPLIT;
+			MarkBufferDirty(cbuf);
+		}
 		PBT_CHECK_DEFINED(xlrec, xlreclen);
 		PBT_CHECK_DEFINED(bdata, blen);
 		XLogBeginInsert();
 		XLogRegisterData(xlrec, xlreclen);
 		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
 		XLogRegisterBufData(0, bdata, blen);
+		if (BufferIsValid(cbuf))
+			XLogRegisterBuffer(1, cbuf, REGBUF_STANDARD);
 		recptr = XLogInsert(PBT_RMGR_ID, info);
 		PageSetLSN(page, recptr);
+		if (BufferIsValid(cbuf))
+			PageSetLSN(BufferGetPage(cbuf), recptr);
 		END_CRIT_SECTION();
 	}
 	else
@@ -223,6 +251,9 @@ log_leaf_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 		GenericXLogState *xlog = GenericXLogStart(index);
 
 		apply(GenericXLogRegisterBuffer(xlog, buf, 0), arg);
+		if (BufferIsValid(cbuf))
+			PbtPageGetOpaque(GenericXLogRegisterBuffer(xlog, cbuf, 0))->flags &=
+				~PBT_INCOMPLETE_SPLIT;
 		GenericXLogFinish(xlog);
 	}
 }
@@ -260,8 +291,8 @@ pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
 	xlrec.ndeleted = n;
 	for (int i = 0; i < n; i++)
 		pos16[i] = positions[i];
-	log_leaf_change(index, buf, XLOG_PBT_DELETE, &xlrec, SizeOfPbtDelete,
-					pos16, n * sizeof(uint16), apply_delete, &args);
+	log_page_change(index, buf, XLOG_PBT_DELETE, &xlrec, SizeOfPbtDelete,
+					pos16, n * sizeof(uint16), apply_delete, &args, InvalidBuffer);
 }
 
 typedef struct InsertArgs
@@ -281,17 +312,19 @@ apply_insert(Page page, void *arg)
 }
 
 /*
- * Insert an item at pos on the exclusively locked leaf in buf and log it.
- * The caller has checked that it fits.
+ * Insert an item at pos on the exclusively locked page in buf and log it.
+ * The caller has checked that it fits.  For a downlink, cbuf is the locked
+ * left child whose split it completes (else InvalidBuffer).
  */
 void
-pbt_log_insert(Relation index, Buffer buf, int pos, const char *data, int len)
+pbt_log_insert(Relation index, Buffer buf, int pos, const char *data, int len,
+			   Buffer cbuf)
 {
 	xl_pbt_insert xlrec;
 	InsertArgs	args = {pos, data, len};
 
 	xlrec.pos = pos;
-	log_leaf_change(index, buf, XLOG_PBT_INSERT, &xlrec, sizeof(xlrec),
-					(char *) data, len, apply_insert, &args);
+	log_page_change(index, buf, XLOG_PBT_INSERT, &xlrec, sizeof(xlrec),
+					(char *) data, len, apply_insert, &args, cbuf);
 }
 
