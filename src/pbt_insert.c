@@ -498,17 +498,25 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	else
 	{
 		Page		page;
+		bool		fits;
 
 		if (checking)
 			buf = step_right_coupled(index, st, &key, buf, stack);
-		if (!page_fits(BufferGetPage(buf), item.data, item.len))
-			delete_entries(index, st, heapRel, buf, item.data, item.len, false);
-		if (!page_fits(BufferGetPage(buf), item.data, item.len) && indexUnchanged)
-			delete_entries(index, st, heapRel, buf, item.data, item.len, true);
 		page = BufferGetPage(buf);
+		/* the fit test can cost a pass over the page (fingerprint, BPA) */
+		fits = page_fits(page, item.data, item.len);
+		if (!fits)
+		{
+			delete_entries(index, st, heapRel, buf, item.data, item.len, false);
+			fits = page_fits(page, item.data, item.len);
+		}
+		if (!fits && indexUnchanged)
+		{
+			delete_entries(index, st, heapRel, buf, item.data, item.len, true);
+			fits = page_fits(page, item.data, item.len);
+		}
 		insert_on_page(index, st, buf, stack,
-					   pbt_layout(page)->insert_anywhere &&
-					   page_fits(page, item.data, item.len) ? 0 :
+					   pbt_layout(page)->insert_anywhere && fits ? 0 :
 					   pbt_binsearch(st, page, &key),
 					   item.data, item.len, InvalidBuffer);
 	}

@@ -704,6 +704,7 @@ fp_item_cost(Page page, const char *data, int len)
 	int			n = hdr->count + 1;
 	int			total = len;
 	int			shortest = len;
+	int			stored = 0;		/* entry bytes the page holds now */
 	int			q;
 
 	if (can_append(page, data, len))
@@ -720,6 +721,7 @@ fp_item_cost(Page page, const char *data, int len)
 		FpPart		p = {fp_prefix(page), hdr->prefix_len,
 						 (char *) page + slot->off, pbt_slot_len(slot)};
 
+		stored += p.taillen;
 		total += part_len(&p);
 		shortest = Min(shortest, part_len(&p));
 		if (i > 0 && i < hdr->nsorted - 1)
@@ -732,7 +734,7 @@ fp_item_cost(Page page, const char *data, int len)
 	q = prefix_between(&first, &last, shortest);
 	/* a longer prefix than the page has can make it negative */
 	return Max(0, lower_for(n, q) + total - n * q - ((PageHeader) page)->pd_lower -
-			   (live_bytes(page) - PbtPageGetOpaque(page)->hikey_len));
+			   stored);
 }
 
 /* pos is ignored: the entry is appended to the unsorted range */
