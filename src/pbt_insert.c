@@ -584,7 +584,7 @@ static int
 balance_point(const SplitPlan *sp)
 {
 	int			n = sp->n;
-	int			guess = Min((int64) n * sp->target / PBT_USABLE_SPACE, n - 1);
+	int			guess = Max(1, Min((int64) n * sp->target / PBT_USABLE_SPACE, n - 1));
 	int			low;
 	int			high;
 	int			step = 1;
