@@ -238,8 +238,14 @@ ORDER = [AM, "buffers and locks", "WAL", "libc (memcmp, memcpy, ...)",
 
 
 def report(res, variants, cmdline):
+    try:
+        commit = subprocess.check_output(["git", "-C", harness.REPO, "rev-parse", "--short", "HEAD"],
+                                         text=True, stderr=subprocess.DEVNULL).strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
     lines = ["# Instructions per operation (callgrind)", "",
-             "Command: `%s`" % cmdline, "",
+             "Command: `%s`  " % cmdline,
+             "git %s; the installed pagebtree.so is what was measured." % commit, "",
              "Instructions a single-user backend executes inside the AM-level driver call, "
              "per operation (long scans: per row returned), index prewarmed; "
              "`total` ratio is pagebtree/btree (below 1: fewer instructions).  Self "
