@@ -77,21 +77,18 @@ def parse_callgrind(path):
                 ob = name("ob", line[3:])
             elif line.startswith("fn="):
                 fn = name("fn", line[3:])
-            elif line.startswith(("cob=", "cfi=", "cfl=")):
-                if line.startswith("cob="):
-                    name("ob", line[4:])
+            elif line.startswith("cob="):
+                name("ob", line[4:])
             elif line.startswith("cfn="):
                 name("fn", line[4:])
             elif line.startswith("calls="):
-                skip_next = True	# the next cost line is the call's inclusive cost
+                skip_next = True  # the next cost line is the call's inclusive cost
             elif line and (line[0].isdigit() or line[0] in "+-*"):
                 parts = line.split()
                 if skip_next:
                     skip_next = False
                 elif len(parts) >= 2:
                     self_cost[(os.path.basename(ob or "?"), fn)] += int(parts[1])
-            elif line.startswith(("fl=", "fi=", "fe=")):
-                pass
     return self_cost
 
 

@@ -110,6 +110,13 @@ typedef PbtPageOpaqueData *PbtPageOpaque;
 #define PbtIsLeftmost(o)	((o)->prev == InvalidBlockNumber)
 #define PbtIsDeleted(o)		(((o)->flags & PBT_DELETED) != 0)
 
+/* the downlink to the page's right half is in the parent now */
+static inline void
+pbt_clear_incomplete_split(Page page)
+{
+	PbtPageGetOpaque(page)->flags &= ~PBT_INCOMPLETE_SPLIT;
+}
+
 /* metapage contents, stored at PageGetContents() of block 0 */
 typedef struct PbtMetaPageData
 {

@@ -31,7 +31,7 @@
 
 static void insert_on_page(Relation index, PbtState *st, Buffer buf,
 						   PbtStack stack, int pos, const char *item, int len,
-						   Buffer cbuf);
+						   bool fits, Buffer cbuf);
 static void insert_parent(Relation index, PbtState *st, Buffer lbuf,
 						  Buffer rbuf, PbtStack stack, StringInfo sep);
 
@@ -518,7 +518,7 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		insert_on_page(index, st, buf, stack,
 					   pbt_layout(page)->insert_anywhere && fits ? 0 :
 					   pbt_binsearch(st, page, &key),
-					   item.data, item.len, InvalidBuffer);
+					   item.data, item.len, fits, InvalidBuffer);
 	}
 	pbt_free_stack(stack);
 	pfree(item.data);
@@ -989,7 +989,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	{
 		Page		cpage = GenericXLogRegisterBuffer(xlog, cbuf, 0);
 
-		PbtPageGetOpaque(cpage)->flags &= ~PBT_INCOMPLETE_SPLIT;
+		pbt_clear_incomplete_split(cpage);
 	}
 	GenericXLogFinish(xlog);
 
@@ -1010,16 +1010,17 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 
 /*
  * Insert item at pos on the locked page in buf, splitting if it does not
- * fit.  For a downlink, cbuf is the locked left child whose incomplete-split
- * flag is cleared in the same WAL record.  Releases buf and cbuf.
+ * fit (fits: the caller's page_fits, which can cost a pass over the page).
+ * For a downlink, cbuf is the locked left child whose incomplete-split flag
+ * is cleared in the same WAL record.  Releases buf and cbuf.
  */
 static void
 insert_on_page(Relation index, PbtState *st, Buffer buf, PbtStack stack,
-			   int pos, const char *item, int len, Buffer cbuf)
+			   int pos, const char *item, int len, bool fits, Buffer cbuf)
 {
 	Page		page = BufferGetPage(buf);
 
-	if (!page_fits(page, item, len))
+	if (!fits)
 	{
 		split_page(index, st, buf, stack, pos, item, len, cbuf);
 		return;
@@ -1196,7 +1197,7 @@ insert_parent(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf,
 	pbuf = get_parent(index, st, stack, BufferGetBlockNumber(lbuf), &pos);
 	UnlockReleaseBuffer(rbuf);
 	insert_on_page(index, st, pbuf, stack->parent, pos + 1, item.data, item.len,
-				   lbuf);
+				   page_fits(BufferGetPage(pbuf), item.data, item.len), lbuf);
 	pfree(item.data);
 }
 

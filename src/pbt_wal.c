@@ -7,9 +7,9 @@
  * each touches at most four pages.  The frequent one, adding an item to a
  * page, has a compact record of its own (position + item bytes, as in
  * nbtree; for a downlink, with the child whose split it completes) when
- * the library is preloaded and can register its custom resource manager.  Without preloading it falls back to generic WAL, whose
- * byte-range diff also covers the shifted slot array and is therefore
- * larger.  Redo repeats the insert through the layout, which is
+ * the library is preloaded and can register its custom resource manager.
+ * Without preloading it falls back to generic WAL, whose byte-range diff
+ * also covers the shifted slot array and is therefore larger.  Redo repeats the insert through the layout, which is
  * deterministic (including any compaction), so replayed pages are
  * byte-identical to the primary's.
  *
@@ -92,7 +92,7 @@ pbt_redo(XLogReaderState *record)
 		{
 			Page		cpage = BufferGetPage(buf);
 
-			PbtPageGetOpaque(cpage)->flags &= ~PBT_INCOMPLETE_SPLIT;
+			pbt_clear_incomplete_split(cpage);
 			PageSetLSN(cpage, record->EndRecPtr);
 			MarkBufferDirty(buf);
 		}
@@ -229,7 +229,7 @@ log_page_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 		MarkBufferDirty(buf);
 		if (BufferIsValid(cbuf))
 		{
-			PbtPageGetOpaque(BufferGetPage(cbuf))->flags &= ~PBT_INCOMPLETE_SPLIT;
+			pbt_clear_incomplete_split(BufferGetPage(cbuf));
 			MarkBufferDirty(cbuf);
 		}
 		PBT_CHECK_DEFINED(xlrec, xlreclen);
@@ -252,8 +252,7 @@ log_page_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 
 		apply(GenericXLogRegisterBuffer(xlog, buf, 0), arg);
 		if (BufferIsValid(cbuf))
-			PbtPageGetOpaque(GenericXLogRegisterBuffer(xlog, cbuf, 0))->flags &=
-				~PBT_INCOMPLETE_SPLIT;
+			pbt_clear_incomplete_split(GenericXLogRegisterBuffer(xlog, cbuf, 0));
 		GenericXLogFinish(xlog);
 	}
 }
