@@ -582,7 +582,7 @@ extern PbtItem *pbt_page_copy_items(Page page, int n);
 extern void pbt_free_items(PbtItem *items, int n);
 
 /* pbt_adapt.c */
-extern void pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
+extern bool pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
 						   PbtItem *items, int n, PbtItem *hikey);
 extern uint8 pbt_adapt_on_read(Buffer buf, bool point);
 extern void pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno,
@@ -642,6 +642,7 @@ extern IndexBulkDeleteResult *pbtvacuumcleanup(IndexVacuumInfo *info,
 #define XLOG_PBT_INSERT		0x00
 #define XLOG_PBT_DELETE		0x10
 #define XLOG_PBT_REUSE_PAGE	0x20
+#define XLOG_PBT_SPLIT		0x30
 
 /*
  * An item added at pos to the page of block 0; block data: the item.  A
@@ -652,6 +653,19 @@ typedef struct xl_pbt_insert
 {
 	uint16		pos;			/* ordered position of the new item */
 } xl_pbt_insert;
+
+/*
+ * A page split.  Block 0 is the left (original) page, block 1 the new right
+ * page, logged whole; block 2, if present, the old right sibling, whose
+ * left-link redo points at block 1; block 3, if present, the left child
+ * whose split this one's downlink completes.  If the left page kept its
+ * first keep items in place, block 0's data is its new high key and redo
+ * truncates it; else (keep < 0) the rebuilt left page is logged whole.
+ */
+typedef struct xl_pbt_split
+{
+	int16		keep;
+} xl_pbt_split;
 
 /* a deleted page is about to be reused */
 typedef struct xl_pbt_reuse_page
@@ -676,6 +690,9 @@ extern void pbt_log_insert(Relation index, Buffer buf, int pos,
 						   const char *data, int len, Buffer cbuf);
 extern void pbt_log_delete(Relation index, Buffer buf, const int *positions,
 						   int n, TransactionId snapshotConflictHorizon);
+extern void pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
+						  const char *hikey, int hikeylen, Buffer rbuf,
+						  Page rpage, Buffer sbuf, Buffer cbuf);
 extern bool pbt_log_reuse_page(Relation index, BlockNumber blkno,
 							   FullTransactionId safexid);
 

@@ -83,9 +83,10 @@ page_string_like(Page page)
  * (PBT_OPS_OFF if none): set its counter, and rebuild a heads leaf whose
  * counter is below PBT_OPS_FP_BELOW as a fingerprint leaf if the items fit
  * (a fresh counter starts at PBT_OPS_START, so callers that pass
- * PBT_OPS_OFF may pass no items).  The caller logs the page.
+ * PBT_OPS_OFF may pass no items).  The caller logs the page.  Returns
+ * whether the page was rebuilt.
  */
-void
+bool
 pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
 			   PbtItem *items, int n, PbtItem *hikey)
 {
@@ -94,7 +95,7 @@ pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
 	/* without items, the leaf is never rebuilt: only a fresh counter (OFF) */
 	Assert(items != NULL || counter == PBT_OPS_OFF);
 	if (!st->adaptive || !PbtIsLeaf(opaque))
-		return;
+		return false;
 	if ((opaque->layout != PBT_LAYOUT_HEADS &&
 		 opaque->layout != PBT_LAYOUT_FINGERPRINT) ||
 		!(items ? string_like(items, n) : page_string_like(page)))
@@ -107,7 +108,9 @@ pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
 	{
 		pbt_page_set_layout(page, PBT_LAYOUT_FINGERPRINT, st);
 		pbt_page_rebuild(page, items, n, hikey);
+		return true;
 	}
+	return false;
 }
 
 /*

@@ -9,8 +9,8 @@
  * root is made) and the flag is cleared in the same WAL record.  A crash
  * between the steps leaves a tree that readers traverse correctly through
  * right-links; the next writer that passes the flagged page finishes the
- * split.  Each step touches at most four pages, so it fits one generic WAL
- * record.
+ * split.  Each step touches at most four pages, so it fits one WAL record
+ * (pagebtree's own when preloaded, else generic WAL).
  *
  *-------------------------------------------------------------------------
  */
@@ -543,7 +543,32 @@ typedef struct SplitPlan
 	bool		leaf;
 	bool		append_rightmost;
 	int			target;
+	/* what each half takes at split point s, once asked (else -1) */
+	int		   *left_bytes;
+	int		   *right_bytes;
 } SplitPlan;
+
+/*
+ * Bytes the left (right) half takes at split point s.  Each answer costs
+ * the layout a pass over the half's items, and the search asks for most
+ * split points it probes more than once, so the answers are kept.
+ */
+static int
+left_bytes(const SplitPlan *sp, int s)
+{
+	if (sp->left_bytes[s] < 0)
+		sp->left_bytes[s] = sp->layout->space_needed(sp->items, s, sp->leaf);
+	return sp->left_bytes[s];
+}
+
+static int
+right_bytes(const SplitPlan *sp, int s)
+{
+	if (sp->right_bytes[s] < 0)
+		sp->right_bytes[s] = sp->layout->space_needed(sp->items + s,
+													  sp->n - s, sp->leaf);
+	return sp->right_bytes[s];
+}
 
 /* length of the shortest separator between items[s - 1] and items[s] */
 static int
@@ -557,28 +582,24 @@ separator_len(const PbtItem *items, int s)
 static int
 split_offset(const SplitPlan *sp, int s)
 {
-	int			left = sp->layout->space_needed(sp->items, s, sp->leaf);
-
 	if (sp->append_rightmost)
-		return left - sp->target;
-	return left - sp->layout->space_needed(sp->items + s, sp->n - s, sp->leaf);
+		return left_bytes(sp, s) - sp->target;
+	return left_bytes(sp, s) - right_bytes(sp, s);
 }
 
 /* both halves fit, with high keys: a separator no longer than items[s], the old one */
 static bool
 split_fits(const SplitPlan *sp, int s)
 {
-	return sp->layout->space_needed(sp->items, s, sp->leaf) +
-		MAXALIGN(sp->items[s].len) <= PBT_USABLE_SPACE &&
-		sp->layout->space_needed(sp->items + s, sp->n - s, sp->leaf) +
-		MAXALIGN(sp->hikeylen) <= PBT_USABLE_SPACE;
+	return left_bytes(sp, s) + MAXALIGN(sp->items[s].len) <= PBT_USABLE_SPACE &&
+		right_bytes(sp, s) + MAXALIGN(sp->hikeylen) <= PBT_USABLE_SPACE;
 }
 
 /*
- * The first s in [1, n-1] at or past the goal (n-1 if none).  Each probe
- * costs the layout's space_needed over up to a page of items, so the search
- * gallops from where the items' raw bytes balance, which is usually within
- * a few items of the answer, before it bisects.
+ * The first s in [1, n-1] at or past the goal (n-1 if none).  Each new
+ * probe costs the layout's space_needed over up to a page of items, so the
+ * search gallops from where the items' raw bytes balance, which is usually
+ * within a few items of the answer, before it bisects.
  */
 static int
 balance_point(const SplitPlan *sp)
@@ -651,9 +672,15 @@ choose_split(const PbtLayout *layout, const PbtItem *items, int n,
 {
 	SplitPlan	sp = {layout, items, n, hikeylen, leaf, append_rightmost,
 	PBT_USABLE_SPACE * fillfactor / 100};
-	int			low = balance_point(&sp);
+	int			low;
 	int			best = -1;
 	int			bestdiff = INT_MAX;
+
+	sp.left_bytes = palloc(sizeof(int) * n);
+	sp.right_bytes = palloc(sizeof(int) * n);
+	memset(sp.left_bytes, -1, sizeof(int) * n);
+	memset(sp.right_bytes, -1, sizeof(int) * n);
+	low = balance_point(&sp);
 
 	/* that point or the one before it; further out only if neither fits */
 	for (int dist = 0; dist < n && best < 0; dist++)
@@ -698,6 +725,8 @@ choose_split(const PbtLayout *layout, const PbtItem *items, int n,
 			}
 		}
 	}
+	pfree(sp.left_bytes);
+	pfree(sp.right_bytes);
 	return best;				/* -1: no split point fits */
 }
 
@@ -813,6 +842,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	GenericXLogState *xlog;
 	Page		lpage,
 				rpage;
+	int			keep;
 	PbtPageOpaque lopaque,
 				ropaque;
 	uint8		ltag;
@@ -939,9 +969,13 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
 	}
 
-	xlog = GenericXLogStart(index);
-	lpage = GenericXLogRegisterBuffer(xlog, buf, 0);
-	rpage = GenericXLogRegisterBuffer(xlog, rbuf, GENERIC_XLOG_FULL_IMAGE);
+	/*
+	 * Both halves are built in backend memory, so that nothing can fail
+	 * while the shared pages change (inside pbt_log_split's critical
+	 * section).
+	 */
+	lpage = memcpy(palloc(BLCKSZ), origpage, BLCKSZ);
+	rpage = palloc(BLCKSZ);
 
 	/* right page: items [s, n], old high key; on inner pages its first key is -inf */
 	pbt_page_init(rpage, oopaque->level,
@@ -956,42 +990,37 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	ropaque->next = oopaque->next;
 
 	/*
-	 * Left page.  When the new item went right and the layout stays, dropping
-	 * the moved items and adding the high key changes few bytes, which keeps
-	 * the WAL record small; otherwise rebuild it.  A semidense left page is
-	 * always rebuilt, so that its window ends at its new high key instead of
-	 * keeping slots for the keys that moved right.
+	 * Left page.  When the new item went right and the layout stays, it keeps
+	 * its first s items in place and gets the separator as its high key,
+	 * which is a small WAL record; otherwise it is rebuilt and logged whole.
+	 * A semidense left page is always rebuilt, so that its window ends at
+	 * its new high key instead of keeping slots for the keys that moved
+	 * right.
 	 */
 	sepitem.data = sep.data;
 	sepitem.len = sep.len;
+	keep = s;
 	if (pos < s || ltag != oopaque->layout || ltag == PBT_LAYOUT_SEMIDENSE ||
 		(layout->truncate(lpage, s), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
 	{
 		pbt_page_set_layout(lpage, ltag, st);
 		pbt_page_rebuild(lpage, items, s, &sepitem);
+		keep = -1;
 	}
 	lopaque = PbtPageGetOpaque(lpage);
 	lopaque->next = rblkno;
 	lopaque->flags |= PBT_INCOMPLETE_SPLIT;
 
 	/* key-adaption: the halves inherit the page's counter */
-	pbt_adapt_leaf(st, lpage, oopaque->op_counter, items, s, &sepitem);
+	if (pbt_adapt_leaf(st, lpage, oopaque->op_counter, items, s, &sepitem))
+		keep = -1;
 	pbt_adapt_leaf(st, rpage, oopaque->op_counter, items + s, n + 1 - s,
 				   has_hikey ? &oldhikey : NULL);
 
-	if (BufferIsValid(sbuf))
-	{
-		Page		spage = GenericXLogRegisterBuffer(xlog, sbuf, 0);
-
-		PbtPageGetOpaque(spage)->prev = rblkno;
-	}
-	if (BufferIsValid(cbuf))
-	{
-		Page		cpage = GenericXLogRegisterBuffer(xlog, cbuf, 0);
-
-		pbt_clear_incomplete_split(cpage);
-	}
-	GenericXLogFinish(xlog);
+	pbt_log_split(index, buf, lpage, keep, sep.data, sep.len, rbuf, rpage,
+				  sbuf, cbuf);
+	pfree(lpage);
+	pfree(rpage);
 
 	PBT_CHECK_PAGE(index, BufferGetPage(buf), lblkno);
 	PBT_CHECK_PAGE(index, BufferGetPage(rbuf), rblkno);

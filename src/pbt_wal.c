@@ -3,11 +3,13 @@
  * pbt_wal.c
  *	  WAL for pagebtree.
  *
- * Structural changes (splits, new roots, vacuum, builds) use generic WAL:
- * each touches at most four pages.  The frequent one, adding an item to a
- * page, has a compact record of its own (position + item bytes, as in
- * nbtree; for a downlink, with the child whose split it completes) when
- * the library is preloaded and can register its custom resource manager.
+ * Rare structural changes (new roots, page deletion, builds) use generic
+ * WAL: each touches at most four pages.  The frequent ones have records
+ * of their own when the library is preloaded and can register its custom
+ * resource manager: adding an item to a page (position + item bytes, as in
+ * nbtree; for a downlink, with the child whose split it completes), and
+ * splitting a page (the new right page whole, the left page as a
+ * truncation when it kept its items in place).
  * Without preloading it falls back to generic WAL, whose byte-range diff
  * also covers the shifted slot array and is therefore larger.  Redo repeats the insert through the layout, which is
  * deterministic (including any compaction), so replayed pages are
@@ -18,6 +20,7 @@
 #include "pagebtree.h"
 
 #include "access/bufmask.h"
+#include "access/generic_xlog.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "access/xlogreader.h"
@@ -60,6 +63,67 @@ pbt_redo_delete(XLogReaderState *record)
 		UnlockReleaseBuffer(buf);
 }
 
+/*
+ * Redo a split.  Every page stays locked until all are done, as on the
+ * primary, so that a standby reader never follows the left page's new
+ * right-link to a page not yet restored.
+ */
+static void
+pbt_redo_split(XLogReaderState *record)
+{
+	xl_pbt_split *xlrec = (xl_pbt_split *) XLogRecGetData(record);
+	Buffer		bufs[4] = {InvalidBuffer, InvalidBuffer, InvalidBuffer, InvalidBuffer};
+	BlockNumber rblkno;
+
+	XLogRecGetBlockTag(record, 1, NULL, NULL, &rblkno);
+
+	/* the right page is always logged whole */
+	if (XLogReadBufferForRedo(record, 1, &bufs[1]) == BLK_NEEDS_REDO)
+		elog(PANIC, "pagebtree redo: split without the right page's image");
+
+	if (XLogReadBufferForRedo(record, 0, &bufs[0]) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(bufs[0]);
+		PbtPageOpaque opaque = PbtPageGetOpaque(page);
+		Size		len;
+		char	   *hikey = XLogRecGetBlockData(record, 0, &len);
+
+		if (xlrec->keep < 0)
+			elog(PANIC, "pagebtree redo: split without the left page's image");
+		pbt_layout(page)->truncate(page, xlrec->keep);
+		if (!pbt_page_set_hikey(page, hikey, len))
+			elog(PANIC, "pagebtree redo: high key does not fit");
+		opaque->next = rblkno;
+		opaque->flags |= PBT_INCOMPLETE_SPLIT;
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(bufs[0]);
+	}
+
+	if (XLogRecHasBlockRef(record, 2) &&
+		XLogReadBufferForRedo(record, 2, &bufs[2]) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(bufs[2]);
+
+		PbtPageGetOpaque(page)->prev = rblkno;
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(bufs[2]);
+	}
+
+	if (XLogRecHasBlockRef(record, 3) &&
+		XLogReadBufferForRedo(record, 3, &bufs[3]) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(bufs[3]);
+
+		pbt_clear_incomplete_split(page);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(bufs[3]);
+	}
+
+	for (int i = 0; i < 4; i++)
+		if (BufferIsValid(bufs[i]))
+			UnlockReleaseBuffer(bufs[i]);
+}
+
 static void
 pbt_redo(XLogReaderState *record)
 {
@@ -69,6 +133,11 @@ pbt_redo(XLogReaderState *record)
 	if (info == XLOG_PBT_DELETE)
 	{
 		pbt_redo_delete(record);
+		return;
+	}
+	if (info == XLOG_PBT_SPLIT)
+	{
+		pbt_redo_split(record);
 		return;
 	}
 	if (info == XLOG_PBT_REUSE_PAGE)
@@ -135,6 +204,17 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 		appendStringInfo(buf, "ndeleted %u, snapshotConflictHorizon %u",
 						 xlrec->ndeleted, xlrec->snapshotConflictHorizon);
 	}
+	else if (info == XLOG_PBT_SPLIT)
+	{
+		xl_pbt_split *xlrec = (xl_pbt_split *) XLogRecGetData(record);
+
+		if (xlrec->keep < 0)
+			appendStringInfoString(buf, "left page rebuilt");
+		else
+			appendStringInfo(buf, "left page keeps %d items", xlrec->keep);
+		if (XLogRecHasBlockRef(record, 3))
+			appendStringInfoString(buf, ", completes the split of block 3");
+	}
 }
 
 static const char *
@@ -148,6 +228,8 @@ pbt_identify(uint8 info)
 			return "DELETE";
 		case XLOG_PBT_REUSE_PAGE:
 			return "REUSE_PAGE";
+		case XLOG_PBT_SPLIT:
+			return "SPLIT";
 	}
 	return NULL;
 }
@@ -327,3 +409,75 @@ pbt_log_insert(Relation index, Buffer buf, int pos, const char *data, int len,
 					(char *) data, len, apply_insert, &args, cbuf);
 }
 
+
+/*
+ * Write a split's halves, built in backend memory as lpage and rpage, to
+ * the exclusively locked pages in lbuf (the page that split) and rbuf (its
+ * new right sibling), point the old right sibling in sbuf (if valid) back at
+ * rbuf, clear the incomplete-split flag of the child in cbuf (if valid), and
+ * log it all as one atomic change.  keep >= 0 says that lpage is lbuf's page
+ * truncated to its first keep items with hikey as its new high key (redo
+ * repeats that); keep < 0 that lpage was rebuilt, and it is logged whole.
+ */
+void
+pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
+			  const char *hikey, int hikeylen, Buffer rbuf, Page rpage,
+			  Buffer sbuf, Buffer cbuf)
+{
+	BlockNumber rblkno = BufferGetBlockNumber(rbuf);
+
+	if (pbt_rmgr_registered && RelationNeedsWAL(index))
+	{
+		Buffer		bufs[4] = {lbuf, rbuf, sbuf, cbuf};
+		xl_pbt_split xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.keep = keep;
+		START_CRIT_SECTION();
+		memcpy(BufferGetPage(lbuf), lpage, BLCKSZ);
+		memcpy(BufferGetPage(rbuf), rpage, BLCKSZ);
+		if (BufferIsValid(sbuf))
+			PbtPageGetOpaque(BufferGetPage(sbuf))->prev = rblkno;
+		if (BufferIsValid(cbuf))
+			pbt_clear_incomplete_split(BufferGetPage(cbuf));
+		for (int i = 0; i < 4; i++)
+			if (BufferIsValid(bufs[i]))
+				MarkBufferDirty(bufs[i]);
+
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		if (keep >= 0)
+		{
+			XLogRegisterBuffer(0, lbuf, REGBUF_STANDARD);
+			PBT_CHECK_DEFINED(hikey, hikeylen);
+			XLogRegisterBufData(0, (char *) hikey, hikeylen);
+		}
+		else
+			XLogRegisterBuffer(0, lbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+		XLogRegisterBuffer(1, rbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+		if (BufferIsValid(sbuf))
+			XLogRegisterBuffer(2, sbuf, REGBUF_STANDARD);
+		if (BufferIsValid(cbuf))
+			XLogRegisterBuffer(3, cbuf, REGBUF_STANDARD);
+		recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_SPLIT);
+		for (int i = 0; i < 4; i++)
+			if (BufferIsValid(bufs[i]))
+				PageSetLSN(BufferGetPage(bufs[i]), recptr);
+		END_CRIT_SECTION();
+	}
+	else
+	{
+		GenericXLogState *xlog = GenericXLogStart(index);
+
+		memcpy(GenericXLogRegisterBuffer(xlog, lbuf,
+										 keep < 0 ? GENERIC_XLOG_FULL_IMAGE : 0),
+			   lpage, BLCKSZ);
+		memcpy(GenericXLogRegisterBuffer(xlog, rbuf, GENERIC_XLOG_FULL_IMAGE),
+			   rpage, BLCKSZ);
+		if (BufferIsValid(sbuf))
+			PbtPageGetOpaque(GenericXLogRegisterBuffer(xlog, sbuf, 0))->prev = rblkno;
+		if (BufferIsValid(cbuf))
+			pbt_clear_incomplete_split(GenericXLogRegisterBuffer(xlog, cbuf, 0));
+		GenericXLogFinish(xlog);
+	}
+}
