@@ -116,7 +116,7 @@ insert_fastpath(Relation index, PbtState *st, PbtSearchKey *key,
 	const PbtLayout *layout;
 	bool		done = false;
 
-	buf = ReadBuffer(index, st->rightmost_leaf);
+	buf = pbt_read_hot(index, st->rightmost_leaf);
 	if (!ConditionalLockBuffer(buf))
 	{
 		ReleaseBuffer(buf);

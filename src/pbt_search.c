@@ -13,6 +13,49 @@
 #include "pagebtree.h"
 
 #include "miscadmin.h"
+#include "pgstat.h"
+
+/*
+ * Buffers that recently held pages every descent reads (roots and inner
+ * pages) or every ascending insert does (the rightmost leaf), direct-mapped
+ * by block number.  Pinning the same buffer again through ReadRecentBuffer
+ * skips the buffer mapping table (hashing the tag, a partition lock), a
+ * quarter of what reading a cached page costs.  The entries are only hints:
+ * ReadRecentBuffer checks that the buffer still holds the page.
+ */
+#define RECENT_BUFFERS	64
+
+typedef struct RecentBuffer
+{
+	RelFileNode node;
+	BlockNumber blkno;
+	Buffer		buf;
+} RecentBuffer;
+
+static RecentBuffer recent_buffers[RECENT_BUFFERS];
+
+/* ReadBuffer for a page that this backend is likely to have read lately */
+Buffer
+pbt_read_hot(Relation index, BlockNumber blkno)
+{
+	RecentBuffer *r = &recent_buffers[blkno % RECENT_BUFFERS];
+	Buffer		buf;
+
+	if (r->blkno == blkno && BufferIsValid(r->buf) &&
+		RelFileNodeEquals(r->node, index->rd_node) &&
+		ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blkno, r->buf))
+	{
+		/* what ReadBuffer counts for the index's I/O statistics */
+		pgstat_count_buffer_read(index);
+		pgstat_count_buffer_hit(index);
+		return r->buf;
+	}
+	buf = ReadBuffer(index, blkno);
+	r->node = index->rd_node;
+	r->blkno = blkno;
+	r->buf = buf;
+	return buf;
+}
 
 void
 pbt_page_error(Relation index, BlockNumber blkno, const char *what)
@@ -173,7 +216,7 @@ pbt_get_root(Relation index, PbtState *st, int access)
 
 	if (st->root != InvalidBlockNumber)
 	{
-		buf = ReadBuffer(index, st->root);
+		buf = pbt_read_hot(index, st->root);
 		LockBuffer(buf, access);
 		if (PbtIsRoot(PbtPageGetOpaque(BufferGetPage(buf))))
 			return buf;
@@ -196,7 +239,7 @@ pbt_get_root(Relation index, PbtState *st, int access)
 	st->rootlevel = meta->level;
 	UnlockReleaseBuffer(metabuf);
 
-	buf = ReadBuffer(index, st->root);
+	buf = pbt_read_hot(index, st->root);
 	LockBuffer(buf, access);
 	return buf;
 }
@@ -230,6 +273,7 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		BlockNumber child;
 		PbtStack	entry;
 		int			lockmode;
+		bool		child_inner;
 
 		page = BufferGetPage(buf);
 		opaque = PbtPageGetOpaque(page);
@@ -254,8 +298,9 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		stack = entry;
 
 		lockmode = (opaque->level - 1 == target_level) ? access : BUFFER_LOCK_SHARE;
+		child_inner = opaque->level > 1;
 		UnlockReleaseBuffer(buf);
-		buf = ReadBuffer(index, child);
+		buf = child_inner ? pbt_read_hot(index, child) : ReadBuffer(index, child);
 		LockBuffer(buf, lockmode);
 	}
 
