@@ -41,8 +41,13 @@ pbt_read_hot(Relation index, BlockNumber blkno)
 	RecentBuffer *r = &recent_buffers[blkno % RECENT_BUFFERS];
 	Buffer		buf;
 
+	/*
+	 * A temporary index may share its file number with another relation:
+	 * buffer tags only tell them apart by local or shared buffers.
+	 */
 	if (r->blkno == blkno && BufferIsValid(r->buf) &&
 		RelFileNodeEquals(r->node, index->rd_node) &&
+		BufferIsLocal(r->buf) == RelationUsesLocalBuffers(index) &&
 		ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blkno, r->buf))
 	{
 		/* what ReadBuffer counts for the index's I/O statistics */
