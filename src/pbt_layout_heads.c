@@ -703,6 +703,30 @@ heads_search(PbtState *st, Page page, PbtSearchKey *key)
 		if (i < HEADS_HINTS)
 			high = Min(n, hint_pos(i, hc) + slack);
 	}
+	/*
+	 * With a whole head (klen >= HEAD_BYTES), heads that differ decide alone,
+	 * whatever the slot's length: the first byte that differs is either a
+	 * real byte of both, or padding of a shorter item, which then is a
+	 * proper prefix of the key and sorts before it (the head compares
+	 * lower, as it should).  Most probes of a search take this branch, and
+	 * skip compare_slot's masking.
+	 */
+	if (klen >= HEAD_BYTES)
+	{
+		while (low < high)
+		{
+			int			mid = low + (high - low) / 2;
+			uint32		sh = slots[mid].head;
+
+			if (sh != kh ? kh > sh :
+				compare_slot(page, &slots[mid], koff, k, klen, kh,
+							 key->nextkey) >= beyond)
+				low = mid + 1;
+			else
+				high = mid;
+		}
+		return leaf ? low : low - 1;
+	}
 	while (low < high)
 	{
 		int			mid = low + (high - low) / 2;
