@@ -204,7 +204,9 @@ pbt_get_root(Relation index, PbtState *st, int access)
 /*
  * Descend to target_level, returning the page there that key belongs to in
  * *bufp, locked in access mode (inner levels above it are share-locked one at
- * a time).  Returns the stack of parent positions.
+ * a time).  Returns the stack of parent positions for an exclusive descent
+ * (an insert needs it to add downlinks); readers get NULL, which saves a
+ * palloc and pfree per level on every lookup.
  */
 PbtStack
 pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
@@ -228,7 +230,6 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		PbtPageOpaque opaque;
 		int			pos;
 		BlockNumber child;
-		PbtStack	entry;
 		int			lockmode;
 
 		page = BufferGetPage(buf);
@@ -247,11 +248,15 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		pos = pbt_binsearch(st, page, key);
 		child = pbt_page_child(page, pos);
 
-		entry = palloc(sizeof(PbtStackData));
-		entry->blkno = BufferGetBlockNumber(buf);
-		entry->pos = pos;
-		entry->parent = stack;
-		stack = entry;
+		if (forupdate)
+		{
+			PbtStack	entry = palloc(sizeof(PbtStackData));
+
+			entry->blkno = BufferGetBlockNumber(buf);
+			entry->pos = pos;
+			entry->parent = stack;
+			stack = entry;
+		}
 
 		lockmode = (opaque->level - 1 == target_level) ? access : BUFFER_LOCK_SHARE;
 		UnlockReleaseBuffer(buf);
