@@ -104,6 +104,11 @@ make_head(const char *s, int len)
 {
 	uint32		h = 0;
 
+	if (len >= HEAD_BYTES)
+	{
+		memcpy(&h, s, HEAD_BYTES);
+		return pg_ntoh32(h);
+	}
 	for (int i = 0; i < HEAD_BYTES; i++)
 		h = (h << 8) | (i < len ? (uint8) s[i] : 0);
 	return h;
@@ -637,6 +642,23 @@ compare_slot(Page page, const HeadsSlot *slot, int koff, const char *k,
 }
 
 /*
+ * memcmp's sign for the key and the page prefix: prefixes of int8 keys are
+ * a few bytes, cheaper compared here than through a call
+ */
+static inline int
+prefix_cmp(const char *a, const char *b, int n)
+{
+	if (n > 8)
+		return memcmp(a, b, n);
+	for (int i = 0; i < n; i++)
+	{
+		if (a[i] != b[i])
+			return (uint8) a[i] < (uint8) b[i] ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
  * Leaf pages: the first position whose item is >= key.  Inner pages: the
  * downlink to follow, the last one whose separator is <= key.
  */
@@ -661,8 +683,7 @@ heads_search(PbtState *st, Page page, PbtSearchKey *key)
 	Assert(st->normalized);
 	if (n <= fk)
 		return 0;
-	c = plen > 0 ?
-		memcmp(key->bytes, (char *) page + hdr->prefix_off, Min(key->len, plen)) : 0;
+	c = prefix_cmp(key->bytes, (char *) page + hdr->prefix_off, Min(key->len, plen));
 	if (c == 0 && key->len <= plen)
 	{
 		/*
