@@ -117,10 +117,11 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 	{
 		Page		page = BufferGetPage(buf);
 		PbtPageOpaque opaque = PbtPageGetOpaque(page);
-		BlockNumber blkno = BufferGetBlockNumber(buf);
+		BlockNumber blkno;
 
 		if (forupdate && (opaque->flags & PBT_INCOMPLETE_SPLIT))
 		{
+			blkno = BufferGetBlockNumber(buf);
 			if (lockmode != BUFFER_LOCK_EXCLUSIVE)
 			{
 				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -234,10 +235,14 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 
 		page = BufferGetPage(buf);
 		opaque = PbtPageGetOpaque(page);
-		lockmode = opaque->level == target_level ? access : BUFFER_LOCK_SHARE;
-		buf = moveright(index, st, key, buf, lockmode, forupdate, stack);
-		page = BufferGetPage(buf);
-		opaque = PbtPageGetOpaque(page);
+		/* a reader needs no call when there is nothing to move right past */
+		if (forupdate || PbtIsDeleted(opaque) || pbt_beyond_hikey(st, page, key))
+		{
+			lockmode = opaque->level == target_level ? access : BUFFER_LOCK_SHARE;
+			buf = moveright(index, st, key, buf, lockmode, forupdate, stack);
+			page = BufferGetPage(buf);
+			opaque = PbtPageGetOpaque(page);
+		}
 
 		if (opaque->level == target_level)
 			break;
