@@ -163,7 +163,15 @@ typedef struct PbtScanOpaqueData
 
 typedef PbtScanOpaqueData *PbtScanOpaque;
 
-static void kill_items(IndexScanDesc scan);
+static void kill_items_now(IndexScanDesc scan);
+
+/* kill_items_now, without a call when there is nothing to hint */
+static inline void
+kill_items(IndexScanDesc scan)
+{
+	if (((PbtScanOpaque) scan->opaque)->nkilled > 0)
+		kill_items_now(scan);
+}
 
 /* strategy in index order: a DESC column reverses inequalities */
 static StrategyNumber
@@ -1186,7 +1194,7 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
  * have moved since we read the page, so they are matched by heap TID.
  */
 static void
-kill_items(IndexScanDesc scan)
+kill_items_now(IndexScanDesc scan)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	Page		page;
