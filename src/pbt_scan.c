@@ -617,6 +617,7 @@ append_key_bytes(StringInfo buf, const char *data, int len)
 		enlargeStringInfo(buf, len);
 	memcpy(buf->data + buf->len, data, len);
 	buf->len += len;
+	buf->data[buf->len] = '\0';
 }
 
 /*
@@ -636,6 +637,7 @@ build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 	int			ncols = 0;
 
 	buf->len = 0;
+	buf->data[0] = '\0';
 	key->nattrs = 0;
 	key->has_tid = false;
 	*strict = false;
