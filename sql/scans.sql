@@ -514,8 +514,88 @@ BEGIN
 END;
 $$;
 
+--
+-- Point lookups (equality on every key column) read a leaf's entries of the
+-- key up to the first other key.  k = 7 has 3000 entries over several
+-- leaves: batches fill up with equal keys and continue in order, a scroll
+-- cursor turns around inside and after them, and dead entries are hinted.
+--
+CREATE TABLE s_point (id int, k int8) WITH (autovacuum_enabled = off);
+INSERT INTO s_point
+SELECT i, CASE WHEN i % 10 = 0 THEN 7 WHEN i % 10 = 1 THEN NULL ELSE i END
+FROM generate_series(1, 30000) i;
+CREATE FUNCTION pbt_point_checks() RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+    q text;
+    via text;
+    r record;
+    c refcursor;
+    got int[] := '{}';
+    v int;
+BEGIN
+    FOREACH q IN ARRAY ARRAY[
+        'SELECT id FROM s_point WHERE k = 7',
+        'SELECT k FROM s_point WHERE k = 7',
+        'SELECT id FROM s_point WHERE k = 7 AND k > 6',
+        'SELECT id FROM s_point WHERE k = 7 AND k < 7',
+        'SELECT id FROM s_point WHERE k IS NULL',
+        'SELECT id FROM s_point WHERE k = ANY (''{13,7,12,NULL,29999}'')',
+        'SELECT id FROM s_point WHERE k = 12',
+        'SELECT id FROM s_point WHERE k = 29999',
+        'SELECT id FROM s_point WHERE k = 30001']
+    LOOP
+        FOREACH via IN ARRAY ARRAY['index', 'bitmap'] LOOP
+            SELECT * INTO r FROM pbt_cmp(q, via);
+            RETURN NEXT format('%s (%s): plan_ok %s, nrows %s, ndiffs %s',
+                               q, via, r.plan_ok, r.nrows, r.ndiffs);
+        END LOOP;
+    END LOOP;
+    -- a scroll cursor; entries of one key are in heap TID (here: id) order
+    PERFORM set_config('enable_seqscan', 'off', true);
+    PERFORM set_config('enable_bitmapscan', 'off', true);
+    OPEN c SCROLL FOR SELECT id FROM s_point WHERE k = 7;
+    FOR i IN 1..3 LOOP FETCH NEXT FROM c INTO v; got := got || v; END LOOP;
+    FOR i IN 1..3 LOOP FETCH PRIOR FROM c INTO v; got := got || coalesce(v, -1); END LOOP;
+    FETCH ABSOLUTE 40 FROM c INTO v; got := got || v;
+    FETCH PRIOR FROM c INTO v; got := got || v;
+    FETCH ABSOLUTE 1000 FROM c INTO v; got := got || v;
+    FETCH RELATIVE -990 FROM c INTO v; got := got || v;
+    FETCH LAST FROM c INTO v; got := got || v;
+    FETCH PRIOR FROM c INTO v; got := got || v;
+    FETCH NEXT FROM c INTO v; got := got || v;
+    FETCH NEXT FROM c INTO v; got := got || coalesce(v, -1);
+    FETCH PRIOR FROM c INTO v; got := got || v;
+    CLOSE c;
+    RETURN NEXT 'cursor: ' || got::text;
+    PERFORM set_config('enable_seqscan', 'on', true);
+    PERFORM set_config('enable_bitmapscan', 'on', true);
+END;
+$$;
+CREATE INDEX s_point_k ON s_point USING pagebtree (k) WITH (layout = heads);
+SELECT pbt_point_checks();
+-- dead entries: the first lookup after the delete hints them, the next skips them
+DELETE FROM s_point WHERE k = 7 AND id % 20 = 0;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SET enable_indexonlyscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM s_point WHERE k = 7;
+SELECT count(*) FROM s_point WHERE k = 7;
+SELECT count(*) FROM s_point WHERE k = 7;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+RESET enable_indexonlyscan;
+SELECT pagebtree_check('s_point_k', true);
+DROP INDEX s_point_k;
+CREATE INDEX s_point_k ON s_point USING pagebtree (k) WITH (layout = plain);
+SELECT pbt_point_checks();
+DROP INDEX s_point_k;
+CREATE INDEX s_point_k ON s_point USING pagebtree (k) WITH (layout = bpa);
+SELECT pbt_point_checks();
+DROP INDEX s_point_k;
+DROP FUNCTION pbt_point_checks();
+
 -- clean up
-DROP TABLE s_multi, s_desc, s_nf, s_incl, s_part, s_expr, s_wide, mj_o, mj_i, s_coll;
+DROP TABLE s_point, s_multi, s_desc, s_nf, s_incl, s_part, s_expr, s_wide, mj_o, mj_i, s_coll;
 DROP TABLE mj_merge, mj_merge_desc, mj_merge_left, mj_hash, mj_hash_left;
 DROP FUNCTION pbt_cursor_cmp(text);
 DROP FUNCTION pbt_cmp_all(text[]);

@@ -306,7 +306,6 @@ typedef struct PbtLayout
 						  const char **tids, bool *dead);
 } PbtLayout;
 
-extern const PbtLayout *pbt_layout(Page page);
 extern const PbtLayout *pbt_layout_by_tag(uint8 tag);
 extern void pbt_iter_start(PbtIter *it, Page page, int pos, bool forward);
 extern void pbt_iter_start_unordered(PbtIter *it, Page page);
@@ -334,6 +333,24 @@ extern const PbtLayout pbt_layout_dense;
 extern const PbtLayout pbt_layout_semidense;
 extern const PbtLayout pbt_layout_bpa;
 extern const PbtLayout pbt_layout_fingerprint;
+
+/*
+ * The layout of a page.  Inline, through a table indexed by the tag (NULL
+ * for unknown tags): a lookup asks for it several times per page visited.
+ */
+extern const PbtLayout *const pbt_layouts[256];
+extern void pbt_unknown_layout(uint8 tag) pg_attribute_noreturn();
+
+static inline const PbtLayout *
+pbt_layout(Page page)
+{
+	uint8		tag = PbtPageGetOpaque(page)->layout;
+	const PbtLayout *layout = pbt_layouts[tag];
+
+	if (unlikely(layout == NULL))
+		pbt_unknown_layout(tag);
+	return layout;
+}
 
 /* pbt_layout_bpa.c: the layout parameter for a log and block size */
 #define PBT_BPA_DEFAULT_LOG		8

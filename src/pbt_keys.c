@@ -86,29 +86,43 @@ pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation, PbtColKind *kind)
 	}
 }
 
+/*
+ * Room for n more bytes at the end of buf, which are counted in its length
+ * (the caller writes them).  Inline, unlike appendBinaryStringInfo: every
+ * scan and insert encodes its key, mostly a few bytes.
+ */
+static inline char *
+reserve_bytes(StringInfo buf, int n)
+{
+	char	   *p;
+
+	if (buf->len + n >= buf->maxlen)
+		enlargeStringInfo(buf, n);
+	p = buf->data + buf->len;
+	buf->len += n;
+	buf->data[buf->len] = '\0';
+	return p;
+}
+
+/* a value marker and v, big-endian */
 static inline void
 append_be64(StringInfo buf, uint64 v)
 {
-	char		b[8];
+	char	   *p = reserve_bytes(buf, 1 + 8);
+	uint64		be = pg_hton64(v);
 
-	for (int i = 7; i >= 0; i--)
-	{
-		b[i] = (char) (v & 0xFF);
-		v >>= 8;
-	}
-	appendBinaryStringInfo(buf, b, 8);
+	p[0] = MARK_VALUE;
+	memcpy(p + 1, &be, 8);
 }
 
 static inline void
 append_be32(StringInfo buf, uint32 v)
 {
-	char		b[4];
+	char	   *p = reserve_bytes(buf, 1 + 4);
+	uint32		be = pg_hton32(v);
 
-	b[0] = (char) (v >> 24);
-	b[1] = (char) (v >> 16);
-	b[2] = (char) (v >> 8);
-	b[3] = (char) v;
-	appendBinaryStringInfo(buf, b, 4);
+	p[0] = MARK_VALUE;
+	memcpy(p + 1, &be, 4);
 }
 
 static inline uint64
@@ -243,20 +257,17 @@ pbt_encode_column(PbtState *st, int colno, Datum value, bool isnull,
 
 				if (!value_as_int64(col, value, valtype, &v))
 					return false;
-				appendStringInfoChar(buf, MARK_VALUE);
 				append_be64(buf, ((uint64) v) ^ UINT64CONST(0x8000000000000000));
 				break;
 			}
 		case PBT_COL_INT32:
 			if (valtype != DATEOID)
 				return false;
-			appendStringInfoChar(buf, MARK_VALUE);
 			append_be32(buf, ((uint32) DatumGetDateADT(value)) ^ 0x80000000);
 			break;
 		case PBT_COL_OID:
 			if (valtype != OIDOID)
 				return false;
-			appendStringInfoChar(buf, MARK_VALUE);
 			append_be32(buf, DatumGetObjectId(value));
 			break;
 		case PBT_COL_BOOL:
@@ -281,14 +292,18 @@ pbt_encode_column(PbtState *st, int colno, Datum value, bool isnull,
 		case PBT_COL_TEXT:
 			{
 				struct varlena *v;
+				char	   *p;
+				int			n;
 
 				if (valtype != TEXTOID && valtype != VARCHAROID)
 					return false;
 				v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
-				appendStringInfoChar(buf, MARK_VALUE);
+				n = VARSIZE_ANY_EXHDR(v);
+				p = reserve_bytes(buf, 1 + n + 1);
+				p[0] = MARK_VALUE;
 				/* text never contains NUL, so NUL terminates it */
-				appendBinaryStringInfo(buf, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
-				appendStringInfoChar(buf, '\0');
+				memcpy(p + 1, VARDATA_ANY(v), n);
+				p[1 + n] = '\0';
 				if ((Pointer) v != DatumGetPointer(value))
 					pfree(v);
 				break;

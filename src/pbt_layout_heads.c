@@ -104,6 +104,11 @@ make_head(const char *s, int len)
 {
 	uint32		h = 0;
 
+	if (len >= HEAD_BYTES)
+	{
+		memcpy(&h, s, HEAD_BYTES);
+		return pg_ntoh32(h);
+	}
 	for (int i = 0; i < HEAD_BYTES; i++)
 		h = (h << 8) | (i < len ? (uint8) s[i] : 0);
 	return h;
@@ -637,6 +642,23 @@ compare_slot(Page page, const HeadsSlot *slot, int koff, const char *k,
 }
 
 /*
+ * memcmp's sign for the key and the page prefix: prefixes of int8 keys are
+ * a few bytes, cheaper compared here than through a call
+ */
+static inline int
+prefix_cmp(const char *a, const char *b, int n)
+{
+	if (n > 8)
+		return memcmp(a, b, n);
+	for (int i = 0; i < n; i++)
+	{
+		if (a[i] != b[i])
+			return (uint8) a[i] < (uint8) b[i] ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
  * Leaf pages: the first position whose item is >= key.  Inner pages: the
  * downlink to follow, the last one whose separator is <= key.
  */
@@ -661,8 +683,7 @@ heads_search(PbtState *st, Page page, PbtSearchKey *key)
 	Assert(st->normalized);
 	if (n <= fk)
 		return 0;
-	c = plen > 0 ?
-		memcmp(key->bytes, (char *) page + hdr->prefix_off, Min(key->len, plen)) : 0;
+	c = prefix_cmp(key->bytes, (char *) page + hdr->prefix_off, Min(key->len, plen));
 	if (c == 0 && key->len <= plen)
 	{
 		/*
@@ -702,6 +723,30 @@ heads_search(PbtState *st, Page page, PbtSearchKey *key)
 			i++;
 		if (i < HEADS_HINTS)
 			high = Min(n, hint_pos(i, hc) + slack);
+	}
+	/*
+	 * With a whole head (klen >= HEAD_BYTES), heads that differ decide alone,
+	 * whatever the slot's length: the first byte that differs is either a
+	 * real byte of both, or padding of a shorter item, which then is a
+	 * proper prefix of the key and sorts before it (the head compares
+	 * lower, as it should).  Most probes of a search take this branch, and
+	 * skip compare_slot's masking.
+	 */
+	if (klen >= HEAD_BYTES)
+	{
+		while (low < high)
+		{
+			int			mid = low + (high - low) / 2;
+			uint32		sh = slots[mid].head;
+
+			if (sh != kh ? kh > sh :
+				compare_slot(page, &slots[mid], koff, k, klen, kh,
+							 key->nextkey) >= beyond)
+				low = mid + 1;
+			else
+				high = mid;
+		}
+		return leaf ? low : low - 1;
 	}
 	while (low < high)
 	{

@@ -14,41 +14,29 @@
  */
 #include "pagebtree.h"
 
-/* NULL for an unknown tag */
+/* layouts by tag (see pbt_layout); NULL for an unknown tag */
+const PbtLayout *const pbt_layouts[256] = {
+	[PBT_LAYOUT_PLAIN] = &pbt_layout_plain,
+	[PBT_LAYOUT_HEADS] = &pbt_layout_heads,
+	[PBT_LAYOUT_HEADS_NOHINTS] = &pbt_layout_heads_nohints,
+	[PBT_LAYOUT_DENSE] = &pbt_layout_dense,
+	[PBT_LAYOUT_SEMIDENSE] = &pbt_layout_semidense,
+	[PBT_LAYOUT_BPA] = &pbt_layout_bpa,
+	[PBT_LAYOUT_FINGERPRINT] = &pbt_layout_fingerprint,
+};
+
 const PbtLayout *
 pbt_layout_by_tag(uint8 tag)
 {
-	switch (tag)
-	{
-		case PBT_LAYOUT_PLAIN:
-			return &pbt_layout_plain;
-		case PBT_LAYOUT_HEADS:
-			return &pbt_layout_heads;
-		case PBT_LAYOUT_HEADS_NOHINTS:
-			return &pbt_layout_heads_nohints;
-		case PBT_LAYOUT_DENSE:
-			return &pbt_layout_dense;
-		case PBT_LAYOUT_SEMIDENSE:
-			return &pbt_layout_semidense;
-		case PBT_LAYOUT_BPA:
-			return &pbt_layout_bpa;
-		case PBT_LAYOUT_FINGERPRINT:
-			return &pbt_layout_fingerprint;
-	}
-	return NULL;
+	return pbt_layouts[tag];
 }
 
-const PbtLayout *
-pbt_layout(Page page)
+void
+pbt_unknown_layout(uint8 tag)
 {
-	PbtPageOpaque opaque = PbtPageGetOpaque(page);
-	const PbtLayout *layout = pbt_layout_by_tag(opaque->layout);
-
-	if (layout == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("pagebtree page has unknown layout tag %u", opaque->layout)));
-	return layout;
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("pagebtree page has unknown layout tag %u", tag)));
 }
 
 /*

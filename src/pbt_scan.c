@@ -151,8 +151,8 @@ typedef struct PbtScanOpaqueData
 	TupleBuf	markTuples;
 	int			batch;			/* positions the next batch reads; 0 = all */
 	bool		bitmap;			/* amgetbitmap: pages read in any order */
-	bool		probing;		/* a forward point lookup (equality on every
-								 * key column) that may use layouts' probe */
+	bool		probing;		/* a forward point lookup, read by the
+								 * layout's probe or by read_page_point */
 	bool		batch_within_end;	/* the end key holds for the whole batch */
 	bool		keys_hold;		/* every key holds for the range's items
 								 * whose first column is not NULL */
@@ -163,7 +163,15 @@ typedef struct PbtScanOpaqueData
 
 typedef PbtScanOpaqueData *PbtScanOpaque;
 
-static void kill_items(IndexScanDesc scan);
+static void kill_items_now(IndexScanDesc scan);
+
+/* kill_items_now, without a call when there is nothing to hint */
+static inline void
+kill_items(IndexScanDesc scan)
+{
+	if (((PbtScanOpaque) scan->opaque)->nkilled > 0)
+		kill_items_now(scan);
+}
 
 /* strategy in index order: a DESC column reverses inequalities */
 static StrategyNumber
@@ -599,6 +607,20 @@ pbtendscan(IndexScanDesc scan)
 }
 
 /*
+ * appendBinaryStringInfo without its calls, for the few bytes of a search
+ * key that every scan builds
+ */
+static inline void
+append_key_bytes(StringInfo buf, const char *data, int len)
+{
+	if (buf->len + len >= buf->maxlen)
+		enlargeStringInfo(buf, len);
+	memcpy(buf->data + buf->len, data, len);
+	buf->len += len;
+	buf->data[buf->len] = '\0';
+}
+
+/*
  * Build a boundary search key for the scan keys: equalities on leading
  * columns, then one bound on the next column.  lower: a bound below the
  * range in index order (forward start, backward end), else above it.
@@ -614,7 +636,8 @@ build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 	PbtState   *st = so->st;
 	int			ncols = 0;
 
-	resetStringInfo(buf);
+	buf->len = 0;
+	buf->data[0] = '\0';
 	key->nattrs = 0;
 	key->has_tid = false;
 	*strict = false;
@@ -655,7 +678,7 @@ build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 			if (eq->strategy == 0)
 				(void) pbt_encode_column(st, col, (Datum) 0, true, InvalidOid, buf);
 			else
-				appendBinaryStringInfo(buf, eq->enc.data, eq->enc.len);
+				append_key_bytes(buf, eq->enc.data, eq->enc.len);
 		}
 		else
 		{
@@ -990,6 +1013,72 @@ read_page_probe(IndexScanDesc scan, Buffer buf)
 }
 
 /*
+ * A point lookup's read of the share-locked leaf in buf from pos, the first
+ * item not below the key, on a layout without a probe: the items that are
+ * the key and a heap TID, up to the first one that is not, which ends the
+ * scan.  No end-key comparison per item and no copies of the batch's
+ * bounds: a lookup usually returns an entry or two, and nothing before pos
+ * can match (so restLeft stays false, as after a probe).  Only a batch that
+ * fills up with equal keys (a low-cardinality column) may have more on this
+ * page; it then keeps the bound continue_page resumes from, and the rest
+ * of the page is read in order.
+ */
+static bool
+read_page_point(IndexScanDesc scan, Buffer buf, int pos)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	Page		page = BufferGetPage(buf);
+	const char *key = so->lowerkey.bytes;
+	int			keylen = so->lowerkey.len;
+	int			limit = so->batch > 0 ? so->batch : PBT_MAX_ITEMS_PER_PAGE;
+	int			examined = 0;
+	int			k = 0;
+	bool		ended = false;
+	PbtItem		item;
+	PbtIter		it;
+
+	begin_page(scan, buf);
+	so->batch_within_end = true;	/* the equality test below is the end key */
+	pbt_iter_start(&it, page, pos, true);
+	while (examined < limit && pbt_iter_next(&it, &item))
+	{
+		bool		continuescan = true;
+
+		examined++;
+		if (item.len != keylen + PBT_TID_BYTES ||
+			memcmp(item.data, key, keylen) != 0)
+		{
+			ended = true;
+			break;
+		}
+		if (!(scan->ignore_killed_tuples && it.dead) &&
+			check_item(so, item.data, item.len, ForwardScanDirection,
+					   &continuescan))
+			save_item(scan, k++, it.pos, item.data, item.len);
+		if (!continuescan)
+		{
+			ended = true;
+			break;
+		}
+	}
+
+	if (ended)
+		so->curr.moreRight = false;
+	else if (examined == limit && it.pos < it.layout->count(page) - 1)
+	{
+		/* a full batch of equal keys: continue_page reads on from here */
+		save_bound(so, 1, it.pos, &item);
+		so->curr.restRight = true;
+	}
+	else if (so->curr.moreRight && pbt_page_get_hikey(page, &item) &&
+			 pbt_compare(so->st, &so->upperkey, item.data, item.len) <= 0)
+		so->curr.moreRight = false; /* all to the right is >= the high key */
+	if (so->batch > 0)
+		so->batch = Min(2 * so->batch, PBT_MAX_ITEMS_PER_PAGE);
+	return end_forward_page(scan, k);
+}
+
+/*
  * Read a batch of the share-locked leaf in buf, from pos on in direction
  * dir, into so->curr.  Returns true if any item matched.  The lock is
  * released (see done_with_page for the pin).
@@ -1088,6 +1177,8 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 		convert = pbt_adapt_on_read(buf, point);
 	if (point && pbt_layout(BufferGetPage(buf))->probe)
 		found = read_page_probe(scan, buf);
+	else if (point && !so->bitmap)
+		found = read_page_point(scan, buf, pos);
 	else if (so->bitmap)
 		found = read_page_unordered(scan, buf);
 	else
@@ -1105,7 +1196,7 @@ read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
  * have moved since we read the page, so they are matched by heap TID.
  */
 static void
-kill_items(IndexScanDesc scan)
+kill_items_now(IndexScanDesc scan)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	Page		page;
@@ -1413,6 +1504,7 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	bool		strict;
 	ScanKeyInfo *lowerbound;
 	ScanKeyInfo *upperbound;
+	bool		point = point_lookup(so);	/* after encode_key: per element */
 	bool		found;
 
 	for (int i = 0; i < so->nkeys; i++)
@@ -1429,8 +1521,23 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	so->has_lower = build_boundary(so, true, &so->lowerkey, &so->lowerbuf,
 								   &strict, &lowerbound);
 	so->lowerkey.nextkey = strict;	/* "> v" excludes every item with prefix v */
-	so->has_upper = build_boundary(so, false, &so->upperkey, &so->upperbuf,
-								   &strict, &upperbound);
+	if (point)
+	{
+		/*
+		 * Equalities on every column, so both boundaries are the same whole
+		 * key (normalized: bytes only), the upper one with nextkey.
+		 */
+		so->upperkey.bytes = so->lowerkey.bytes;
+		so->upperkey.len = so->lowerkey.len;
+		so->upperkey.nattrs = 0;
+		so->upperkey.has_tid = false;
+		so->has_upper = so->has_lower;
+		upperbound = NULL;
+		strict = false;
+	}
+	else
+		so->has_upper = build_boundary(so, false, &so->upperkey, &so->upperbuf,
+									   &strict, &upperbound);
 	so->upperkey.nextkey = !strict; /* "<= v" includes them */
 
 	/*
@@ -1450,7 +1557,7 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	for (int i = 0; i < so->nkeys; i++)
 		so->keys_hold &= so->keys[i].covered ||
 			(so->keys[i].nonnull_only && so->keys[i].col == 0);
-	so->probing = forward && point_lookup(so);
+	so->probing = forward && point;
 
 	if (forward ? so->has_lower : so->has_upper)
 		found = read_from_key(scan, forward ? &so->lowerkey : &so->upperkey, dir);

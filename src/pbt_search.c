@@ -165,10 +165,11 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 	{
 		Page		page = BufferGetPage(buf);
 		PbtPageOpaque opaque = PbtPageGetOpaque(page);
-		BlockNumber blkno = BufferGetBlockNumber(buf);
+		BlockNumber blkno;
 
 		if (forupdate && (opaque->flags & PBT_INCOMPLETE_SPLIT))
 		{
+			blkno = BufferGetBlockNumber(buf);
 			if (lockmode != BUFFER_LOCK_EXCLUSIVE)
 			{
 				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -252,7 +253,9 @@ pbt_get_root(Relation index, PbtState *st, int access)
 /*
  * Descend to target_level, returning the page there that key belongs to in
  * *bufp, locked in access mode (inner levels above it are share-locked one at
- * a time).  Returns the stack of parent positions.
+ * a time).  Returns the stack of parent positions for an exclusive descent
+ * (an insert needs it to add downlinks); readers get NULL, which saves a
+ * palloc and pfree per level on every lookup.
  */
 PbtStack
 pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
@@ -276,16 +279,19 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		PbtPageOpaque opaque;
 		int			pos;
 		BlockNumber child;
-		PbtStack	entry;
 		int			lockmode;
 		bool		child_inner;
 
 		page = BufferGetPage(buf);
 		opaque = PbtPageGetOpaque(page);
-		lockmode = opaque->level == target_level ? access : BUFFER_LOCK_SHARE;
-		buf = moveright(index, st, key, buf, lockmode, forupdate, stack);
-		page = BufferGetPage(buf);
-		opaque = PbtPageGetOpaque(page);
+		/* a reader needs no call when there is nothing to move right past */
+		if (forupdate || PbtIsDeleted(opaque) || pbt_beyond_hikey(st, page, key))
+		{
+			lockmode = opaque->level == target_level ? access : BUFFER_LOCK_SHARE;
+			buf = moveright(index, st, key, buf, lockmode, forupdate, stack);
+			page = BufferGetPage(buf);
+			opaque = PbtPageGetOpaque(page);
+		}
 
 		if (opaque->level == target_level)
 			break;
@@ -296,11 +302,15 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		pos = pbt_binsearch(st, page, key);
 		child = pbt_page_child(page, pos);
 
-		entry = palloc(sizeof(PbtStackData));
-		entry->blkno = BufferGetBlockNumber(buf);
-		entry->pos = pos;
-		entry->parent = stack;
-		stack = entry;
+		if (forupdate)
+		{
+			PbtStack	entry = palloc(sizeof(PbtStackData));
+
+			entry->blkno = BufferGetBlockNumber(buf);
+			entry->pos = pos;
+			entry->parent = stack;
+			stack = entry;
+		}
 
 		lockmode = (opaque->level - 1 == target_level) ? access : BUFFER_LOCK_SHARE;
 		child_inner = opaque->level > 1;
