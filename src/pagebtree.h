@@ -578,6 +578,24 @@ pbt_item_child(const char *item)
 	return blk;
 }
 
+/*
+ * Room for n more bytes at the end of buf, counted in its length (the
+ * caller writes them).  Inline, unlike appendBinaryStringInfo: every scan
+ * and insert encodes its key, mostly a few bytes.
+ */
+static inline char *
+pbt_reserve_bytes(StringInfo buf, int n)
+{
+	char	   *p;
+
+	if (buf->len + n >= buf->maxlen)
+		enlargeStringInfo(buf, n);
+	p = buf->data + buf->len;
+	buf->len += n;
+	buf->data[buf->len] = '\0';
+	return p;
+}
+
 /* pbt_page.c */
 extern void pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
 						  struct PbtState *st);

@@ -676,10 +676,9 @@ choose_split(const PbtLayout *layout, const PbtItem *items, int n,
 	int			best = -1;
 	int			bestdiff = INT_MAX;
 
-	sp.left_bytes = palloc(sizeof(int) * n);
-	sp.right_bytes = palloc(sizeof(int) * n);
-	memset(sp.left_bytes, -1, sizeof(int) * n);
-	memset(sp.right_bytes, -1, sizeof(int) * n);
+	sp.left_bytes = palloc(2 * sizeof(int) * n);
+	sp.right_bytes = sp.left_bytes + n;
+	memset(sp.left_bytes, -1, 2 * sizeof(int) * n);	/* every int -1 */
 	low = balance_point(&sp);
 
 	/* that point or the one before it; further out only if neither fits */
@@ -726,7 +725,6 @@ choose_split(const PbtLayout *layout, const PbtItem *items, int n,
 		}
 	}
 	pfree(sp.left_bytes);
-	pfree(sp.right_bytes);
 	return best;				/* -1: no split point fits */
 }
 

@@ -86,29 +86,11 @@ pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation, PbtColKind *kind)
 	}
 }
 
-/*
- * Room for n more bytes at the end of buf, which are counted in its length
- * (the caller writes them).  Inline, unlike appendBinaryStringInfo: every
- * scan and insert encodes its key, mostly a few bytes.
- */
-static inline char *
-reserve_bytes(StringInfo buf, int n)
-{
-	char	   *p;
-
-	if (buf->len + n >= buf->maxlen)
-		enlargeStringInfo(buf, n);
-	p = buf->data + buf->len;
-	buf->len += n;
-	buf->data[buf->len] = '\0';
-	return p;
-}
-
 /* a value marker and v, big-endian */
 static inline void
 append_be64(StringInfo buf, uint64 v)
 {
-	char	   *p = reserve_bytes(buf, 1 + 8);
+	char	   *p = pbt_reserve_bytes(buf, 1 + 8);
 	uint64		be = pg_hton64(v);
 
 	p[0] = MARK_VALUE;
@@ -118,7 +100,7 @@ append_be64(StringInfo buf, uint64 v)
 static inline void
 append_be32(StringInfo buf, uint32 v)
 {
-	char	   *p = reserve_bytes(buf, 1 + 4);
+	char	   *p = pbt_reserve_bytes(buf, 1 + 4);
 	uint32		be = pg_hton32(v);
 
 	p[0] = MARK_VALUE;
@@ -299,7 +281,7 @@ pbt_encode_column(PbtState *st, int colno, Datum value, bool isnull,
 					return false;
 				v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
 				n = VARSIZE_ANY_EXHDR(v);
-				p = reserve_bytes(buf, 1 + n + 1);
+				p = pbt_reserve_bytes(buf, 1 + n + 1);
 				p[0] = MARK_VALUE;
 				/* text never contains NUL, so NUL terminates it */
 				memcpy(p + 1, VARDATA_ANY(v), n);

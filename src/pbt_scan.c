@@ -607,20 +607,6 @@ pbtendscan(IndexScanDesc scan)
 }
 
 /*
- * appendBinaryStringInfo without its calls, for the few bytes of a search
- * key that every scan builds
- */
-static inline void
-append_key_bytes(StringInfo buf, const char *data, int len)
-{
-	if (buf->len + len >= buf->maxlen)
-		enlargeStringInfo(buf, len);
-	memcpy(buf->data + buf->len, data, len);
-	buf->len += len;
-	buf->data[buf->len] = '\0';
-}
-
-/*
  * Build a boundary search key for the scan keys: equalities on leading
  * columns, then one bound on the next column.  lower: a bound below the
  * range in index order (forward start, backward end), else above it.
@@ -678,7 +664,8 @@ build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 			if (eq->strategy == 0)
 				(void) pbt_encode_column(st, col, (Datum) 0, true, InvalidOid, buf);
 			else
-				append_key_bytes(buf, eq->enc.data, eq->enc.len);
+				memcpy(pbt_reserve_bytes(buf, eq->enc.len), eq->enc.data,
+					   eq->enc.len);
 		}
 		else
 		{
