@@ -37,7 +37,7 @@
  * ----------------------------------------------------------------
  */
 #define PBT_MAGIC			0x50425431	/* "PBT1" */
-#define PBT_VERSION			2
+#define PBT_VERSION			3
 #define PBT_PAGE_ID			0xFF91
 #define PBT_METAPAGE_BLKNO	0
 
@@ -206,7 +206,8 @@ struct PbtState;
 struct PbtSearchKey;
 struct PbtLayout;
 
-#define PBT_ITER_STATE_SIZE 136
+/* the largest layout's iteration state (BPA: the block being read, sorted) */
+#define PBT_ITER_STATE_SIZE 400
 
 /*
  * Ordered iteration over a page's items, from a start position in either
@@ -356,6 +357,7 @@ pbt_layout(Page page)
 #define PBT_BPA_DEFAULT_LOG		8
 #define PBT_BPA_DEFAULT_BLOCK	16
 extern uint8 pbt_bpa_param(int log_size, int block_size);
+extern bool pbt_bpa_reload(Page page);
 
 /* pbt_layout_heads.c: sizes, for conversions and the choice of a layout */
 extern int	pbt_heads_base_bytes(int prefix_len);
@@ -601,6 +603,7 @@ extern void pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
 						  struct PbtState *st);
 extern void pbt_page_set_layout(Page page, uint8 layout, struct PbtState *st);
 extern int	pbt_item_cmp(const void *a, const void *b);
+extern void pbt_probe_sort(const char **tids, bool *dead, int n);
 extern void pbt_meta_init(Page page, uint32 key_mode);
 extern bool pbt_page_get_hikey(Page page, PbtItem *hikey);
 extern bool pbt_page_set_hikey(Page page, const char *data, int len);

@@ -283,6 +283,20 @@ used_space(Page page)
 static void add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len);
 
 /*
+ * A leaf is done.  A BPA leaf, filled by appends (no prefix, full blocks),
+ * is reloaded with its prefix and blocks that have room for flushes if it
+ * fits so, which it does at the default fillfactor: random inserts then
+ * fill free slots instead of splitting blocks.
+ */
+static void
+finish_leaf(PbtState *st, Page page)
+{
+	if (pbt_layout(page) == &pbt_layout_bpa)
+		(void) pbt_bpa_reload(page);
+	pbt_adapt_leaf(st, page, PBT_OPS_OFF, NULL, 0, NULL);
+}
+
+/*
  * Rebuild the current leaf as a dense page if its items with more
  * (if not NULL) and the high key (NULL: none yet) would be dense by the
  * same rule as split halves.  more itself is not put on the page.
@@ -459,7 +473,7 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 			!pbt_page_set_hikey(page, sep.data, sep.len))
 			elog(ERROR, "pagebtree build: high key does not fit");
 		if (leaf)
-			pbt_adapt_leaf(st, page, PBT_OPS_OFF, NULL, 0, NULL);
+			finish_leaf(st, page);
 
 		nbuf = pbt_new_page(bs->index);
 		nblk = BufferGetBlockNumber(nbuf);
@@ -521,7 +535,7 @@ finish_levels(BuildState *bs, uint32 *rootlevel)
 			pbt_layout(page) != &pbt_layout_semidense)
 			make_semidense(bs, lb, NULL, NULL);
 		if (lb->level == 0)
-			pbt_adapt_leaf(bs->st, page, PBT_OPS_OFF, NULL, 0, NULL);
+			finish_leaf(bs->st, page);
 		if (parent == NULL)
 		{
 			PbtPageGetOpaque(page)->flags |= PBT_ROOT;

@@ -310,6 +310,26 @@ cmp_int(const void *a, const void *b)
 }
 
 /*
+ * Does the page hold an entry hinted dead?  In storage order, which on
+ * unsorted layouts (BPA) costs no sorting, unlike the ordered pass that
+ * deletion makes.
+ */
+static bool
+any_dead(Page page)
+{
+	PbtIter		it;
+	PbtItem		item;
+
+	pbt_iter_start_unordered(&it, page);
+	while (pbt_iter_next(&it, &item))
+	{
+		if (it.dead)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Before splitting a full leaf, try to make room by removing entries whose
  * heap tuples are dead to everyone, as nbtree does:
  *
@@ -342,6 +362,8 @@ delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	PbtItem		item;
 
 	if (standby_info && !pbt_rmgr_registered)
+		return;
+	if (!bottomup && !any_dead(page))
 		return;
 	if (bottomup)
 	{

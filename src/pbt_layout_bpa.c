@@ -8,15 +8,24 @@
  *
  * Page:
  *
- *	PageHeader | BpaHeader | log slots [log_cap] |
+ *	PageHeader | BpaHeader | prefix | log slots [log_cap] |
  *	block 0: BpaBlock + slots [block_cap] | block 1 | ... | (pd_lower)
- *	... free ... | item bytes, high key | special
+ *	... free ... | entries, high key | special
  *
- * A slot is the (offset, length) of whole item bytes, with the dead hint in
- * the length's top bit, as in the plain layout.  Block i holds the items
+ * Every item starts with the prefix (prefix_len bytes, padded to an even
+ * length), which a page takes from its items when it is loaded: what the
+ * first and last share, but never into the heap TID (as in fingerprint
+ * leaves).  An entry is the item after the prefix; entries compare as the
+ * items do.  An insert whose item does not start with the prefix reloads
+ * the page with a shorter one.  A slot is the (offset, length) of an entry,
+ * with the dead hint in the length's top bit, as in the plain layout.
+ * Block i holds the entries
  * that are >= its fence (the bytes of the item that was its first when the
  * block was made) and < the next block's fence; block 0 has no fence.  The
- * fences, sorted, are the paper's header of block minimums.
+ * fences, sorted, are the paper's header of block minimums.  A block made
+ * from sorted items (a load, a block split) is flagged sorted, and stays so
+ * while flushes append items above its last one in order (ascending keys)
+ * and deletions close their gaps in place; readers then need not sort it.
  *
  * An insert appends the item to the log: one slot and the item's bytes, a
  * small WAL diff.  The insert that fills the log flushes it (or, if the
@@ -26,7 +35,8 @@
  * the later blocks moved up): for the last block, into full blocks and a
  * remainder, so that ascending keys (serial ids, timestamps) leave full
  * blocks behind them.  If the hole cannot take the new blocks, or an item
- * its bytes, the page is rebuilt: all items sorted into blocks 3/4 full.
+ * its bytes, the page is reloaded: all items sorted into blocks 3/4 full.
+ * A split's left half is reloaded so too when it fits that way.
  * All of this is deterministic, so WAL redo of an insert repeats it.
  *
  * Ordered positions are ranks in key order.  A search counts: the blocks
@@ -34,7 +44,8 @@
  * below the key.  Reading in order (iteration, get) sorts one block at a
  * time together with the logged items that belong to it, in backend-local
  * memory, under the caller's lock; the page itself is never sorted by a
- * reader.
+ * reader.  A point lookup's probe sorts nothing: it compares the key with
+ * the items of the blocks whose fences can hold it, and of the log.
  *
  * Geometry: log_cap and block_cap come from the page's layout parameter
  * (reloptions bpa_log_size and bpa_block_size, powers of two from 4 to 64);
@@ -43,6 +54,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
+#include "pbt_parts.h"
 
 #include "port/pg_bitutils.h"
 
@@ -53,6 +65,7 @@ typedef struct BpaHeader
 	uint8		log_cap;
 	uint8		block_cap;
 	uint16		nitems;			/* in the log and the blocks */
+	uint16		prefix_len;		/* bytes every item starts with, stored once */
 } BpaHeader;
 
 typedef struct BpaBlock
@@ -60,25 +73,26 @@ typedef struct BpaBlock
 	uint16		count;
 	uint16		fence_off;
 	uint16		fence_len;		/* BPA_FENCE_ORPHAN: its item was deleted */
-	uint16		unused;
+	uint16		flags;
 } BpaBlock;
 
 #define BPA_FENCE_ORPHAN	0x8000
+#define BPA_BLOCK_SORTED	0x0001	/* its slots are in key order */
 #define BPA_FENCE_LEN_MASK	0x7FFF
 
 #define BPA_MAX_CAP			64
-#define BPA_LOG_START		(SizeOfPageHeaderData + sizeof(BpaHeader))
+#define BPA_PREFIX_START	(SizeOfPageHeaderData + sizeof(BpaHeader))
 
-/* a block's item run while reading in order: its entries, sorted */
+/* a block's item run while reading in order: its slots (page offsets), sorted */
 typedef struct BpaRun
 {
 	int			block;
 	int			base;			/* position of entries[0] */
 	int			len;
-	PbtSlot    *entries[2 * BPA_MAX_CAP];
+	uint16		entries[2 * BPA_MAX_CAP];
 } BpaRun;
 
-/* iteration state, kept in the iterator's item buffer */
+/* iteration state (the item buffer assembles items with the prefix) */
 typedef struct BpaIterState
 {
 	uint16		log_block[BPA_MAX_CAP];	/* the block of each logged item */
@@ -86,8 +100,8 @@ typedef struct BpaIterState
 	BpaRun		run;
 } BpaIterState;
 
-StaticAssertDecl(sizeof(BpaIterState) <= sizeof(PbtItemBuf),
-				 "BPA iteration state must fit in the iterator's buffer");
+StaticAssertDecl(sizeof(BpaIterState) <= PBT_ITER_STATE_SIZE,
+				 "BPA iteration state must fit in the iterator");
 
 static inline BpaHeader *
 bpa_header(Page page)
@@ -95,10 +109,28 @@ bpa_header(Page page)
 	return (BpaHeader *) ((char *) page + SizeOfPageHeaderData);
 }
 
+static inline char *
+bpa_prefix(Page page)
+{
+	return (char *) page + BPA_PREFIX_START;
+}
+
+static inline int
+log_start(int prefix_len)
+{
+	return BPA_PREFIX_START + SHORTALIGN(prefix_len);
+}
+
 static inline PbtSlot *
 log_slots(Page page)
 {
-	return (PbtSlot *) ((char *) page + BPA_LOG_START);
+	return (PbtSlot *) ((char *) page + log_start(bpa_header(page)->prefix_len));
+}
+
+static inline PbtSlot *
+slot_of(Page page, uint16 off)
+{
+	return (PbtSlot *) ((char *) page + off);
 }
 
 static inline int
@@ -108,9 +140,9 @@ unit_bytes(int block_cap)
 }
 
 static inline int
-blocks_start(int log_cap)
+blocks_start(int log_cap, int prefix_len)
 {
-	return BPA_LOG_START + log_cap * sizeof(PbtSlot);
+	return log_start(prefix_len) + log_cap * sizeof(PbtSlot);
 }
 
 static inline BpaBlock *
@@ -118,7 +150,7 @@ bpa_block(Page page, int i)
 {
 	BpaHeader  *hdr = bpa_header(page);
 
-	return (BpaBlock *) ((char *) page + blocks_start(hdr->log_cap) +
+	return (BpaBlock *) ((char *) page + blocks_start(hdr->log_cap, hdr->prefix_len) +
 						 i * unit_bytes(hdr->block_cap));
 }
 
@@ -148,11 +180,12 @@ blocks_for(int n, int block_cap)
 	return Max(1, (n + block_fill(block_cap) - 1) / block_fill(block_cap));
 }
 
-/* pd_lower of a page rebuilt with n items */
+/* pd_lower of a page loaded with n items after a prefix of prefix_len bytes */
 static inline int
-lower_for(int n, int log_cap, int block_cap)
+lower_for(int n, int log_cap, int block_cap, int prefix_len)
 {
-	return blocks_start(log_cap) + blocks_for(n, block_cap) * unit_bytes(block_cap);
+	return blocks_start(log_cap, prefix_len) +
+		blocks_for(n, block_cap) * unit_bytes(block_cap);
 }
 
 /* layout parameter: log and block capacity as two 4-bit shifts, 0 = default */
@@ -173,9 +206,9 @@ bpa_init(Page page)
 	hdr->log_cap = param ? 1 << (param >> 4) : PBT_BPA_DEFAULT_LOG;
 	hdr->block_cap = param ? 1 << (param & 15) : PBT_BPA_DEFAULT_BLOCK;
 	hdr->nblocks = 1;
-	memset(log_slots(page), 0, blocks_start(hdr->log_cap) - BPA_LOG_START);
+	memset(log_slots(page), 0, blocks_start(hdr->log_cap, 0) - log_start(0));
 	memset(bpa_block(page, 0), 0, unit_bytes(hdr->block_cap));
-	((PageHeader) page)->pd_lower = blocks_start(hdr->log_cap) +
+	((PageHeader) page)->pd_lower = blocks_start(hdr->log_cap, 0) +
 		unit_bytes(hdr->block_cap);
 }
 
@@ -248,13 +281,25 @@ bpa_space_needed(const PbtItem *items, int n, bool leaf)
 {
 	int			bytes = 0;
 	int			slots = 0;
+	int			shortest = INT_MAX;
+	int			q = 0;
 
 	for (int i = 0; i < n; i++)
+	{
 		bytes += items[i].len;
+		shortest = Min(shortest, items[i].len);
+	}
+	if (n > 0)
+	{
+		PbtPart		first = {items[0].data, items[0].len, NULL, 0};
+		PbtPart		last = {items[n - 1].data, items[n - 1].len, NULL, 0};
+
+		q = pbt_prefix_between(&first, &last, shortest);
+	}
 	/* the largest slot area of any geometry */
 	for (int cap = 4; cap <= BPA_MAX_CAP; cap *= 2)
-		slots = Max(slots, lower_for(n, BPA_MAX_CAP, cap));
-	return bytes + slots - SizeOfPageHeaderData;
+		slots = Max(slots, lower_for(n, BPA_MAX_CAP, cap, q));
+	return bytes - n * q + slots - SizeOfPageHeaderData;
 }
 
 /* ---------------------------------------------------------------
@@ -265,8 +310,22 @@ bpa_space_needed(const PbtItem *items, int n, bool leaf)
 static int
 run_cmp(const void *a, const void *b, void *arg)
 {
+	return compare_slots((Page) arg, slot_of((Page) arg, *(const uint16 *) a),
+						 slot_of((Page) arg, *(const uint16 *) b));
+}
+
+/* qsort_arg comparator of pointers to slots (copies) of the page in arg */
+static int
+slot_ptr_cmp(const void *a, const void *b, void *arg)
+{
 	return compare_slots((Page) arg, *(PbtSlot *const *) a,
 						 *(PbtSlot *const *) b);
+}
+
+static inline uint16
+slot_offset(Page page, const PbtSlot *slot)
+{
+	return (uint16) ((const char *) slot - (const char *) page);
 }
 
 static void
@@ -302,14 +361,32 @@ load_run(Page page, const uint16 *log_block, int b, BpaRun *run)
 	run->block = b;
 	run->len = 0;
 	for (int i = 0; i < blk->count; i++)
-		run->entries[run->len++] = &block_slots(blk)[i];
+		run->entries[run->len++] = slot_offset(page, &block_slots(blk)[i]);
 	for (int i = 0; i < hdr->log_count; i++)
 	{
 		if (log_block[i] == b)
-			run->entries[run->len++] = &log_slots(page)[i];
+			run->entries[run->len++] = slot_offset(page, &log_slots(page)[i]);
 	}
-	if (run->len > 1)
-		qsort_arg(run->entries, run->len, sizeof(PbtSlot *), run_cmp, page);
+	if (!(blk->flags & BPA_BLOCK_SORTED))
+	{
+		if (run->len > 1)
+			qsort_arg(run->entries, run->len, sizeof(uint16), run_cmp, page);
+		return;
+	}
+	/* a sorted block: only its few logged items are to be put in place */
+	for (int i = blk->count; i < run->len; i++)
+	{
+		uint16		off = run->entries[i];
+		int			j = i;
+
+		while (j > 0 && compare_slots(page, slot_of(page, run->entries[j - 1]),
+									  slot_of(page, off)) > 0)
+		{
+			run->entries[j] = run->entries[j - 1];
+			j--;
+		}
+		run->entries[j] = off;
+	}
 }
 
 /* the run holding position pos (0 <= pos < count) */
@@ -343,16 +420,21 @@ slot_at(Page page, int pos)
 
 	route_log(page, log_block);
 	locate(page, log_block, pos, &run);
-	return run.entries[pos - run.base];
+	return slot_of(page, run.entries[pos - run.base]);
+}
+
+/* the whole item of an entry: on the page if there is no prefix, else in out */
+static inline void
+whole_item(Page page, const PbtSlot *slot, PbtItem *item, char *out, bool primed)
+{
+	pbt_whole_item(bpa_prefix(page), bpa_header(page)->prefix_len,
+				   (char *) page + slot->off, pbt_slot_len(slot), item, out, primed);
 }
 
 static void
 bpa_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 {
-	PbtSlot    *slot = slot_at(page, pos);
-
-	item->data = (char *) page + slot->off;
-	item->len = pbt_slot_len(slot);
+	whole_item(page, slot_at(page, pos), item, buf->data, false);
 }
 
 /* the next stored slot of an unordered iteration: the log's, then each block's */
@@ -375,7 +457,7 @@ next_stored(Page page, BpaIterState *s)
 static void
 bpa_iter_start(PbtIter *it)
 {
-	BpaIterState *s = (BpaIterState *) it->buf.data;
+	BpaIterState *s = (BpaIterState *) it->state.data;
 	int			pos = it->pos + it->step;
 
 	if (it->unordered)
@@ -393,7 +475,7 @@ bpa_iter_start(PbtIter *it)
 static void
 bpa_iter_next(PbtIter *it, PbtItem *item)
 {
-	BpaIterState *s = (BpaIterState *) it->buf.data;
+	BpaIterState *s = (BpaIterState *) it->state.data;
 	BpaRun	   *run = &s->run;
 	PbtSlot    *slot;
 
@@ -401,8 +483,8 @@ bpa_iter_next(PbtIter *it, PbtItem *item)
 	if (it->unordered)
 	{
 		slot = next_stored(it->page, s);
-		item->data = (char *) it->page + slot->off;
-		item->len = pbt_slot_len(slot);
+		whole_item(it->page, slot, item, it->buf.data, it->primed);
+		it->primed = true;
 		it->dead = (slot->len & PBT_SLOT_DEAD) != 0;
 		return;
 	}
@@ -417,9 +499,9 @@ bpa_iter_next(PbtIter *it, PbtItem *item)
 		run->base = it->step > 0 ? base : base - run->len;
 		s->idx = it->step > 0 ? 0 : run->len - 1;
 	}
-	slot = run->entries[s->idx];
-	item->data = (char *) it->page + slot->off;
-	item->len = pbt_slot_len(slot);
+	slot = slot_of(it->page, run->entries[s->idx]);
+	whole_item(it->page, slot, item, it->buf.data, it->primed);
+	it->primed = true;
 	it->dead = (slot->len & PBT_SLOT_DEAD) != 0;
 }
 
@@ -428,10 +510,28 @@ static int
 bpa_search(PbtState *st, Page page, PbtSearchKey *key)
 {
 	BpaHeader  *hdr = bpa_header(page);
+	int			plen = hdr->prefix_len;
 	int			low = 1,
 				high = hdr->nblocks;
 	int			pos = 0;
 	BpaBlock   *blk;
+	PbtSearchKey rest;
+
+	/* the prefix once; then the key's rest against the entries */
+	if (plen > 0)
+	{
+		int			c = memcmp(key->bytes, bpa_prefix(page), Min(key->len, plen));
+
+		/* a key that is a prefix of every item: after all of them with nextkey */
+		if (c == 0 && key->len <= plen)
+			c = key->nextkey ? 1 : -1;
+		if (c != 0)
+			return c < 0 ? 0 : hdr->nitems;
+		rest.nextkey = key->nextkey;
+		rest.bytes = key->bytes + plen;
+		rest.len = key->len - plen;
+		key = &rest;
+	}
 
 	/* the key's block: the last whose fence is below the key */
 	while (low < high)
@@ -448,11 +548,33 @@ bpa_search(PbtState *st, Page page, PbtSearchKey *key)
 	for (int b = 0; b < low - 1; b++)
 		pos += bpa_block(page, b)->count;
 	blk = bpa_block(page, low - 1);
-	for (int i = 0; i < blk->count; i++)
+	if (blk->flags & BPA_BLOCK_SORTED)
 	{
-		PbtSlot    *slot = &block_slots(blk)[i];
+		PbtSlot    *slots = block_slots(blk);
+		int			lo = 0,
+					hi = blk->count;
 
-		pos += pbt_compare(st, key, (char *) page + slot->off, pbt_slot_len(slot)) > 0;
+		while (lo < hi)
+		{
+			int			mid = lo + (hi - lo) / 2;
+
+			if (pbt_compare(st, key, (char *) page + slots[mid].off,
+							pbt_slot_len(&slots[mid])) > 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		pos += lo;
+	}
+	else
+	{
+		for (int i = 0; i < blk->count; i++)
+		{
+			PbtSlot    *slot = &block_slots(blk)[i];
+
+			pos += pbt_compare(st, key, (char *) page + slot->off,
+							   pbt_slot_len(slot)) > 0;
+		}
 	}
 	for (int i = 0; i < hdr->log_count; i++)
 	{
@@ -463,93 +585,211 @@ bpa_search(PbtState *st, Page page, PbtSearchKey *key)
 	return pos;
 }
 
+/* Collect the slots among n that hold key and a heap TID (see bpa_probe). */
+static int
+probe_slots(Page page, const PbtSlot *slots, int n, const char *key, int keylen,
+			const char **tids, bool *dead, int found)
+{
+	for (int i = 0; i < n; i++)
+	{
+		const char *item = (char *) page + slots[i].off;
+
+		if (pbt_slot_len(&slots[i]) == keylen + PBT_TID_BYTES &&
+			memcmp(item, key, keylen) == 0)
+		{
+			tids[found] = item + keylen;
+			dead[found++] = (slots[i].len & PBT_SLOT_DEAD) != 0;
+		}
+	}
+	return found;
+}
+
+/*
+ * The point lookups' equality probe.  The key's entries (the key and a heap
+ * TID, so above the key itself) begin in the last block whose fence is <= the
+ * key, and go on through the blocks whose fence holds the key; the log may
+ * hold more.
+ */
+static int
+bpa_probe(Page page, const char *key, int keylen, const char **tids, bool *dead)
+{
+	BpaHeader  *hdr = bpa_header(page);
+	int			plen = hdr->prefix_len;
+	int			first;
+	int			n = 0;
+
+	/* the prefix never reaches into a heap TID */
+	if (keylen < plen || memcmp(key, bpa_prefix(page), plen) != 0)
+		return 0;
+	key += plen;
+	keylen -= plen;
+	first = route(page, key, keylen);
+
+	for (int b = first; b < hdr->nblocks; b++)
+	{
+		BpaBlock   *blk = bpa_block(page, b);
+
+		if (b > first &&
+			((blk->fence_len & BPA_FENCE_LEN_MASK) != keylen + PBT_TID_BYTES ||
+			 memcmp((char *) page + blk->fence_off, key, keylen) != 0))
+			break;
+		n = probe_slots(page, block_slots(blk), blk->count, key, keylen,
+						tids, dead, n);
+	}
+	n = probe_slots(page, log_slots(page), hdr->log_count, key, keylen,
+					tids, dead, n);
+	pbt_probe_sort(tids, dead, n);
+	return n;
+}
+
 /* ---------------------------------------------------------------
  * Changes (no palloc: inserts run in critical sections, and in redo)
  * ---------------------------------------------------------------
  */
 
-/* Fill the empty page (its high key, if any, already set) with sorted items. */
+/*
+ * Fill the empty page (its high key, if any, already set) with sorted
+ * items, given as parts, after the prefix they share.
+ */
 static void
-bpa_load(Page page, PbtItem *items, int n)
+fill(Page page, const PbtPart *parts, int n)
 {
 	PageHeader	phdr = (PageHeader) page;
 	BpaHeader  *hdr = bpa_header(page);
+	int			q = pbt_parts_prefix(parts, n);
 	int			nblocks = blocks_for(n, hdr->block_cap);
 	int			next = 0;
 
 	if (hdr->log_count != 0 || hdr->nblocks != 1 || bpa_block(page, 0)->count != 0)
 		elog(ERROR, "pagebtree BPA layout: load into a page that is not empty");
-	phdr->pd_lower = lower_for(n, hdr->log_cap, hdr->block_cap);
+	phdr->pd_lower = lower_for(n, hdr->log_cap, hdr->block_cap, q);
 	if (phdr->pd_lower > phdr->pd_upper)
 		elog(ERROR, "pagebtree BPA layout: %d items do not fit", n);
+	hdr->prefix_len = q;
 	hdr->nblocks = nblocks;
 	hdr->nitems = n;
+	/* the prefix, padded, and an empty log (whole bytes reach WAL) */
+	memset(bpa_prefix(page), 0, blocks_start(hdr->log_cap, q) - BPA_PREFIX_START);
+	if (n > 0)
+		pbt_part_copy(&parts[0], 0, q, bpa_prefix(page));
 	for (int b = 0; b < nblocks; b++)
 	{
 		BpaBlock   *blk = bpa_block(page, b);
 		int			end = (int) ((int64) n * (b + 1) / nblocks);
 
 		memset(blk, 0, unit_bytes(hdr->block_cap));
+		blk->flags = BPA_BLOCK_SORTED;
 		for (; next < end; next++)
 		{
-			int			off = phdr->pd_upper - items[next].len;
+			int			len = pbt_part_len(&parts[next]) - q;
+			int			off = phdr->pd_upper - len;
 			PbtSlot    *slot = &block_slots(blk)[blk->count++];
 
 			if (off < phdr->pd_lower)
 				elog(ERROR, "pagebtree BPA layout: %d items do not fit", n);
 			phdr->pd_upper = off;
-			memcpy((char *) page + off, items[next].data, items[next].len);
+			pbt_part_copy(&parts[next], q, pbt_part_len(&parts[next]),
+						  (char *) page + off);
 			slot->off = off;
-			slot->len = items[next].len;
+			slot->len = len;
 			if (blk->count == 1 && b > 0)
 			{
 				blk->fence_off = off;
-				blk->fence_len = items[next].len;
+				blk->fence_len = len;
 			}
 		}
 	}
 }
 
+static void
+bpa_load(Page page, PbtItem *items, int n)
+{
+	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
+
+	fill(page, parts, pbt_items_as_parts(items, n, parts));
+}
+
+/* the first keep of the page's items in key order, as parts; returns how many */
+static int
+sorted_parts(Page page, int keep, PbtPart *parts)
+{
+	BpaHeader  *hdr = bpa_header(page);
+	uint16		log_block[BPA_MAX_CAP];
+	BpaRun		run;
+	int			n = 0;
+
+	route_log(page, log_block);
+	for (int b = 0; b < hdr->nblocks && n < keep; b++)
+	{
+		load_run(page, log_block, b, &run);
+		for (int i = 0; i < run.len && n < keep; i++)
+		{
+			PbtSlot    *slot = slot_of(page, run.entries[i]);
+
+			parts[n].head = bpa_prefix(page);
+			parts[n].headlen = hdr->prefix_len;
+			parts[n].tail = (char *) page + slot->off;
+			parts[n++].taillen = pbt_slot_len(slot);
+		}
+	}
+	return n;
+}
+
 /*
- * Rebuild the page with its items and, if data is not NULL, one more;
+ * Reload the page with these sorted parts, which may point into old, a copy
+ * of it; false (page unchanged) if they do not fit.
+ */
+static bool
+reload(Page page, const PbtPart *parts, int n, Page old)
+{
+	BpaHeader  *hdr = bpa_header(old);
+	PbtItem		hikey;
+	bool		has_hikey = pbt_page_get_hikey(old, &hikey);
+	int			q = pbt_parts_prefix(parts, n);
+	int			bytes = lower_for(n, hdr->log_cap, hdr->block_cap, q) +
+		(has_hikey ? hikey.len : 0);
+
+	for (int i = 0; i < n; i++)
+		bytes += pbt_part_len(&parts[i]) - q;
+	if (bytes > ((PageHeader) old)->pd_special)
+		return false;
+	/* an empty page with the high key, then the items */
+	pbt_page_rebuild(page, NULL, 0, has_hikey ? &hikey : NULL);
+	fill(page, parts, n);
+	return true;
+}
+
+/*
+ * Reload the page with its items and, if data is not NULL, one more;
  * false (page unchanged) if they do not fit.
  */
 static bool
 rebuild(Page page, const char *data, int len)
 {
-	BpaHeader  *hdr = bpa_header(page);
-	PbtItem		items[PBT_MAX_ITEMS_PER_PAGE];
-	PbtItem		hikey;
-	bool		has_hikey = pbt_page_get_hikey(page, &hikey);
-	int			n = 0;
+	PGAlignedBlock copy;
+	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
+	int			n;
 
-	/* what bpa_item_cost promises: the rebuilt slot area, items and high key */
-	if (lower_for(bpa_count(page) + (data != NULL), hdr->log_cap, hdr->block_cap) +
-		live_bytes(page) + (data ? len : 0) > ((PageHeader) page)->pd_special)
-		return false;
-	for (int i = 0; i < hdr->log_count; i++)
-	{
-		items[n].data = (char *) page + log_slots(page)[i].off;
-		items[n++].len = pbt_slot_len(&log_slots(page)[i]);
-	}
-	for (int b = 0; b < hdr->nblocks; b++)
-	{
-		BpaBlock   *blk = bpa_block(page, b);
-
-		for (int i = 0; i < blk->count; i++)
-		{
-			items[n].data = (char *) page + block_slots(blk)[i].off;
-			items[n++].len = pbt_slot_len(&block_slots(blk)[i]);
-		}
-	}
+	memcpy(copy.data, page, BLCKSZ);
+	n = sorted_parts(copy.data, INT_MAX, parts);
 	if (data)
 	{
-		items[n].data = data;
-		items[n++].len = len;
+		PbtPart		new = {data, len, NULL, 0};
+
+		n = pbt_parts_add(parts, n, &new);
 	}
-	qsort(items, n, sizeof(PbtItem), pbt_item_cmp);
-	pbt_page_rebuild(page, items, n, has_hikey ? &hikey : NULL);
-	return true;
+	return reload(page, parts, n, copy.data);
+}
+
+/*
+ * Reload the page with its items sorted, after their prefix, in blocks 3/4
+ * full; false (page unchanged) if they do not fit so.  For the bulk build,
+ * whose appends leave full blocks and no prefix.
+ */
+bool
+pbt_bpa_reload(Page page)
+{
+	return rebuild(page, NULL, 0);
 }
 
 /*
@@ -576,7 +816,7 @@ split_block(Page page, int b, PbtSlot *incoming, int nin, int nnew)
 		entries[m++] = incoming[i];
 	for (int i = 0; i < m; i++)
 		sorted[i] = &entries[i];
-	qsort_arg(sorted, m, sizeof(PbtSlot *), run_cmp, page);
+	qsort_arg(sorted, m, sizeof(PbtSlot *), slot_ptr_cmp, page);
 
 	/* move the later blocks up */
 	memmove(after + (nnew - 1) * unit, after,
@@ -593,6 +833,7 @@ split_block(Page page, int b, PbtSlot *incoming, int nin, int nnew)
 		uint16		fence_len = nb->fence_len;
 
 		memset(nb, 0, unit);
+		nb->flags = BPA_BLOCK_SORTED;
 		if (k == 0)
 		{
 			nb->fence_off = fence_off;
@@ -606,6 +847,21 @@ split_block(Page page, int b, PbtSlot *incoming, int nin, int nnew)
 		for (; next < end; next++)
 			block_slots(nb)[nb->count++] = *sorted[next];
 	}
+}
+
+/* do the n incoming items, in this order, come after block blk's last item? */
+static bool
+appends_in_order(Page page, BpaBlock *blk, const PbtSlot *incoming, int n)
+{
+	const PbtSlot *prev = blk->count > 0 ? &block_slots(blk)[blk->count - 1] : NULL;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (prev && compare_slots(page, prev, &incoming[i]) > 0)
+			return false;
+		prev = &incoming[i];
+	}
+	return true;
 }
 
 /* blocks that block b's m entries become when it overflows */
@@ -666,6 +922,8 @@ flush(Page page)
 			continue;
 		if (blk->count + nin <= hdr->block_cap)
 		{
+			if (!appends_in_order(page, blk, incoming, nin))
+				blk->flags &= ~BPA_BLOCK_SORTED;
 			memcpy(&block_slots(blk)[blk->count], incoming, nin * sizeof(PbtSlot));
 			blk->count += nin;
 		}
@@ -677,6 +935,44 @@ flush(Page page)
 	memset(log_slots(page), 0, hdr->log_count * sizeof(PbtSlot));
 	hdr->log_count = 0;
 	return true;
+}
+
+/* Does the item start with the page's prefix, before its heap TID? */
+static bool
+shares_prefix(Page page, const char *data, int len)
+{
+	int			plen = bpa_header(page)->prefix_len;
+
+	return len - PBT_TID_BYTES >= plen && memcmp(data, bpa_prefix(page), plen) == 0;
+}
+
+/*
+ * What reloading the page with a shorter prefix, the one the item shares
+ * with every item here, needs beyond what the page uses now: the item
+ * comes first or last, so that prefix is what it shares with the page's
+ * prefix, but not into the shortest item's heap TID.
+ */
+static int
+shrink_cost(Page page, const char *data, int len)
+{
+	BpaHeader  *hdr = bpa_header(page);
+	int			plen = hdr->prefix_len;
+	int			shortest = len;
+	int			q;
+
+	for (int i = 0; i < hdr->log_count; i++)
+		shortest = Min(shortest, plen + pbt_slot_len(&log_slots(page)[i]));
+	for (int b = 0; b < hdr->nblocks; b++)
+	{
+		BpaBlock   *blk = bpa_block(page, b);
+
+		for (int i = 0; i < blk->count; i++)
+			shortest = Min(shortest, plen + pbt_slot_len(&block_slots(blk)[i]));
+	}
+	q = Max(0, Min(pbt_common_prefix(data, Min(len, plen), bpa_prefix(page), plen),
+				   shortest - PBT_TID_BYTES));
+	return Max(0, lower_for(hdr->nitems + 1, hdr->log_cap, hdr->block_cap, q) -
+			   ((PageHeader) page)->pd_lower + hdr->nitems * (plen - q) + len - q);
 }
 
 /*
@@ -694,8 +990,11 @@ bpa_item_cost(Page page, const char *data, int len)
 {
 	BpaHeader  *hdr = bpa_header(page);
 	PageHeader	phdr = (PageHeader) page;
-	int			need = len;
+	int			elen = len - hdr->prefix_len;
+	int			need = elen;
 
+	if (!shares_prefix(page, data, len))
+		return shrink_cost(page, data, len);
 	if (hdr->log_count == hdr->log_cap)
 	{
 		uint16		log_block[BPA_MAX_CAP];
@@ -707,8 +1006,8 @@ bpa_item_cost(Page page, const char *data, int len)
 		return need;
 	if (bpa_garbage(page) < BLCKSZ / 16)
 		return PBT_USABLE_SPACE + 1;
-	return len + Max(0, lower_for(hdr->nitems + 1, hdr->log_cap, hdr->block_cap) -
-					 phdr->pd_lower);
+	return elen + Max(0, lower_for(hdr->nitems + 1, hdr->log_cap, hdr->block_cap,
+								   hdr->prefix_len) - phdr->pd_lower);
 }
 
 /* pos is ignored: the item goes to the log, whose order does not matter */
@@ -717,29 +1016,32 @@ bpa_insert(Page page, int pos, const char *data, int len)
 {
 	BpaHeader  *hdr = bpa_header(page);
 	PageHeader	phdr = (PageHeader) page;
+	int			elen = len - hdr->prefix_len;
 	PbtSlot    *slot;
 
+	if (!shares_prefix(page, data, len))
+		return rebuild(page, data, len);
 	if (hdr->log_count == hdr->log_cap && !flush(page))
 		return rebuild(page, data, len);
-	if (phdr->pd_upper - phdr->pd_lower < len)
+	if (phdr->pd_upper - phdr->pd_lower < elen)
 		return rebuild(page, data, len);
-	phdr->pd_upper -= len;
-	memcpy((char *) page + phdr->pd_upper, data, len);
+	phdr->pd_upper -= elen;
+	memcpy((char *) page + phdr->pd_upper, data + hdr->prefix_len, elen);
 	slot = &log_slots(page)[hdr->log_count++];
 	hdr->nitems++;
 	slot->off = phdr->pd_upper;
-	slot->len = len;
+	slot->len = elen;
 	/* flush now, while the hole has room: the next insert need not route */
 	if (hdr->log_count == hdr->log_cap)
 		(void) flush(page);
 	return true;
 }
 
-/* remove slot i of an unordered array of n: the last one takes its place */
+/* remove slot i of an array of n, keeping the others in their order */
 static inline void
 remove_slot(PbtSlot *slots, int i, int n)
 {
-	slots[i] = slots[n - 1];
+	memmove(&slots[i], &slots[i + 1], (n - 1 - i) * sizeof(PbtSlot));
 	memset(&slots[n - 1], 0, sizeof(PbtSlot));
 }
 
@@ -767,17 +1069,17 @@ bpa_delete(Page page, const int *positions, int n)
 	pbt_iter_start(&it, page, positions[0], true);
 	while (k < n && pbt_iter_next(&it, &item))
 	{
-		BpaIterState *s = (BpaIterState *) it.buf.data;
+		BpaIterState *s = (BpaIterState *) it.state.data;
 
 		if (it.pos == positions[k])
-			victims[k++] = s->run.entries[s->idx];
+			victims[k++] = slot_of(page, s->run.entries[s->idx]);
 	}
 	if (k != n)
 		elog(ERROR, "pagebtree BPA layout: no item at position %d", positions[k]);
 
 	/*
-	 * Remove from the highest address down: a removal moves only the last
-	 * slot of the same array, which no victim still to do can be past.
+	 * Remove from the highest address down: a removal moves only the slots
+	 * above it in the same array, which no victim still to do can be among.
 	 */
 	qsort(victims, n, sizeof(PbtSlot *), slot_addr_desc);
 	hdr->nitems -= n;
@@ -800,12 +1102,22 @@ bpa_delete(Page page, const int *positions, int n)
 	}
 }
 
+/*
+ * Keep the first n items (a split's left half): reload the page with them,
+ * in blocks with room for flushes and no garbage, if they fit so (the half
+ * of a split at the median does); else delete the others in place.
+ */
 static void
 bpa_truncate(Page page, int n)
 {
+	PGAlignedBlock copy;
+	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
 	int			count = bpa_count(page);
 	int			positions[PBT_MAX_ITEMS_PER_PAGE];
 
+	memcpy(copy.data, page, BLCKSZ);
+	if (reload(page, parts, sorted_parts(copy.data, n, parts), copy.data))
+		return;
 	for (int i = n; i < count; i++)
 		positions[i - n] = i;
 	bpa_delete(page, positions, count - n);
@@ -845,7 +1157,8 @@ slot_in_bounds(Page page, const PbtSlot *slot)
 	PageHeader	phdr = (PageHeader) page;
 	int			len = pbt_slot_len(slot);
 
-	return len > 0 && len <= (int) PBT_MAX_ITEM_SIZE &&
+	/* an entry keeps at least its heap TID after the prefix */
+	return len >= PBT_TID_BYTES && len <= (int) PBT_MAX_ITEM_SIZE &&
 		slot->off >= phdr->pd_upper && slot->off + len <= phdr->pd_special;
 }
 
@@ -859,7 +1172,8 @@ bpa_check(Page page)
 	if (hdr->log_cap < 4 || hdr->log_cap > BPA_MAX_CAP ||
 		hdr->block_cap < 4 || hdr->block_cap > BPA_MAX_CAP ||
 		hdr->log_count > hdr->log_cap || hdr->nblocks < 1 ||
-		phdr->pd_lower != blocks_start(hdr->log_cap) +
+		hdr->prefix_len > PBT_MAX_ITEM_SIZE ||
+		phdr->pd_lower != blocks_start(hdr->log_cap, hdr->prefix_len) +
 		hdr->nblocks * unit_bytes(hdr->block_cap) ||
 		phdr->pd_lower > phdr->pd_upper)
 		return "BPA header disagrees with the page's slot area";
@@ -884,6 +1198,8 @@ bpa_check(Page page)
 								   bpa_block(page, b - 1)->fence_len & BPA_FENCE_LEN_MASK,
 								   (char *) page + blk->fence_off, flen) >= 0)
 			return "BPA block fences out of order";
+		if (blk->flags & ~BPA_BLOCK_SORTED)
+			return "BPA block has unknown flags";
 		for (int i = 0; i < blk->count; i++)
 		{
 			PbtSlot    *slot = &block_slots(blk)[i];
@@ -892,6 +1208,9 @@ bpa_check(Page page)
 				return "BPA block item out of bounds";
 			if (route(page, (char *) page + slot->off, pbt_slot_len(slot)) != b)
 				return "BPA item outside its block's fences";
+			if ((blk->flags & BPA_BLOCK_SORTED) && i > 0 &&
+				compare_slots(page, &block_slots(blk)[i - 1], slot) >= 0)
+				return "BPA block flagged sorted is out of order";
 		}
 	}
 	if (n != hdr->nitems)
@@ -922,4 +1241,5 @@ const PbtLayout pbt_layout_bpa = {
 	.check = bpa_check,
 	.iter_start = bpa_iter_start,
 	.iter_next = bpa_iter_next,
+	.probe = bpa_probe,
 };

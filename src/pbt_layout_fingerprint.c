@@ -38,6 +38,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
+#include "pbt_parts.h"
 
 #include "port/pg_bitutils.h"
 #ifdef __SSE2__
@@ -65,18 +66,6 @@ typedef struct FpOrder
 
 StaticAssertDecl(sizeof(FpOrder) <= PBT_ITER_STATE_SIZE,
 				 "fingerprint iteration state must fit in the iterator");
-
-/*
- * An item as two pieces, whole = head || tail: a stored entry after the
- * page's prefix, or an item given whole (tail empty).
- */
-typedef struct FpPart
-{
-	const char *head;
-	int			headlen;
-	const char *tail;
-	int			taillen;
-} FpPart;
 
 static inline FpHeader *
 fp_header(Page page)
@@ -157,20 +146,8 @@ entry_fingerprint(const char *entry, int len)
 static inline void
 whole_item(Page page, const PbtSlot *slot, PbtItem *item, char *out, bool primed)
 {
-	int			plen = fp_header(page)->prefix_len;
-	int			len = pbt_slot_len(slot);
-
-	if (plen == 0)
-	{
-		item->data = (char *) page + slot->off;
-		item->len = len;
-		return;
-	}
-	if (!primed)
-		memcpy(out, fp_prefix(page), plen);
-	memcpy(out + plen, (char *) page + slot->off, len);
-	item->data = out;
-	item->len = plen + len;
+	pbt_whole_item(fp_prefix(page), fp_header(page)->prefix_len,
+				   (char *) page + slot->off, pbt_slot_len(slot), item, out, primed);
 }
 
 static void
@@ -360,21 +337,7 @@ fp_probe(Page page, const char *key, int keylen, const char **tids, bool *dead)
 		}
 	}
 	/* by heap TID: the sorted ones come in order already */
-	for (int i = 1; i < n; i++)
-	{
-		const char *t = tids[i];
-		bool		d = dead[i];
-		int			j = i;
-
-		while (j > 0 && memcmp(tids[j - 1], t, PBT_TID_BYTES) > 0)
-		{
-			tids[j] = tids[j - 1];
-			dead[j] = dead[j - 1];
-			j--;
-		}
-		tids[j] = t;
-		dead[j] = d;
-	}
+	pbt_probe_sort(tids, dead, n);
 	return n;
 }
 
@@ -429,122 +392,16 @@ can_append(Page page, const char *data, int len)
 		len - hdr->prefix_len + (int) sizeof(PbtSlot);
 }
 
-static inline int
-part_len(const FpPart *p)
-{
-	return p->headlen + p->taillen;
-}
-
-static inline char
-part_byte(const FpPart *p, int i)
-{
-	return i < p->headlen ? p->head[i] : p->tail[i - p->headlen];
-}
-
-/* the contiguous bytes of the part from byte i on, and how many */
-static inline const char *
-part_run(const FpPart *p, int i, int *run)
-{
-	if (i < p->headlen)
-	{
-		*run = p->headlen - i;
-		return p->head + i;
-	}
-	*run = part_len(p) - i;
-	return p->tail + (i - p->headlen);
-}
-
-static int
-part_cmp(const FpPart *a, const FpPart *b)
-{
-	int			n = Min(part_len(a), part_len(b));
-
-	for (int i = 0; i < n;)
-	{
-		int			arun;
-		int			brun;
-		const char *pa = part_run(a, i, &arun);
-		const char *pb = part_run(b, i, &brun);
-		int			run = Min(Min(arun, brun), n - i);
-		int			c = memcmp(pa, pb, run);
-
-		if (c != 0)
-			return c < 0 ? -1 : 1;
-		i += run;
-	}
-	return (part_len(a) > n) - (part_len(b) > n);
-}
-
-/* bytes [from, to) of the part, to out */
-static void
-part_copy(const FpPart *p, int from, int to, char *out)
-{
-	int			hend = Min(to, p->headlen);
-
-	if (from < hend)
-	{
-		memcpy(out, p->head + from, hend - from);
-		out += hend - from;
-	}
-	if (to > p->headlen)
-	{
-		int			tfrom = Max(from, p->headlen) - p->headlen;
-
-		memcpy(out, p->tail + tfrom, to - p->headlen - tfrom);
-	}
-}
-
-/*
- * The prefix a page of these sorted items gets: what the first and the last
- * share, but never into the heap TID, so that every entry keeps its key's
- * rest (what the fingerprint hashes) and the whole TID.
- */
-static int
-prefix_between(const FpPart *first, const FpPart *last, int shortest)
-{
-	int			q = Min(Min(part_len(first), part_len(last)),
-						shortest - PBT_TID_BYTES);
-	int			i = 0;
-
-	while (i < q && part_byte(first, i) == part_byte(last, i))
-		i++;
-	return Max(i, 0);
-}
-
-static int
-parts_prefix(const FpPart *parts, int n)
-{
-	int			shortest = INT_MAX;
-
-	if (n == 0)
-		return 0;
-	for (int i = 0; i < n; i++)
-		shortest = Min(shortest, part_len(&parts[i]));
-	return prefix_between(&parts[0], &parts[n - 1], shortest);
-}
-
 /* bytes a page of these sorted items takes below pd_special, but the high key */
 static int
-parts_bytes(const FpPart *parts, int n)
+parts_bytes(const PbtPart *parts, int n)
 {
-	int			q = parts_prefix(parts, n);
+	int			q = pbt_parts_prefix(parts, n);
 	int			bytes = lower_for(n, q);
 
 	for (int i = 0; i < n; i++)
-		bytes += part_len(&parts[i]) - q;
+		bytes += pbt_part_len(&parts[i]) - q;
 	return bytes;
-}
-
-static int
-items_as_parts(const PbtItem *items, int n, FpPart *parts)
-{
-	for (int i = 0; i < n; i++)
-	{
-		parts[i].head = items[i].data;
-		parts[i].headlen = items[i].len;
-		parts[i].taillen = 0;
-	}
-	return n;
 }
 
 /*
@@ -554,17 +411,17 @@ items_as_parts(const PbtItem *items, int n, FpPart *parts)
  * the next insert sorts again).
  */
 static void
-fill(Page page, const FpPart *parts, int n)
+fill(Page page, const PbtPart *parts, int n)
 {
 	PageHeader	phdr = (PageHeader) page;
 	FpHeader   *hdr = fp_header(page);
-	int			q = parts_prefix(parts, n);
+	int			q = pbt_parts_prefix(parts, n);
 	int			room = phdr->pd_upper - fps_start(q) - n * (int) sizeof(PbtSlot);
 
 	if (hdr->count != 0)
 		elog(ERROR, "pagebtree fingerprint layout: load into a page that is not empty");
 	for (int i = 0; i < n; i++)
-		room -= part_len(&parts[i]) - q;
+		room -= pbt_part_len(&parts[i]) - q;
 	hdr->prefix_len = q;
 	hdr->fp_cap = Max(TYPEALIGN(16, n), Min(fp_cap_for(n), TYPEALIGN_DOWN(16, room)));
 	hdr->count = hdr->nsorted = n;
@@ -574,18 +431,18 @@ fill(Page page, const FpPart *parts, int n)
 	/* the prefix, and zeroes up to the fingerprints (whole bytes reach WAL) */
 	memset(fp_prefix(page), 0, fps_start(q) - FP_START + hdr->fp_cap);
 	if (n > 0)
-		part_copy(&parts[0], 0, q, fp_prefix(page));
+		pbt_part_copy(&parts[0], 0, q, fp_prefix(page));
 	for (int i = 0; i < n; i++)
 	{
 		PbtSlot    *slot = &fp_slots(page)[i];
-		int			len = part_len(&parts[i]) - q;
+		int			len = pbt_part_len(&parts[i]) - q;
 		char	   *entry;
 
 		if (phdr->pd_upper - len < phdr->pd_lower)
 			elog(ERROR, "pagebtree fingerprint layout: %d items do not fit", n);
 		phdr->pd_upper -= len;
 		entry = (char *) page + phdr->pd_upper;
-		part_copy(&parts[i], q, part_len(&parts[i]), entry);
+		pbt_part_copy(&parts[i], q, pbt_part_len(&parts[i]), entry);
 		slot->off = phdr->pd_upper;
 		slot->len = len;
 		fingerprints(page)[i] = entry_fingerprint(entry, len);
@@ -595,17 +452,17 @@ fill(Page page, const FpPart *parts, int n)
 static void
 fp_load(Page page, PbtItem *items, int n)
 {
-	FpPart		parts[PBT_MAX_ITEMS_PER_PAGE];
+	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
 
-	fill(page, parts, items_as_parts(items, n, parts));
+	fill(page, parts, pbt_items_as_parts(items, n, parts));
 }
 
 static int
 fp_space_needed(const PbtItem *items, int n, bool leaf)
 {
-	FpPart		parts[PBT_MAX_ITEMS_PER_PAGE];
+	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
 
-	return parts_bytes(parts, items_as_parts(items, n, parts)) -
+	return parts_bytes(parts, pbt_items_as_parts(items, n, parts)) -
 		SizeOfPageHeaderData;
 }
 
@@ -616,7 +473,7 @@ fp_space_needed(const PbtItem *items, int n, bool leaf)
  */
 static int
 sorted_parts(Page page, const int *skip, int nskip, int keep,
-			 const char *data, int len, FpPart *parts)
+			 const char *data, int len, PbtPart *parts)
 {
 	FpHeader   *hdr = fp_header(page);
 	FpOrder		ord;
@@ -641,23 +498,9 @@ sorted_parts(Page page, const int *skip, int nskip, int keep,
 	}
 	if (data)
 	{
-		FpPart		new = {data, len, NULL, 0};
-		int			lo = 0;
-		int			hi = n;
+		PbtPart		new = {data, len, NULL, 0};
 
-		/* its place among the sorted items: after every smaller one */
-		while (lo < hi)
-		{
-			int			mid = (lo + hi) / 2;
-
-			if (part_cmp(&parts[mid], &new) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		memmove(&parts[lo + 1], &parts[lo], sizeof(FpPart) * (n - lo));
-		parts[lo] = new;
-		n++;
+		n = pbt_parts_add(parts, n, &new);
 	}
 	return n;
 }
@@ -672,7 +515,7 @@ rebuild(Page page, const int *skip, int nskip, int keep, const char *data, int l
 {
 	PGAlignedBlock copy;
 	Page		old = copy.data;
-	FpPart		parts[PBT_MAX_ITEMS_PER_PAGE];
+	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
 	PbtItem		hikey;
 	bool		has_hikey;
 	int			n;
@@ -698,9 +541,9 @@ static int
 fp_item_cost(Page page, const char *data, int len)
 {
 	FpHeader   *hdr = fp_header(page);
-	FpPart		new = {data, len, NULL, 0};
-	FpPart		first = new;
-	FpPart		last = new;
+	PbtPart		new = {data, len, NULL, 0};
+	PbtPart		first = new;
+	PbtPart		last = new;
 	int			n = hdr->count + 1;
 	int			total = len;
 	int			shortest = len;
@@ -718,20 +561,20 @@ fp_item_cost(Page page, const char *data, int len)
 	for (int i = 0; i < hdr->count; i++)
 	{
 		PbtSlot    *slot = &fp_slots(page)[i];
-		FpPart		p = {fp_prefix(page), hdr->prefix_len,
+		PbtPart		p = {fp_prefix(page), hdr->prefix_len,
 						 (char *) page + slot->off, pbt_slot_len(slot)};
 
 		stored += p.taillen;
-		total += part_len(&p);
-		shortest = Min(shortest, part_len(&p));
+		total += pbt_part_len(&p);
+		shortest = Min(shortest, pbt_part_len(&p));
 		if (i > 0 && i < hdr->nsorted - 1)
 			continue;
-		if (part_cmp(&p, &first) < 0)
+		if (pbt_part_cmp(&p, &first) < 0)
 			first = p;
-		if (part_cmp(&p, &last) > 0)
+		if (pbt_part_cmp(&p, &last) > 0)
 			last = p;
 	}
-	q = prefix_between(&first, &last, shortest);
+	q = pbt_prefix_between(&first, &last, shortest);
 	/* a longer prefix than the page has can make it negative */
 	return Max(0, lower_for(n, q) + total - n * q - ((PageHeader) page)->pd_lower -
 			   stored);

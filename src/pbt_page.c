@@ -128,6 +128,30 @@ pbt_item_cmp(const void *a, const void *b)
 }
 
 /*
+ * Order a probe's matches (see PbtLayout.probe) by heap TID, with their dead
+ * hints: an insertion sort, since they are few and mostly in order already.
+ */
+void
+pbt_probe_sort(const char **tids, bool *dead, int n)
+{
+	for (int i = 1; i < n; i++)
+	{
+		const char *t = tids[i];
+		bool		d = dead[i];
+		int			j = i;
+
+		while (j > 0 && memcmp(tids[j - 1], t, PBT_TID_BYTES) > 0)
+		{
+			tids[j] = tids[j - 1];
+			dead[j] = dead[j - 1];
+			j--;
+		}
+		tids[j] = t;
+		dead[j] = d;
+	}
+}
+
+/*
  * Set the layout tag of a page about to be (re)built, with the layout's
  * parameter from the index's options (st may be NULL: defaults).  The
  * caller then initializes or rebuilds the item area.
