@@ -54,7 +54,8 @@ WHERE s.page_type = 'leaf' AND s.layout = '$layout'});
 #   dense: item_len, prefix_off, prefix_len, capacity, count (2 bytes each)
 #   plain: slots of 4 bytes {off, len} at 24
 #   bpa:   nblocks, log_count (2 bytes each), log_cap, block_cap (1 byte
-#          each), unused; 8 log slots of 4 bytes; then block 0's count
+#          each), nitems, prefix_len (2 bytes each), the prefix (padded to
+#          an even length); 8 log slots of 4 bytes; then block 0's count
 #   fingerprint: count, nsorted, fp_cap, prefix_len (2 bytes each), the
 #          prefix (padded to an even length), then one fingerprint byte per
 #          entry (flipped: every bit inverted)
@@ -69,7 +70,7 @@ my @cases = (
 	  bytes => "\x01\x00", msg => qr/dense item count disagrees with the presence bitmap/ },
 	{ idx => 'c_plain', layout => 'plain', off => 24 + 4 * 2,
 	  bytes => "\xf0\x1f", msg => qr/item bytes out of bounds/ },
-	{ idx => 'c_bpa', layout => 'bpa', off => 24 + 8 + 8 * 4,
+	{ idx => 'c_bpa', layout => 'bpa', off => \&first_bpa_block,
 	  bytes => "\x11\x00", msg => qr/BPA block count exceeds its capacity/ },
 	{ idx => 'c_fp', layout => 'fingerprint', off => \&first_fingerprint,
 	  msg => qr/fingerprint does not match its key/ },
@@ -93,16 +94,31 @@ $path{c_tag} = $node->data_dir . '/'
 $node->stop;
 
 # offset of the first fingerprint in the page at $pageoff of $file
-sub first_fingerprint
+# the length of a page's prefix, padded to an even length, from the 2-byte
+# field at offset $at of the page
+sub padded_prefix_len
 {
-	my ($file, $pageoff) = @_;
+	my ($file, $pageoff, $at) = @_;
 	open(my $fh, '<', $file) or die "open $file: $!";
 	binmode $fh;
-	seek($fh, $pageoff + 24 + 6, 0) or die "seek: $!";
+	seek($fh, $pageoff + $at, 0) or die "seek: $!";
 	read($fh, my $raw, 2) == 2 or die "read: $!";
 	close($fh);
 	my $prefix_len = unpack('v', $raw);
-	return 24 + 8 + $prefix_len + ($prefix_len % 2);
+	return $prefix_len + ($prefix_len % 2);
+}
+
+sub first_fingerprint
+{
+	my ($file, $pageoff) = @_;
+	return 24 + 8 + padded_prefix_len($file, $pageoff, 24 + 6);
+}
+
+# block 0's count: after the header, the prefix and 8 log slots
+sub first_bpa_block
+{
+	my ($file, $pageoff) = @_;
+	return 24 + 10 + padded_prefix_len($file, $pageoff, 24 + 8) + 8 * 4;
 }
 
 sub damage
