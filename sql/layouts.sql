@@ -192,6 +192,57 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT k, id FROM lyb WHERE k < -2900 ORDER BY k DESC, id DESC']);
 DROP TABLE lyb;
 
+-- 6b. BPA leaves with a page prefix: a built index whose leaves share a
+--     long prefix takes random inserts, then keys that share less of it or
+--     none (each such insert rewrites its leaf with a shorter prefix), and
+--     deletes with VACUUM in between.  The prefix length is read from the
+--     BPA header (bytes 32-33 of the page, after the 24-byte page header
+--     and four header fields) to show that the prefixes were long before
+--     the inserts and shrank on some leaves after.
+CREATE EXTENSION pageinspect;
+CREATE TABLE lyq (id int, t text COLLATE "C") WITH (autovacuum_enabled = off);
+INSERT INTO lyq SELECT i, 'tenant-0042/orders/' || lpad((hashint4(i) & 65535)::text, 6, '0')
+FROM generate_series(1, 6000) i;
+CREATE INDEX lyq_t ON lyq USING pagebtree (t) INCLUDE (id)
+    WITH (layout = bpa, bpa_log_size = 4, bpa_block_size = 8);
+CREATE FUNCTION lyq_prefixes()
+RETURNS TABLE (blkno bigint, prefix_len int) LANGUAGE sql AS $$
+    SELECT s.blkno, get_byte(p, 32) + 256 * get_byte(p, 33)
+    FROM generate_series(1, pg_relation_size('lyq_t') / 8192 - 1) b,
+         LATERAL pagebtree_page_stats('lyq_t', b) s,
+         LATERAL get_raw_page('lyq_t', b::int) p
+    WHERE s.page_type = 'leaf' AND s.layout = 'bpa'
+$$;
+CREATE TEMP TABLE lyq_before AS SELECT * FROM lyq_prefixes();
+SELECT count(*) > 1 AS several_leaves, min(prefix_len) >= 19 AS long_prefixes
+FROM lyq_before;
+INSERT INTO lyq SELECT 10000 + i,
+       CASE i % 5 WHEN 0 THEN 'tenant-0042/orders/' || md5(i::text)
+                  WHEN 1 THEN 'tenant-0042/o' || i
+                  WHEN 2 THEN 'tenant-00' || (i % 10)
+                  WHEN 3 THEN 'tenant-0042/orders/'
+                  ELSE 'tenant-0042/orders/' || lpad((hashint4(-i) & 65535)::text, 6, '0') END
+FROM generate_series(1, 4000) i ORDER BY md5(i::text);
+SELECT pagebtree_check('lyq_t', true) IS NOT NULL AS checked;
+SELECT count(*) > 0 AS some_prefixes_shrank
+FROM lyq_prefixes() a JOIN lyq_before b USING (blkno)
+WHERE a.prefix_len < b.prefix_len;
+DELETE FROM lyq WHERE id % 4 = 0;
+VACUUM lyq;
+INSERT INTO lyq SELECT 20000 + i, 'a' || i FROM generate_series(1, 500) i;
+SELECT pagebtree_check('lyq_t', true) IS NOT NULL AS checked;
+VACUUM ANALYZE lyq;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT id FROM lyq WHERE t = ''tenant-0042/orders/''',
+    'SELECT id FROM lyq WHERE t = ''tenant-003''',
+    'SELECT id FROM lyq WHERE t >= ''tenant-0042/o'' AND t < ''tenant-0042/orders/001''',
+    'SELECT t AS c FROM lyq WHERE t > ''tenant-0042/orders/05'' ORDER BY t',
+    'SELECT t AS c FROM lyq ORDER BY t DESC',
+    'SELECT count(*) FROM lyq WHERE t < ''tenant-0042/orders/0300''']);
+DROP TABLE lyq;
+DROP FUNCTION lyq_prefixes();
+DROP EXTENSION pageinspect;
+
 -- 7. Fingerprint leaves: point lookups go through the fingerprint probe
 --    (runs of equal keys that span pages, NULL keys, two-column keys,
 --    entries killed by deletes), ranges and ordered scans merge the sorted

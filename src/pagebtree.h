@@ -26,6 +26,7 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "port/pg_bitutils.h"
+#include "port/pg_bswap.h"
 #include "nodes/pathnodes.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
@@ -50,6 +51,12 @@
 										 * mode: they are IndexTuples) */
 #define PBT_DELETED			(1 << 5)	/* unlinked by VACUUM; recyclable
 										 * once safexid is old enough */
+#define PBT_HAS_DEAD		(1 << 6)	/* an entry may be hinted dead: a
+										 * hint, set under a share lock and
+										 * not WAL-logged */
+#define PBT_WAS_READ		(1 << 7)	/* a reader has visited this leaf
+										 * of an adaptive index since it was
+										 * written whole: a hint too */
 
 /* layout tags; every page records the layout that owns its item bytes */
 #define PBT_LAYOUT_PLAIN	1		/* sorted slots -> whole items */
@@ -95,6 +102,9 @@ typedef struct PbtPageOpaqueData
  * lookups down, by chance; a heads leaf that reaches 0 becomes a
  * fingerprint leaf, a fingerprint leaf that reaches PBT_OPS_MAX a heads
  * leaf.  Splits make halves under PBT_OPS_FP_BELOW fingerprint leaves.
+ * A leaf that splits unread since it was written whole gets BPA halves;
+ * on a BPA leaf every read pulls the counter down, and at 0 it becomes a
+ * heads leaf (pbt_adapt.c).
  */
 #define PBT_OPS_OFF			255		/* keys not string-like, or not adaptive */
 #define PBT_OPS_MAX			3
@@ -154,12 +164,31 @@ pbt_slot_len(const PbtSlot *slot)
 	return slot->len & PBT_SLOT_LEN_MASK;
 }
 
-/* byte-string order of normalized items (a proper prefix sorts first) */
+/*
+ * Byte-string order of normalized items (a proper prefix sorts first).
+ * Most items differ in their first 8 bytes: those are compared as one
+ * big-endian integer, without a call to memcmp.
+ */
 static inline int
 pbt_bytes_cmp(const char *a, int alen, const char *b, int blen)
 {
-	int			c = memcmp(a, b, Min(alen, blen));
+	int			common = Min(alen, blen);
+	int			c;
 
+	if (common >= (int) sizeof(uint64))
+	{
+		uint64		x;
+		uint64		y;
+
+		memcpy(&x, a, sizeof(uint64));
+		memcpy(&y, b, sizeof(uint64));
+		if (x != y)
+			return pg_ntoh64(x) < pg_ntoh64(y) ? -1 : 1;
+		c = memcmp(a + sizeof(uint64), b + sizeof(uint64),
+				   common - sizeof(uint64));
+	}
+	else
+		c = memcmp(a, b, common);
 	return c != 0 ? c : alen - blen;
 }
 
@@ -620,7 +649,8 @@ extern PbtItem *pbt_page_copy_items(Page page, int n);
 extern void pbt_free_items(PbtItem *items, int n);
 
 /* pbt_adapt.c */
-extern bool pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
+extern uint8 pbt_adapt_split_layout(PbtState *st, Page page);
+extern bool pbt_adapt_leaf(PbtState *st, Page page, PbtPageOpaque from,
 						   PbtItem *items, int n, PbtItem *hikey);
 extern uint8 pbt_adapt_on_read(Buffer buf, bool point);
 extern void pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno,

@@ -125,6 +125,8 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 		corrupt(index, blkno, 0,
 				"dense or fingerprint layout on an inner or comparator-mode page, or with INCLUDE columns",
 				NULL);
+	if (layout == &pbt_layout_bpa && !(leaf && st->normalized))
+		corrupt(index, blkno, 0, "BPA layout on an inner or comparator-mode page", NULL);
 	if (layout == &pbt_layout_semidense &&
 		!(leaf && st->normalized && st->has_include))
 		corrupt(index, blkno, 0,

@@ -310,30 +310,12 @@ cmp_int(const void *a, const void *b)
 }
 
 /*
- * Does the page hold an entry hinted dead?  In storage order, which on
- * unsorted layouts (BPA) costs no sorting, unlike the ordered pass that
- * deletion makes.
- */
-static bool
-any_dead(Page page)
-{
-	PbtIter		it;
-	PbtItem		item;
-
-	pbt_iter_start_unordered(&it, page);
-	while (pbt_iter_next(&it, &item))
-	{
-		if (it.dead)
-			return true;
-	}
-	return false;
-}
-
-/*
  * Before splitting a full leaf, try to make room by removing entries whose
  * heap tuples are dead to everyone, as nbtree does:
  *
- * - simple deletion: the entries that scans hinted dead (kill_prior_tuple);
+ * - simple deletion: the entries that scans hinted dead (kill_prior_tuple),
+ *   looked for only when the page's PBT_HAS_DEAD flag says a scan hinted
+ *   one, so that most leaves split without a pass over their entries;
  * - bottom-up deletion, when the executor says this insert is a new version
  *   of a row whose key in this index did not change (indexUnchanged): the
  *   duplicates of the new key are likely old versions, so ask the table AM
@@ -363,7 +345,7 @@ delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 
 	if (standby_info && !pbt_rmgr_registered)
 		return;
-	if (!bottomup && !any_dead(page))
+	if (!bottomup && !(PbtPageGetOpaque(page)->flags & PBT_HAS_DEAD))
 		return;
 	if (bottomup)
 	{
@@ -403,6 +385,9 @@ delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 							 item.len + (int) sizeof(PbtSlot));
 		delstate.ndeltids++;
 	}
+	/* every hinted entry is now to be deleted (or the hint was stale) */
+	if (!bottomup)
+		PbtPageGetOpaque(page)->flags &= ~PBT_HAS_DEAD;
 
 	/*
 	 * Bottom-up: entries of a key that occurs more than once here are likely
@@ -851,8 +836,9 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	bool		has_hikey = pbt_page_get_hikey(origpage, &oldhikey);
 	int			fillfactor;
 	int			s;
-	/* both halves get the index's current layout for their level */
-	uint8		newlayout = leaf ? st->leaf_layout : st->inner_layout;
+	/* the halves' layout: the index's for their level (pbt_adapt.c) */
+	uint8		newlayout = leaf ? pbt_adapt_split_layout(st, origpage) :
+		st->inner_layout;
 	StringInfoData sep;
 	PbtItem		sepitem;
 	Buffer		rbuf;
@@ -907,7 +893,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		lpage = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
 		pbt_page_set_layout(lpage, convtag, st);
 		pbt_page_rebuild(lpage, items, n + 1, has_hikey ? &oldhikey : NULL);
-		pbt_adapt_leaf(st, lpage, PBT_OPS_OFF, NULL, 0, NULL);
+		pbt_adapt_leaf(st, lpage, NULL, NULL, 0, NULL);
 		GenericXLogFinish(xlog);
 		PBT_CHECK_PAGE(index, BufferGetPage(buf), lblkno);
 		UnlockReleaseBuffer(buf);
@@ -1032,9 +1018,9 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	lopaque->flags |= PBT_INCOMPLETE_SPLIT;
 
 	/* key-adaption: the halves inherit the page's counter */
-	if (pbt_adapt_leaf(st, lpage, oopaque->op_counter, items, s, &sepitem))
+	if (pbt_adapt_leaf(st, lpage, oopaque, items, s, &sepitem))
 		keep = -1;
-	pbt_adapt_leaf(st, rpage, oopaque->op_counter, items + s, n + 1 - s,
+	pbt_adapt_leaf(st, rpage, oopaque, items + s, n + 1 - s,
 				   has_hikey ? &oldhikey : NULL);
 
 	pbt_log_split(index, buf, lpage, keep, sep.data, sep.len, rbuf, rpage,

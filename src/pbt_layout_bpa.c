@@ -307,20 +307,63 @@ bpa_space_needed(const PbtItem *items, int n, bool leaf)
  * ---------------------------------------------------------------
  */
 
-static int
-run_cmp(const void *a, const void *b, void *arg)
+/*
+ * A run's entry for sorting: its page offset, and its first 8 bytes as a
+ * big-endian integer (zero-padded, which keeps the order of items that
+ * differ there), so that most comparisons are one integer compare.  Runs
+ * are sorted on every split and ordered scan.
+ */
+typedef struct RunKey
 {
-	return compare_slots((Page) arg, slot_of((Page) arg, *(const uint16 *) a),
-						 slot_of((Page) arg, *(const uint16 *) b));
+	uint64		head;
+	uint16		off;
+} RunKey;
+
+static inline int
+run_key_cmp(const RunKey *a, const RunKey *b, char *page)
+{
+	if (a->head != b->head)
+		return a->head < b->head ? -1 : 1;
+	return compare_slots(page, slot_of(page, a->off), slot_of(page, b->off));
 }
 
-/* qsort_arg comparator of pointers to slots (copies) of the page in arg */
-static int
-slot_ptr_cmp(const void *a, const void *b, void *arg)
+#define ST_SORT sort_run_keys
+#define ST_ELEMENT_TYPE RunKey
+#define ST_COMPARE_ARG_TYPE char
+#define ST_COMPARE(a, b, page) run_key_cmp((a), (b), (page))
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* sort n page offsets of slots by their items */
+static void
+sort_run(Page page, uint16 *entries, int n)
 {
-	return compare_slots((Page) arg, *(PbtSlot *const *) a,
-						 *(PbtSlot *const *) b);
+	RunKey		keys[2 * BPA_MAX_CAP];
+
+	for (int i = 0; i < n; i++)
+	{
+		PbtSlot    *slot = slot_of(page, entries[i]);
+		uint64		head = 0;
+
+		memcpy(&head, (char *) page + slot->off,
+			   Min(pbt_slot_len(slot), (int) sizeof(uint64)));
+		keys[i].head = pg_ntoh64(head);
+		keys[i].off = entries[i];
+	}
+	sort_run_keys(keys, n, page);
+	for (int i = 0; i < n; i++)
+		entries[i] = keys[i].off;
 }
+
+/* sort_slots(slots, n, page): sorts copies of slots by their items */
+#define ST_SORT sort_slots
+#define ST_ELEMENT_TYPE PbtSlot
+#define ST_COMPARE_ARG_TYPE char
+#define ST_COMPARE(a, b, page) compare_slots((page), (a), (b))
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 static inline uint16
 slot_offset(Page page, const PbtSlot *slot)
@@ -369,8 +412,7 @@ load_run(Page page, const uint16 *log_block, int b, BpaRun *run)
 	}
 	if (!(blk->flags & BPA_BLOCK_SORTED))
 	{
-		if (run->len > 1)
-			qsort_arg(run->entries, run->len, sizeof(uint16), run_cmp, page);
+		sort_run(page, run->entries, run->len);
 		return;
 	}
 	/* a sorted block: only its few logged items are to be put in place */
@@ -803,20 +845,17 @@ split_block(Page page, int b, PbtSlot *incoming, int nin, int nnew)
 	BpaHeader  *hdr = bpa_header(page);
 	int			unit = unit_bytes(hdr->block_cap);
 	BpaBlock   *blk = bpa_block(page, b);
-	PbtSlot		entries[2 * BPA_MAX_CAP];
-	PbtSlot    *sorted[2 * BPA_MAX_CAP];
+	PbtSlot		sorted[2 * BPA_MAX_CAP];
 	bool		last = b == hdr->nblocks - 1;
 	int			m = 0;
 	int			next = 0;
 	char	   *after = (char *) bpa_block(page, b + 1);
 
 	for (int i = 0; i < blk->count; i++)
-		entries[m++] = block_slots(blk)[i];
+		sorted[m++] = block_slots(blk)[i];
 	for (int i = 0; i < nin; i++)
-		entries[m++] = incoming[i];
-	for (int i = 0; i < m; i++)
-		sorted[i] = &entries[i];
-	qsort_arg(sorted, m, sizeof(PbtSlot *), slot_ptr_cmp, page);
+		sorted[m++] = incoming[i];
+	sort_slots(sorted, m, page);
 
 	/* move the later blocks up */
 	memmove(after + (nnew - 1) * unit, after,
@@ -841,11 +880,11 @@ split_block(Page page, int b, PbtSlot *incoming, int nin, int nnew)
 		}
 		else
 		{
-			nb->fence_off = sorted[next]->off;
-			nb->fence_len = pbt_slot_len(sorted[next]);
+			nb->fence_off = sorted[next].off;
+			nb->fence_len = pbt_slot_len(&sorted[next]);
 		}
 		for (; next < end; next++)
-			block_slots(nb)[nb->count++] = *sorted[next];
+			block_slots(nb)[nb->count++] = sorted[next];
 	}
 }
 
@@ -873,19 +912,56 @@ split_into(int m, int block_cap, bool last)
 	return (m + block_fill(block_cap) - 1) / block_fill(block_cap);
 }
 
-/* blocks that flushing the log would add (log_block: route_log's result) */
+/*
+ * The log's positions grouped by the block they go to (log_block:
+ * route_log's result), last block first and in log order within a block,
+ * so that a flush visits only the blocks that take items and ascending
+ * appends stay in order.
+ */
+static void
+group_log(Page page, const uint16 *log_block, uint8 *order)
+{
+	for (int i = 0; i < bpa_header(page)->log_count; i++)
+	{
+		int			j = i;
+
+		while (j > 0 && log_block[order[j - 1]] < log_block[i])
+		{
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
+}
+
+/* the number of log positions from order[i] on that go to the same block */
+static inline int
+group_len(Page page, const uint16 *log_block, const uint8 *order, int i)
+{
+	int			len = 1;
+
+	while (i + len < bpa_header(page)->log_count &&
+		   log_block[order[i + len]] == log_block[order[i]])
+		len++;
+	return len;
+}
+
+/* blocks that flushing the log would add */
 static int
-flush_growth(Page page, const uint16 *log_block)
+flush_growth(Page page, const uint16 *log_block, const uint8 *order)
 {
 	BpaHeader  *hdr = bpa_header(page);
 	int			extra = 0;
 
-	for (int b = 0; b < hdr->nblocks; b++)
+	for (int i = 0; i < hdr->log_count;)
 	{
-		int			m = bpa_block(page, b)->count + logged_in(page, log_block, b);
+		int			b = log_block[order[i]];
+		int			nin = group_len(page, log_block, order, i);
+		int			m = bpa_block(page, b)->count + nin;
 
 		if (m > hdr->block_cap)
 			extra += split_into(m, hdr->block_cap, b == hdr->nblocks - 1) - 1;
+		i += nin;
 	}
 	return extra;
 }
@@ -893,33 +969,33 @@ flush_growth(Page page, const uint16 *log_block)
 /*
  * Move the logged items into their blocks, splitting blocks that overflow
  * if the hole has room for the new ones; false (page unchanged) if not.
+ * Blocks are done from the last, so that splits do not move blocks still
+ * to do.
  */
 static bool
 flush(Page page)
 {
 	BpaHeader  *hdr = bpa_header(page);
 	uint16		log_block[BPA_MAX_CAP];
+	uint8		order[BPA_MAX_CAP];
 
 	route_log(page, log_block);
+	group_log(page, log_block, order);
 	if (((PageHeader) page)->pd_lower +
-		flush_growth(page, log_block) * unit_bytes(hdr->block_cap) >
+		flush_growth(page, log_block, order) * unit_bytes(hdr->block_cap) >
 		((PageHeader) page)->pd_upper)
 		return false;
 
-	/* from the last block, so that splits do not move blocks still to do */
-	for (int b = hdr->nblocks - 1; b >= 0; b--)
+	for (int i = 0; i < hdr->log_count;)
 	{
+		int			b = log_block[order[i]];
 		BpaBlock   *blk = bpa_block(page, b);
 		PbtSlot		incoming[BPA_MAX_CAP];
-		int			nin = 0;
+		int			nin = group_len(page, log_block, order, i);
 
-		for (int i = 0; i < hdr->log_count; i++)
-		{
-			if (log_block[i] == b)
-				incoming[nin++] = log_slots(page)[i];
-		}
-		if (nin == 0)
-			continue;
+		for (int k = 0; k < nin; k++)
+			incoming[k] = log_slots(page)[order[i + k]];
+		i += nin;
 		if (blk->count + nin <= hdr->block_cap)
 		{
 			if (!appends_in_order(page, blk, incoming, nin))
@@ -998,9 +1074,11 @@ bpa_item_cost(Page page, const char *data, int len)
 	if (hdr->log_count == hdr->log_cap)
 	{
 		uint16		log_block[BPA_MAX_CAP];
+		uint8		order[BPA_MAX_CAP];
 
 		route_log(page, log_block);
-		need += flush_growth(page, log_block) * unit_bytes(hdr->block_cap);
+		group_log(page, log_block, order);
+		need += flush_growth(page, log_block, order) * unit_bytes(hdr->block_cap);
 	}
 	if (phdr->pd_upper - phdr->pd_lower >= need)
 		return need;

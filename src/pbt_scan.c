@@ -1249,7 +1249,10 @@ kill_items_now(IndexScanDesc scan)
 		}
 	}
 	if (marked)
+	{
+		PbtPageGetOpaque(page)->flags |= PBT_HAS_DEAD;
 		MarkBufferDirtyHint(buf, true);
+	}
 	if (buf != so->curr.buf)
 		UnlockReleaseBuffer(buf);
 	else

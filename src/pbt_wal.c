@@ -241,8 +241,9 @@ pbt_mask(char *pagedata, BlockNumber blkno)
 
 	mask_page_lsn_and_checksum(pagedata);
 	mask_unused_space(pagedata);
-	/* hints are not WAL-logged: the adaption counter, dead entries */
+	/* hints are not WAL-logged: the adaption counter, dead entries, reads */
 	opaque->op_counter = 0;
+	opaque->flags &= ~(PBT_HAS_DEAD | PBT_WAS_READ);
 	if (!(opaque->flags & PBT_META) && pbt_layout_by_tag(opaque->layout))
 		pbt_layout_by_tag(opaque->layout)->mask((Page) pagedata);
 }
