@@ -544,10 +544,10 @@ pbt_item_get_tid(PbtState *st, const char *item, int len, ItemPointer tid)
 	{
 		const unsigned char *p = (const unsigned char *) item + len - PBT_TID_BYTES;
 
-		ItemPointerSet(tid,
-					   ((uint32) p[0] << 24) | ((uint32) p[1] << 16) |
-					   ((uint32) p[2] << 8) | (uint32) p[3],
-					   ((OffsetNumber) p[4] << 8) | p[5]);
+		/* the big-endian block number is bi_hi then bi_lo */
+		tid->ip_blkid.bi_hi = (uint16) (p[0] << 8 | p[1]);
+		tid->ip_blkid.bi_lo = (uint16) (p[2] << 8 | p[3]);
+		tid->ip_posid = (OffsetNumber) (p[4] << 8 | p[5]);
 	}
 	else
 		pbt_item_get_tid_slow(st, item, len, tid);

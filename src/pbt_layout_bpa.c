@@ -514,24 +514,13 @@ bpa_iter_start(PbtIter *it)
 	s->idx = pos - s->run.base - it->step;
 }
 
-static void
-bpa_iter_next(PbtIter *it, PbtItem *item)
+/* an ordered iteration past its run: the next block that has items */
+static pg_noinline void
+next_run(PbtIter *it, BpaIterState *s)
 {
-	BpaIterState *s = (BpaIterState *) it->state.data;
 	BpaRun	   *run = &s->run;
-	PbtSlot    *slot;
 
-	it->pos += it->step;
-	if (it->unordered)
-	{
-		slot = next_stored(it->page, s);
-		whole_item(it->page, slot, item, it->buf.data, it->primed);
-		it->primed = true;
-		it->dead = (slot->len & PBT_SLOT_DEAD) != 0;
-		return;
-	}
-	s->idx += it->step;
-	/* past this run: the next block that has items (the engine knows one does) */
+	/* the engine knows that one does */
 	while (s->idx < 0 || s->idx >= run->len)
 	{
 		int			b = run->block + it->step;
@@ -541,7 +530,24 @@ bpa_iter_next(PbtIter *it, PbtItem *item)
 		run->base = it->step > 0 ? base : base - run->len;
 		s->idx = it->step > 0 ? 0 : run->len - 1;
 	}
-	slot = slot_of(it->page, run->entries[s->idx]);
+}
+
+static void
+bpa_iter_next(PbtIter *it, PbtItem *item)
+{
+	BpaIterState *s = (BpaIterState *) it->state.data;
+	PbtSlot    *slot;
+
+	it->pos += it->step;
+	if (it->unordered)
+		slot = next_stored(it->page, s);
+	else
+	{
+		s->idx += it->step;
+		if (s->idx < 0 || s->idx >= s->run.len)
+			next_run(it, s);
+		slot = slot_of(it->page, s->run.entries[s->idx]);
+	}
 	whole_item(it->page, slot, item, it->buf.data, it->primed);
 	it->primed = true;
 	it->dead = (slot->len & PBT_SLOT_DEAD) != 0;

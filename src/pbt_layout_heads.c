@@ -249,30 +249,33 @@ heads_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 	item->len = assemble(page, slot, koff, hdr->prefix_len, buf->data);
 }
 
-/* like heads_get, but the prefix is copied once per iteration */
+/*
+ * Like heads_get, but on a leaf the prefix is copied once per iteration
+ * and its length kept in it->cursor: scans call this for every row.
+ */
 static void
 heads_iter_next(PbtIter *it, PbtItem *item)
 {
 	Page		page = it->page;
-	HeadsHeader *hdr = heads_header(page);
 	int			pos = (it->pos += it->step);
 	HeadsSlot  *slot = &heads_slots(page)[pos];
-	int			koff = key_offset(page);
 
 	it->dead = (slot->len & PBT_SLOT_DEAD) != 0;
-	if (pos < first_keyed(page))
-	{
-		heads_get(page, pos, item, &it->buf);
-		return;
-	}
 	if (!it->primed)
 	{
-		memcpy(it->buf.data + koff, (char *) page + hdr->prefix_off,
-			   hdr->prefix_len);
+		HeadsHeader *hdr = heads_header(page);
+
+		if (!is_leaf(page))
+		{
+			heads_get(page, pos, item, &it->buf);
+			return;
+		}
+		memcpy(it->buf.data, (char *) page + hdr->prefix_off, hdr->prefix_len);
+		it->cursor = hdr->prefix_len;
 		it->primed = true;
 	}
 	item->data = it->buf.data;
-	item->len = assemble(page, slot, koff, hdr->prefix_len, it->buf.data);
+	item->len = assemble(page, slot, 0, it->cursor, it->buf.data);
 }
 
 static BlockNumber

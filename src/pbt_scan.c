@@ -817,7 +817,7 @@ check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
 	return check_item_keys(so, item, len, dir, continuescan);
 }
 
-static void
+static inline void
 save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
@@ -1573,8 +1573,11 @@ scan_next(IndexScanDesc scan, ScanDirection dir)
 	return read_on(scan, dir);
 }
 
-/* Form the current item's index tuple for an index-only scan. */
-static void
+/*
+ * Form the current item's index tuple for an index-only scan.  Not inlined:
+ * its arrays would give pbtgettuple, called for every row, a large frame.
+ */
+static pg_noinline void
 return_itup(IndexScanDesc scan, ScanPosItem *pi)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
@@ -1630,18 +1633,14 @@ scan_advance(IndexScanDesc scan, ScanDirection dir)
 	}
 }
 
-bool
-pbtgettuple(IndexScanDesc scan, ScanDirection dir)
+/*
+ * pbtgettuple beyond the batch in hand: (re)positioning, reading on.  Not
+ * inlined, so that the per-row path below keeps a small frame.
+ */
+static pg_noinline bool
+gettuple_slow(IndexScanDesc scan, ScanDirection dir)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
-
-	/* pagebtree is never lossy */
-	scan->xs_recheck = false;
-
-	/* the executor found the previously returned entry's tuple dead */
-	if (scan->kill_prior_tuple && ScanPosIsValid(so->curr) &&
-		so->nkilled < PBT_MAX_ITEMS_PER_PAGE)
-		so->killed[so->nkilled++] = so->curr.itemIndex;
 
 	/* (re)start array keys when (re)positioning, now that dir is known */
 	if (!ScanPosIsValid(so->curr) && so->qual_ok)
@@ -1650,6 +1649,32 @@ pbtgettuple(IndexScanDesc scan, ScanDirection dir)
 		return false;
 	return_item(scan);
 	return true;
+}
+
+bool
+pbtgettuple(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	ScanPos    *pos = &so->curr;
+
+	/* pagebtree is never lossy */
+	scan->xs_recheck = false;
+
+	/* the executor found the previously returned entry's tuple dead */
+	if (scan->kill_prior_tuple && ScanPosIsValid(*pos) &&
+		so->nkilled < PBT_MAX_ITEMS_PER_PAGE)
+		so->killed[so->nkilled++] = pos->itemIndex;
+
+	/* most calls: the next item of the batch in hand */
+	if (ScanPosIsValid(*pos) &&
+		(ScanDirectionIsForward(dir) ? pos->itemIndex < pos->lastItem :
+		 pos->itemIndex > pos->firstItem))
+	{
+		pos->itemIndex += ScanDirectionIsForward(dir) ? 1 : -1;
+		return_item(scan);
+		return true;
+	}
+	return gettuple_slow(scan, dir);
 }
 
 int64
