@@ -20,11 +20,10 @@ INSERT INTO ad_int SELECT (i * 7919) % 100003 FROM generate_series(1, 12000) i;
 CREATE INDEX ad_int_k ON ad_int USING pagebtree (k);
 
 CREATE FUNCTION ad_leaves(idx regclass, OUT leaves int, OUT fingerprint int,
-                          OUT with_counter int, OUT bpa int) LANGUAGE sql AS $$
+                          OUT with_counter int) LANGUAGE sql AS $$
     SELECT count(*)::int,
            (count(*) FILTER (WHERE s.layout = 'fingerprint'))::int,
-           (count(*) FILTER (WHERE s.flags LIKE '%ops=%'))::int,
-           (count(*) FILTER (WHERE s.layout = 'bpa'))::int
+           (count(*) FILTER (WHERE s.flags LIKE '%ops=%'))::int
     FROM generate_series(1, pg_relation_size(idx) / 8192 - 1) b,
          LATERAL pagebtree_page_stats(idx, b) s
     WHERE s.page_type = 'leaf' $$;
@@ -123,41 +122,5 @@ SELECT pagebtree_check('ad_k', true);
 CREATE INDEX ad_k_heads ON ad USING pagebtree (k) WITH (layout = heads);
 SELECT fingerprint, with_counter FROM ad_leaves('ad_k_heads');
 
--- insert-adaption: leaves that split with no read since they were written
--- become BPA leaves (string-like keys only); reads turn them back into
--- heads leaves.  100 ordered scans of the whole index read every leaf at
--- least 100 times: a leaf keeps its BPA layout with a probability of about
--- 2e-6 (fewer than two counter steps at 15% each).
-CREATE TABLE adb (id int, k text COLLATE "C", n int8) WITH (autovacuum_enabled = off);
-INSERT INTO adb SELECT i, md5((i % 200)::text) || '/' || i, hashint4(i)
-FROM generate_series(1, 6000) i;
-CREATE INDEX adb_k ON adb USING pagebtree (k);
-CREATE INDEX adb_n ON adb USING pagebtree (n);
-INSERT INTO adb SELECT i, md5((i % 200)::text) || '/' || i, hashint4(i)
-FROM generate_series(6001, 24000) i ORDER BY md5(i::text);
-SELECT bpa > leaves / 2 AS mostly_bpa FROM ad_leaves('adb_k');
-SELECT bpa AS int8_bpa FROM ad_leaves('adb_n');
-SELECT pagebtree_check('adb_k', true);
-SET enable_seqscan = off;
-SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF) SELECT count(*) FROM (SELECT k FROM adb ORDER BY k) s;
-CREATE TEMP TABLE adb_counts (c bigint);
-DO $$
-BEGIN
-    FOR i IN 1..100 LOOP
-        INSERT INTO adb_counts SELECT count(*) FROM (SELECT k FROM adb ORDER BY k) s;
-    END LOOP;
-END $$;
-RESET enable_seqscan;
-RESET enable_bitmapscan;
-SELECT count(*) AS scans, count(*) FILTER (WHERE c <> (SELECT count(*) FROM adb)) AS wrong
-FROM adb_counts;
-SELECT bpa <= leaves / 20 AS mostly_heads FROM ad_leaves('adb_k');
-SELECT pagebtree_check('adb_k', true);
-SELECT * FROM pbt_verify(ARRAY[
-    'SELECT id FROM adb WHERE k = md5(''7'') || ''/7207''',
-    'SELECT k AS c FROM adb WHERE k > md5(''7'') ORDER BY k LIMIT 500',
-    'SELECT k AS c FROM adb ORDER BY k DESC']);
-
-DROP TABLE ad, ad_int, adb;
+DROP TABLE ad, ad_int;
 DROP FUNCTION ad_leaves, ad_lookups, ad_scans;

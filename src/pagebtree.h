@@ -54,9 +54,6 @@
 #define PBT_HAS_DEAD		(1 << 6)	/* an entry may be hinted dead: a
 										 * hint, set under a share lock and
 										 * not WAL-logged */
-#define PBT_WAS_READ		(1 << 7)	/* a reader has visited this leaf
-										 * of an adaptive index since it was
-										 * written whole: a hint too */
 
 /* layout tags; every page records the layout that owns its item bytes */
 #define PBT_LAYOUT_PLAIN	1		/* sorted slots -> whole items */
@@ -102,9 +99,6 @@ typedef struct PbtPageOpaqueData
  * lookups down, by chance; a heads leaf that reaches 0 becomes a
  * fingerprint leaf, a fingerprint leaf that reaches PBT_OPS_MAX a heads
  * leaf.  Splits make halves under PBT_OPS_FP_BELOW fingerprint leaves.
- * A leaf that splits unread since it was written whole gets BPA halves;
- * on a BPA leaf every read pulls the counter down, and at 0 it becomes a
- * heads leaf (pbt_adapt.c).
  */
 #define PBT_OPS_OFF			255		/* keys not string-like, or not adaptive */
 #define PBT_OPS_MAX			3
@@ -649,8 +643,7 @@ extern PbtItem *pbt_page_copy_items(Page page, int n);
 extern void pbt_free_items(PbtItem *items, int n);
 
 /* pbt_adapt.c */
-extern uint8 pbt_adapt_split_layout(PbtState *st, Page page);
-extern bool pbt_adapt_leaf(PbtState *st, Page page, PbtPageOpaque from,
+extern bool pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
 						   PbtItem *items, int n, PbtItem *hikey);
 extern uint8 pbt_adapt_on_read(Buffer buf, bool point);
 extern void pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno,

@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * pbt_adapt.c
- *	  The adaptive layout's choice between heads, fingerprint and BPA
- *	  leaves ("B-Trees Are Back", section 5; BP-tree), in indexes with
- *	  layout = auto whose keys are normalized and have no INCLUDE columns.
+ *	  The adaptive layout's choice between heads and fingerprint leaves
+ *	  ("B-Trees Are Back", section 5), in indexes with layout = auto whose
+ *	  keys are normalized and have no INCLUDE columns.
  *
  * Key-adaption.  When a leaf is written whole (a split's halves, a leaf of
  * a bulk build), its keys are tested.  If more than n/16 adjacent pairs
@@ -24,19 +24,6 @@
  * layout, and rewrites it as one WAL-logged change.  A conversion that
  * would not fit is abandoned (and the counter steps back); readers never
  * change the tree's structure.
- *
- * Insert-adaption (BP-tree's BPA leaves).  Readers of a string-like leaf
- * also set its PBT_WAS_READ flag (a hint), which a whole rewrite clears.
- * A leaf that splits with the flag clear has taken a page's worth of
- * inserts and no reads: its halves become BPA leaves, whose inserts append
- * to a log instead of searching and shifting (1.5 times heads' insert rate
- * on title-like text, bench/results/bpa-analysis.md).  Integer-like keys
- * never get them: there BPA inserts only match heads, and heads read
- * faster.  On a BPA leaf, every read lowers the counter by the same
- * chances, and the reader that takes it to 0 converts the leaf to heads,
- * as above; a BPA leaf that is read before it splits splits into heads
- * halves.  A change between BPA and the others restarts the counter at
- * PBT_OPS_START.
  *
  *-------------------------------------------------------------------------
  */
@@ -91,56 +78,29 @@ page_string_like(Page page)
 }
 
 /*
- * The layout for the halves of the leaf page that is about to split: BPA
- * for a string-like leaf that no reader visited since it was written whole
- * (insert-adaption), else the index's leaf layout.
- */
-uint8
-pbt_adapt_split_layout(PbtState *st, Page page)
-{
-	PbtPageOpaque opaque = PbtPageGetOpaque(page);
-
-	if (st->adaptive && opaque->op_counter != PBT_OPS_OFF &&
-		!(opaque->flags & PBT_WAS_READ))
-		return PBT_LAYOUT_BPA;
-	return st->leaf_layout;
-}
-
-static inline bool
-adapts(uint8 layout)
-{
-	return layout == PBT_LAYOUT_HEADS || layout == PBT_LAYOUT_FINGERPRINT ||
-		layout == PBT_LAYOUT_BPA;
-}
-
-/*
  * Key-adaption of a leaf just written whole with these items and high key
- * (NULL: none), which inherits the counter of the page it came from (from;
- * NULL if none): set its counter, and rebuild a heads leaf whose counter
- * is below PBT_OPS_FP_BELOW as a fingerprint leaf if the items fit (a
- * fresh counter starts at PBT_OPS_START, so callers that pass no page may
- * pass no items).  The caller logs the page.  Returns whether the page
- * was rebuilt.
+ * (NULL: none), which inherits counter from the page it came from
+ * (PBT_OPS_OFF if none): set its counter, and rebuild a heads leaf whose
+ * counter is below PBT_OPS_FP_BELOW as a fingerprint leaf if the items fit
+ * (a fresh counter starts at PBT_OPS_START, so callers that pass
+ * PBT_OPS_OFF may pass no items).  The caller logs the page.  Returns
+ * whether the page was rebuilt.
  */
 bool
-pbt_adapt_leaf(PbtState *st, Page page, PbtPageOpaque from,
+pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
 			   PbtItem *items, int n, PbtItem *hikey)
 {
 	PbtPageOpaque opaque = PbtPageGetOpaque(page);
-	uint8		counter = from ? from->op_counter : PBT_OPS_OFF;
 
-	/* without items, the leaf is never rebuilt: only a fresh counter */
-	Assert(items != NULL || from == NULL);
+	/* without items, the leaf is never rebuilt: only a fresh counter (OFF) */
+	Assert(items != NULL || counter == PBT_OPS_OFF);
 	if (!st->adaptive || !PbtIsLeaf(opaque))
 		return false;
-	opaque->flags &= ~PBT_WAS_READ;
-	/* a BPA leaf counts whatever its keys, so that reads can convert it */
-	if (!adapts(opaque->layout) ||
-		(opaque->layout != PBT_LAYOUT_BPA &&
-		 !(items ? string_like(items, n) : page_string_like(page))))
+	if ((opaque->layout != PBT_LAYOUT_HEADS &&
+		 opaque->layout != PBT_LAYOUT_FINGERPRINT) ||
+		!(items ? string_like(items, n) : page_string_like(page)))
 		counter = PBT_OPS_OFF;
-	else if (counter == PBT_OPS_OFF ||
-			 (from->layout == PBT_LAYOUT_BPA) != (opaque->layout == PBT_LAYOUT_BPA))
+	else if (counter == PBT_OPS_OFF)
 		counter = PBT_OPS_START;
 	opaque->op_counter = counter;
 	if (opaque->layout == PBT_LAYOUT_HEADS && counter < PBT_OPS_FP_BELOW &&
@@ -151,21 +111,6 @@ pbt_adapt_leaf(PbtState *st, Page page, PbtPageOpaque from,
 		return true;
 	}
 	return false;
-}
-
-/* the layout a leaf's counter asks for, or 0 */
-static uint8
-asked_layout(PbtPageOpaque opaque, bool point)
-{
-	if (opaque->layout == PBT_LAYOUT_BPA)
-		return opaque->op_counter == 0 ? PBT_LAYOUT_HEADS : 0;
-	if (point && opaque->op_counter == 0 &&
-		opaque->layout == PBT_LAYOUT_HEADS)
-		return PBT_LAYOUT_FINGERPRINT;
-	if (!point && opaque->op_counter == PBT_OPS_MAX &&
-		opaque->layout == PBT_LAYOUT_FINGERPRINT)
-		return PBT_LAYOUT_HEADS;
-	return 0;
 }
 
 /*
@@ -179,26 +124,28 @@ pbt_adapt_on_read(Buffer buf, bool point)
 {
 	PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
 	uint8		counter = opaque->op_counter;
-	bool		down = point || opaque->layout == PBT_LAYOUT_BPA;
-	bool		dirty = false;
+	bool		step;
 
 	if (counter == PBT_OPS_OFF || RecoveryInProgress())
 		return 0;
-	if (!(opaque->flags & PBT_WAS_READ))
+	if (point)
+		step = counter > 0 &&
+			pg_prng_uint32(&pg_global_prng_state) < POINT_STEP_CHANCE;
+	else
+		step = counter < PBT_OPS_MAX &&
+			pg_prng_uint32(&pg_global_prng_state) < SCAN_STEP_CHANCE;
+	if (step)
 	{
-		opaque->flags |= PBT_WAS_READ;
-		dirty = true;
-	}
-	if ((down ? counter > 0 : counter < PBT_OPS_MAX) &&
-		pg_prng_uint32(&pg_global_prng_state) <
-		(point ? POINT_STEP_CHANCE : SCAN_STEP_CHANCE))
-	{
-		opaque->op_counter = down ? counter - 1 : counter + 1;
-		dirty = true;
-	}
-	if (dirty)
+		counter = point ? counter - 1 : counter + 1;
+		opaque->op_counter = counter;
 		MarkBufferDirtyHint(buf, true);
-	return asked_layout(opaque, point);
+	}
+	if (point && counter == 0 && opaque->layout == PBT_LAYOUT_HEADS)
+		return PBT_LAYOUT_FINGERPRINT;
+	if (!point && counter == PBT_OPS_MAX &&
+		opaque->layout == PBT_LAYOUT_FINGERPRINT)
+		return PBT_LAYOUT_HEADS;
+	return 0;
 }
 
 /*
@@ -211,7 +158,7 @@ pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno, uint8 tag)
 	Buffer		buf = ReadBuffer(index, blkno);
 	Page		page = BufferGetPage(buf);
 	PbtPageOpaque opaque = PbtPageGetOpaque(page);
-	uint8		from = opaque->layout;
+	bool		to_fp = tag == PBT_LAYOUT_FINGERPRINT;
 	int			n;
 	PbtItem    *items;
 	PbtItem		hikey;
@@ -223,7 +170,8 @@ pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno, uint8 tag)
 		return;
 	}
 	if (!PbtIsLeaf(opaque) || PbtIsDeleted(opaque) ||
-		asked_layout(opaque, tag == PBT_LAYOUT_FINGERPRINT) != tag)
+		opaque->layout != (to_fp ? PBT_LAYOUT_HEADS : PBT_LAYOUT_FINGERPRINT) ||
+		opaque->op_counter != (to_fp ? 0 : PBT_OPS_MAX))
 	{
 		UnlockReleaseBuffer(buf);
 		return;
@@ -238,20 +186,15 @@ pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno, uint8 tag)
 		Page		newpage = GenericXLogRegisterBuffer(xlog, buf,
 														GENERIC_XLOG_FULL_IMAGE);
 
-		PbtPageOpaque newopaque = PbtPageGetOpaque(newpage);
-
 		pbt_page_set_layout(newpage, tag, st);
 		pbt_page_rebuild(newpage, items, n, has_hikey ? &hikey : NULL);
-		newopaque->flags &= ~PBT_WAS_READ;
-		if (from == PBT_LAYOUT_BPA)
-			newopaque->op_counter = PBT_OPS_START;
 		GenericXLogFinish(xlog);
 		PBT_CHECK_PAGE(index, page, blkno);
 	}
 	else
 	{
 		/* step back, so that the next readers do not try again at once */
-		opaque->op_counter = opaque->op_counter == 0 ? 1 : PBT_OPS_MAX - 1;
+		opaque->op_counter = to_fp ? 1 : PBT_OPS_MAX - 1;
 		MarkBufferDirtyHint(buf, true);
 	}
 	pbt_free_items(items, n);

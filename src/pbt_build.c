@@ -293,7 +293,7 @@ finish_leaf(PbtState *st, Page page)
 {
 	if (pbt_layout(page) == &pbt_layout_bpa)
 		(void) pbt_bpa_reload(page);
-	pbt_adapt_leaf(st, page, NULL, NULL, 0, NULL);
+	pbt_adapt_leaf(st, page, PBT_OPS_OFF, NULL, 0, NULL);
 }
 
 /*

@@ -136,7 +136,7 @@ pbt_build_state(Relation index, MemoryContext cxt)
 	if (st->normalized && !st->has_include && opts &&
 		opts->layout == PBT_LAYOUT_OPTION_FINGERPRINT)
 		st->leaf_layout = PBT_LAYOUT_FINGERPRINT;
-	/* fingerprint and BPA leaves where operations ask for them (pbt_adapt.c) */
+	/* fingerprint leaves where operations ask for them (see pbt_adapt.c) */
 	st->adaptive = st->normalized && !st->has_include &&
 		(!opts || opts->layout == PBT_LAYOUT_OPTION_DEFAULT);
 	st->bpa_param = pbt_bpa_param(opts ? opts->bpa_log_size : PBT_BPA_DEFAULT_LOG,

@@ -836,9 +836,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	bool		has_hikey = pbt_page_get_hikey(origpage, &oldhikey);
 	int			fillfactor;
 	int			s;
-	/* the halves' layout: the index's for their level (pbt_adapt.c) */
-	uint8		newlayout = leaf ? pbt_adapt_split_layout(st, origpage) :
-		st->inner_layout;
+	/* both halves get the index's current layout for their level */
+	uint8		newlayout = leaf ? st->leaf_layout : st->inner_layout;
 	StringInfoData sep;
 	PbtItem		sepitem;
 	Buffer		rbuf;
@@ -893,7 +892,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		lpage = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
 		pbt_page_set_layout(lpage, convtag, st);
 		pbt_page_rebuild(lpage, items, n + 1, has_hikey ? &oldhikey : NULL);
-		pbt_adapt_leaf(st, lpage, NULL, NULL, 0, NULL);
+		pbt_adapt_leaf(st, lpage, PBT_OPS_OFF, NULL, 0, NULL);
 		GenericXLogFinish(xlog);
 		PBT_CHECK_PAGE(index, BufferGetPage(buf), lblkno);
 		UnlockReleaseBuffer(buf);
@@ -1018,9 +1017,9 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	lopaque->flags |= PBT_INCOMPLETE_SPLIT;
 
 	/* key-adaption: the halves inherit the page's counter */
-	if (pbt_adapt_leaf(st, lpage, oopaque, items, s, &sepitem))
+	if (pbt_adapt_leaf(st, lpage, oopaque->op_counter, items, s, &sepitem))
 		keep = -1;
-	pbt_adapt_leaf(st, rpage, oopaque, items + s, n + 1 - s,
+	pbt_adapt_leaf(st, rpage, oopaque->op_counter, items + s, n + 1 - s,
 				   has_hikey ? &oldhikey : NULL);
 
 	pbt_log_split(index, buf, lpage, keep, sep.data, sep.len, rbuf, rpage,

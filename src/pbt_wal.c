@@ -241,9 +241,9 @@ pbt_mask(char *pagedata, BlockNumber blkno)
 
 	mask_page_lsn_and_checksum(pagedata);
 	mask_unused_space(pagedata);
-	/* hints are not WAL-logged: the adaption counter, dead entries, reads */
+	/* hints are not WAL-logged: the adaption counter, dead entries */
 	opaque->op_counter = 0;
-	opaque->flags &= ~(PBT_HAS_DEAD | PBT_WAS_READ);
+	opaque->flags &= ~PBT_HAS_DEAD;
 	if (!(opaque->flags & PBT_META) && pbt_layout_by_tag(opaque->layout))
 		pbt_layout_by_tag(opaque->layout)->mask((Page) pagedata);
 }
