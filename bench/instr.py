@@ -280,6 +280,8 @@ def main():
                     help="copy the callgrind files here (callgrind_annotate --tree=caller)")
     ap.add_argument("--command-line", default="bash bench/run.sh --instr")
     a = ap.parse_args()
+    if a.keep_profiles:
+        os.makedirs(a.keep_profiles, exist_ok=True)
     a.datasets = [d for d in a.datasets.split(",") if d]
     a.pbt_layouts = [l for l in a.pbt_layouts.split(",") if l]
     for d in a.datasets:
