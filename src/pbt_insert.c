@@ -129,10 +129,24 @@ insert_fastpath(Relation index, PbtState *st, PbtSearchKey *key,
 		!(opaque->flags & PBT_INCOMPLETE_SPLIT) && layout->count(page) > 0 &&
 		page_fits(page, item, len))
 	{
-		int			pos = pbt_binsearch(st, page, key);
+		int			pos;
 
-		/* after the first item: the key belongs here, not further left */
-		if (pos > 0)
+		/*
+		 * After the first item: the key belongs here, not further left.  A
+		 * layout that takes an item anywhere needs no position, and one
+		 * compare with its first item tells.
+		 */
+		if (layout->insert_anywhere)
+		{
+			PbtItem		first;
+			PbtItemBuf	firstbuf;
+
+			layout->get(page, 0, &first, &firstbuf);
+			pos = pbt_compare(st, key, first.data, first.len) > 0 ? 0 : -1;
+		}
+		else if ((pos = pbt_binsearch(st, page, key)) == 0)
+			pos = -1;
+		if (pos >= 0)
 		{
 			pbt_log_insert(index, buf, pos, item, len, InvalidBuffer);
 			PBT_CHECK_PAGE(index, BufferGetPage(buf), BufferGetBlockNumber(buf));

@@ -459,7 +459,28 @@ slot_at(Page page, int pos)
 {
 	uint16		log_block[BPA_MAX_CAP];
 	BpaRun		run;
+	BpaBlock   *first = bpa_block(page, 0);
 
+	/*
+	 * The first item (the insert fast path asks for it): while block 0 has
+	 * entries, they and the log hold the least one, without routing.
+	 */
+	if (pos == 0 && first->count > 0)
+	{
+		PbtSlot    *slots = block_slots(first);
+		PbtSlot    *least = &slots[0];
+
+		if (!(first->flags & BPA_BLOCK_SORTED))
+		{
+			for (int i = 1; i < first->count; i++)
+				if (compare_slots(page, &slots[i], least) < 0)
+					least = &slots[i];
+		}
+		for (int i = 0; i < bpa_header(page)->log_count; i++)
+			if (compare_slots(page, &log_slots(page)[i], least) < 0)
+				least = &log_slots(page)[i];
+		return least;
+	}
 	route_log(page, log_block);
 	locate(page, log_block, pos, &run);
 	return slot_of(page, run.entries[pos - run.base]);

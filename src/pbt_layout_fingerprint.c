@@ -216,10 +216,23 @@ slot_at(const FpOrder *ord, int pos)
 static void
 fp_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 {
+	FpHeader   *hdr = fp_header(page);
 	FpOrder		ord;
+	int			s = 0;
 
-	order_unsorted(page, &ord);
-	whole_item(page, &fp_slots(page)[slot_at(&ord, pos)], item, buf->data, false);
+	if (pos == 0)
+	{
+		/* the first item (the insert fast path asks for it): the least */
+		for (int u = Max(hdr->nsorted, 1); u < hdr->count; u++)
+			if (compare_entries(page, u, s) < 0)
+				s = u;
+	}
+	else
+	{
+		order_unsorted(page, &ord);
+		s = slot_at(&ord, pos);
+	}
+	whole_item(page, &fp_slots(page)[s], item, buf->data, false);
 }
 
 static void
