@@ -622,6 +622,7 @@ pbt_reserve_bytes(StringInfo buf, int n)
 }
 
 /* pbt_page.c */
+extern bool pbt_page_has_room(Page page, int need);
 extern void pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
 						  struct PbtState *st);
 extern void pbt_page_set_layout(Page page, uint8 layout, struct PbtState *st);

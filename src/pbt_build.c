@@ -280,15 +280,6 @@ used_space(Page page)
 	return (hdr->pd_lower - SizeOfPageHeaderData) + (hdr->pd_special - hdr->pd_upper);
 }
 
-/* the bytes between the slots and the items */
-static int
-hole(Page page)
-{
-	PageHeader	hdr = (PageHeader) page;
-
-	return hdr->pd_upper - hdr->pd_lower;
-}
-
 static void add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len);
 
 /*
@@ -415,16 +406,11 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	else
 	{
 		int			cost = layout->item_cost(page, item, len);
-		int			need = cost + MAXALIGN(len);
 
-		/*
-		 * Room for the item, and later for a high key no longer than it.
-		 * Free space is the hole and garbage, so the layout's count, a
-		 * pass over the page, is needed only once the hole is too small.
-		 */
+		/* room for the item, and later for a high key no longer than it */
 		full = n > 0 &&
 			(used_space(page) + cost > PBT_USABLE_SPACE * fill / 100 ||
-			 (need > hole(page) && need > layout->free_space(page)));
+			 !pbt_page_has_room(page, cost + MAXALIGN(len)));
 
 		/*
 		 * Semidense leaves (indexes with INCLUDE columns), the same way: a

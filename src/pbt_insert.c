@@ -90,14 +90,7 @@ pbt_new_page(Relation index)
 static bool
 page_fits(Page page, const char *data, int len)
 {
-	PageHeader	hdr = (PageHeader) page;
-	const PbtLayout *layout = pbt_layout(page);
-	int			cost = layout->item_cost(page, data, len);
-
-	/* the hole alone is enough (with room for alignment)? */
-	if (hdr->pd_upper - hdr->pd_lower >= cost + MAXIMUM_ALIGNOF)
-		return true;
-	return layout->free_space(page) >= cost;
+	return pbt_page_has_room(page, pbt_layout(page)->item_cost(page, data, len));
 }
 
 /*

@@ -79,6 +79,21 @@ pbt_iter_start_unordered(PbtIter *it, Page page)
 	iter_begin(it, page, 0, true, true);
 }
 
+/*
+ * Has the page room for need more bytes of items, compacting if need be?
+ * The hole (with room for alignment) mostly answers; the layout's free
+ * space, the hole and garbage, costs a pass over the page.
+ */
+bool
+pbt_page_has_room(Page page, int need)
+{
+	PageHeader	hdr = (PageHeader) page;
+
+	if (hdr->pd_upper - hdr->pd_lower >= need + MAXIMUM_ALIGNOF)
+		return true;
+	return pbt_layout(page)->free_space(page) >= need;
+}
+
 void
 pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
 			  PbtState *st)

@@ -1558,21 +1558,6 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	return found || read_on(scan, dir);
 }
 
-static bool
-scan_next(IndexScanDesc scan, ScanDirection dir)
-{
-	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
-
-	if (ScanDirectionIsForward(dir))
-	{
-		if (++so->curr.itemIndex <= so->curr.lastItem)
-			return true;
-	}
-	else if (--so->curr.itemIndex >= so->curr.firstItem)
-		return true;
-	return read_on(scan, dir);
-}
-
 /*
  * Form the current item's index tuple for an index-only scan.  Not inlined:
  * its arrays would give pbtgettuple, called for every row, a large frame.
@@ -1622,10 +1607,11 @@ scan_advance(IndexScanDesc scan, ScanDirection dir)
 	{
 		bool		found;
 
+		/* a valid position's batch is used up: pbtgettuple steps within it */
 		if (!ScanPosIsValid(so->curr))
 			found = scan_first(scan, dir);
 		else
-			found = scan_next(scan, dir);
+			found = read_on(scan, dir);
 		if (found)
 			return true;
 		if (so->narrays == 0 || !advance_arrays(so, dir))
