@@ -449,6 +449,7 @@ typedef struct PbtState
 	BlockNumber root;			/* cached, validated on use */
 	uint32		rootlevel;
 	BlockNumber rightmost_leaf; /* insert fast path hint */
+	StringInfoData insert_item; /* pbtinsert's item (no palloc per insert) */
 	PbtColumn	cols[INDEX_MAX_KEYS];
 } PbtState;
 

@@ -43,26 +43,30 @@
 /*
  * Are these sorted keys string-like?  Adjacent keys have equal heads when
  * their common prefix reaches past the head that follows the prefix of all
- * keys, which is the shortest of the adjacent ones.
+ * keys.  The keys are byte strings in order (adaptive indexes are
+ * normalized), so that prefix is the first and last keys' common prefix.
  */
 static bool
 string_like(const PbtItem *items, int n)
 {
-	int		   *common = palloc(sizeof(int) * Max(n, 1));
-	int			prefix = INT_MAX;
+	int			prefix;
 	int			collisions = 0;
 
+	if (n < 2)
+		return false;
+	prefix = pbt_common_prefix(items[0].data, items[0].len,
+							   items[n - 1].data, items[n - 1].len);
 	for (int i = 1; i < n; i++)
 	{
-		common[i] = pbt_common_prefix(items[i - 1].data, items[i - 1].len,
-									  items[i].data, items[i].len);
-		prefix = Min(prefix, common[i]);
+		const PbtItem *a = &items[i - 1];
+		const PbtItem *b = &items[i];
+
+		if (a->len >= prefix + HEAD_BYTES && b->len >= prefix + HEAD_BYTES &&
+			memcmp(a->data + prefix, b->data + prefix, HEAD_BYTES) == 0 &&
+			++collisions * 16 > n)
+			return true;
 	}
-	for (int i = 1; i < n; i++)
-		if (common[i] >= prefix + HEAD_BYTES)
-			collisions++;
-	pfree(common);
-	return collisions * 16 > n;
+	return false;
 }
 
 /* string_like for the items of a page */

@@ -13,6 +13,7 @@
 #include "pagebtree.h"
 
 #include "port/pg_bitutils.h"
+#include "port/pg_bswap.h"
 
 static inline bool
 bit_is_set(const uint8 *map, int i)
@@ -25,6 +26,14 @@ read_tail(const char *p, int tlen)
 {
 	uint64		t = 0;
 
+	if (tlen == 4)
+	{
+		/* the usual tail (int8, timestamps): one load, not a byte loop */
+		uint32		w;
+
+		memcpy(&w, p, sizeof(w));
+		return pg_ntoh32(w);
+	}
 	for (int i = 0; i < tlen; i++)
 		t = (t << 8) | (uint8) p[i];
 	return t;
@@ -76,8 +85,12 @@ map_rank_from(const uint8 *map, int i, int nbits)
 	/* whole words from the end down to the one holding bit i */
 	while (b - 8 >= (i / 64) * 8 + 8)
 	{
+		uint64		w;
+
 		b -= 8;
-		r += pg_popcount64(load_word(map + b));
+		/* (ascending keys leave the top words empty: no call for those) */
+		if ((w = load_word(map + b)) != 0)
+			r += pg_popcount64(w);
 	}
 	/* bytes of that word from the one holding bit i */
 	for (int j = i / 8 + 1; j < b; j++)

@@ -441,7 +441,7 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  IndexInfo *indexInfo)
 {
 	PbtState   *st = pbt_get_state(index);
-	StringInfoData item;
+	StringInfo	item = &st->insert_item;
 	PbtSearchKey key;
 	PbtSearchKey prefix;
 	PbtStack	stack;
@@ -449,10 +449,16 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	bool		checking = false;
 	bool		is_unique = true;
 
-	initStringInfo(&item);
-	pbt_form_leaf_item(st, values, isnull, ht_ctid, &item);
-	pbt_check_item_size(index, item.len);
-	pbt_key_from_item(st, item.data, item.len, &key);
+	if (item->data == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(index->rd_indexcxt);
+
+		initStringInfo(item);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	pbt_form_leaf_item(st, values, isnull, ht_ctid, item);
+	pbt_check_item_size(index, item->len);
+	pbt_key_from_item(st, item->data, item->len, &key);
 
 	/* NULLs never conflict, unless NULLS NOT DISTINCT */
 	if (checkUnique != UNIQUE_CHECK_NO)
@@ -474,11 +480,8 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	}
 	else if (st->rightmost_leaf != InvalidBlockNumber)
 	{
-		if (insert_fastpath(index, st, &key, item.data, item.len))
-		{
-			pfree(item.data);
+		if (insert_fastpath(index, st, &key, item->data, item->len))
 			return true;
-		}
 		st->rightmost_leaf = InvalidBlockNumber;
 	}
 
@@ -518,24 +521,23 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			buf = step_right_coupled(index, st, &key, buf, stack);
 		page = BufferGetPage(buf);
 		/* the fit test can cost a pass over the page (fingerprint, BPA) */
-		fits = page_fits(page, item.data, item.len);
+		fits = page_fits(page, item->data, item->len);
 		if (!fits)
 		{
-			delete_entries(index, st, heapRel, buf, item.data, item.len, false);
-			fits = page_fits(page, item.data, item.len);
+			delete_entries(index, st, heapRel, buf, item->data, item->len, false);
+			fits = page_fits(page, item->data, item->len);
 		}
 		if (!fits && indexUnchanged)
 		{
-			delete_entries(index, st, heapRel, buf, item.data, item.len, true);
-			fits = page_fits(page, item.data, item.len);
+			delete_entries(index, st, heapRel, buf, item->data, item->len, true);
+			fits = page_fits(page, item->data, item->len);
 		}
 		insert_on_page(index, st, buf, stack,
 					   pbt_layout(page)->insert_anywhere && fits ? 0 :
 					   pbt_binsearch(st, page, &key),
-					   item.data, item.len, fits, InvalidBuffer);
+					   item->data, item->len, fits, InvalidBuffer);
 	}
 	pbt_free_stack(stack);
-	pfree(item.data);
 	return is_unique;
 }
 
@@ -750,6 +752,22 @@ is_dense_tag(uint8 tag)
 }
 
 /*
+ * The layout a split's half gets (fallback unless it is dense or
+ * semidense), and whether the half fits so.  A dense (semidense) layout is
+ * only chosen for items that are eligible for it, which means that they fit.
+ */
+static bool
+half_fits(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
+		  uint8 fallback, uint8 *tag)
+{
+	*tag = pbt_choose_leaf_layout(st, items, n, hikey);
+	if (is_dense_tag(*tag))
+		return true;
+	*tag = fallback;
+	return pbt_leaf_fits(fallback, items, n, hikey);
+}
+
+/*
  * Leaves with normalized keys are rebuilt in the layout that
  * pbt_choose_leaf_layout picks for each half, which may differ from the
  * page's: a half of a heads page may become dense (or semidense), and the
@@ -777,15 +795,8 @@ fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0, PbtItem *oldhikey,
 			pbt_separator(st, &items[s - 1], &items[s], sep);
 			hikey.data = sep->data;
 			hikey.len = sep->len;
-			*ltag = pbt_choose_leaf_layout(st, items, s, &hikey);
-			*rtag = pbt_choose_leaf_layout(st, items + s, n - s, oldhikey);
-			/* not dense: the layout choose_split found room in */
-			if (!is_dense_tag(*ltag))
-				*ltag = fallback;
-			if (!is_dense_tag(*rtag))
-				*rtag = fallback;
-			if (pbt_leaf_fits(*ltag, items, s, &hikey) &&
-				pbt_leaf_fits(*rtag, items + s, n - s, oldhikey))
+			if (half_fits(st, items, s, &hikey, fallback, ltag) &&
+				half_fits(st, items + s, n - s, oldhikey, fallback, rtag))
 				return s;
 		}
 	}
@@ -862,6 +873,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	uint8		convtag;
 	uint8		plantag;
 	bool		appending;
+	char	   *copies = NULL;
+	int			copy_left = 0;
 
 	pbt_iter_start(&it, origpage, 0, true);
 	for (int i = 0; i <= n; i++)
@@ -875,9 +888,20 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 			elog(ERROR, "pagebtree: page has fewer items than its count");
 		else if (items[i].data == it.buf.data)
 		{
-			/* keep a copy of what the layout assembled */
-			items[i].data = memcpy(palloc(items[i].len), it.buf.data,
-								   items[i].len);
+			/*
+			 * Keep a copy of what the layout assembled, in chunks of a page
+			 * (a palloc per item was a tenth of a split's cost).
+			 */
+			int			need = MAXALIGN(items[i].len);
+
+			if (copy_left < need)
+			{
+				copy_left = Max(BLCKSZ, need);
+				copies = palloc(copy_left);
+			}
+			items[i].data = memcpy(copies, it.buf.data, items[i].len);
+			copies += need;
+			copy_left -= need;
 		}
 	}
 
@@ -886,11 +910,12 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * as a dense (or semidense) page, as in the paper, which converts at a
 	 * would-be split.  With dense keys arriving in random order, leaves then
 	 * fill their window instead of stopping at the halves of earlier splits.
-	 * A page already in that layout splits: its window or its space is used
-	 * up, and rebuilding it for every further insert would cost a full page
-	 * image each time.
+	 * A page already dense or semidense splits, unasked (an index allows
+	 * only one of the two): its window or its space is used up, and
+	 * rebuilding it for every further insert would cost a full page image
+	 * each time.
 	 */
-	convtag = leaf && st->normalized ?
+	convtag = leaf && st->normalized && !is_dense_tag(oopaque->layout) ?
 		pbt_choose_leaf_layout(st, items, n + 1, has_hikey ? &oldhikey : NULL) :
 		newlayout;
 	if (is_dense_tag(convtag) && oopaque->layout != convtag)

@@ -195,8 +195,18 @@ dense_plan(PbtItem *items, int n, PbtItem *hikey, DensePlan *plan)
 		memcmp(items[0].data, items[n - 1].data, plen) != 0)
 		return false;
 
+	/* the span first: sparse keys fail here without a pass over the items */
+	first = read_tail(items[0].data + plen, tlen);
+	last = read_tail(items[n - 1].data + plen, tlen);
+	cap = capacity_with(len, plen, hikey ? hikey->len : -1);
+	domain = UINT64CONST(1) << (8 * tlen);
+	if ((uint64) cap > domain)
+		cap = (int) domain;
+	if (last < first || last - first + 1 > (uint64) cap)
+		return false;
+
 	/* one entry per tail: an equal tail is the same key with another TID */
-	first = prev = read_tail(items[0].data + plen, tlen);
+	prev = first;
 	for (int i = 1; i < n; i++)
 	{
 		uint64		t;
@@ -208,14 +218,6 @@ dense_plan(PbtItem *items, int n, PbtItem *hikey, DensePlan *plan)
 			return false;
 		prev = t;
 	}
-	last = prev;
-
-	cap = capacity_with(len, plen, hikey ? hikey->len : -1);
-	domain = UINT64CONST(1) << (8 * tlen);
-	if ((uint64) cap > domain)
-		cap = (int) domain;
-	if (last - first + 1 > (uint64) cap)
-		return false;
 
 	/* end the window at the high key, if that does not cut off an item */
 	base = first;

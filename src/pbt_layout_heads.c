@@ -394,10 +394,10 @@ heads_space_needed(const PbtItem *items, int n, bool leaf)
 	if (n > fk)
 		q = pbt_common_prefix(items[fk].data + koff, items[fk].len - koff,
 						  items[n - 1].data + koff, items[n - 1].len - koff);
-	bytes = pbt_heads_base_bytes(q);
-	for (int i = 0; i < n; i++)
-		bytes += koff + (i >= fk ? pbt_heads_item_bytes(items[i].len - koff - q) :
-						 sizeof(HeadsSlot));
+	/* a split's search asks this a dozen times: no branch per item */
+	bytes = pbt_heads_base_bytes(q) + n * (int) (sizeof(HeadsSlot) + koff);
+	for (int i = fk; i < n; i++)
+		bytes += remainder_bytes(items[i].len - koff - q);
 	return bytes;
 }
 
@@ -456,13 +456,16 @@ put_item(Page page, int pos, const char *data, int len)
 	Assert(slen >= 0 && slen <= PBT_SLOT_LEN_MASK);
 	if (phdr->pd_upper - phdr->pd_lower < (int) sizeof(HeadsSlot) + koff + rem)
 		return false;
+	/* (no zero-length library calls: loads put hundreds of items) */
 	if (koff + rem > 0)
 	{
 		off = heads_alloc(page, koff + rem);
-		memcpy((char *) page + off, data, koff);
+		if (koff > 0)
+			memcpy((char *) page + off, data, koff);
 		memcpy((char *) page + off + koff, data + koff + plen + HEAD_BYTES, rem);
 	}
-	memmove(&slots[pos + 1], &slots[pos], (n - pos) * sizeof(HeadsSlot));
+	if (pos < n)
+		memmove(&slots[pos + 1], &slots[pos], (n - pos) * sizeof(HeadsSlot));
 	slots[pos].off = off;
 	slots[pos].len = slen;
 	slots[pos].head = minus_inf ? 0 : make_head(data + koff + plen, slen);
