@@ -441,7 +441,7 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  IndexInfo *indexInfo)
 {
 	PbtState   *st = pbt_get_state(index);
-	StringInfo	item = &st->insert_item;
+	StringInfoData item;
 	PbtSearchKey key;
 	PbtSearchKey prefix;
 	PbtStack	stack;
@@ -449,16 +449,23 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	bool		checking = false;
 	bool		is_unique = true;
 
-	if (item->data == NULL)
+	/*
+	 * The item is formed in a buffer kept in the index's relcache context
+	 * (no palloc per insert), through a copy of its header: a relcache flush
+	 * while we wait below frees the state, not the buffer.
+	 */
+	if (st->insert_item.data == NULL)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(index->rd_indexcxt);
 
-		initStringInfo(item);
+		initStringInfo(&st->insert_item);
 		MemoryContextSwitchTo(oldcxt);
 	}
-	pbt_form_leaf_item(st, values, isnull, ht_ctid, item);
-	pbt_check_item_size(index, item->len);
-	pbt_key_from_item(st, item->data, item->len, &key);
+	item = st->insert_item;
+	pbt_form_leaf_item(st, values, isnull, ht_ctid, &item);
+	st->insert_item = item;
+	pbt_check_item_size(index, item.len);
+	pbt_key_from_item(st, item.data, item.len, &key);
 
 	/* NULLs never conflict, unless NULLS NOT DISTINCT */
 	if (checkUnique != UNIQUE_CHECK_NO)
@@ -480,7 +487,7 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	}
 	else if (st->rightmost_leaf != InvalidBlockNumber)
 	{
-		if (insert_fastpath(index, st, &key, item->data, item->len))
+		if (insert_fastpath(index, st, &key, item.data, item.len))
 			return true;
 		st->rightmost_leaf = InvalidBlockNumber;
 	}
@@ -508,6 +515,8 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			SpeculativeInsertionWait(xwait, token);
 		else
 			XactLockTableWait(xwait, heapRel, ht_ctid, XLTW_InsertIndex);
+		/* taking the lock may have processed a relcache flush of the index */
+		st = pbt_get_state(index);
 	}
 
 	if (checkUnique == UNIQUE_CHECK_EXISTING)
@@ -521,21 +530,21 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			buf = step_right_coupled(index, st, &key, buf, stack);
 		page = BufferGetPage(buf);
 		/* the fit test can cost a pass over the page (fingerprint, BPA) */
-		fits = page_fits(page, item->data, item->len);
+		fits = page_fits(page, item.data, item.len);
 		if (!fits)
 		{
-			delete_entries(index, st, heapRel, buf, item->data, item->len, false);
-			fits = page_fits(page, item->data, item->len);
+			delete_entries(index, st, heapRel, buf, item.data, item.len, false);
+			fits = page_fits(page, item.data, item.len);
 		}
 		if (!fits && indexUnchanged)
 		{
-			delete_entries(index, st, heapRel, buf, item->data, item->len, true);
-			fits = page_fits(page, item->data, item->len);
+			delete_entries(index, st, heapRel, buf, item.data, item.len, true);
+			fits = page_fits(page, item.data, item.len);
 		}
 		insert_on_page(index, st, buf, stack,
 					   pbt_layout(page)->insert_anywhere && fits ? 0 :
 					   pbt_binsearch(st, page, &key),
-					   item->data, item->len, fits, InvalidBuffer);
+					   item.data, item.len, fits, InvalidBuffer);
 	}
 	pbt_free_stack(stack);
 	return is_unique;

@@ -224,7 +224,13 @@ route(Page page, const char *data, int len)
 {
 	int			low = 1,
 				high = bpa_header(page)->nblocks;
+	BpaBlock   *last = bpa_block(page, high - 1);
 
+	/* ascending keys (serial ids, timestamps) go to the last block */
+	if (high > 1 &&
+		pbt_bytes_cmp((char *) page + last->fence_off,
+					  last->fence_len & BPA_FENCE_LEN_MASK, data, len) <= 0)
+		return high - 1;
 	while (low < high)
 	{
 		int			mid = low + (high - low) / 2;
