@@ -451,8 +451,8 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 
 	/*
 	 * The item is formed in a buffer kept in the index's relcache context
-	 * (no palloc per insert), through a copy of its header: a relcache flush
-	 * while we wait below frees the state, not the buffer.
+	 * (no palloc per insert), used through a copy of its header: a relcache
+	 * flush frees the state (rd_amcache), not the buffer.
 	 */
 	if (st->insert_item.data == NULL)
 	{
@@ -515,7 +515,10 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 			SpeculativeInsertionWait(xwait, token);
 		else
 			XactLockTableWait(xwait, heapRel, ht_ctid, XLTW_InsertIndex);
-		/* taking the lock may have processed a relcache flush of the index */
+		/*
+		 * Nothing in the wait processes invalidations today, but the state
+		 * is only valid until a relcache flush: do not keep it across one.
+		 */
 		st = pbt_get_state(index);
 	}
 
