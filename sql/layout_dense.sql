@@ -137,9 +137,14 @@ SELECT * FROM pbt_verify(ld_queries('ld8', 'k', 1, 20000));
 SELECT * FROM pbt_verify(ld_queries('ld8', 'kd', 1, 20000));
 
 -- ascending inserts: the rightmost leaf fills its window, then splits
--- leaving fillfactor on the left
+-- moving no entries, so the leaves they leave behind hold a whole window
+-- (1,293 entries), not fillfactor of it like the bulk-built ones
 INSERT INTO ld8 SELECT i, i, i, i, i FROM generate_series(20001, 30000) i;
 SELECT * FROM ld_summary('ld8');
+SELECT s.live_items, count(*) AS leaves
+FROM generate_series(1, (SELECT nblocks - 1 FROM pagebtree_metapage('ld8_auto'))) b,
+     LATERAL pagebtree_page_stats('ld8_auto', b) s
+WHERE s.page_type = 'leaf' GROUP BY 1 ORDER BY 1 DESC;
 -- keys with gaps (every third, ascending)
 INSERT INTO ld8 SELECT i, i, i, i, i FROM generate_series(40000, 70000, 3) i;
 SELECT * FROM ld_summary('ld8');

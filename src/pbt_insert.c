@@ -847,6 +847,112 @@ partition_end(const PbtItem *items, int n)
 }
 
 /*
+ * Write a planned split of the page in buf and insert the downlink to the
+ * new right page into the parent.  lpage is the left page built in backend
+ * memory (keep: how many of the page's items it kept in place, or -1 if it
+ * was rebuilt); the right page gets ritems[0..nright) and the page's high
+ * key, in layout rtag.  Releases buf and cbuf.
+ */
+static void
+write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
+			Page lpage, int keep, StringInfo sep,
+			PbtItem *ritems, int nright, uint8 rtag, Buffer cbuf)
+{
+	Page		origpage = BufferGetPage(buf);
+	PbtPageOpaque oopaque = PbtPageGetOpaque(origpage);
+	bool		leaf = PbtIsLeaf(oopaque);
+	PbtItem		oldhikey;
+	bool		has_hikey = pbt_page_get_hikey(origpage, &oldhikey);
+	BlockNumber lblkno = BufferGetBlockNumber(buf);
+	Buffer		rbuf = pbt_new_page(index);
+	BlockNumber rblkno = BufferGetBlockNumber(rbuf);
+	Buffer		sbuf = InvalidBuffer;
+	Page		rpage = palloc(BLCKSZ);
+	PbtPageOpaque lopaque = PbtPageGetOpaque(lpage);
+	PbtPageOpaque ropaque;
+
+	if (!PbtIsRightmost(oopaque))
+	{
+		sbuf = ReadBuffer(index, oopaque->next);
+		LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
+	}
+
+	pbt_page_init(rpage, oopaque->level,
+				  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), rtag, st);
+	pbt_page_rebuild(rpage, ritems, nright, has_hikey ? &oldhikey : NULL);
+	ropaque = PbtPageGetOpaque(rpage);
+	ropaque->prev = lblkno;
+	ropaque->next = oopaque->next;
+	/* key-adaption: the right half inherits the page's counter */
+	pbt_adapt_leaf(st, rpage, oopaque->op_counter, ritems, nright,
+				   has_hikey ? &oldhikey : NULL);
+
+	lopaque->next = rblkno;
+	lopaque->flags |= PBT_INCOMPLETE_SPLIT;
+
+	pbt_log_split(index, buf, lpage, keep, sep->data, sep->len, rbuf, rpage,
+				  sbuf, cbuf);
+	pfree(lpage);
+	pfree(rpage);
+
+	PBT_CHECK_PAGE(index, BufferGetPage(buf), lblkno);
+	PBT_CHECK_PAGE(index, BufferGetPage(rbuf), rblkno);
+
+	if (BufferIsValid(sbuf))
+		UnlockReleaseBuffer(sbuf);
+	if (BufferIsValid(cbuf))
+		UnlockReleaseBuffer(cbuf);
+	if (leaf && PbtIsRightmost(PbtPageGetOpaque(BufferGetPage(rbuf))))
+		st->rightmost_leaf = rblkno;
+
+	insert_parent(index, st, buf, rbuf, stack, sep);
+}
+
+/*
+ * Ascending keys past the end of the rightmost dense leaf: the paper's
+ * over-committing split, which moves no records.  The leaf keeps all its
+ * entries and gets the separator as its high key (a dense leaf without one
+ * keeps room for it), and the new item starts the right page, dense if it
+ * can be.  Fillfactor is not applied: the free slots of a dense leaf past
+ * its high key could never be used, and a second heap TID for one of its
+ * keys (a non-HOT update) converts the leaf anyway.  Nothing is collected
+ * or planned, so the split costs a few hundred instructions instead of a
+ * pass over a thousand entries.  Returns false, having done nothing, if
+ * the high key does not fit.
+ */
+static bool
+split_dense_append(Relation index, PbtState *st, Buffer buf, PbtStack stack,
+				   int n, const char *newitem, int newlen, Buffer cbuf)
+{
+	Page		origpage = BufferGetPage(buf);
+	PbtItem		items[2];
+	PbtItemBuf	lastbuf;
+	StringInfoData sep;
+	Page		lpage;
+	int			bytes;
+	uint8		rtag;
+
+	pbt_layout_dense.get(origpage, n - 1, &items[0], &lastbuf);
+	items[1].data = newitem;
+	items[1].len = newlen;
+	initStringInfo(&sep);
+	pbt_separator(st, &items[0], &items[1], &sep);
+	lpage = memcpy(palloc(BLCKSZ), origpage, BLCKSZ);
+	if (!pbt_page_set_hikey(lpage, sep.data, sep.len))
+	{
+		pfree(lpage);
+		pfree(sep.data);
+		return false;
+	}
+	rtag = pbt_dense_eligible(&items[1], 1, NULL, &bytes) ?
+		PBT_LAYOUT_DENSE : st->leaf_layout;
+	write_split(index, st, buf, stack, lpage, n, &sep, &items[1], 1, rtag,
+				cbuf);
+	pfree(sep.data);
+	return true;
+}
+
+/*
  * Split the page in buf, inserting item at pos, then insert the downlink to
  * the new right page into the parent.  Releases buf and cbuf.
  */
@@ -860,7 +966,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	bool		leaf = PbtIsLeaf(oopaque);
 	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
 	int			n = layout->count(origpage);
-	PbtItem    *items = palloc(sizeof(PbtItem) * (n + 1));
+	PbtItem    *items;
 	PbtIter		it;
 	PbtItem		oldhikey;
 	bool		has_hikey = pbt_page_get_hikey(origpage, &oldhikey);
@@ -870,16 +976,9 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	uint8		newlayout = leaf ? st->leaf_layout : st->inner_layout;
 	StringInfoData sep;
 	PbtItem		sepitem;
-	Buffer		rbuf;
-	Buffer		sbuf = InvalidBuffer;
-	BlockNumber lblkno = BufferGetBlockNumber(buf);
-	BlockNumber rblkno;
 	GenericXLogState *xlog;
-	Page		lpage,
-				rpage;
+	Page		lpage;
 	int			keep;
-	PbtPageOpaque lopaque,
-				ropaque;
 	uint8		ltag;
 	uint8		rtag;
 	uint8		convtag;
@@ -888,6 +987,13 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	char	   *copies = NULL;
 	int			copy_left = 0;
 
+	if (leaf && oopaque->layout == PBT_LAYOUT_DENSE &&
+		st->dense_leaves != PBT_DENSE_NEVER && PbtIsRightmost(oopaque) &&
+		pos == n && n > 0 &&
+		split_dense_append(index, st, buf, stack, n, newitem, newlen, cbuf))
+		return;
+
+	items = palloc(sizeof(PbtItem) * (n + 1));
 	pbt_iter_start(&it, origpage, 0, true);
 	for (int i = 0; i <= n; i++)
 	{
@@ -938,7 +1044,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		pbt_page_rebuild(lpage, items, n + 1, has_hikey ? &oldhikey : NULL);
 		pbt_adapt_leaf(st, lpage, PBT_OPS_OFF, NULL, 0, NULL);
 		GenericXLogFinish(xlog);
-		PBT_CHECK_PAGE(index, BufferGetPage(buf), lblkno);
+		PBT_CHECK_PAGE(index, BufferGetPage(buf), BufferGetBlockNumber(buf));
 		UnlockReleaseBuffer(buf);
 		pfree(items);
 		return;
@@ -948,13 +1054,12 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 
 	/*
 	 * Appending after the last item of the rightmost leaf means ascending
-	 * keys: the left half keeps fillfactor of the space.  So does appending
+	 * keys: the left half keeps fillfactor of the space (a rightmost dense
+	 * leaf keeps everything, see split_dense_append).  So does appending
 	 * after the last item of any leaf, where one of several interleaved
-	 * ascending ranges (a partition's ids) may grow: on a dense leaf, this
-	 * is the paper's over-committing split, which moves no records (here,
-	 * fillfactor keeps room for updates).  A median split would leave the
-	 * left half half empty for good; with random keys, the cost is that one
-	 * split in a page's worth goes 90:10.
+	 * ascending ranges (a partition's ids) may grow.  A median split would
+	 * leave the left half half empty for good; with random keys, the cost
+	 * is that one split in a page's worth goes 90:10.
 	 */
 	appending = pos == n && (PbtIsRightmost(oopaque) || leaf);
 
@@ -1010,42 +1115,17 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	else
 		appendBinaryStringInfo(&sep, items[s].data + dl, items[s].len - dl);
 
-	rbuf = pbt_new_page(index);
-	rblkno = BufferGetBlockNumber(rbuf);
-	if (!PbtIsRightmost(oopaque))
-	{
-		sbuf = ReadBuffer(index, oopaque->next);
-		LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
-	}
-
 	/*
-	 * Both halves are built in backend memory, so that nothing can fail
-	 * while the shared pages change (inside pbt_log_split's critical
-	 * section).
+	 * Left page, built in backend memory like the right one, so that nothing
+	 * can fail while the shared pages change (inside pbt_log_split's
+	 * critical section).  When the new item went right and the layout
+	 * stays, it keeps its first s items in place and gets the separator as
+	 * its high key, which is a small WAL record; otherwise it is rebuilt and
+	 * logged whole.  A semidense left page is always rebuilt, so that its
+	 * window ends at its new high key instead of keeping slots for the keys
+	 * that moved right.
 	 */
 	lpage = memcpy(palloc(BLCKSZ), origpage, BLCKSZ);
-	rpage = palloc(BLCKSZ);
-
-	/* right page: items [s, n], old high key; on inner pages its first key is -inf */
-	pbt_page_init(rpage, oopaque->level,
-				  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), rtag, st);
-	if (!leaf)
-	{
-		items[s].len = dl;
-	}
-	pbt_page_rebuild(rpage, items + s, n + 1 - s, has_hikey ? &oldhikey : NULL);
-	ropaque = PbtPageGetOpaque(rpage);
-	ropaque->prev = lblkno;
-	ropaque->next = oopaque->next;
-
-	/*
-	 * Left page.  When the new item went right and the layout stays, it keeps
-	 * its first s items in place and gets the separator as its high key,
-	 * which is a small WAL record; otherwise it is rebuilt and logged whole.
-	 * A semidense left page is always rebuilt, so that its window ends at
-	 * its new high key instead of keeping slots for the keys that moved
-	 * right.
-	 */
 	sepitem.data = sep.data;
 	sepitem.len = sep.len;
 	keep = s;
@@ -1056,33 +1136,17 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		pbt_page_rebuild(lpage, items, s, &sepitem);
 		keep = -1;
 	}
-	lopaque = PbtPageGetOpaque(lpage);
-	lopaque->next = rblkno;
-	lopaque->flags |= PBT_INCOMPLETE_SPLIT;
 
 	/* key-adaption: the halves inherit the page's counter */
 	if (pbt_adapt_leaf(st, lpage, oopaque->op_counter, items, s, &sepitem))
 		keep = -1;
-	pbt_adapt_leaf(st, rpage, oopaque->op_counter, items + s, n + 1 - s,
-				   has_hikey ? &oldhikey : NULL);
 
-	pbt_log_split(index, buf, lpage, keep, sep.data, sep.len, rbuf, rpage,
-				  sbuf, cbuf);
-	pfree(lpage);
-	pfree(rpage);
-
-	PBT_CHECK_PAGE(index, BufferGetPage(buf), lblkno);
-	PBT_CHECK_PAGE(index, BufferGetPage(rbuf), rblkno);
-
-	if (BufferIsValid(sbuf))
-		UnlockReleaseBuffer(sbuf);
-	if (BufferIsValid(cbuf))
-		UnlockReleaseBuffer(cbuf);
-	if (leaf && PbtIsRightmost(PbtPageGetOpaque(BufferGetPage(rbuf))))
-		st->rightmost_leaf = rblkno;
+	/* on inner pages, the right page's first key is -inf */
+	if (!leaf)
+		items[s].len = dl;
+	write_split(index, st, buf, stack, lpage, keep, &sep, items + s,
+				n + 1 - s, rtag, cbuf);
 	pfree(items);
-
-	insert_parent(index, st, buf, rbuf, stack, &sep);
 	pfree(sep.data);
 }
 
