@@ -243,6 +243,41 @@ DROP TABLE lyq;
 DROP FUNCTION lyq_prefixes();
 DROP EXTENSION pageinspect;
 
+-- 6c. BPA leaves under ascending keys (serial ids, text ids): the
+--     rightmost leaf splits by cutting its latest tenth off in place
+--     instead of reloading its items, so a sequential load leaves BPA
+--     leaves about as full as heads leaves (they held a third fewer
+--     entries when the left half was reloaded into blocks 3/4 full).  Then
+--     deletes, VACUUM, and inserts into the cut leaves.
+CREATE TABLE lys (id int8, t text COLLATE "C") WITH (autovacuum_enabled = off);
+CREATE INDEX lys_id ON lys USING pagebtree (id) WITH (layout = bpa);
+CREATE INDEX lys_id_heads ON lys USING pagebtree (id) WITH (layout = heads);
+CREATE INDEX lys_t ON lys USING pagebtree (t)
+    WITH (layout = bpa, bpa_log_size = 4, bpa_block_size = 8);
+INSERT INTO lys SELECT i, 'order-' || lpad(i::text, 7, '0')
+FROM generate_series(1, 40000) i;
+SELECT b.pages <= 1.15 * h.pages AS bpa_leaves_full
+FROM pagebtree_layout_summary('lys_id') b, pagebtree_layout_summary('lys_id_heads') h
+WHERE b.page_type = 'leaf' AND b.layout = 'bpa' AND h.page_type = 'leaf';
+SELECT pagebtree_check('lys_id', true) IS NOT NULL AND
+       pagebtree_check('lys_t', true) IS NOT NULL AS checked;
+DROP INDEX lys_id_heads;
+DELETE FROM lys WHERE id % 7 = 0;
+VACUUM lys;
+INSERT INTO lys SELECT i, 'order-' || lpad(i::text, 7, '0') || 'x'
+FROM generate_series(7, 40000, 7) i;
+SELECT pagebtree_check('lys_id', true) IS NOT NULL AND
+       pagebtree_check('lys_t', true) IS NOT NULL AS checked;
+VACUUM ANALYZE lys;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT t FROM lys WHERE id = 7000',
+    'SELECT id AS c FROM lys WHERE id BETWEEN 12000 AND 12500',
+    'SELECT id AS c FROM lys WHERE id > 39000 ORDER BY id DESC',
+    'SELECT id FROM lys WHERE t = ''order-0035000x''',
+    'SELECT t AS c FROM lys WHERE t >= ''order-00399'' ORDER BY t',
+    'SELECT count(*) FROM lys WHERE t < ''order-0002000''']);
+DROP TABLE lys;
+
 -- 7. Fingerprint leaves: point lookups go through the fingerprint probe
 --    (runs of equal keys that span pages, NULL keys, two-column keys,
 --    entries killed by deletes), ranges and ordered scans merge the sorted

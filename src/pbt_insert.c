@@ -847,6 +847,31 @@ partition_end(const PbtItem *items, int n)
 }
 
 /*
+ * Copies of items a layout assembled, kept in chunks of a page (a palloc
+ * per item was a tenth of a split's cost).
+ */
+typedef struct ItemCopies
+{
+	char	   *next;
+	int			left;
+} ItemCopies;
+
+static inline void
+copy_item(ItemCopies *copies, PbtItem *item)
+{
+	int			need = MAXALIGN(item->len);
+
+	if (copies->left < need)
+	{
+		copies->left = Max(BLCKSZ, need);
+		copies->next = palloc(copies->left);
+	}
+	item->data = memcpy(copies->next, item->data, item->len);
+	copies->next += need;
+	copies->left -= need;
+}
+
+/*
  * Write a planned split of the page in buf and insert the downlink to the
  * new right page into the parent.  lpage is the left page built in backend
  * memory (keep: how many of the page's items it kept in place, or -1 if it
@@ -909,46 +934,74 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 }
 
 /*
- * Ascending keys past the end of the rightmost dense leaf: the paper's
- * over-committing split, which moves no records.  The leaf keeps all its
- * entries and gets the separator as its high key (a dense leaf without one
- * keeps room for it), and the new item starts the right page, dense if it
- * can be.  Fillfactor is not applied: the free slots of a dense leaf past
- * its high key could never be used, and a second heap TID for one of its
- * keys (a non-HOT update) converts the leaf anyway.  Nothing is collected
- * or planned, so the split costs a few hundred instructions instead of a
- * pass over a thousand entries.  Returns false, having done nothing, if
- * the high key does not fit.
+ * Ascending keys past the end of the rightmost leaf, on a layout whose
+ * splits need not look at the items that stay:
+ *
+ * - A dense leaf keeps all its entries: the paper's over-committing split,
+ *   which moves no records.  Fillfactor is not applied, because the free
+ *   slots of a dense leaf past its high key could never be used, and a
+ *   second heap TID for one of its keys (a non-HOT update) converts the
+ *   leaf anyway.  The new item starts the right page, dense if it can be.
+ * - A BPA leaf keeps fillfactor of its items, counted, and its tail is
+ *   deleted in place (see bpa_truncate): only the blocks holding the tail
+ *   are sorted, to read the items that move right.
+ *
+ * The left page gets the separator as its high key (a dense leaf without
+ * one keeps room for it; a BPA leaf's cut tail frees the bytes of the
+ * latest inserts).  Nothing is planned, so the split costs a fraction of a
+ * general one.  Returns false, having changed nothing, if the high key
+ * does not fit.
  */
 static bool
-split_dense_append(Relation index, PbtState *st, Buffer buf, PbtStack stack,
-				   int n, const char *newitem, int newlen, Buffer cbuf)
+split_rightmost_append(Relation index, PbtState *st, Buffer buf,
+					   PbtStack stack, int n, const char *newitem, int newlen,
+					   Buffer cbuf)
 {
 	Page		origpage = BufferGetPage(buf);
-	PbtItem		items[2];
-	PbtItemBuf	lastbuf;
+	const PbtLayout *layout = pbt_layout(origpage);
+	bool		dense = PbtPageGetOpaque(origpage)->layout == PBT_LAYOUT_DENSE;
+	int			s = dense ? n :
+		Max(1, n - (n * (100 - st->fillfactor) + 99) / 100);
+	int			nright = n + 1 - s;
+	/* items[0] is the last that stays, then the nright that go right */
+	PbtItem    *items = palloc(sizeof(PbtItem) * (nright + 1));
+	ItemCopies	copies = {NULL, 0};
+	PbtIter		it;
 	StringInfoData sep;
 	Page		lpage;
 	int			bytes;
 	uint8		rtag;
 
-	pbt_layout_dense.get(origpage, n - 1, &items[0], &lastbuf);
-	items[1].data = newitem;
-	items[1].len = newlen;
+	pbt_iter_start(&it, origpage, s - 1, true);
+	for (int i = 0; i < nright; i++)
+	{
+		if (!pbt_iter_next(&it, &items[i]))
+			elog(ERROR, "pagebtree: page has fewer items than its count");
+		copy_item(&copies, &items[i]);
+	}
+	items[nright].data = newitem;
+	items[nright].len = newlen;
+
 	initStringInfo(&sep);
 	pbt_separator(st, &items[0], &items[1], &sep);
 	lpage = memcpy(palloc(BLCKSZ), origpage, BLCKSZ);
+	layout->truncate(lpage, s);
 	if (!pbt_page_set_hikey(lpage, sep.data, sep.len))
 	{
 		pfree(lpage);
 		pfree(sep.data);
+		pfree(items);
 		return false;
 	}
-	rtag = pbt_dense_eligible(&items[1], 1, NULL, &bytes) ?
-		PBT_LAYOUT_DENSE : st->leaf_layout;
-	write_split(index, st, buf, stack, lpage, n, &sep, &items[1], 1, rtag,
-				cbuf);
+	if (dense)
+		rtag = pbt_dense_eligible(&items[1], 1, NULL, &bytes) ?
+			PBT_LAYOUT_DENSE : st->leaf_layout;
+	else
+		rtag = pbt_choose_leaf_layout(st, &items[1], nright, NULL);
+	write_split(index, st, buf, stack, lpage, s, &sep, &items[1], nright,
+				rtag, cbuf);
 	pfree(sep.data);
+	pfree(items);
 	return true;
 }
 
@@ -984,13 +1037,14 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	uint8		convtag;
 	uint8		plantag;
 	bool		appending;
-	char	   *copies = NULL;
-	int			copy_left = 0;
+	ItemCopies	copies = {NULL, 0};
 
-	if (leaf && oopaque->layout == PBT_LAYOUT_DENSE &&
-		st->dense_leaves != PBT_DENSE_NEVER && PbtIsRightmost(oopaque) &&
-		pos == n && n > 0 &&
-		split_dense_append(index, st, buf, stack, n, newitem, newlen, cbuf))
+	if (leaf && PbtIsRightmost(oopaque) && pos == n && n > 0 &&
+		((oopaque->layout == PBT_LAYOUT_DENSE &&
+		  st->dense_leaves != PBT_DENSE_NEVER) ||
+		 oopaque->layout == PBT_LAYOUT_BPA) &&
+		split_rightmost_append(index, st, buf, stack, n, newitem, newlen,
+							   cbuf))
 		return;
 
 	items = palloc(sizeof(PbtItem) * (n + 1));
@@ -1005,22 +1059,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		else if (!pbt_iter_next(&it, &items[i]))
 			elog(ERROR, "pagebtree: page has fewer items than its count");
 		else if (items[i].data == it.buf.data)
-		{
-			/*
-			 * Keep a copy of what the layout assembled, in chunks of a page
-			 * (a palloc per item was a tenth of a split's cost).
-			 */
-			int			need = MAXALIGN(items[i].len);
-
-			if (copy_left < need)
-			{
-				copy_left = Max(BLCKSZ, need);
-				copies = palloc(copy_left);
-			}
-			items[i].data = memcpy(copies, it.buf.data, items[i].len);
-			copies += need;
-			copy_left -= need;
-		}
+			copy_item(&copies, &items[i]);
 	}
 
 	/*
@@ -1054,8 +1093,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 
 	/*
 	 * Appending after the last item of the rightmost leaf means ascending
-	 * keys: the left half keeps fillfactor of the space (a rightmost dense
-	 * leaf keeps everything, see split_dense_append).  So does appending
+	 * keys: the left half keeps fillfactor of the space (rightmost dense
+	 * and BPA leaves: split_rightmost_append).  So does appending
 	 * after the last item of any leaf, where one of several interleaved
 	 * ascending ranges (a partition's ids) may grow.  A median split would
 	 * leave the left half half empty for good; with random keys, the cost

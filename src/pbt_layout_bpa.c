@@ -1214,24 +1214,76 @@ bpa_delete(Page page, const int *positions, int n)
 }
 
 /*
- * Keep the first n items (a split's left half): reload the page with them,
- * in blocks with room for flushes and no garbage, if they fit so (the half
- * of a split at the median does); else delete the others in place.
+ * After items were deleted in place: drop the trailing blocks that hold
+ * nothing and are routed no logged item, and give the hole the item bytes
+ * below the lowest one still referenced (the latest inserts lie lowest, so
+ * cutting off the latest keys frees their bytes).  The freed bytes are
+ * zeroed, as in a page that never held them.
+ */
+static void
+shrink_to_live(Page page)
+{
+	BpaHeader  *hdr = bpa_header(page);
+	PageHeader	phdr = (PageHeader) page;
+	uint16		log_block[BPA_MAX_CAP];
+	PbtItem		hikey;
+	int			lowest = phdr->pd_special;
+
+	route_log(page, log_block);
+	while (hdr->nblocks > 1 && bpa_block(page, hdr->nblocks - 1)->count == 0 &&
+		   logged_in(page, log_block, hdr->nblocks - 1) == 0)
+	{
+		hdr->nblocks--;
+		phdr->pd_lower -= unit_bytes(hdr->block_cap);
+		memset((char *) page + phdr->pd_lower, 0, unit_bytes(hdr->block_cap));
+	}
+	if (pbt_page_get_hikey(page, &hikey))
+		lowest = hikey.data - (char *) page;
+	for (int i = 0; i < hdr->log_count; i++)
+		lowest = Min(lowest, log_slots(page)[i].off);
+	for (int b = 0; b < hdr->nblocks; b++)
+	{
+		BpaBlock   *blk = bpa_block(page, b);
+
+		if (b > 0)
+			lowest = Min(lowest, blk->fence_off);
+		for (int i = 0; i < blk->count; i++)
+			lowest = Min(lowest, block_slots(blk)[i].off);
+	}
+	if (lowest > phdr->pd_upper)
+	{
+		memset((char *) page + phdr->pd_upper, 0, lowest - phdr->pd_upper);
+		phdr->pd_upper = lowest;
+	}
+}
+
+/*
+ * Keep the first n items (a split's left half).  A short tail (at most an
+ * eighth: an appending split, ascending keys) is deleted in place, which
+ * sorts only the blocks it is in and leaves the full, sorted blocks before
+ * it as they are.  Otherwise the page is reloaded with the items, in blocks
+ * with room for flushes and no garbage, if they fit so (the half of a
+ * split at the median does); else the others are deleted in place.
  */
 static void
 bpa_truncate(Page page, int n)
 {
-	PGAlignedBlock copy;
-	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
 	int			count = bpa_count(page);
 	int			positions[PBT_MAX_ITEMS_PER_PAGE];
 
-	memcpy(copy.data, page, BLCKSZ);
-	if (reload(page, parts, sorted_parts(copy.data, n, parts), copy.data))
-		return;
+	if ((count - n) * 8 > count)
+	{
+		PGAlignedBlock copy;
+		PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
+
+		memcpy(copy.data, page, BLCKSZ);
+		if (reload(page, parts, sorted_parts(copy.data, n, parts), copy.data))
+			return;
+	}
 	for (int i = n; i < count; i++)
 		positions[i - n] = i;
 	bpa_delete(page, positions, count - n);
+	shrink_to_live(page);
 }
 
 static void
