@@ -53,6 +53,7 @@ my %indexes = (
 	w_url       => 'USING pagebtree (url)',
 	w_title_fp  => q{USING pagebtree (title) WITH (layout = 'fingerprint')},
 	w_title_bpa => q{USING pagebtree (title) WITH (layout = 'bpa')},
+	w_id_bpa    => q{USING pagebtree (id) WITH (layout = 'bpa')},
 	w_id_plain  => q{USING pagebtree (id) WITH (layout = 'plain')},
 	w_id_incl   => 'USING pagebtree (id) INCLUDE (pad)',
 	w_n         => 'USING pagebtree (n)',
