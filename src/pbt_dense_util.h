@@ -49,12 +49,16 @@ write_tail(char *p, int tlen, uint64 t)
 	}
 }
 
+/* 8 map bytes as a word whose bit j is bit j % 8 of byte j / 8 */
 static inline uint64
 load_word(const uint8 *p)
 {
 	uint64		w;
 
 	memcpy(&w, p, sizeof(w));
+#ifdef WORDS_BIGENDIAN
+	w = pg_bswap64(w);
+#endif
 	return w;
 }
 
@@ -62,40 +66,32 @@ load_word(const uint8 *p)
 static inline int
 map_rank(const uint8 *map, int i)
 {
-	int			nbytes = i / 8;
+	int			words = i / 64;
 	int			r = 0;
-	int			b = 0;
 
-	for (; b + 8 <= nbytes; b += 8)
-		r += pg_popcount64(load_word(map + b));
-	for (; b < nbytes; b++)
-		r += pg_number_of_ones[map[b]];
-	if (i % 8)
-		r += pg_number_of_ones[map[nbytes] & ((1 << (i % 8)) - 1)];
+	for (int w = 0; w < words; w++)
+		r += pg_popcount64(load_word(map + 8 * w));
+	if (i % 64)
+		r += pg_popcount64(load_word(map + 8 * words) &
+						   ((UINT64CONST(1) << (i % 64)) - 1));
 	return r;
 }
 
-/* number of set bits in [i, nbits) */
+/* number of set bits in [i, nbits) (bits past nbits in its last word are clear) */
 static inline int
 map_rank_from(const uint8 *map, int i, int nbits)
 {
-	int			b = ((nbits + 63) / 64) * (int) sizeof(uint64);
-	int			r = 0;
+	int			r = pg_popcount64(load_word(map + 8 * (i / 64)) >> (i % 64));
 
-	/* whole words from the end down to the one holding bit i */
-	while (b - 8 >= (i / 64) * 8 + 8)
+	for (int w = i / 64 + 1; w < (nbits + 63) / 64; w++)
 	{
-		uint64		w;
+		uint64		x = load_word(map + 8 * w);
 
-		b -= 8;
-		/* (ascending keys leave the top words empty: no call for those) */
-		if ((w = load_word(map + b)) != 0)
-			r += pg_popcount64(w);
+		/* (ascending keys leave the top words empty: no popcount for those) */
+		if (x != 0)
+			r += pg_popcount64(x);
 	}
-	/* bytes of that word from the one holding bit i */
-	for (int j = i / 8 + 1; j < b; j++)
-		r += pg_number_of_ones[map[j]];
-	return r + pg_number_of_ones[map[i / 8] >> (i % 8)];
+	return r;
 }
 
 /* the bit that is the pos-th set bit (from 0), or -1 */

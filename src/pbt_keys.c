@@ -418,7 +418,7 @@ pbt_cmp_encoded(PbtState *st, int col, const char *a, int alen,
 static void
 append_tid(StringInfo buf, ItemPointer tid)
 {
-	char		b[TID_BYTES];
+	char	   *b = pbt_reserve_bytes(buf, TID_BYTES);
 	BlockNumber blk = ItemPointerGetBlockNumberNoCheck(tid);
 	OffsetNumber off = ItemPointerGetOffsetNumberNoCheck(tid);
 
@@ -428,7 +428,6 @@ append_tid(StringInfo buf, ItemPointer tid)
 	b[3] = (char) blk;
 	b[4] = (char) (off >> 8);
 	b[5] = (char) off;
-	appendBinaryStringInfo(buf, b, TID_BYTES);
 }
 
 /* where the key + TID part of a normalized leaf item ends */

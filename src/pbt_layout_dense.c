@@ -403,7 +403,7 @@ dense_garbage(Page page)
 }
 
 /* The slot an item would take, if it fits the window; present or not. */
-static bool
+static inline bool
 dense_slot(Page page, const char *data, int len, int *slot)
 {
 	DenseHeader *hdr = dense_header(page);
