@@ -77,7 +77,7 @@ map_rank(const uint8 *map, int i)
 	return r;
 }
 
-/* number of set bits in [i, nbits) (bits past nbits in its last word are clear) */
+/* number of set bits in [i, nbits); bits past nbits are clear */
 static inline int
 map_rank_from(const uint8 *map, int i, int nbits)
 {

@@ -949,22 +949,22 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
  * The left page gets the separator as its high key (a dense leaf without
  * one keeps room for it; a BPA leaf's cut tail frees the bytes of the
  * latest inserts).  Nothing is planned, so the split costs a fraction of a
- * general one.  Returns false, having changed nothing, if the high key
- * does not fit.
+ * general one.  Returns false, having changed nothing, if the split is not
+ * such an append or the high key does not fit.
  */
 static bool
 split_rightmost_append(Relation index, PbtState *st, Buffer buf,
-					   PbtStack stack, int n, const char *newitem, int newlen,
-					   Buffer cbuf)
+					   PbtStack stack, int pos, const char *newitem,
+					   int newlen, Buffer cbuf)
 {
 	Page		origpage = BufferGetPage(buf);
+	PbtPageOpaque opaque = PbtPageGetOpaque(origpage);
 	const PbtLayout *layout = pbt_layout(origpage);
-	bool		dense = PbtPageGetOpaque(origpage)->layout == PBT_LAYOUT_DENSE;
-	int			s = dense ? n :
-		Max(1, n - (n * (100 - st->fillfactor) + 99) / 100);
-	int			nright = n + 1 - s;
-	/* items[0] is the last that stays, then the nright that go right */
-	PbtItem    *items = palloc(sizeof(PbtItem) * (nright + 1));
+	int			n = layout->count(origpage);
+	bool		dense = opaque->layout == PBT_LAYOUT_DENSE;
+	int			s;
+	int			nright;
+	PbtItem    *items;
 	ItemCopies	copies = {NULL, 0};
 	PbtIter		it;
 	StringInfoData sep;
@@ -972,6 +972,15 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 	int			bytes;
 	uint8		rtag;
 
+	if (!PbtIsLeaf(opaque) || !PbtIsRightmost(opaque) || pos != n || n == 0 ||
+		!((dense && st->dense_leaves != PBT_DENSE_NEVER) ||
+		  opaque->layout == PBT_LAYOUT_BPA))
+		return false;
+
+	s = dense ? n : Max(1, n - (n * (100 - st->fillfactor) + 99) / 100);
+	nright = n + 1 - s;
+	/* items[0] is the last that stays, then the nright that go right */
+	items = palloc(sizeof(PbtItem) * (nright + 1));
 	pbt_iter_start(&it, origpage, s - 1, true);
 	for (int i = 0; i < nright; i++)
 	{
@@ -1039,11 +1048,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	bool		appending;
 	ItemCopies	copies = {NULL, 0};
 
-	if (leaf && PbtIsRightmost(oopaque) && pos == n && n > 0 &&
-		((oopaque->layout == PBT_LAYOUT_DENSE &&
-		  st->dense_leaves != PBT_DENSE_NEVER) ||
-		 oopaque->layout == PBT_LAYOUT_BPA) &&
-		split_rightmost_append(index, st, buf, stack, n, newitem, newlen,
+	if (split_rightmost_append(index, st, buf, stack, pos, newitem, newlen,
 							   cbuf))
 		return;
 

@@ -1271,6 +1271,8 @@ bpa_truncate(Page page, int n)
 	int			count = bpa_count(page);
 	int			positions[PBT_MAX_ITEMS_PER_PAGE];
 
+	if (n >= count)
+		return;
 	if ((count - n) * 8 > count)
 	{
 		PGAlignedBlock copy;
