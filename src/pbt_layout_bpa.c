@@ -28,9 +28,11 @@
  * and deletions close their gaps in place; readers then need not sort it.
  *
  * An insert appends the item to the log: one slot and the item's bytes, a
- * small WAL diff.  The insert that fills the log flushes it (or, if the
- * hole is too small for that, the next insert does, first):
- * each logged item moves to its block's free slots.  A block that would
+ * small WAL diff; while the log is empty, an item above the last block's
+ * entries is appended to that block directly (ascending keys).  The insert
+ * that fills the log flushes it (or, if the hole is too small for that, the
+ * next insert does, first): each logged item moves to its block's free
+ * slots.  A block that would
  * overflow is split where it is (its entries sorted and cut into blocks,
  * the later blocks moved up): for the last block, into full blocks and a
  * remainder, so that ascending keys (serial ids, timestamps) leave full
@@ -1085,6 +1087,46 @@ shrink_cost(Page page, const char *data, int len)
 }
 
 /*
+ * Ascending keys (serial ids, timestamps), the BPA's worst case through the
+ * log: while the log is empty, an entry above every entry of the last block,
+ * which is sorted, goes straight to that block and keeps it sorted, or, if
+ * it is full, starts a new last block with the entry as its fence.  That is
+ * what flushing it would do, without the log's slot, routing and flush.
+ * Returns the bytes such an append takes, or -1 if the entry is not one.
+ */
+static inline int
+append_need(Page page, const char *entry, int elen)
+{
+	BpaHeader  *hdr = bpa_header(page);
+	BpaBlock   *last;
+	const char *below;
+	int			belowlen;
+
+	if (hdr->log_count != 0)
+		return -1;
+	last = bpa_block(page, hdr->nblocks - 1);
+	if (!(last->flags & BPA_BLOCK_SORTED))
+		return -1;
+	if (last->count > 0)
+	{
+		PbtSlot    *top = &block_slots(last)[last->count - 1];
+
+		below = (char *) page + top->off;
+		belowlen = pbt_slot_len(top);
+	}
+	else if (hdr->nblocks > 1)
+	{
+		below = (char *) page + last->fence_off;
+		belowlen = last->fence_len & BPA_FENCE_LEN_MASK;
+	}
+	else
+		return elen;			/* an empty page */
+	if (pbt_bytes_cmp(below, belowlen, entry, elen) >= 0)
+		return -1;
+	return last->count < hdr->block_cap ? elen : elen + unit_bytes(hdr->block_cap);
+}
+
+/*
  * Room the insert needs.  The log is flushed by the insert that fills it,
  * if the hole has room for the blocks that adds; if not, the log stays full
  * and the next insert flushes it first.  If the hole takes the blocks that
@@ -1104,6 +1146,10 @@ bpa_item_cost(Page page, const char *data, int len)
 
 	if (!shares_prefix(page, data, len))
 		return shrink_cost(page, data, len);
+	need = append_need(page, data + hdr->prefix_len, elen);
+	if (need >= 0 && phdr->pd_upper - phdr->pd_lower >= need)
+		return need;
+	need = elen;
 	if (hdr->log_count == hdr->log_cap)
 	{
 		uint16		log_block[BPA_MAX_CAP];
@@ -1129,9 +1175,33 @@ bpa_insert(Page page, int pos, const char *data, int len)
 	PageHeader	phdr = (PageHeader) page;
 	int			elen = len - hdr->prefix_len;
 	PbtSlot    *slot;
+	int			need;
 
 	if (!shares_prefix(page, data, len))
 		return rebuild(page, data, len);
+	need = append_need(page, data + hdr->prefix_len, elen);
+	if (need >= 0 && phdr->pd_upper - phdr->pd_lower >= need)
+	{
+		BpaBlock   *last = bpa_block(page, hdr->nblocks - 1);
+
+		phdr->pd_upper -= elen;
+		memcpy((char *) page + phdr->pd_upper, data + hdr->prefix_len, elen);
+		if (last->count == hdr->block_cap)
+		{
+			last = (BpaBlock *) ((char *) page + phdr->pd_lower);
+			memset(last, 0, unit_bytes(hdr->block_cap));
+			phdr->pd_lower += unit_bytes(hdr->block_cap);
+			hdr->nblocks++;
+			last->flags = BPA_BLOCK_SORTED;
+			last->fence_off = phdr->pd_upper;
+			last->fence_len = elen;
+		}
+		slot = &block_slots(last)[last->count++];
+		slot->off = phdr->pd_upper;
+		slot->len = elen;
+		hdr->nitems++;
+		return true;
+	}
 	if (hdr->log_count == hdr->log_cap && !flush(page))
 		return rebuild(page, data, len);
 	if (phdr->pd_upper - phdr->pd_lower < elen)
