@@ -32,14 +32,14 @@
  * entries is appended to that block directly (ascending keys).  The insert
  * that fills the log flushes it (or, if the hole is too small for that, the
  * next insert does, first): each logged item moves to its block's free
- * slots.  A block that would
- * overflow is split where it is (its entries sorted and cut into blocks,
- * the later blocks moved up): for the last block, into full blocks and a
- * remainder, so that ascending keys (serial ids, timestamps) leave full
- * blocks behind them.  If the hole cannot take the new blocks, or an item
- * its bytes, the page is reloaded: all items sorted into blocks 3/4 full.
- * A split's left half is reloaded so too when it fits that way.
- * All of this is deterministic, so WAL redo of an insert repeats it.
+ * slots.  A block that would overflow is split where it is (its entries
+ * sorted and cut into blocks, the later blocks moved up): for the last
+ * block, into full blocks and a remainder, so that ascending keys (serial
+ * ids, timestamps) leave full blocks behind them.  If the hole cannot take
+ * the new blocks, or an item its bytes, the page is reloaded: all items
+ * sorted into blocks 3/4 full.  A split's left half is reloaded so too when
+ * it fits that way.  All of this is deterministic, so WAL redo of an insert
+ * repeats it.
  *
  * Ordered positions are ranks in key order.  A search counts: the blocks
  * below the key's block whole, then the items of that block and of the log
