@@ -26,6 +26,7 @@
  * from sorted items (a load, a block split) is flagged sorted, and stays so
  * while flushes append items above its last one in order (ascending keys)
  * and deletions close their gaps in place; readers then need not sort it.
+ * Deletions that leave a block at most one entry flag it sorted again.
  *
  * An insert appends the item to the log: one slot and the item's bytes, a
  * small WAL diff; while the log is empty, an item above the last block's
@@ -1298,6 +1299,9 @@ bpa_delete(Page page, const int *positions, int n)
 			if (b > 0 && blk->fence_off == slot->off)
 				blk->fence_len |= BPA_FENCE_ORPHAN;
 			remove_slot(block_slots(blk), slot - block_slots(blk), blk->count--);
+			/* one entry is in order: appends may use the block again */
+			if (blk->count <= 1)
+				blk->flags |= BPA_BLOCK_SORTED;
 		}
 	}
 }
