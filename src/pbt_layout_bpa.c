@@ -211,6 +211,7 @@ bpa_init(Page page)
 	hdr->nblocks = 1;
 	memset(log_slots(page), 0, blocks_start(hdr->log_cap, 0) - log_start(0));
 	memset(bpa_block(page, 0), 0, unit_bytes(hdr->block_cap));
+	bpa_block(page, 0)->flags = BPA_BLOCK_SORTED;	/* empty, so in order */
 	((PageHeader) page)->pd_lower = blocks_start(hdr->log_cap, 0) +
 		unit_bytes(hdr->block_cap);
 }
