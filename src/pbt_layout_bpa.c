@@ -163,6 +163,16 @@ block_slots(BpaBlock *blk)
 	return (PbtSlot *) (blk + 1);
 }
 
+/* make blk an empty block (so in order) with this fence */
+static inline void
+start_block(Page page, BpaBlock *blk, uint16 fence_off, uint16 fence_len)
+{
+	memset(blk, 0, unit_bytes(bpa_header(page)->block_cap));
+	blk->flags = BPA_BLOCK_SORTED;
+	blk->fence_off = fence_off;
+	blk->fence_len = fence_len;
+}
+
 static inline int
 compare_slots(Page page, const PbtSlot *a, const PbtSlot *b)
 {
@@ -210,8 +220,7 @@ bpa_init(Page page)
 	hdr->block_cap = param ? 1 << (param & 15) : PBT_BPA_DEFAULT_BLOCK;
 	hdr->nblocks = 1;
 	memset(log_slots(page), 0, blocks_start(hdr->log_cap, 0) - log_start(0));
-	memset(bpa_block(page, 0), 0, unit_bytes(hdr->block_cap));
-	bpa_block(page, 0)->flags = BPA_BLOCK_SORTED;	/* empty, so in order */
+	start_block(page, bpa_block(page, 0), 0, 0);
 	((PageHeader) page)->pd_lower = blocks_start(hdr->log_cap, 0) +
 		unit_bytes(hdr->block_cap);
 }
@@ -775,8 +784,7 @@ fill(Page page, const PbtPart *parts, int n)
 		BpaBlock   *blk = bpa_block(page, b);
 		int			end = (int) ((int64) n * (b + 1) / nblocks);
 
-		memset(blk, 0, unit_bytes(hdr->block_cap));
-		blk->flags = BPA_BLOCK_SORTED;
+		start_block(page, blk, 0, 0);
 		for (; next < end; next++)
 		{
 			int			len = pbt_part_len(&parts[next]) - q;
@@ -924,21 +932,12 @@ split_block(Page page, int b, PbtSlot *incoming, int nin, int nnew)
 		BpaBlock   *nb = bpa_block(page, b + k);
 		int			end = last ? Min(m, (k + 1) * hdr->block_cap) :
 			(int) ((int64) m * (k + 1) / nnew);
-		uint16		fence_off = nb->fence_off;
-		uint16		fence_len = nb->fence_len;
 
-		memset(nb, 0, unit);
-		nb->flags = BPA_BLOCK_SORTED;
+		/* the first keeps its fence, the others start at their first item */
 		if (k == 0)
-		{
-			nb->fence_off = fence_off;
-			nb->fence_len = fence_len;
-		}
+			start_block(page, nb, nb->fence_off, nb->fence_len);
 		else
-		{
-			nb->fence_off = sorted[next].off;
-			nb->fence_len = pbt_slot_len(&sorted[next]);
-		}
+			start_block(page, nb, sorted[next].off, pbt_slot_len(&sorted[next]));
 		for (; next < end; next++)
 			block_slots(nb)[nb->count++] = sorted[next];
 	}
@@ -1195,8 +1194,8 @@ bpa_insert(Page page, int pos, const char *data, int len)
 	BpaHeader  *hdr = bpa_header(page);
 	PageHeader	phdr = (PageHeader) page;
 	int			elen = len - hdr->prefix_len;
-	PbtSlot    *slot;
 	int			need;
+	PbtSlot    *slot;
 
 	if (!shares_prefix(page, data, len))
 		return rebuild(page, data, len);
@@ -1205,34 +1204,29 @@ bpa_insert(Page page, int pos, const char *data, int len)
 	{
 		BpaBlock   *last = bpa_block(page, hdr->nblocks - 1);
 
-		phdr->pd_upper -= elen;
-		memcpy((char *) page + phdr->pd_upper, data + hdr->prefix_len, elen);
 		if (last->count == hdr->block_cap)
 		{
+			/* a new last block, fenced by the entry written below */
 			last = (BpaBlock *) ((char *) page + phdr->pd_lower);
-			memset(last, 0, unit_bytes(hdr->block_cap));
+			start_block(page, last, phdr->pd_upper - elen, elen);
 			phdr->pd_lower += unit_bytes(hdr->block_cap);
 			hdr->nblocks++;
-			last->flags = BPA_BLOCK_SORTED;
-			last->fence_off = phdr->pd_upper;
-			last->fence_len = elen;
 		}
 		slot = &block_slots(last)[last->count++];
-		slot->off = phdr->pd_upper;
-		slot->len = elen;
-		hdr->nitems++;
-		return true;
 	}
-	if (hdr->log_count == hdr->log_cap && !flush(page))
-		return rebuild(page, data, len);
-	if (phdr->pd_upper - phdr->pd_lower < elen)
-		return rebuild(page, data, len);
+	else
+	{
+		if (hdr->log_count == hdr->log_cap && !flush(page))
+			return rebuild(page, data, len);
+		if (phdr->pd_upper - phdr->pd_lower < elen)
+			return rebuild(page, data, len);
+		slot = &log_slots(page)[hdr->log_count++];
+	}
 	phdr->pd_upper -= elen;
 	memcpy((char *) page + phdr->pd_upper, data + hdr->prefix_len, elen);
-	slot = &log_slots(page)[hdr->log_count++];
-	hdr->nitems++;
 	slot->off = phdr->pd_upper;
 	slot->len = elen;
+	hdr->nitems++;
 	/* flush now, while the hole has room: the next insert need not route */
 	if (hdr->log_count == hdr->log_cap)
 		(void) flush(page);
