@@ -287,8 +287,11 @@ CREATE INDEX ldx_incl ON ldx USING pagebtree (k) INCLUDE (id) WITH (layout = den
 SELECT * FROM ld_summary('ldx');
 INSERT INTO ldx SELECT i, md5(i::text), i, i FROM generate_series(3001, 4000) i;
 SELECT index_name, dense, entries, checked FROM ld_summary('ldx');
+-- a comparator-mode key: the option is ignored with a NOTICE, leaves are plain
+SET client_min_messages = notice;
 CREATE INDEX ldx_n ON ldx USING pagebtree (n) WITH (layout = dense);
-CREATE INDEX ldx_n ON ldx USING pagebtree (n) WITH (layout = auto);
+RESET client_min_messages;
+SELECT DISTINCT layout FROM pagebtree_layout_summary('ldx_n');
 -- switching an index away from dense: later splits make heads halves
 CREATE INDEX ldx_k ON ldx USING pagebtree (k) WITH (layout = dense);
 SELECT dense > 0 AS dense, heads FROM ld_leaves('ldx_k');

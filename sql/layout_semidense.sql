@@ -304,8 +304,11 @@ INSERT INTO lsx SELECT i, 'key' || i, i, i FROM generate_series(1, 3000) i;
 CREATE INDEX lsx_k ON lsx USING pagebtree (k) WITH (layout = semidense);
 CREATE INDEX lsx_t ON lsx USING pagebtree (t) INCLUDE (k) WITH (layout = semidense);
 SELECT index_name, leaves, semidense, heads, checked FROM ls_summary('lsx');
+-- a comparator-mode key: the option is ignored with a NOTICE, leaves are plain
+SET client_min_messages = notice;
 CREATE INDEX lsx_n ON lsx USING pagebtree (n) INCLUDE (k) WITH (layout = semidense);
-CREATE INDEX lsx_n ON lsx USING pagebtree (n) INCLUDE (k) WITH (layout = auto);
+RESET client_min_messages;
+SELECT DISTINCT layout FROM pagebtree_layout_summary('lsx_n');
 -- switching an index away from semidense: later splits make heads halves
 CREATE INDEX lsx_ki ON lsx USING pagebtree (k) INCLUDE (t);
 SELECT semidense > 0 AS semidense, heads FROM ls_leaves('lsx_ki');

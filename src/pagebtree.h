@@ -518,6 +518,8 @@ typedef PbtStackData *PbtStack;
 /* pbt_handler.c */
 extern bool pbt_rmgr_registered;
 extern PbtState *pbt_get_state(Relation index);
+extern const char *pbt_layout_option_name(int option);
+extern const char *pbt_layout_option_conflict(PbtState *st, int option);
 extern PbtState *pbt_build_state(Relation index, MemoryContext cxt);
 extern void _PG_init(void);
 

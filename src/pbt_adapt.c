@@ -45,6 +45,10 @@
  * their common prefix reaches past the head that follows the prefix of all
  * keys.  The keys are byte strings in order (adaptive indexes are
  * normalized), so that prefix is the first and last keys' common prefix.
+ * Entries of one key (they differ only in the heap TID, the last
+ * PBT_TID_BYTES of an item without INCLUDE columns) do not count: heads
+ * tell distinct keys apart, which is all a lookup needs of them, and a
+ * fingerprint would not tell duplicates apart either.
  */
 static bool
 string_like(const PbtItem *items, int n)
@@ -63,6 +67,8 @@ string_like(const PbtItem *items, int n)
 
 		if (a->len >= prefix + HEAD_BYTES && b->len >= prefix + HEAD_BYTES &&
 			memcmp(a->data + prefix, b->data + prefix, HEAD_BYTES) == 0 &&
+			!(a->len == b->len &&
+			  memcmp(a->data, b->data, a->len - PBT_TID_BYTES) == 0) &&
 			++collisions * 16 > n)
 			return true;
 	}

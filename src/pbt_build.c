@@ -564,27 +564,20 @@ write_metapage(Relation index, PbtState *st, BlockNumber root, uint32 level)
 	UnlockReleaseBuffer(buf);
 }
 
-/* Forcing a layout that needs byte-string keys on an index without them. */
+/* A forced layout this index cannot use is ignored: say so at every build. */
 static void
 check_layout_option(Relation index, PbtState *st)
 {
 	PbtOptions *opts = (PbtOptions *) index->rd_options;
+	const char *conflict = opts ? pbt_layout_option_conflict(st, opts->layout) : NULL;
 
-	if (opts && !st->normalized &&
-		opts->layout != PBT_LAYOUT_OPTION_DEFAULT &&
-		opts->layout != PBT_LAYOUT_OPTION_PLAIN)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("layout \"%s\" is not supported for index \"%s\"",
-						opts->layout == PBT_LAYOUT_OPTION_DENSE ? "dense" :
-						opts->layout == PBT_LAYOUT_OPTION_SEMIDENSE ? "semidense" :
-						opts->layout == PBT_LAYOUT_OPTION_HEADS ? "heads" :
-						opts->layout == PBT_LAYOUT_OPTION_BPA ? "bpa" :
-						opts->layout == PBT_LAYOUT_OPTION_FINGERPRINT ? "fingerprint" :
-						"heads-nohints",
-						RelationGetRelationName(index)),
-				 errdetail("Its keys are compared with the operator classes' comparison functions, not as byte strings."),
-				 errhint("Use layout = auto, or a type and collation listed as normalized in the README.")));
+	if (conflict)
+		ereport(NOTICE,
+				(errmsg("layout \"%s\" does not apply to index \"%s\", whose leaves use layout \"%s\"",
+						pbt_layout_option_name(opts->layout),
+						RelationGetRelationName(index),
+						pbt_layout_by_tag(st->leaf_layout)->name),
+				 errdetail("%s", conflict)));
 }
 
 IndexBuildResult *
@@ -682,7 +675,6 @@ pbtbuildempty(Relation index)
 	m = PbtPageGetMeta(meta.data);
 	m->root = 1;
 	m->level = 0;
-	check_layout_option(index, st);
 	pbt_page_init(root.data, 0,
 				  PBT_LEAF | PBT_ROOT | (st->normalized ? 0 : PBT_ALIGNED_ITEMS),
 				  st->leaf_layout, st);

@@ -22,9 +22,11 @@
 #include "catalog/pg_am.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 
 PG_FUNCTION_INFO_V1(pagebtree_check);
@@ -358,10 +360,52 @@ heap_tuple_indexed(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 static void
 check_is_index(Oid relid)
 {
-	if (get_rel_relkind(relid) != RELKIND_INDEX)
+	char		relkind = get_rel_relkind(relid);
+
+	if (relkind == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (relkind == RELKIND_PARTITIONED_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is a partitioned index", get_rel_name(relid)),
+				 errdetail("A partitioned index has no pages of its own."),
+				 errhint("Pass the index of one partition.")));
+	if (relkind != RELKIND_INDEX)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not an index", get_rel_name(relid))));
+}
+
+/*
+ * May the current user see the key bytes this index stores?  The rule is
+ * the one PostgreSQL applies before it prints key values in an error
+ * message (BuildIndexValueDescription): SELECT on the table or on every
+ * column the index stores (INCLUDE columns too, whose bytes items carry),
+ * and no row-level security in force on the table.  EXECUTE on an
+ * inspection function is not enough.
+ */
+static bool
+may_read_keys(Relation index)
+{
+	Oid			heapid = index->rd_index->indrelid;
+	Oid			userid = GetUserId();
+
+	if (check_enable_rls(heapid, InvalidOid, true) == RLS_ENABLED)
+		return false;
+	if (pg_class_aclcheck(heapid, userid, ACL_SELECT) == ACLCHECK_OK)
+		return true;
+	for (int i = 0; i < index->rd_index->indnatts; i++)
+	{
+		AttrNumber	attnum = index->rd_index->indkey.values[i];
+
+		/* an expression column: its inputs are not listed, so no */
+		if (attnum == InvalidAttrNumber ||
+			pg_attribute_aclcheck(heapid, attnum, userid, ACL_SELECT) != ACLCHECK_OK)
+			return false;
+	}
+	return true;
 }
 
 static Relation
@@ -575,7 +619,9 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 	values[3] = Int32GetDatum(opaque->level);
 	values[7] = Int64GetDatum(opaque->prev == InvalidBlockNumber ? -1 : (int64) opaque->prev);
 	values[8] = Int64GetDatum(opaque->next == InvalidBlockNumber ? -1 : (int64) opaque->next);
-	if (pbt_page_get_hikey(page, &hikey) && !(opaque->flags & PBT_META))
+	/* the high key is key bytes: NULL for a user who may not read them */
+	if (pbt_page_get_hikey(page, &hikey) && !(opaque->flags & PBT_META) &&
+		may_read_keys(index))
 		values[9] = PointerGetDatum(to_bytea(hikey.data, hikey.len));
 	else
 		nulls[9] = true;
@@ -598,6 +644,12 @@ pagebtree_page_items(PG_FUNCTION_ARGS)
 	const PbtLayout *layout;
 	int			n;
 
+	if (!may_read_keys(index))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read the keys of index \"%s\"",
+						RelationGetRelationName(index)),
+				 errdetail("Reading an index's items requires SELECT on its table, or on every column it stores, and no row-level security on the table.")));
 	InitMaterializedSRF(fcinfo, 0);
 	buf = read_page_arg(index, blkno);
 	page = BufferGetPage(buf);

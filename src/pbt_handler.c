@@ -58,6 +58,40 @@ _PG_init(void)
 		pbt_register_rmgr();
 }
 
+/* the reloption value that names a PbtLayoutOption */
+const char *
+pbt_layout_option_name(int option)
+{
+	for (relopt_enum_elt_def *v = pbt_layout_values; v->string_val; v++)
+		if (v->symbol_val == option)
+			return v->string_val;
+	return "unknown";
+}
+
+/*
+ * Why this index's layout reloption cannot apply to it, or NULL if it can.
+ * The validator sees only the value (ALTER INDEX SET passes no relation),
+ * so a forced layout whose needs the index's columns do not meet is
+ * ignored, with a NOTICE at build time, rather than refused: a rebuild
+ * (TRUNCATE, REINDEX, VACUUM FULL, CLUSTER, a restored dump) must never
+ * fail on an option that was accepted.  pbt_build_state() falls back the
+ * same way.
+ */
+const char *
+pbt_layout_option_conflict(PbtState *st, int option)
+{
+	if (option == PBT_LAYOUT_OPTION_DEFAULT || option == PBT_LAYOUT_OPTION_PLAIN)
+		return NULL;
+	if (!st->normalized)
+		return "Its keys are compared with the operator classes' comparison functions, not as byte strings.";
+	if ((option == PBT_LAYOUT_OPTION_DENSE ||
+		 option == PBT_LAYOUT_OPTION_FINGERPRINT) && st->has_include)
+		return "Those leaves cannot hold INCLUDE columns.";
+	if (option == PBT_LAYOUT_OPTION_SEMIDENSE && !st->has_include)
+		return "Semidense leaves are for indexes with INCLUDE columns.";
+	return NULL;
+}
+
 static bytea *
 pbtoptions(Datum reloptions, bool validate)
 {
@@ -94,6 +128,7 @@ pbt_build_state(Relation index, MemoryContext cxt)
 	PbtState   *st = palloc0(sizeof(PbtState));
 	TupleDesc	desc = RelationGetDescr(index);
 	PbtOptions *opts = (PbtOptions *) index->rd_options;
+	bool		has_string_column = false;
 
 	st->nkeyatts = IndexRelationGetNumberOfKeyAttributes(index);
 	st->natts = IndexRelationGetNumberOfAttributes(index);
@@ -120,9 +155,11 @@ pbt_build_state(Relation index, MemoryContext cxt)
 		fmgr_info_cxt(procid, &col->cmp, cxt);
 		if (!pbt_type_normalizable(col->typid, procid, col->collation, &col->kind))
 			st->normalized = false;
+		if (col->kind == PBT_COL_TEXT || col->kind == PBT_COL_BYTEA)
+			has_string_column = true;
 	}
 	st->fillfactor = opts ? opts->fillfactor : PBT_DEFAULT_FILLFACTOR;
-	/* heads need byte-string keys; pbtbuild() rejects forcing them otherwise */
+	/* heads need byte-string keys (see pbt_layout_option_conflict) */
 	st->leaf_layout = st->inner_layout = PBT_LAYOUT_PLAIN;
 	if (st->normalized && (!opts || opts->layout != PBT_LAYOUT_OPTION_PLAIN))
 		st->leaf_layout = st->inner_layout = PBT_LAYOUT_HEADS;
@@ -136,8 +173,13 @@ pbt_build_state(Relation index, MemoryContext cxt)
 	if (st->normalized && !st->has_include && opts &&
 		opts->layout == PBT_LAYOUT_OPTION_FINGERPRINT)
 		st->leaf_layout = PBT_LAYOUT_FINGERPRINT;
-	/* fingerprint leaves where operations ask for them (see pbt_adapt.c) */
-	st->adaptive = st->normalized && !st->has_include &&
+	/*
+	 * Fingerprint leaves where operations ask for them (see pbt_adapt.c),
+	 * for keys with a text or bytea column.  On int8 keys forced
+	 * fingerprint leaves look up no faster than heads and scan and insert
+	 * more slowly (docs/decisions.md), so fixed-width keys never convert.
+	 */
+	st->adaptive = st->normalized && !st->has_include && has_string_column &&
 		(!opts || opts->layout == PBT_LAYOUT_OPTION_DEFAULT);
 	st->bpa_param = pbt_bpa_param(opts ? opts->bpa_log_size : PBT_BPA_DEFAULT_LOG,
 								  opts ? opts->bpa_block_size : PBT_BPA_DEFAULT_BLOCK);

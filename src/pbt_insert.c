@@ -44,7 +44,10 @@ pbt_check_item_size(Relation index, Size len)
 				 errmsg("index row size %zu exceeds pagebtree maximum %zu for index \"%s\"",
 						len, (Size) PBT_MAX_ITEM_SIZE,
 						RelationGetRelationName(index)),
-				 errhint("Values larger than 1/3 of a buffer page cannot be indexed.")));
+				 pbt_get_state(index)->normalized ?
+				 errdetail("A normalized key stores each value's bytes, 1 marker byte per column, a terminator after text (1 byte) and bytea (2 bytes) values, 1 more byte for each zero byte of a bytea value, and the row's 6-byte heap TID.") : 0,
+				 errhint("Values larger than 1/3 of a buffer page cannot be indexed.\n"
+						 "Consider a function index of an MD5 hash of the value, or use full text indexing.")));
 }
 
 /*

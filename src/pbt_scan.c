@@ -30,6 +30,7 @@
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
+#include "pgstat.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -130,6 +131,7 @@ typedef struct PbtScanOpaqueData
 	MemoryContext tupcxt;		/* per returned index tuple */
 	MemoryContext keycxt;		/* per rescan: array keys */
 	bool		qual_ok;
+	bool		empty_array;	/* qual_ok is false for an empty = ANY */
 	int			nkeys;
 	ScanKeyInfo *keys;
 	int			narrays;
@@ -470,6 +472,7 @@ preprocess_keys(IndexScanDesc scan)
 	MemoryContextReset(so->keycxt);
 	oldcxt = MemoryContextSwitchTo(so->keycxt);
 	so->qual_ok = true;
+	so->empty_array = false;
 	so->nkeys = scan->numberOfKeys;
 	so->narrays = 0;
 	for (int i = 0; i < scan->numberOfKeys; i++)
@@ -501,7 +504,10 @@ preprocess_keys(IndexScanDesc scan)
 			if (sk->sk_flags & SK_SEARCHARRAY)
 			{
 				if (!prepare_array(scan, i, &so->arrays[so->narrays]))
+				{
 					so->qual_ok = false;
+					so->empty_array = true;
+				}
 				else
 				{
 					sk->sk_argument = so->arrays[so->narrays].elems[0];
@@ -1486,6 +1492,17 @@ read_on(IndexScanDesc scan, ScanDirection dir)
 }
 
 /* Position the scan at its first match in direction dir. */
+/*
+ * Count an index scan for pg_stat_*_indexes where btree's _bt_first does:
+ * once per positioning (every array-key combination), and for keys that
+ * never match, except an empty = ANY array, which btree turns away before.
+ */
+static inline void
+count_index_scan(IndexScanDesc scan)
+{
+	pgstat_count_index_scan(scan->indexRelation);
+}
+
 static bool
 scan_first(IndexScanDesc scan, ScanDirection dir)
 {
@@ -1497,6 +1514,7 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	bool		point = point_lookup(so);	/* after encode_key: per element */
 	bool		found;
 
+	count_index_scan(scan);
 	for (int i = 0; i < so->nkeys; i++)
 		so->keys[i].covered = so->keys[i].nonnull_only = false;
 	if (so->batch > 0)
@@ -1602,7 +1620,11 @@ scan_advance(IndexScanDesc scan, ScanDirection dir)
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
 	if (!so->qual_ok)
+	{
+		if (!so->empty_array)
+			count_index_scan(scan);
 		return false;
+	}
 	for (;;)
 	{
 		bool		found;
@@ -1670,7 +1692,11 @@ pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	int64		ntids = 0;
 
 	if (!so->qual_ok)
+	{
+		if (!so->empty_array)
+			count_index_scan(scan);
 		return 0;
+	}
 	so->batch = 0;				/* whole pages */
 	so->bitmap = true;
 	start_arrays(so, ForwardScanDirection);

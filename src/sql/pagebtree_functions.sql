@@ -39,7 +39,8 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT PARALLEL RESTRICTED;
 
--- pages, entries and free space per page type and layout
+-- pages, entries and free space per page type and layout (callers need
+-- EXECUTE on pagebtree_metapage and pagebtree_page_stats too)
 CREATE FUNCTION pagebtree_layout_summary(index regclass,
     OUT page_type text, OUT layout text, OUT pages bigint,
     OUT live_items bigint, OUT avg_free_size integer)
@@ -48,7 +49,8 @@ LANGUAGE sql STRICT PARALLEL RESTRICTED
 AS $$
     SELECT s.page_type, s.layout, count(*), sum(s.live_items),
            avg(s.free_size)::integer
-    FROM generate_series(1, pg_relation_size(index) / current_setting('block_size')::bigint - 1) b,
+    FROM pagebtree_metapage(index) m,    -- errors for what is not a pagebtree index
+         LATERAL generate_series(1, m.nblocks - 1) b,
          LATERAL pagebtree_page_stats(index, b) s
     GROUP BY 1, 2
     ORDER BY 1, 2
