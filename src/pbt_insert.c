@@ -22,11 +22,9 @@
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/snapmgr.h"
-#include "utils/snapmgr.h"
 #include "access/genam.h"
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
-#include "storage/lmgr.h"
 #include "utils/rel.h"
 
 static void insert_on_page(Relation index, PbtState *st, Buffer buf,

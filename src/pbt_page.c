@@ -132,16 +132,6 @@ pbt_meta_init(Page page, uint32 key_mode)
 		((char *) meta + sizeof(PbtMetaPageData)) - (char *) page;
 }
 
-/* qsort comparator of normalized PbtItems, in key order */
-int
-pbt_item_cmp(const void *a, const void *b)
-{
-	const PbtItem *x = a;
-	const PbtItem *y = b;
-
-	return pbt_bytes_cmp(x->data, x->len, y->data, y->len);
-}
-
 /*
  * Order a probe's matches (see PbtLayout.probe) by heap TID, with their dead
  * hints: an insertion sort, since they are few and mostly in order already.
