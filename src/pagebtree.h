@@ -622,6 +622,7 @@ pbt_reserve_bytes(StringInfo buf, int n)
 }
 
 /* pbt_page.c */
+extern Buffer pbt_new_page(Relation index);
 extern bool pbt_page_has_room(Page page, int need);
 extern void pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
 						  struct PbtState *st);
@@ -670,7 +671,6 @@ extern bool pbtinsert(Relation index, Datum *values, bool *isnull,
 					  struct IndexInfo *indexInfo);
 extern void pbt_finish_split(Relation index, PbtState *st, Buffer lbuf,
 							 PbtStack stack);
-extern Buffer pbt_new_page(Relation index);
 extern void pbt_check_item_size(Relation index, Size len);
 
 /* pbt_scan.c */

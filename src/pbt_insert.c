@@ -19,7 +19,6 @@
 #include "access/generic_xlog.h"
 #include "access/xlog.h"
 #include "access/tableam.h"
-#include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/snapmgr.h"
 #include "access/genam.h"
@@ -43,45 +42,6 @@ pbt_check_item_size(Relation index, Size len)
 						len, (Size) PBT_MAX_ITEM_SIZE,
 						RelationGetRelationName(index)),
 				 errhint("Values larger than 1/3 of a buffer page cannot be indexed.")));
-}
-
-/*
- * An exclusively locked page for the caller to initialize: a deleted page
- * from the free space map once no scan can still reach it, else a new one
- * at the end of the index.
- */
-Buffer
-pbt_new_page(Relation index)
-{
-	Buffer		buf;
-	bool		needlock = !RELATION_IS_LOCAL(index);
-
-	for (;;)
-	{
-		BlockNumber blkno = GetFreeIndexPage(index);
-
-		if (blkno == InvalidBlockNumber)
-			break;
-		buf = ReadBuffer(index, blkno);
-		if (ConditionalLockBuffer(buf))
-		{
-			PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
-
-			if (!PageIsNew(BufferGetPage(buf)) && PbtIsDeleted(opaque) &&
-				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid) &&
-				pbt_log_reuse_page(index, blkno, opaque->safexid))
-				return buf;
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		}
-		ReleaseBuffer(buf);
-	}
-
-	if (needlock)
-		LockRelationForExtension(index, ExclusiveLock);
-	buf = ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK, NULL);
-	if (needlock)
-		UnlockRelationForExtension(index, ExclusiveLock);
-	return buf;
 }
 
 /* Would the item fit on the page, compacting if needed? */
