@@ -16,6 +16,7 @@ OBJS = \
 	src/pbt_search.o \
 	src/pbt_insert.o \
 	src/pbt_splitloc.o \
+	src/pbt_delete.o \
 	src/pbt_adapt.o \
 	src/pbt_scan.o \
 	src/pbt_build.o \

@@ -2,8 +2,8 @@
  *
  * pbt_insert.h
  *	  Declarations private to insertion: pbt_insert.c (insert, unique
- *	  check, split, downlinks, new root) and pbt_splitloc.c (where a page
- *	  splits).
+ *	  check, split, downlinks, new root), pbt_splitloc.c (where a page
+ *	  splits) and pbt_delete.c (dead entries removed before a split).
  *
  *-------------------------------------------------------------------------
  */
@@ -28,5 +28,10 @@ extern int	pbt_fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0,
 							   PbtItem *oldhikey, uint8 fallback,
 							   StringInfo sep, uint8 *ltag, uint8 *rtag);
 extern int	pbt_partition_end(const PbtItem *items, int n);
+
+/* pbt_delete.c */
+extern void pbt_delete_entries(Relation index, PbtState *st, Relation heapRel,
+							   Buffer buf, const char *newitem, int newlen,
+							   bool bottomup);
 
 #endif							/* PBT_INSERT_H */
