@@ -394,7 +394,6 @@ extern bool pbt_dense_eligible(PbtItem *items, int n, PbtItem *hikey,
 extern int	pbt_dense_span(const char *first, int firstlen, const char *item,
 						   int len);
 extern int	pbt_dense_capacity(const char *first, int len);
-extern int	pbt_dense_bytes(int len, int span);
 
 /* pbt_layout_semidense.c: eligibility, for the choice of a layout and builds */
 extern bool pbt_semidense_eligible(PbtItem *items, int n, PbtItem *hikey,
@@ -625,11 +624,11 @@ pbt_reserve_bytes(StringInfo buf, int n)
 }
 
 /* pbt_page.c */
+extern Buffer pbt_new_page(Relation index);
 extern bool pbt_page_has_room(Page page, int need);
 extern void pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
 						  struct PbtState *st);
 extern void pbt_page_set_layout(Page page, uint8 layout, struct PbtState *st);
-extern int	pbt_item_cmp(const void *a, const void *b);
 extern void pbt_probe_sort(const char **tids, bool *dead, int n);
 extern void pbt_meta_init(Page page, uint32 key_mode);
 extern bool pbt_page_get_hikey(Page page, PbtItem *hikey);
@@ -658,8 +657,6 @@ extern Buffer pbt_read_hot(Relation index, BlockNumber blkno);
 extern Buffer pbt_get_root(Relation index, PbtState *st, int access);
 extern PbtStack pbt_search(Relation index, PbtState *st, PbtSearchKey *key,
 						   Buffer *bufp, int access, int target_level);
-extern Buffer pbt_moveright(Relation index, PbtState *st, PbtSearchKey *key,
-							Buffer buf, int access, PbtStack stack);
 extern int	pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key);
 extern int	pbt_page_first_key(Page page);
 extern BlockNumber pbt_page_child(Page page, int pos);
@@ -676,7 +673,6 @@ extern bool pbtinsert(Relation index, Datum *values, bool *isnull,
 					  struct IndexInfo *indexInfo);
 extern void pbt_finish_split(Relation index, PbtState *st, Buffer lbuf,
 							 PbtStack stack);
-extern Buffer pbt_new_page(Relation index);
 extern void pbt_check_item_size(Relation index, Size len);
 
 /* pbt_scan.c */

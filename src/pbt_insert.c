@@ -12,21 +12,20 @@
  * split.  Each step touches at most four pages, so it fits one WAL record
  * (pagebtree's own when preloaded, else generic WAL).
  *
+ * Where a page splits is chosen in pbt_splitloc.c; dead entries that may
+ * spare a leaf its split are removed in pbt_delete.c.
+ *
  *-------------------------------------------------------------------------
  */
-#include "pagebtree.h"
+#include "pbt_insert.h"
 
 #include "access/generic_xlog.h"
-#include "access/xlog.h"
 #include "access/tableam.h"
-#include "storage/indexfsm.h"
 #include "storage/lmgr.h"
-#include "utils/snapmgr.h"
 #include "utils/snapmgr.h"
 #include "access/genam.h"
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
-#include "storage/lmgr.h"
 #include "utils/rel.h"
 
 static void insert_on_page(Relation index, PbtState *st, Buffer buf,
@@ -48,45 +47,6 @@ pbt_check_item_size(Relation index, Size len)
 				 errdetail("A normalized key stores each value's bytes, 1 marker byte per column, a terminator after text (1 byte) and bytea (2 bytes) values, 1 more byte for each zero byte of a bytea value, and the row's 6-byte heap TID.") : 0,
 				 errhint("Values larger than 1/3 of a buffer page cannot be indexed.\n"
 						 "Consider a function index of an MD5 hash of the value, or use full text indexing.")));
-}
-
-/*
- * An exclusively locked page for the caller to initialize: a deleted page
- * from the free space map once no scan can still reach it, else a new one
- * at the end of the index.
- */
-Buffer
-pbt_new_page(Relation index)
-{
-	Buffer		buf;
-	bool		needlock = !RELATION_IS_LOCAL(index);
-
-	for (;;)
-	{
-		BlockNumber blkno = GetFreeIndexPage(index);
-
-		if (blkno == InvalidBlockNumber)
-			break;
-		buf = ReadBuffer(index, blkno);
-		if (ConditionalLockBuffer(buf))
-		{
-			PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
-
-			if (!PageIsNew(BufferGetPage(buf)) && PbtIsDeleted(opaque) &&
-				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid) &&
-				pbt_log_reuse_page(index, blkno, opaque->safexid))
-				return buf;
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		}
-		ReleaseBuffer(buf);
-	}
-
-	if (needlock)
-		LockRelationForExtension(index, ExclusiveLock);
-	buf = ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK, NULL);
-	if (needlock)
-		UnlockRelationForExtension(index, ExclusiveLock);
-	return buf;
 }
 
 /* Would the item fit on the page, compacting if needed? */
@@ -310,134 +270,6 @@ done:
 	return InvalidTransactionId;
 }
 
-static int
-cmp_int(const void *a, const void *b)
-{
-	int			x = *(const int *) a;
-	int			y = *(const int *) b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * Before splitting a full leaf, try to make room by removing entries whose
- * heap tuples are dead to everyone, as nbtree does:
- *
- * - simple deletion: the entries that scans hinted dead (kill_prior_tuple),
- *   looked for only when the page's PBT_HAS_DEAD flag says a scan hinted
- *   one, so that most leaves split without a pass over their entries;
- * - bottom-up deletion, when the executor says this insert is a new version
- *   of a row whose key in this index did not change (indexUnchanged): the
- *   duplicates of the new key are likely old versions, so ask the table AM
- *   which of them are dead.
- *
- * On a hot standby a removal must cancel queries that could still see the
- * heap tuples; the custom WAL record carries the conflict horizon, generic
- * WAL cannot, so with standby information logged and no custom rmgr this
- * is skipped and the page just splits.
- */
-static void
-delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
-			   const char *newitem, int newlen, bool bottomup)
-{
-	Page		page = BufferGetPage(buf);
-	const PbtLayout *layout = pbt_layout(page);
-	int			n = layout->count(page);
-	bool		standby_info = RelationNeedsWAL(index) && XLogStandbyInfoActive();
-	TM_IndexDeleteOp delstate;
-	int			deletable[PBT_MAX_ITEMS_PER_PAGE];
-	int			ndel = 0;
-	TransactionId horizon;
-	bool	   *dup_prev = NULL;	/* item i has item i - 1's key */
-	StringInfoData prev;
-	PbtIter		it;
-	PbtItem		item;
-
-	if (standby_info && !pbt_rmgr_registered)
-		return;
-	if (!bottomup && !(PbtPageGetOpaque(page)->flags & PBT_HAS_DEAD))
-		return;
-	if (bottomup)
-	{
-		dup_prev = palloc0((n + 1) * sizeof(bool));
-		initStringInfo(&prev);
-	}
-
-	delstate.irel = index;
-	delstate.iblknum = BufferGetBlockNumber(buf);
-	delstate.ndeltids = 0;
-	delstate.deltids = palloc(n * sizeof(TM_IndexDelete));
-	delstate.status = palloc(n * sizeof(TM_IndexStatus));
-	pbt_iter_start(&it, page, 0, true);
-	while (pbt_iter_next(&it, &item))
-	{
-		TM_IndexDelete *d = &delstate.deltids[delstate.ndeltids];
-		TM_IndexStatus *stt = &delstate.status[delstate.ndeltids];
-
-		/* simple: the hinted entries; bottom-up: all */
-		if (bottomup)
-		{
-			if (it.pos > 0)
-				dup_prev[it.pos] = pbt_items_keys_equal(st, prev.data, prev.len,
-														item.data, item.len);
-			resetStringInfo(&prev);
-			appendBinaryStringInfo(&prev, item.data, item.len);
-		}
-		else if (!it.dead)
-			continue;
-		pbt_item_get_tid(st, item.data, item.len, &d->tid);
-		d->id = delstate.ndeltids;
-		stt->idxoffnum = it.pos;
-		stt->knowndeletable = !bottomup;
-		stt->promising = false;
-		/* what deleting it frees (item_cost may say "no room": a full page) */
-		stt->freespace = Min(layout->item_cost(page, item.data, item.len),
-							 item.len + (int) sizeof(PbtSlot));
-		delstate.ndeltids++;
-	}
-	/* every hinted entry is now to be deleted (or the hint was stale) */
-	if (!bottomup)
-		PbtPageGetOpaque(page)->flags &= ~PBT_HAS_DEAD;
-
-	/*
-	 * Bottom-up: entries of a key that occurs more than once here are likely
-	 * old versions from non-HOT updates (as in nbtree, whose duplicates and
-	 * posting lists are the promising ones).
-	 */
-	for (int i = 0; bottomup && i < delstate.ndeltids; i++)
-	{
-		int			pos = delstate.status[i].idxoffnum;
-
-		delstate.status[i].promising = dup_prev[pos] || dup_prev[pos + 1];
-	}
-	if (delstate.ndeltids == 0)
-		return;
-
-	delstate.bottomup = bottomup;
-	delstate.bottomupfreespace = Max(BLCKSZ / 16,
-									 Min(layout->item_cost(page, newitem, newlen),
-										 BLCKSZ / 2));
-	horizon = table_index_delete_tuples(heapRel, &delstate);
-
-	/* the table AM kept only the deletable entries (in TID order) */
-	for (int i = 0; i < delstate.ndeltids; i++)
-	{
-		TM_IndexStatus *stt = &delstate.status[delstate.deltids[i].id];
-
-		if (stt->knowndeletable)
-			deletable[ndel++] = stt->idxoffnum;
-	}
-	pfree(delstate.deltids);
-	pfree(delstate.status);
-	if (ndel == 0)
-		return;
-
-	qsort(deletable, ndel, sizeof(int), cmp_int);
-	pbt_log_delete(index, buf, deletable, ndel,
-				   standby_info ? horizon : InvalidTransactionId);
-	PBT_CHECK_PAGE(index, page, BufferGetBlockNumber(buf));
-}
-
 bool
 pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  Relation heapRel, IndexUniqueCheck checkUnique, bool indexUnchanged,
@@ -539,12 +371,14 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		fits = page_fits(page, item.data, item.len);
 		if (!fits)
 		{
-			delete_entries(index, st, heapRel, buf, item.data, item.len, false);
+			pbt_delete_entries(index, st, heapRel, buf, item.data, item.len,
+							   false);
 			fits = page_fits(page, item.data, item.len);
 		}
 		if (!fits && indexUnchanged)
 		{
-			delete_entries(index, st, heapRel, buf, item.data, item.len, true);
+			pbt_delete_entries(index, st, heapRel, buf, item.data, item.len,
+							   true);
 			fits = page_fits(page, item.data, item.len);
 		}
 		insert_on_page(index, st, buf, stack,
@@ -554,299 +388,6 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	}
 	pbt_free_stack(stack);
 	return is_unique;
-}
-
-/*
- * Choose the split point: left keeps items [0, s).  Normally the bytes are
- * halved; when appending at the end of the rightmost page (ascending keys),
- * the left page keeps fillfactor of the space, so sequential loads pack
- * pages like a bulk build.  The layout says what each half would take
- * (with a prefix-truncating layout that depends on the half's first and
- * last keys); left grows and right shrinks with s, so a binary search finds
- * the balance point.
- */
-typedef struct SplitPlan
-{
-	const PbtLayout *layout;
-	const PbtItem *items;
-	int			n;
-	int			hikeylen;
-	bool		leaf;
-	bool		append_rightmost;
-	int			target;
-	/* what each half takes at split point s, once asked (else -1) */
-	int		   *left_bytes;
-	int		   *right_bytes;
-} SplitPlan;
-
-/*
- * Bytes the left (right) half takes at split point s.  Each answer costs
- * the layout a pass over the half's items, and the search asks for most
- * split points it probes more than once, so the answers are kept.
- */
-static int
-left_bytes(const SplitPlan *sp, int s)
-{
-	if (sp->left_bytes[s] < 0)
-		sp->left_bytes[s] = sp->layout->space_needed(sp->items, s, sp->leaf);
-	return sp->left_bytes[s];
-}
-
-static int
-right_bytes(const SplitPlan *sp, int s)
-{
-	if (sp->right_bytes[s] < 0)
-		sp->right_bytes[s] = sp->layout->space_needed(sp->items + s,
-													  sp->n - s, sp->leaf);
-	return sp->right_bytes[s];
-}
-
-/* length of the shortest separator between items[s - 1] and items[s] */
-static int
-separator_len(const PbtItem *items, int s)
-{
-	return pbt_common_prefix(items[s - 1].data, items[s - 1].len,
-							 items[s].data, items[s].len) + 1;
-}
-
-/* signed distance of split point s from the goal */
-static int
-split_offset(const SplitPlan *sp, int s)
-{
-	if (sp->append_rightmost)
-		return left_bytes(sp, s) - sp->target;
-	return left_bytes(sp, s) - right_bytes(sp, s);
-}
-
-/* both halves fit, with high keys: a separator no longer than items[s], the old one */
-static bool
-split_fits(const SplitPlan *sp, int s)
-{
-	return left_bytes(sp, s) + MAXALIGN(sp->items[s].len) <= PBT_USABLE_SPACE &&
-		right_bytes(sp, s) + MAXALIGN(sp->hikeylen) <= PBT_USABLE_SPACE;
-}
-
-/*
- * The first s in [1, n-1] at or past the goal (n-1 if none).  Each new
- * probe costs the layout's space_needed over up to a page of items, so the
- * search gallops from where the items' raw bytes balance, which is usually
- * within a few items of the answer, before it bisects.
- */
-static int
-balance_point(const SplitPlan *sp)
-{
-	int			n = sp->n;
-	int			guess = Max(1, Min((int64) n * sp->target / PBT_USABLE_SPACE, n - 1));
-	int			low;
-	int			high;
-	int			step = 1;
-
-	if (!sp->append_rightmost)
-	{
-		int			total = 0;
-		int			left = 0;
-
-		/* an item takes its bytes and a slot */
-		for (int i = 0; i < n; i++)
-			total += sp->items[i].len + sizeof(PbtSlot);
-		for (int s = 1; s < n; s++)
-		{
-			left += sp->items[s - 1].len + sizeof(PbtSlot);
-			if (2 * left >= total)
-			{
-				guess = s;
-				break;
-			}
-		}
-	}
-
-	/* bracket the answer: [low, high] with high at or past the goal */
-	if (split_offset(sp, guess) >= 0)
-	{
-		high = guess;
-		low = guess - step;
-		while (low >= 1 && split_offset(sp, low) >= 0)
-		{
-			high = low;
-			step *= 2;
-			low = high - step;
-		}
-		low = Max(low + 1, 1);
-	}
-	else
-	{
-		low = Min(guess + 1, n - 1);
-		high = Min(guess + step, n - 1);
-		while (high < n - 1 && split_offset(sp, high) < 0)
-		{
-			low = high + 1;
-			step *= 2;
-			high = Min(low - 1 + step, n - 1);
-		}
-	}
-	while (low < high)
-	{
-		int			mid = low + (high - low) / 2;
-
-		if (split_offset(sp, mid) >= 0)
-			high = mid;
-		else
-			low = mid + 1;
-	}
-	return low;
-}
-
-static int
-choose_split(const PbtLayout *layout, const PbtItem *items, int n,
-			 int hikeylen, bool leaf, bool append_rightmost, int fillfactor,
-			 bool bytewise)
-{
-	SplitPlan	sp = {layout, items, n, hikeylen, leaf, append_rightmost,
-	PBT_USABLE_SPACE * fillfactor / 100};
-	int			low;
-	int			best = -1;
-	int			bestdiff = INT_MAX;
-
-	sp.left_bytes = palloc(2 * sizeof(int) * n);
-	sp.right_bytes = sp.left_bytes + n;
-	memset(sp.left_bytes, -1, 2 * sizeof(int) * n);	/* every int -1 */
-	low = balance_point(&sp);
-
-	/* that point or the one before it; further out only if neither fits */
-	for (int dist = 0; dist < n && best < 0; dist++)
-	{
-		for (int s = low - 1 - dist; s <= low + dist; s += 2 * dist + 1)
-		{
-			int			diff;
-
-			if (s < 1 || s > n - 1 || !split_fits(&sp, s))
-				continue;
-			diff = abs(split_offset(&sp, s));
-			if (diff < bestdiff)
-			{
-				bestdiff = diff;
-				best = s;
-			}
-		}
-	}
-
-	/*
-	 * Suffix truncation: with byte-string keys, take the shortest separator
-	 * within a window of n/16 split points around the balance point ("B-Trees
-	 * Are Back"), which shortens inner pages' keys and leaves the halves
-	 * longer common prefixes.  Not when packing an ascending load.
-	 */
-	if (best > 0 && bytewise && !append_rightmost)
-	{
-		int			w = n / 32;
-		int			center = best;
-		int			bestlen = separator_len(items, best);
-
-		for (int s = Max(1, center - w); s <= Min(n - 1, center + w); s++)
-		{
-			int			len = separator_len(items, s);
-
-			if ((len < bestlen ||
-				 (len == bestlen && abs(s - center) < abs(best - center))) &&
-				split_fits(&sp, s))
-			{
-				best = s;
-				bestlen = len;
-			}
-		}
-	}
-	pfree(sp.left_bytes);
-	return best;				/* -1: no split point fits */
-}
-
-/* layouts that only page rebuilds make, for items that qualify */
-static inline bool
-is_dense_tag(uint8 tag)
-{
-	return tag == PBT_LAYOUT_DENSE || tag == PBT_LAYOUT_SEMIDENSE;
-}
-
-/*
- * The layout a split's half gets (fallback unless it is dense or
- * semidense), and whether the half fits so.  A dense (semidense) layout is
- * only chosen for items that are eligible for it, which means that they fit.
- */
-static bool
-half_fits(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
-		  uint8 fallback, uint8 *tag)
-{
-	*tag = pbt_choose_leaf_layout(st, items, n, hikey);
-	if (is_dense_tag(*tag))
-		return true;
-	*tag = fallback;
-	return pbt_leaf_fits(fallback, items, n, hikey);
-}
-
-/*
- * Leaves with normalized keys are rebuilt in the layout that
- * pbt_choose_leaf_layout picks for each half, which may differ from the
- * page's: a half of a heads page may become dense (or semidense), and the
- * half of a dense page that gets an item breaking the pattern becomes
- * heads.  So the costs that choose_split balanced (the page's own) are only
- * a guide: check that both halves fit as they will be rebuilt and
- * otherwise take the nearest split point where they do.  Halves that are
- * neither dense nor semidense get fallback, the layout choose_split planned
- * with.  Returns the split point; sep gets the separator, ltag and rtag the
- * halves' layouts.
- */
-static int
-fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0, PbtItem *oldhikey,
-			   uint8 fallback, StringInfo sep, uint8 *ltag, uint8 *rtag)
-{
-	for (int d = 0; d < n; d++)
-	{
-		for (int side = 0; side < (d == 0 ? 1 : 2); side++)
-		{
-			int			s = side == 0 ? s0 - d : s0 + d;
-			PbtItem		hikey;
-
-			if (s < 1 || s >= n)
-				continue;
-			pbt_separator(st, &items[s - 1], &items[s], sep);
-			hikey.data = sep->data;
-			hikey.len = sep->len;
-			if (half_fits(st, items, s, &hikey, fallback, ltag) &&
-				half_fits(st, items + s, n - s, oldhikey, fallback, rtag))
-				return s;
-		}
-	}
-	elog(ERROR, "pagebtree: could not find a split point");
-	return 0;					/* keep compiler quiet */
-}
-
-/*
- * If items [0, s) could make one dense page and items[s] starts another
- * partition (its key differs before the numeric tail, or its tail is more
- * than a page's worth of keys away: a gap), s; else 0.
- */
-static int
-partition_end(const PbtItem *items, int n)
-{
-	int			cap;
-	int			prev = 1;
-
-	if (pbt_dense_span(items[0].data, items[0].len, items[0].data, items[0].len) != 1)
-		return 0;
-	cap = pbt_dense_capacity(items[0].data, items[0].len);
-	for (int s = 1; s < n; s++)
-	{
-		int			span = pbt_dense_span(items[0].data, items[0].len,
-										  items[s].data, items[s].len);
-
-		if (span == 0 && items[s].len == items[0].len &&
-			memcmp(items[s].data, items[0].data, items[0].len) > 0)
-			return s;			/* a new prefix, or a gap */
-		/* a span too wide, or equal tails (one key twice): not a run */
-		if (span <= prev || span > cap)
-			return 0;
-		prev = span;
-	}
-	return 0;
 }
 
 /*
@@ -1080,10 +621,10 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * rebuilding it for every further insert would cost a full page image
 	 * each time.
 	 */
-	convtag = leaf && st->normalized && !is_dense_tag(oopaque->layout) ?
+	convtag = leaf && st->normalized && !pbt_is_dense_tag(oopaque->layout) ?
 		pbt_choose_leaf_layout(st, items, n + 1, has_hikey ? &oldhikey : NULL) :
 		newlayout;
-	if (is_dense_tag(convtag) && oopaque->layout != convtag)
+	if (pbt_is_dense_tag(convtag) && oopaque->layout != convtag)
 	{
 		xlog = GenericXLogStart(index);
 		lpage = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
@@ -1121,15 +662,16 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		(oopaque->layout == PBT_LAYOUT_SEMIDENSE &&
 		 st->semidense_leaves != PBT_DENSE_NEVER))
 		plantag = oopaque->layout;
-	s = choose_split(pbt_layout_by_tag(plantag),
-					 items, n + 1, has_hikey ? oldhikey.len : 0, leaf,
-					 appending, fillfactor, leaf && st->normalized);
+	s = pbt_choose_split(pbt_layout_by_tag(plantag),
+						 items, n + 1, has_hikey ? oldhikey.len : 0, leaf,
+						 appending, fillfactor, leaf && st->normalized);
 	if (s < 0 && newlayout != oopaque->layout)
 	{
 		/* the items only fit in two pages of the denser layout they are in */
 		newlayout = oopaque->layout;
-		s = choose_split(layout, items, n + 1, has_hikey ? oldhikey.len : 0,
-						 leaf, appending, fillfactor, leaf && st->normalized);
+		s = pbt_choose_split(layout, items, n + 1,
+							 has_hikey ? oldhikey.len : 0, leaf, appending,
+							 fillfactor, leaf && st->normalized);
 	}
 	if (s < 0)
 		elog(ERROR, "pagebtree: could not find a split point");
@@ -1146,7 +688,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	if (leaf && st->normalized && st->dense_leaves != PBT_DENSE_NEVER &&
 		!appending)
 	{
-		int			end = partition_end(items, n + 1);
+		int			end = pbt_partition_end(items, n + 1);
 
 		if (end >= (n + 1) / 2)
 			s = end;
@@ -1155,8 +697,9 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	/* the separator becomes the left high key and the parent's new key */
 	initStringInfo(&sep);
 	if (leaf && st->normalized)
-		s = fit_leaf_split(st, items, n + 1, s, has_hikey ? &oldhikey : NULL,
-						   newlayout, &sep, &ltag, &rtag);
+		s = pbt_fit_leaf_split(st, items, n + 1, s,
+							   has_hikey ? &oldhikey : NULL, newlayout, &sep,
+							   &ltag, &rtag);
 	else if (leaf)
 		pbt_separator(st, &items[s - 1], &items[s], &sep);
 	else

@@ -296,13 +296,6 @@ pbt_dense_capacity(const char *first, int len)
 	return (int) Min((uint64) capacity_with(len, plen, -1), room);
 }
 
-/* Bulk build: bytes of a dense page whose items span span tails. */
-int
-pbt_dense_bytes(int len, int span)
-{
-	return dense_bytes(len - DENSE_VALUE_BYTES - tail_len_for(len), span);
-}
-
 static void
 dense_init(Page page)
 {

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * pbt_page.c
- *	  Page-level operations shared by all layouts: initialization, the
- *	  high key, item space allocation and page rebuilds.
+ *	  Page-level operations shared by all layouts: allocation of new pages,
+ *	  initialization, the high key, item space allocation and page rebuilds.
  *
  * Every page keeps a valid standard header: the layout's slot array grows
  * up from pd_lower and item bytes grow down from pd_upper, so full-page
@@ -13,6 +13,11 @@
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
+
+#include "storage/indexfsm.h"
+#include "storage/lmgr.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 /* layouts by tag (see pbt_layout); NULL for an unknown tag */
 const PbtLayout *const pbt_layouts[256] = {
@@ -132,14 +137,43 @@ pbt_meta_init(Page page, uint32 key_mode)
 		((char *) meta + sizeof(PbtMetaPageData)) - (char *) page;
 }
 
-/* qsort comparator of normalized PbtItems, in key order */
-int
-pbt_item_cmp(const void *a, const void *b)
+/*
+ * An exclusively locked page for the caller to initialize: a deleted page
+ * from the free space map once no scan can still reach it, else a new one
+ * at the end of the index.
+ */
+Buffer
+pbt_new_page(Relation index)
 {
-	const PbtItem *x = a;
-	const PbtItem *y = b;
+	Buffer		buf;
+	bool		needlock = !RELATION_IS_LOCAL(index);
 
-	return pbt_bytes_cmp(x->data, x->len, y->data, y->len);
+	for (;;)
+	{
+		BlockNumber blkno = GetFreeIndexPage(index);
+
+		if (blkno == InvalidBlockNumber)
+			break;
+		buf = ReadBuffer(index, blkno);
+		if (ConditionalLockBuffer(buf))
+		{
+			PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
+
+			if (!PageIsNew(BufferGetPage(buf)) && PbtIsDeleted(opaque) &&
+				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid) &&
+				pbt_log_reuse_page(index, blkno, opaque->safexid))
+				return buf;
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
+		ReleaseBuffer(buf);
+	}
+
+	if (needlock)
+		LockRelationForExtension(index, ExclusiveLock);
+	buf = ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK, NULL);
+	if (needlock)
+		UnlockRelationForExtension(index, ExclusiveLock);
+	return buf;
 }
 
 /*

@@ -217,14 +217,6 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 	}
 }
 
-Buffer
-pbt_moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
-			  int access, PbtStack stack)
-{
-	return moveright(index, st, key, buf, access,
-					 access == BUFFER_LOCK_EXCLUSIVE, stack);
-}
-
 /*
  * Lock the root page.  The root block is cached in st and revalidated here:
  * a page stays valid as a starting point even after a root split (the B-link

@@ -1,0 +1,37 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_insert.h
+ *	  Declarations private to insertion: pbt_insert.c (insert, unique
+ *	  check, split, downlinks, new root), pbt_splitloc.c (where a page
+ *	  splits) and pbt_delete.c (dead entries removed before a split).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PBT_INSERT_H
+#define PBT_INSERT_H
+
+#include "pagebtree.h"
+
+/* layouts that only page rebuilds make, for items that qualify */
+static inline bool
+pbt_is_dense_tag(uint8 tag)
+{
+	return tag == PBT_LAYOUT_DENSE || tag == PBT_LAYOUT_SEMIDENSE;
+}
+
+/* pbt_splitloc.c */
+extern int	pbt_choose_split(const PbtLayout *layout, const PbtItem *items,
+							 int n, int hikeylen, bool leaf,
+							 bool append_rightmost, int fillfactor,
+							 bool bytewise);
+extern int	pbt_fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0,
+							   PbtItem *oldhikey, uint8 fallback,
+							   StringInfo sep, uint8 *ltag, uint8 *rtag);
+extern int	pbt_partition_end(const PbtItem *items, int n);
+
+/* pbt_delete.c */
+extern void pbt_delete_entries(Relation index, PbtState *st, Relation heapRel,
+							   Buffer buf, const char *newitem, int newlen,
+							   bool bottomup);
+
+#endif							/* PBT_INSERT_H */

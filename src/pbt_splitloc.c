@@ -1,0 +1,304 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_splitloc.c
+ *	  Choosing where a page splits: the split point that balances the
+ *	  halves (or packs an ascending load by fillfactor), the shortest
+ *	  separator near it, the nearest point where both halves of a
+ *	  normalized-key leaf fit as they will be rebuilt, and partition
+ *	  detection.
+ *
+ * Nothing here changes a page: pbt_insert.c's split_page asks for a split
+ * point and then builds and writes the halves.  What a half takes is the
+ * layout's space_needed; which layout a rebuilt leaf half gets is
+ * pbt_choose_leaf_layout's (pbt_page.c) choice.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pbt_insert.h"
+
+/*
+ * Choose the split point: left keeps items [0, s).  Normally the bytes are
+ * halved; when appending at the end of the rightmost page (ascending keys),
+ * the left page keeps fillfactor of the space, so sequential loads pack
+ * pages like a bulk build.  The layout says what each half would take
+ * (with a prefix-truncating layout that depends on the half's first and
+ * last keys); left grows and right shrinks with s, so a binary search finds
+ * the balance point.
+ */
+typedef struct SplitPlan
+{
+	const PbtLayout *layout;
+	const PbtItem *items;
+	int			n;
+	int			hikeylen;
+	bool		leaf;
+	bool		append_rightmost;
+	int			target;
+	/* what each half takes at split point s, once asked (else -1) */
+	int		   *left_bytes;
+	int		   *right_bytes;
+} SplitPlan;
+
+/*
+ * Bytes the left (right) half takes at split point s.  Each answer costs
+ * the layout a pass over the half's items, and the search asks for most
+ * split points it probes more than once, so the answers are kept.
+ */
+static int
+left_bytes(const SplitPlan *sp, int s)
+{
+	if (sp->left_bytes[s] < 0)
+		sp->left_bytes[s] = sp->layout->space_needed(sp->items, s, sp->leaf);
+	return sp->left_bytes[s];
+}
+
+static int
+right_bytes(const SplitPlan *sp, int s)
+{
+	if (sp->right_bytes[s] < 0)
+		sp->right_bytes[s] = sp->layout->space_needed(sp->items + s,
+													  sp->n - s, sp->leaf);
+	return sp->right_bytes[s];
+}
+
+/* length of the shortest separator between items[s - 1] and items[s] */
+static int
+separator_len(const PbtItem *items, int s)
+{
+	return pbt_common_prefix(items[s - 1].data, items[s - 1].len,
+							 items[s].data, items[s].len) + 1;
+}
+
+/* signed distance of split point s from the goal */
+static int
+split_offset(const SplitPlan *sp, int s)
+{
+	if (sp->append_rightmost)
+		return left_bytes(sp, s) - sp->target;
+	return left_bytes(sp, s) - right_bytes(sp, s);
+}
+
+/* both halves fit, with high keys: a separator no longer than items[s], the old one */
+static bool
+split_fits(const SplitPlan *sp, int s)
+{
+	return left_bytes(sp, s) + MAXALIGN(sp->items[s].len) <= PBT_USABLE_SPACE &&
+		right_bytes(sp, s) + MAXALIGN(sp->hikeylen) <= PBT_USABLE_SPACE;
+}
+
+/*
+ * The first s in [1, n-1] at or past the goal (n-1 if none).  Each new
+ * probe costs the layout's space_needed over up to a page of items, so the
+ * search gallops from where the items' raw bytes balance, which is usually
+ * within a few items of the answer, before it bisects.
+ */
+static int
+balance_point(const SplitPlan *sp)
+{
+	int			n = sp->n;
+	int			guess = Max(1, Min((int64) n * sp->target / PBT_USABLE_SPACE, n - 1));
+	int			low;
+	int			high;
+	int			step = 1;
+
+	if (!sp->append_rightmost)
+	{
+		int			total = 0;
+		int			left = 0;
+
+		/* an item takes its bytes and a slot */
+		for (int i = 0; i < n; i++)
+			total += sp->items[i].len + sizeof(PbtSlot);
+		for (int s = 1; s < n; s++)
+		{
+			left += sp->items[s - 1].len + sizeof(PbtSlot);
+			if (2 * left >= total)
+			{
+				guess = s;
+				break;
+			}
+		}
+	}
+
+	/* bracket the answer: [low, high] with high at or past the goal */
+	if (split_offset(sp, guess) >= 0)
+	{
+		high = guess;
+		low = guess - step;
+		while (low >= 1 && split_offset(sp, low) >= 0)
+		{
+			high = low;
+			step *= 2;
+			low = high - step;
+		}
+		low = Max(low + 1, 1);
+	}
+	else
+	{
+		low = Min(guess + 1, n - 1);
+		high = Min(guess + step, n - 1);
+		while (high < n - 1 && split_offset(sp, high) < 0)
+		{
+			low = high + 1;
+			step *= 2;
+			high = Min(low - 1 + step, n - 1);
+		}
+	}
+	while (low < high)
+	{
+		int			mid = low + (high - low) / 2;
+
+		if (split_offset(sp, mid) >= 0)
+			high = mid;
+		else
+			low = mid + 1;
+	}
+	return low;
+}
+
+int
+pbt_choose_split(const PbtLayout *layout, const PbtItem *items, int n,
+				 int hikeylen, bool leaf, bool append_rightmost,
+				 int fillfactor, bool bytewise)
+{
+	SplitPlan	sp = {layout, items, n, hikeylen, leaf, append_rightmost,
+	PBT_USABLE_SPACE * fillfactor / 100};
+	int			low;
+	int			best = -1;
+	int			bestdiff = INT_MAX;
+
+	sp.left_bytes = palloc(2 * sizeof(int) * n);
+	sp.right_bytes = sp.left_bytes + n;
+	memset(sp.left_bytes, -1, 2 * sizeof(int) * n);	/* every int -1 */
+	low = balance_point(&sp);
+
+	/* that point or the one before it; further out only if neither fits */
+	for (int dist = 0; dist < n && best < 0; dist++)
+	{
+		for (int s = low - 1 - dist; s <= low + dist; s += 2 * dist + 1)
+		{
+			int			diff;
+
+			if (s < 1 || s > n - 1 || !split_fits(&sp, s))
+				continue;
+			diff = abs(split_offset(&sp, s));
+			if (diff < bestdiff)
+			{
+				bestdiff = diff;
+				best = s;
+			}
+		}
+	}
+
+	/*
+	 * Suffix truncation: with byte-string keys, take the shortest separator
+	 * within a window of n/16 split points around the balance point ("B-Trees
+	 * Are Back"), which shortens inner pages' keys and leaves the halves
+	 * longer common prefixes.  Not when packing an ascending load.
+	 */
+	if (best > 0 && bytewise && !append_rightmost)
+	{
+		int			w = n / 32;
+		int			center = best;
+		int			bestlen = separator_len(items, best);
+
+		for (int s = Max(1, center - w); s <= Min(n - 1, center + w); s++)
+		{
+			int			len = separator_len(items, s);
+
+			if ((len < bestlen ||
+				 (len == bestlen && abs(s - center) < abs(best - center))) &&
+				split_fits(&sp, s))
+			{
+				best = s;
+				bestlen = len;
+			}
+		}
+	}
+	pfree(sp.left_bytes);
+	return best;				/* -1: no split point fits */
+}
+
+/*
+ * The layout a split's half gets (fallback unless it is dense or
+ * semidense), and whether the half fits so.  A dense (semidense) layout is
+ * only chosen for items that are eligible for it, which means that they fit.
+ */
+static bool
+half_fits(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
+		  uint8 fallback, uint8 *tag)
+{
+	*tag = pbt_choose_leaf_layout(st, items, n, hikey);
+	if (pbt_is_dense_tag(*tag))
+		return true;
+	*tag = fallback;
+	return pbt_leaf_fits(fallback, items, n, hikey);
+}
+
+/*
+ * Leaves with normalized keys are rebuilt in the layout that
+ * pbt_choose_leaf_layout picks for each half, which may differ from the
+ * page's: a half of a heads page may become dense (or semidense), and the
+ * half of a dense page that gets an item breaking the pattern becomes
+ * heads.  So the costs that pbt_choose_split balanced (the page's own) are
+ * only a guide: check that both halves fit as they will be rebuilt and
+ * otherwise take the nearest split point where they do.  Halves that are
+ * neither dense nor semidense get fallback, the layout pbt_choose_split
+ * planned with.  Returns the split point; sep gets the separator, ltag and
+ * rtag the halves' layouts.
+ */
+int
+pbt_fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0,
+				   PbtItem *oldhikey, uint8 fallback, StringInfo sep,
+				   uint8 *ltag, uint8 *rtag)
+{
+	for (int d = 0; d < n; d++)
+	{
+		for (int side = 0; side < (d == 0 ? 1 : 2); side++)
+		{
+			int			s = side == 0 ? s0 - d : s0 + d;
+			PbtItem		hikey;
+
+			if (s < 1 || s >= n)
+				continue;
+			pbt_separator(st, &items[s - 1], &items[s], sep);
+			hikey.data = sep->data;
+			hikey.len = sep->len;
+			if (half_fits(st, items, s, &hikey, fallback, ltag) &&
+				half_fits(st, items + s, n - s, oldhikey, fallback, rtag))
+				return s;
+		}
+	}
+	elog(ERROR, "pagebtree: could not find a split point");
+	return 0;					/* keep compiler quiet */
+}
+
+/*
+ * If items [0, s) could make one dense page and items[s] starts another
+ * partition (its key differs before the numeric tail, or its tail is more
+ * than a page's worth of keys away: a gap), s; else 0.
+ */
+int
+pbt_partition_end(const PbtItem *items, int n)
+{
+	int			cap;
+	int			prev = 1;
+
+	if (pbt_dense_span(items[0].data, items[0].len, items[0].data, items[0].len) != 1)
+		return 0;
+	cap = pbt_dense_capacity(items[0].data, items[0].len);
+	for (int s = 1; s < n; s++)
+	{
+		int			span = pbt_dense_span(items[0].data, items[0].len,
+										  items[s].data, items[s].len);
+
+		if (span == 0 && items[s].len == items[0].len &&
+			memcmp(items[s].data, items[0].data, items[0].len) > 0)
+			return s;			/* a new prefix, or a gap */
+		/* a span too wide, or equal tails (one key twice): not a run */
+		if (span <= prev || span > cap)
+			return 0;
+		prev = span;
+	}
+	return 0;
+}
