@@ -17,6 +17,8 @@ OBJS = \
 	src/pbt_insert.o \
 	src/pbt_adapt.o \
 	src/pbt_scan.o \
+	src/pbt_scankey.o \
+	src/pbt_readpage.o \
 	src/pbt_build.o \
 	src/pbt_vacuum.o \
 	src/pbt_wal.o \
@@ -52,4 +54,4 @@ include $(PGXS)
 pagebtree--0.1.sql: src/sql/pagebtree_functions.sql src/sql/pagebtree_opclasses.sql
 	cat $^ > $@
 
-$(OBJS): src/pagebtree.h src/pbt_dense_util.h src/pbt_parts.h
+$(OBJS): src/pagebtree.h src/pbt_dense_util.h src/pbt_parts.h src/pbt_scan.h
