@@ -14,6 +14,7 @@ OBJS = \
 	src/pbt_layout_bpa.o \
 	src/pbt_layout_fingerprint.o \
 	src/pbt_search.o \
+	src/pbt_bufcache.o \
 	src/pbt_insert.o \
 	src/pbt_adapt.o \
 	src/pbt_scan.o \
