@@ -14,11 +14,14 @@ OBJS = \
 	src/pbt_layout_bpa.o \
 	src/pbt_layout_fingerprint.o \
 	src/pbt_search.o \
+	src/pbt_bufcache.o \
 	src/pbt_insert.o \
 	src/pbt_splitloc.o \
 	src/pbt_delete.o \
 	src/pbt_adapt.o \
 	src/pbt_scan.o \
+	src/pbt_scankey.o \
+	src/pbt_readpage.o \
 	src/pbt_build.o \
 	src/pbt_vacuum.o \
 	src/pbt_wal.o \
@@ -54,4 +57,4 @@ include $(PGXS)
 pagebtree--0.1.sql: src/sql/pagebtree_functions.sql src/sql/pagebtree_opclasses.sql
 	cat $^ > $@
 
-$(OBJS): src/pagebtree.h src/pbt_dense_util.h src/pbt_parts.h src/pbt_insert.h
+$(OBJS): src/pagebtree.h src/pbt_dense_util.h src/pbt_parts.h src/pbt_insert.h src/pbt_scan.h

@@ -652,8 +652,11 @@ extern uint8 pbt_adapt_on_read(Buffer buf, bool point);
 extern void pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno,
 							  uint8 tag);
 
-/* pbt_search.c */
+/* pbt_bufcache.c */
 extern Buffer pbt_read_hot(Relation index, BlockNumber blkno);
+extern Buffer pbt_read_leaf(Relation index, BlockNumber blkno);
+
+/* pbt_search.c */
 extern Buffer pbt_get_root(Relation index, PbtState *st, int access);
 extern PbtStack pbt_search(Relation index, PbtState *st, PbtSearchKey *key,
 						   Buffer *bufp, int access, int target_level);

@@ -13,72 +13,6 @@
 #include "pagebtree.h"
 
 #include "miscadmin.h"
-#include "pgstat.h"
-
-/*
- * Buffers that recently held pages of pagebtree indexes, direct-mapped by
- * relation and block number: one table for the pages every descent reads
- * (roots and inner pages) and the rightmost leaf of ascending inserts, a
- * larger one for the leaves descents end at.  Pinning the same buffer again
- * through ReadRecentBuffer skips the buffer mapping table (hashing the tag,
- * a partition lock), about two thirds of what reading a cached page costs.
- * The entries are only hints: ReadRecentBuffer checks that the buffer still
- * holds the page, and a miss costs a compare.  48 kB per backend, in BSS
- * (touched only by backends that use pagebtree).
- */
-#define RECENT_HOT		256
-#define RECENT_LEAVES	4096
-
-typedef struct RecentBuffer
-{
-	Oid			relnode;		/* ReadRecentBuffer checks the whole tag */
-	BlockNumber blkno;
-	Buffer		buf;
-} RecentBuffer;
-
-static RecentBuffer recent_hot[RECENT_HOT];
-static RecentBuffer recent_leaves[RECENT_LEAVES];
-
-static Buffer
-read_recent(Relation index, BlockNumber blkno, RecentBuffer *table, int size)
-{
-	RecentBuffer *r = &table[(blkno + index->rd_node.relNode * 7919U) % size];
-	Buffer		buf;
-
-	/*
-	 * A temporary index may share its file number with another relation:
-	 * buffer tags only tell them apart by local or shared buffers.
-	 */
-	if (r->blkno == blkno && BufferIsValid(r->buf) &&
-		r->relnode == index->rd_node.relNode &&
-		BufferIsLocal(r->buf) == RelationUsesLocalBuffers(index) &&
-		ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blkno, r->buf))
-	{
-		/* what ReadBuffer counts for the index's I/O statistics */
-		pgstat_count_buffer_read(index);
-		pgstat_count_buffer_hit(index);
-		return r->buf;
-	}
-	buf = ReadBuffer(index, blkno);
-	r->relnode = index->rd_node.relNode;
-	r->blkno = blkno;
-	r->buf = buf;
-	return buf;
-}
-
-/* ReadBuffer for a page that every descent (or ascending insert) reads */
-Buffer
-pbt_read_hot(Relation index, BlockNumber blkno)
-{
-	return read_recent(index, blkno, recent_hot, RECENT_HOT);
-}
-
-/* ReadBuffer for the leaf a descent ends at */
-static Buffer
-read_leaf(Relation index, BlockNumber blkno)
-{
-	return read_recent(index, blkno, recent_leaves, RECENT_LEAVES);
-}
 
 void
 pbt_page_error(Relation index, BlockNumber blkno, const char *what)
@@ -325,7 +259,8 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		lockmode = (opaque->level - 1 == target_level) ? access : BUFFER_LOCK_SHARE;
 		child_inner = opaque->level > 1;
 		UnlockReleaseBuffer(buf);
-		buf = child_inner ? pbt_read_hot(index, child) : read_leaf(index, child);
+		buf = child_inner ? pbt_read_hot(index, child) :
+			pbt_read_leaf(index, child);
 		LockBuffer(buf, lockmode);
 	}
 

@@ -1,0 +1,713 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_readpage.c
+ *	  Index scans: reading a leaf page's matching items into the scan,
+ *	  moving on to the next batch or page, and hinting dead entries.
+ *
+ * A leaf is read under a share lock into backend-local memory (so->curr),
+ * a batch at a time or whole (see pbt_scan.c); then the lock goes, and the
+ * pin too when that is safe (done_with_page).  A forward point lookup reads
+ * through the layout's equality probe, or by comparing bytes with its key;
+ * a bitmap scan reads pages in the order their layout stores items; other
+ * scans read in key order in either direction.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pbt_scan.h"
+
+#include "miscadmin.h"
+#include "utils/rel.h"
+
+/*
+ * Done reading the page in so->curr.buf: unlock it, and unpin it too when
+ * that is safe, so that VACUUM never waits for an idle cursor (as nbtree
+ * does since PostgreSQL 9.5).  An MVCC snapshot cannot see a heap tuple
+ * that reuses a TID VACUUM freed meanwhile; kill_items then checks the
+ * page LSN before trusting positions.  Index-only scans, other snapshots
+ * and unlogged indexes (no LSN) keep the pin as the interlock.
+ */
+static void
+done_with_page(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	so->curr.valid = true;
+	so->curr.lsn = BufferGetLSNAtomic(so->curr.buf);
+	if (IsMVCCSnapshot(scan->xs_snapshot) &&
+		RelationNeedsWAL(scan->indexRelation) && !scan->xs_want_itup)
+	{
+		UnlockReleaseBuffer(so->curr.buf);
+		so->curr.buf = InvalidBuffer;
+	}
+	else
+		LockBuffer(so->curr.buf, BUFFER_LOCK_UNLOCK);
+}
+
+static inline void
+save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	ScanPosItem *pi = &so->curr.items[slot];
+
+	pbt_item_get_tid(so->st, item, len, &pi->tid);
+	pi->pos = pos;
+	if (scan->xs_want_itup)
+	{
+		/* comparator-mode items are IndexTuples returned in place */
+		TupleBuf   *tb = &so->currTuples;
+		int			off = so->st->normalized ? tb->used : MAXALIGN(tb->used);
+
+		tuplebuf_reserve(tb, off + len);
+		memcpy(tb->data + off, item, len);
+		pi->tupoff = off;
+		pi->tuplen = len;
+		tb->used = off + len;
+	}
+}
+
+/* copy the item examined at pos as the batch's low (0) or high (1) bound */
+static void
+save_bound(PbtScanOpaque so, int which, int pos, const PbtItem *item)
+{
+	TupleBuf   *tb = &so->currTuples;
+
+	tuplebuf_reserve(tb, tb->used + item->len);
+	memcpy(tb->data + tb->used, item->data, item->len);
+	so->curr.boundOff[which] = tb->used;
+	so->curr.boundLen[which] = item->len;
+	tb->used += item->len;
+	if (which == 0)
+		so->curr.lowPos = pos;
+	else
+		so->curr.highPos = pos;
+}
+
+/*
+ * Whether the last item a batch can examine is still within the end key:
+ * then so are all before it (they are sorted), and check_item need not
+ * compare each with the end key.  One get per batch instead of a key
+ * compare per item, which dominates long scans.
+ */
+static bool
+batch_within_end(PbtScanOpaque so, Page page, const PbtIter *it, int limit)
+{
+	bool		forward = it->step > 0;
+	int			last;
+	PbtItem		item;
+	PbtItemBuf	itembuf;
+	int			c;
+
+	if (!(forward ? so->has_upper : so->has_lower))
+		return true;
+	/* a first batch is mostly a lookup's, which ends inside it anyway */
+	if (limit <= SCAN_FIRST_BATCH)
+		return false;
+	/* it->pos is one step before the first position */
+	last = forward ? Min(it->pos + limit, it->stop - 1) :
+		Max(it->pos - limit, 0);
+	if (forward ? last <= it->pos : last >= it->pos)
+		return false;
+	it->layout->get(page, last, &item, &itembuf);
+	c = pbt_compare(so->st, forward ? &so->upperkey : &so->lowerkey,
+					item.data, item.len);
+	return forward ? c > 0 : c <= 0;
+}
+
+/* Start reading the share-locked leaf in buf into so->curr. */
+static void
+begin_page(IndexScanDesc scan, Buffer buf)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
+
+	if (!PbtIsLeaf(opaque))
+		pbt_page_error(scan->indexRelation, BufferGetBlockNumber(buf),
+					   "scan reached a non-leaf page");
+	so->curr.buf = buf;
+	so->currTuples.used = 0;
+	so->curr.blkno = BufferGetBlockNumber(buf);
+	so->curr.next = opaque->next;
+	so->curr.prev = opaque->prev;
+	so->curr.moreRight = !PbtIsRightmost(opaque);
+	so->curr.moreLeft = !PbtIsLeftmost(opaque);
+	so->curr.restLeft = so->curr.restRight = false;
+}
+
+/* The page read into so->curr.items[0, k): done with it; any found? */
+static bool
+end_forward_page(IndexScanDesc scan, int k)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	so->curr.firstItem = 0;
+	so->curr.lastItem = k - 1;
+	so->curr.itemIndex = 0;
+	done_with_page(scan);
+	return k > 0;
+}
+
+/*
+ * A bitmap scan's read of the share-locked leaf in buf: every item, in the
+ * order the layout stores them (BPA leaves are not sorted), each checked
+ * against both bounds.  An item past the upper bound means that no page to
+ * the right can match, as in an ordered read.
+ */
+static bool
+read_page_unordered(IndexScanDesc scan, Buffer buf)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	Page		page = BufferGetPage(buf);
+	bool		beyond = false;
+	int			k = 0;
+	PbtItem		item;
+	PbtIter		it;
+
+	begin_page(scan, buf);
+	so->batch_within_end = false;
+	pbt_iter_start_unordered(&it, page);
+	while (pbt_iter_next(&it, &item))
+	{
+		bool		continuescan;
+
+		if ((scan->ignore_killed_tuples && it.dead) ||
+			(so->has_lower &&
+			 pbt_compare(so->st, &so->lowerkey, item.data, item.len) > 0))
+			continue;
+		if (check_item(so, item.data, item.len, ForwardScanDirection, &continuescan))
+			save_item(scan, k++, it.pos, item.data, item.len);
+		beyond |= !continuescan;
+	}
+	if (beyond)
+		so->curr.moreRight = false;
+	return end_forward_page(scan, k);
+}
+
+/*
+ * A point lookup's read of the share-locked leaf in buf, through the
+ * layout's equality probe (fingerprint leaves): the entries with the key,
+ * all at once.  Equal keys continue on the right page only if the high key
+ * does not exceed the key.  Positions are not known (kill_items then finds
+ * entries by heap TID), so the page is not read in batches.
+ */
+static bool
+read_page_probe(IndexScanDesc scan, Buffer buf)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	Page		page = BufferGetPage(buf);
+	const char *tids[PBT_MAX_ITEMS_PER_PAGE];
+	bool		dead[PBT_MAX_ITEMS_PER_PAGE];
+	PbtItemBuf	match;
+	int			keylen = so->lowerkey.len;
+	int			n;
+	int			k = 0;
+	PbtItem		hikey;
+
+	begin_page(scan, buf);
+	so->batch_within_end = true;	/* the probe matched the bounds */
+	n = pbt_layout(page)->probe(page, so->lowerkey.bytes, keylen, tids, dead);
+	/* every match is the key and a heap TID (so the key fits in match) */
+	if (n > 0)
+		memcpy(match.data, so->lowerkey.bytes, keylen);
+	for (int i = 0; i < n; i++)
+	{
+		bool		continuescan;
+
+		memcpy(match.data + keylen, tids[i], PBT_TID_BYTES);
+		if ((scan->ignore_killed_tuples && dead[i]) ||
+			!check_item(so, match.data, keylen + PBT_TID_BYTES,
+						ForwardScanDirection, &continuescan))
+			continue;
+		save_item(scan, k++, PG_UINT16_MAX, match.data, keylen + PBT_TID_BYTES);
+	}
+	if (so->curr.moreRight && pbt_page_get_hikey(page, &hikey) &&
+		pbt_compare(so->st, &so->upperkey, hikey.data, hikey.len) <= 0)
+		so->curr.moreRight = false;
+	return end_forward_page(scan, k);
+}
+
+/*
+ * A point lookup's read of the share-locked leaf in buf from pos, the first
+ * item not below the key, on a layout without a probe: the items that are
+ * the key and a heap TID, up to the first one that is not, which ends the
+ * scan.  No end-key comparison per item and no copies of the batch's
+ * bounds: a lookup usually returns an entry or two, and nothing before pos
+ * can match (so restLeft stays false, as after a probe).  Only a batch that
+ * fills up with equal keys (a low-cardinality column) may have more on this
+ * page; it then keeps the bound continue_page resumes from, and the rest
+ * of the page is read in order.
+ */
+static bool
+read_page_point(IndexScanDesc scan, Buffer buf, int pos)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	Page		page = BufferGetPage(buf);
+	const char *key = so->lowerkey.bytes;
+	int			keylen = so->lowerkey.len;
+	int			limit = so->batch > 0 ? so->batch : PBT_MAX_ITEMS_PER_PAGE;
+	int			examined = 0;
+	int			k = 0;
+	bool		ended = false;
+	PbtItem		item;
+	PbtIter		it;
+
+	begin_page(scan, buf);
+	so->batch_within_end = true;	/* the equality test below is the end key */
+	pbt_iter_start(&it, page, pos, true);
+	while (examined < limit && pbt_iter_next(&it, &item))
+	{
+		bool		continuescan = true;
+
+		examined++;
+		if (item.len != keylen + PBT_TID_BYTES ||
+			memcmp(item.data, key, keylen) != 0)
+		{
+			ended = true;
+			break;
+		}
+		if (!(scan->ignore_killed_tuples && it.dead) &&
+			check_item(so, item.data, item.len, ForwardScanDirection,
+					   &continuescan))
+			save_item(scan, k++, it.pos, item.data, item.len);
+		if (!continuescan)
+		{
+			ended = true;
+			break;
+		}
+	}
+
+	if (ended)
+		so->curr.moreRight = false;
+	else if (examined == limit && it.pos < it.layout->count(page) - 1)
+	{
+		/* a full batch of equal keys: continue_page reads on from here */
+		save_bound(so, 1, it.pos, &item);
+		so->curr.restRight = true;
+	}
+	else if (so->curr.moreRight && pbt_page_get_hikey(page, &item) &&
+			 pbt_compare(so->st, &so->upperkey, item.data, item.len) <= 0)
+		so->curr.moreRight = false; /* all to the right is >= the high key */
+	if (so->batch > 0)
+		so->batch = Min(2 * so->batch, PBT_MAX_ITEMS_PER_PAGE);
+	return end_forward_page(scan, k);
+}
+
+/*
+ * Read a batch of the share-locked leaf in buf, from pos on in direction
+ * dir, into so->curr.  Returns true if any item matched.  The lock is
+ * released (see done_with_page for the pin).
+ */
+static bool
+read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtState   *st = so->st;
+	Page		page = BufferGetPage(buf);
+	bool		forward = ScanDirectionIsForward(dir);
+	bool		continuescan = true;
+	int			limit = so->batch > 0 ? so->batch : PBT_MAX_ITEMS_PER_PAGE;
+	int			examined = 0;
+	int			k = forward ? 0 : PBT_MAX_ITEMS_PER_PAGE;
+	PbtItem		item;
+	PbtIter		it;
+
+	begin_page(scan, buf);
+	pbt_iter_start(&it, page, pos, forward);
+	so->batch_within_end = batch_within_end(so, page, &it, limit);
+	while (examined < limit && pbt_iter_next(&it, &item))
+	{
+		if (examined++ == 0)
+			save_bound(so, forward ? 0 : 1, it.pos, &item);
+		if (scan->ignore_killed_tuples && it.dead)
+			continue;
+		if (check_item(so, item.data, item.len, dir, &continuescan))
+		{
+			if (forward)
+				save_item(scan, k++, it.pos, item.data, item.len);
+			else
+				save_item(scan, --k, it.pos, item.data, item.len);
+		}
+		if (!continuescan)
+			break;
+	}
+
+	if (examined > 0)
+	{
+		int			n = it.layout->count(page);
+
+		save_bound(so, forward ? 1 : 0, it.pos, &item);
+		/* a reversing cursor re-reads what lies behind the batch */
+		so->curr.restLeft = so->curr.lowPos > 0;
+		so->curr.restRight = so->curr.highPos < n - 1;
+	}
+	if (!continuescan)
+	{
+		/* no later item in this direction can match, on any page */
+		if (forward)
+			so->curr.moreRight = so->curr.restRight = false;
+		else
+			so->curr.moreLeft = so->curr.restLeft = false;
+	}
+	else if (forward && !so->curr.restRight && so->has_upper &&
+			 so->curr.moreRight && pbt_page_get_hikey(page, &item) &&
+			 pbt_compare(st, &so->upperkey, item.data, item.len) <= 0)
+		so->curr.moreRight = false; /* all to the right is >= the high key */
+	if (so->batch > 0)
+		so->batch = Min(2 * so->batch, PBT_MAX_ITEMS_PER_PAGE);
+
+	if (forward)
+	{
+		so->curr.firstItem = 0;
+		so->curr.lastItem = k - 1;
+		so->curr.itemIndex = 0;
+	}
+	else
+	{
+		so->curr.firstItem = k;
+		so->curr.lastItem = PBT_MAX_ITEMS_PER_PAGE - 1;
+		so->curr.itemIndex = PBT_MAX_ITEMS_PER_PAGE - 1;
+	}
+	done_with_page(scan);
+	return so->curr.firstItem <= so->curr.lastItem;
+}
+
+/*
+ * Read the share-locked leaf in buf from pos on in direction dir: a batch,
+ * or the whole page for a point lookup or a bitmap scan (see above).  In
+ * an adaptive index, a point lookup or an ordered scan counts towards the
+ * leaf's layout, and converts it once the page is released if the count
+ * says so (pbt_adapt.c).
+ */
+bool
+pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	bool		point = so->probing && ScanDirectionIsForward(dir);
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	uint8		convert = 0;
+	bool		found;
+
+	if (so->st->adaptive && (point || !so->bitmap))
+		convert = pbt_adapt_on_read(buf, point);
+	if (point && pbt_layout(BufferGetPage(buf))->probe)
+		found = read_page_probe(scan, buf);
+	else if (point && !so->bitmap)
+		found = read_page_point(scan, buf, pos);
+	else if (so->bitmap)
+		found = read_page_unordered(scan, buf);
+	else
+		found = read_page_ordered(scan, buf, pos, dir);
+	if (convert)
+		pbt_adapt_convert(scan->indexRelation, so->st, blkno, convert);
+	return found;
+}
+
+/*
+ * Hint the entries whose heap tuples the executor found dead to everyone
+ * (kill_prior_tuple), so later scans skip them and an insert can remove
+ * them before splitting.  Only a share lock: writers hold an exclusive one,
+ * and a concurrent reader sees the hint or not, both correct.  Entries may
+ * have moved since we read the page, so they are matched by heap TID.
+ */
+void
+pbt_kill_items_now(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	Page		page;
+	const PbtLayout *layout;
+	int			n;
+	bool		marked = false;
+
+	Buffer		buf = so->curr.buf;
+
+	if (so->nkilled == 0 || !ScanPosIsValid(so->curr))
+	{
+		so->nkilled = 0;
+		return;
+	}
+	if (!BufferIsValid(buf))
+	{
+		/* without our pin, VACUUM may have recycled TIDs: page unchanged? */
+		buf = ReadBuffer(scan->indexRelation, so->curr.blkno);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		if (BufferGetLSNAtomic(buf) != so->curr.lsn)
+		{
+			UnlockReleaseBuffer(buf);
+			so->nkilled = 0;
+			return;
+		}
+	}
+	else
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	layout = pbt_layout(page);
+	n = layout->count(page);
+	for (int k = 0; k < so->nkilled; k++)
+	{
+		ScanPosItem *pi = &so->curr.items[so->killed[k]];
+		PbtIter		it;
+		PbtItem		item;
+		ItemPointerData tid;
+
+		/* the remembered position first, then the whole page */
+		if (pi->pos < n)
+		{
+			PbtItemBuf	itembuf;
+
+			layout->get(page, pi->pos, &item, &itembuf);
+			pbt_item_get_tid(so->st, item.data, item.len, &tid);
+			if (ItemPointerEquals(&tid, &pi->tid))
+			{
+				layout->set_dead(page, pi->pos);
+				marked = true;
+				continue;
+			}
+		}
+		pbt_iter_start(&it, page, 0, true);
+		while (pbt_iter_next(&it, &item))
+		{
+			pbt_item_get_tid(so->st, item.data, item.len, &tid);
+			if (ItemPointerEquals(&tid, &pi->tid))
+			{
+				layout->set_dead(page, it.pos);
+				marked = true;
+				break;
+			}
+		}
+	}
+	if (marked)
+	{
+		PbtPageGetOpaque(page)->flags |= PBT_HAS_DEAD;
+		MarkBufferDirtyHint(buf, true);
+	}
+	if (buf != so->curr.buf)
+		UnlockReleaseBuffer(buf);
+	else
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	so->nkilled = 0;
+}
+
+/* Remember the marked position before leaving the current page. */
+static void
+save_mark_before_leaving(PbtScanOpaque so)
+{
+	if (so->markItemIndex < 0)
+		return;
+	release_pos(&so->mark);
+	memcpy(&so->mark, &so->curr, offsetof(ScanPos, items) +
+		   sizeof(ScanPosItem) * (so->curr.lastItem + 1));
+	if (BufferIsValid(so->mark.buf))
+		IncrBufferRefCount(so->mark.buf);
+	so->mark.itemIndex = so->markItemIndex;
+	tuplebuf_copy(&so->markTuples, &so->currTuples);
+	so->markItemIndex = -1;
+}
+
+static bool
+links_to(Buffer buf, BlockNumber target)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
+
+	return opaque->next == target && !PbtIsDeleted(opaque);
+}
+
+static Buffer
+lock_page(Relation index, BlockNumber blkno)
+{
+	Buffer		buf = ReadBuffer(index, blkno);
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	return buf;
+}
+
+/*
+ * Share-lock the live page whose right-link is target, the page a backward
+ * scan reads after target; InvalidBuffer if target is leftmost.  prev is
+ * target's left-link when we read it.  That page may have split since
+ * (move right from it) or been deleted, and target may have been deleted
+ * too (its key space went right, so continue from its live right
+ * sibling); then ask target for its current left-link and retry.
+ */
+static Buffer
+walk_left(Relation index, BlockNumber target, BlockNumber prev)
+{
+	Buffer		buf;
+
+	if (prev != InvalidBlockNumber)
+	{
+		buf = lock_page(index, prev);
+		if (links_to(buf, target))
+			return buf;
+		UnlockReleaseBuffer(buf);
+	}
+	for (;;)
+	{
+		PbtPageOpaque opaque;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = lock_page(index, target);
+		opaque = PbtPageGetOpaque(BufferGetPage(buf));
+		while (PbtIsDeleted(opaque))
+		{
+			target = opaque->next;
+			UnlockReleaseBuffer(buf);
+			buf = lock_page(index, target);
+			opaque = PbtPageGetOpaque(BufferGetPage(buf));
+		}
+		prev = opaque->prev;
+		UnlockReleaseBuffer(buf);
+		if (prev == InvalidBlockNumber)
+			return InvalidBuffer;
+
+		buf = lock_page(index, prev);
+		for (;;)
+		{
+			opaque = PbtPageGetOpaque(BufferGetPage(buf));
+			if (links_to(buf, target))
+				return buf;
+			if (PbtIsRightmost(opaque) || opaque->next == target)
+				break;			/* links changed under us: ask target again */
+			prev = opaque->next;
+			UnlockReleaseBuffer(buf);
+			buf = lock_page(index, prev);
+		}
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/*
+ * Read the first batch of the next page in direction dir.  Returns false
+ * if it has no match, with so->curr invalid if the scan has ended.
+ */
+static bool
+step_page(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	Relation	index = scan->indexRelation;
+	Buffer		buf;
+
+	if (ScanDirectionIsForward(dir))
+	{
+		BlockNumber next = so->curr.next;
+		bool		more = so->curr.moreRight;
+
+		release_pos(&so->curr);
+		if (!more)
+			return false;
+		buf = ReadBuffer(index, next);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		return pbt_read_page(scan, buf, 0, dir);
+	}
+	else
+	{
+		BlockNumber target = so->curr.blkno;
+		BlockNumber blkno = so->curr.prev;
+		bool		more = so->curr.moreLeft;
+
+		release_pos(&so->curr);
+		if (!more)
+			return false;
+		buf = walk_left(index, target, blkno);
+		if (!BufferIsValid(buf))
+			return false;
+		return pbt_read_page(scan, buf, PBT_MAX_ITEMS_PER_PAGE, dir);
+	}
+}
+
+/*
+ * Read from the leaf where key belongs, in direction dir: forward from the
+ * first item the key does not exceed (nextkey: the first it precedes),
+ * backward from the item before that.
+ */
+bool
+pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtStack	stack;
+	Buffer		buf;
+	int			pos;
+
+	stack = pbt_search(scan->indexRelation, so->st, key, &buf,
+					   BUFFER_LOCK_SHARE, 0);
+	pbt_free_stack(stack);
+	/* a probing read finds its entries without a position */
+	pos = so->probing && pbt_layout(BufferGetPage(buf))->probe ? 0 :
+		pbt_binsearch(so->st, BufferGetPage(buf), key);
+	if (ScanDirectionIsForward(dir) || pos > 0)
+		return pbt_read_page(scan, buf, ScanDirectionIsForward(dir) ? pos : pos - 1,
+							 dir);
+
+	/* nothing before the key on this page: go on from its left neighbour */
+	so->curr.buf = buf;
+	so->curr.blkno = BufferGetBlockNumber(buf);
+	so->curr.prev = PbtPageGetOpaque(BufferGetPage(buf))->prev;
+	so->curr.moreLeft = !PbtIsLeftmost(PbtPageGetOpaque(BufferGetPage(buf)));
+	so->curr.restLeft = so->curr.restRight = false;
+	so->curr.firstItem = 0;
+	so->curr.lastItem = -1;
+	done_with_page(scan);
+	return false;
+}
+
+/*
+ * Read the current page's next batch in direction dir.  If the page has
+ * changed since the last batch, positions may have moved: find the item
+ * where that batch stopped again from the root.
+ */
+static bool
+continue_page(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	bool		forward = ScanDirectionIsForward(dir);
+	int			bound = forward ? 1 : 0;
+	Buffer		buf = so->curr.buf;
+	PbtSearchKey key;
+
+	/* a batch ended inside this page: read on in order, by position */
+	so->probing = false;
+	if (!BufferIsValid(buf))
+		buf = ReadBuffer(scan->indexRelation, so->curr.blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	if (BufferGetLSNAtomic(buf) == so->curr.lsn)
+		return pbt_read_page(scan, buf, forward ? so->curr.highPos + 1 :
+							 so->curr.lowPos - 1, dir);
+
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (buf != so->curr.buf)
+		ReleaseBuffer(buf);
+	resetStringInfo(&so->resumebuf);
+	appendBinaryStringInfo(&so->resumebuf,
+						   so->currTuples.data + so->curr.boundOff[bound],
+						   so->curr.boundLen[bound]);
+	release_pos(&so->curr);
+	pbt_key_from_item(so->st, so->resumebuf.data, so->resumebuf.len, &key);
+	key.nextkey = forward;
+	return pbt_read_from_key(scan, &key, dir);
+}
+
+/*
+ * Read batches in direction dir, the rest of the current page first, until
+ * one has a match (true) or the scan ends (false).
+ */
+bool
+pbt_read_on(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	for (;;)
+	{
+		bool		found;
+
+		CHECK_FOR_INTERRUPTS();
+		kill_items(scan);
+		save_mark_before_leaving(so);
+		if (ScanDirectionIsForward(dir) ? so->curr.restRight : so->curr.restLeft)
+			found = continue_page(scan, dir);
+		else
+			found = step_page(scan, dir);
+		if (found)
+			return true;
+		if (!ScanPosIsValid(so->curr))
+			return false;
+	}
+}
+

@@ -1,0 +1,199 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_scan.h
+ *	  Index scan state, private to pbt_scan.c, pbt_scankey.c and
+ *	  pbt_readpage.c.
+ *
+ * The scan opaque with its keys and positions, the functions the three
+ * files call in each other, and the small helpers that several of them use
+ * on the per-item and per-page paths, kept inline here as they were when
+ * the scan was one file.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PBT_SCAN_H
+#define PBT_SCAN_H
+
+#include "pagebtree.h"
+
+typedef struct ScanKeyInfo
+{
+	ScanKey		sk;
+	int			col;
+	StrategyNumber strategy;	/* in index order (DESC undone); 0 = null test */
+	bool		required_fwd;	/* failing stops a forward scan */
+	bool		required_bwd;
+	bool		covered;		/* guaranteed by the start and end keys */
+	bool		nonnull_only;	/* guaranteed for non-NULL values */
+	bool		encodable;		/* normalized mode: enc holds the argument */
+	StringInfoData enc;
+	FmgrInfo	cmpproc;		/* comparator mode: column vs argument */
+	bool		has_cmpproc;
+} ScanKeyInfo;
+
+typedef struct ArrayKeyInfo
+{
+	int			keyidx;
+	Datum	   *elems;
+	int			nelems;
+	int			cur;
+	int			mark;
+} ArrayKeyInfo;
+
+typedef struct ScanPosItem
+{
+	ItemPointerData tid;
+	uint16		pos;			/* its position on the page when read */
+	uint16		tuplen;
+	uint32		tupoff;			/* in currTuples, which can outgrow 64 kB
+								 * when a layout factors out a long prefix */
+} ScanPosItem;
+
+typedef struct ScanPos
+{
+	bool		valid;			/* positioned on a page */
+	/* the page positions the batch examined, and whether more follow */
+	int			lowPos;
+	int			highPos;
+	bool		restLeft;
+	bool		restRight;
+	/* copies of the items at lowPos and highPos in the tuple buffer */
+	uint32		boundOff[2];
+	int			boundLen[2];
+	Buffer		buf;			/* pinned (not locked), or InvalidBuffer */
+	XLogRecPtr	lsn;			/* page LSN when read */
+	BlockNumber blkno;
+	BlockNumber next;
+	BlockNumber prev;
+	bool		moreLeft;
+	bool		moreRight;
+	int			firstItem;
+	int			lastItem;
+	int			itemIndex;
+	ScanPosItem items[PBT_MAX_ITEMS_PER_PAGE];
+} ScanPos;
+
+#define ScanPosIsValid(pos) ((pos).valid)
+
+/*
+ * Copies of the batch's items for index-only scans, and of its bounds.  It
+ * grows as needed: layouts that factor out a prefix hold more item bytes
+ * than a page.
+ */
+typedef struct TupleBuf
+{
+	char	   *data;
+	int			size;
+	int			used;
+} TupleBuf;
+
+static inline void
+tuplebuf_reserve(TupleBuf *tb, int size)
+{
+	if (size > tb->size)
+	{
+		tb->size = Max(size, 2 * tb->size);
+		tb->data = repalloc(tb->data, tb->size);
+	}
+}
+
+static inline void
+tuplebuf_copy(TupleBuf *dst, const TupleBuf *src)
+{
+	tuplebuf_reserve(dst, src->used);
+	memcpy(dst->data, src->data, src->used);
+	dst->used = src->used;
+}
+
+typedef struct PbtScanOpaqueData
+{
+	PbtState   *st;
+	MemoryContext tupcxt;		/* per returned index tuple */
+	MemoryContext keycxt;		/* per rescan: array keys */
+	bool		qual_ok;
+	bool		empty_array;	/* qual_ok is false for an empty = ANY */
+	int			nkeys;
+	ScanKeyInfo *keys;
+	int			narrays;
+	ArrayKeyInfo *arrays;
+	/* where a forward scan ends (upper) and a backward scan ends (lower) */
+	PbtSearchKey upperkey;
+	PbtSearchKey lowerkey;
+	bool		has_upper;
+	bool		has_lower;
+	StringInfoData upperbuf;
+	StringInfoData lowerbuf;
+	ScanPos		curr;
+	ScanPos		mark;
+	int			markItemIndex;
+	int			nkilled;		/* items of curr whose heap tuples are dead */
+	int			killed[PBT_MAX_ITEMS_PER_PAGE];
+	/* item bytes for index-only scans, and the batch's bounds */
+	TupleBuf	currTuples;
+	TupleBuf	markTuples;
+	int			batch;			/* positions the next batch reads; 0 = all */
+	bool		bitmap;			/* amgetbitmap: pages read in any order */
+	bool		probing;		/* a forward point lookup, read by the
+								 * layout's probe or by read_page_point */
+	bool		batch_within_end;	/* the end key holds for the whole batch */
+	bool		keys_hold;		/* every key holds for the range's items
+								 * whose first column is not NULL */
+	StringInfoData resumebuf;	/* where the batch stopped, as a key */
+} PbtScanOpaqueData;
+
+#define SCAN_FIRST_BATCH 32
+
+typedef PbtScanOpaqueData *PbtScanOpaque;
+
+/* pbt_scankey.c */
+extern void pbt_preprocess_keys(IndexScanDesc scan);
+extern void pbt_encode_key(PbtScanOpaque so, ScanKeyInfo *k);
+extern void pbt_start_arrays(PbtScanOpaque so, ScanDirection dir);
+extern bool pbt_advance_arrays(PbtScanOpaque so, ScanDirection dir);
+extern bool pbt_point_lookup(PbtScanOpaque so);
+extern bool pbt_build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
+							   StringInfo buf, bool *strict,
+							   ScanKeyInfo **bound);
+extern bool pbt_check_item_keys(PbtScanOpaque so, const char *item, int len,
+								ScanDirection dir, bool *continuescan);
+
+/* pbt_readpage.c */
+extern bool pbt_read_page(IndexScanDesc scan, Buffer buf, int pos,
+						  ScanDirection dir);
+extern bool pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key,
+							  ScanDirection dir);
+extern bool pbt_read_on(IndexScanDesc scan, ScanDirection dir);
+extern void pbt_kill_items_now(IndexScanDesc scan);
+
+/* pbt_kill_items_now, without a call when there is nothing to hint */
+static inline void
+kill_items(IndexScanDesc scan)
+{
+	if (((PbtScanOpaque) scan->opaque)->nkilled > 0)
+		pbt_kill_items_now(scan);
+}
+
+static inline void
+release_pos(ScanPos *pos)
+{
+	if (BufferIsValid(pos->buf))
+		ReleaseBuffer(pos->buf);
+	pos->buf = InvalidBuffer;
+	pos->valid = false;
+}
+
+/* pbt_check_item_keys, without a call in the common case of a range scan */
+static inline bool
+check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
+		   bool *continuescan)
+{
+	if (so->batch_within_end && so->keys_hold &&
+		(unsigned char) item[0] == PBT_MARK_VALUE)
+	{
+		*continuescan = true;
+		return true;
+	}
+	return pbt_check_item_keys(so, item, len, dir, continuescan);
+}
+
+#endif							/* PBT_SCAN_H */

@@ -1,0 +1,557 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_scankey.c
+ *	  Index scan keys: classifying them, = ANY arrays, the boundary keys a
+ *	  scan starts and ends at, and evaluating the keys on a leaf item.
+ *
+ * Each key is put in index order (a DESC column reverses inequalities) and
+ * is required in a direction when every earlier column has an equality
+ * key, so that failing it ends the scan that way.  An = ANY(array) key
+ * becomes its sorted, distinct elements; the scan runs once per
+ * combination of them.  In normalized mode a key's argument is encoded
+ * (again for each array element), so that items compare with it as bytes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pbt_scan.h"
+
+#include "access/nbtree.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+/* strategy in index order: a DESC column reverses inequalities */
+static StrategyNumber
+index_order_strategy(StrategyNumber strategy, bool desc)
+{
+	if (!desc)
+		return strategy;
+	switch (strategy)
+	{
+		case BTLessStrategyNumber:
+			return BTGreaterStrategyNumber;
+		case BTLessEqualStrategyNumber:
+			return BTGreaterEqualStrategyNumber;
+		case BTGreaterEqualStrategyNumber:
+			return BTLessEqualStrategyNumber;
+		case BTGreaterStrategyNumber:
+			return BTLessStrategyNumber;
+		default:
+			return strategy;
+	}
+}
+
+/* comparator for sorting array elements */
+typedef struct ArraySortCxt
+{
+	FmgrInfo	proc;
+	Oid			collation;
+} ArraySortCxt;
+
+static int
+compare_array_elems(const void *a, const void *b, void *arg)
+{
+	ArraySortCxt *cxt = (ArraySortCxt *) arg;
+
+	return DatumGetInt32(FunctionCall2Coll(&cxt->proc, cxt->collation,
+										   *(const Datum *) a, *(const Datum *) b));
+}
+
+/*
+ * Expand a = ANY(array) key into its sorted, distinct, non-null elements;
+ * an inequality against ANY reduces to its loosest element.  Returns false
+ * if no element can match.
+ */
+static bool
+prepare_array(IndexScanDesc scan, int keyidx, ArrayKeyInfo *ak)
+{
+	ScanKey		sk = &scan->keyData[keyidx];
+	Relation	index = scan->indexRelation;
+	ArrayType  *arr = DatumGetArrayTypeP(sk->sk_argument);
+	Oid			elemtype = ARR_ELEMTYPE(arr);
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				kept = 0;
+	ArraySortCxt cxt;
+	Oid			proc;
+
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(arr, elemtype, typlen, typbyval, typalign,
+					  &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			elems[kept++] = elems[i];
+	if (kept == 0)
+		return false;
+
+	proc = get_opfamily_proc(index->rd_opfamily[sk->sk_attno - 1],
+							 elemtype, elemtype, 1);
+	if (!OidIsValid(proc))
+		elog(ERROR, "missing support function 1(%u,%u) in opfamily %u",
+			 elemtype, elemtype, index->rd_opfamily[sk->sk_attno - 1]);
+	fmgr_info(proc, &cxt.proc);
+	cxt.collation = sk->sk_collation;
+	qsort_arg(elems, kept, sizeof(Datum), compare_array_elems, &cxt);
+
+	switch (sk->sk_strategy)
+	{
+		case BTLessStrategyNumber:
+		case BTLessEqualStrategyNumber:
+			elems[0] = elems[kept - 1];
+			kept = 1;
+			break;
+		case BTGreaterStrategyNumber:
+		case BTGreaterEqualStrategyNumber:
+			kept = 1;
+			break;
+		default:
+			{
+				int			uniq = 1;
+
+				for (int i = 1; i < kept; i++)
+					if (compare_array_elems(&elems[uniq - 1], &elems[i], &cxt) != 0)
+						elems[uniq++] = elems[i];
+				kept = uniq;
+			}
+	}
+	ak->keyidx = keyidx;
+	ak->elems = elems;
+	ak->nelems = kept;
+	ak->cur = 0;
+	return true;
+}
+
+/* (re)encode a key's argument after it changed */
+void
+pbt_encode_key(PbtScanOpaque so, ScanKeyInfo *k)
+{
+	resetStringInfo(&k->enc);
+	if (k->strategy == 0 || !so->st->normalized)
+		return;
+	k->encodable = pbt_encode_column(so->st, k->col, k->sk->sk_argument, false,
+									 k->sk->sk_subtype, &k->enc);
+}
+
+/*
+ * Set array keys to their first elements for a scan in direction dir:
+ * ascending in index order for forward scans.
+ */
+void
+pbt_start_arrays(PbtScanOpaque so, ScanDirection dir)
+{
+	for (int i = 0; i < so->narrays; i++)
+	{
+		ArrayKeyInfo *ak = &so->arrays[i];
+		ScanKeyInfo *k = &so->keys[ak->keyidx];
+		bool		reverse = (so->st->cols[k->col].desc != ScanDirectionIsBackward(dir));
+
+		ak->cur = reverse ? ak->nelems - 1 : 0;
+		k->sk->sk_argument = ak->elems[ak->cur];
+		pbt_encode_key(so, k);
+	}
+}
+
+/* Advance to the next combination of array elements; false when done. */
+bool
+pbt_advance_arrays(PbtScanOpaque so, ScanDirection dir)
+{
+	for (int i = so->narrays - 1; i >= 0; i--)
+	{
+		ArrayKeyInfo *ak = &so->arrays[i];
+		ScanKeyInfo *k = &so->keys[ak->keyidx];
+		bool		reverse = (so->st->cols[k->col].desc != ScanDirectionIsBackward(dir));
+		bool		wrapped = false;
+
+		if (reverse)
+		{
+			if (--ak->cur < 0)
+			{
+				ak->cur = ak->nelems - 1;
+				wrapped = true;
+			}
+		}
+		else if (++ak->cur >= ak->nelems)
+		{
+			ak->cur = 0;
+			wrapped = true;
+		}
+		k->sk->sk_argument = ak->elems[ak->cur];
+		pbt_encode_key(so, k);
+		if (!wrapped)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Can the key delimit the scan's range?  A value with no exact encoding in
+ * the column's domain (say, a timestamp against a date column) is only
+ * evaluated per item, so it must not end the scan either.  IS NOT NULL
+ * only ever fails at the NULLs, which sort at one end.
+ */
+static inline bool
+key_positions(PbtScanOpaque so, ScanKeyInfo *k)
+{
+	if (k->strategy == 0)
+		return true;
+	return so->st->normalized ? k->encodable : k->has_cmpproc;
+}
+
+/*
+ * Is the scan a point lookup: equality (or IS NULL) on every key column, so
+ * that its start key is a whole key?  Then a layout's equality probe can
+ * find its entries (normalized keys without INCLUDE columns: the key is the
+ * item without its heap TID).
+ */
+bool
+pbt_point_lookup(PbtScanOpaque so)
+{
+	if (!so->st->normalized || so->st->has_include)
+		return false;
+	for (int col = 0; col < so->st->nkeyatts; col++)
+	{
+		bool		eq = false;
+
+		for (int i = 0; i < so->nkeys && !eq; i++)
+		{
+			ScanKeyInfo *k = &so->keys[i];
+
+			eq = k->col == col && key_positions(so, k) &&
+				(k->strategy == BTEqualStrategyNumber ||
+				 (k->strategy == 0 && (k->sk->sk_flags & SK_SEARCHNULL)));
+		}
+		if (!eq)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Classify the scan keys: which column, which strategy in index order, and
+ * which keys are required (all earlier columns have equality keys), so that
+ * failing them ends the scan in one direction.
+ */
+void
+pbt_preprocess_keys(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtState   *st = so->st;
+	Relation	index = scan->indexRelation;
+	int			eqcols = 0;		/* leading columns with an equality key */
+	MemoryContext oldcxt;
+
+	/* nested-loop rescans must not accumulate array keys */
+	MemoryContextReset(so->keycxt);
+	oldcxt = MemoryContextSwitchTo(so->keycxt);
+	so->qual_ok = true;
+	so->empty_array = false;
+	so->nkeys = scan->numberOfKeys;
+	so->narrays = 0;
+	for (int i = 0; i < scan->numberOfKeys; i++)
+		if (scan->keyData[i].sk_flags & SK_SEARCHARRAY)
+			so->narrays++;
+	so->arrays = so->narrays > 0 ? palloc(sizeof(ArrayKeyInfo) * so->narrays) : NULL;
+	so->narrays = 0;
+
+	for (int i = 0; i < scan->numberOfKeys; i++)
+	{
+		ScanKey		sk = &scan->keyData[i];
+		ScanKeyInfo *k = &so->keys[i];
+		PbtColumn  *col = &st->cols[sk->sk_attno - 1];
+
+		k->sk = sk;
+		k->col = sk->sk_attno - 1;
+		k->covered = false;
+		k->encodable = false;
+		k->has_cmpproc = false;
+		if (sk->sk_flags & SK_ISNULL)
+		{
+			if (!(sk->sk_flags & (SK_SEARCHNULL | SK_SEARCHNOTNULL)))
+				so->qual_ok = false;	/* "x op NULL" never matches */
+			k->strategy = 0;
+		}
+		else
+		{
+			k->strategy = index_order_strategy(sk->sk_strategy, col->desc);
+			if (sk->sk_flags & SK_SEARCHARRAY)
+			{
+				if (!prepare_array(scan, i, &so->arrays[so->narrays]))
+				{
+					so->qual_ok = false;
+					so->empty_array = true;
+				}
+				else
+				{
+					sk->sk_argument = so->arrays[so->narrays].elems[0];
+					so->narrays++;
+				}
+			}
+			if (!st->normalized)
+			{
+				Oid			subtype = OidIsValid(sk->sk_subtype) ? sk->sk_subtype : col->typid;
+				Oid			proc = get_opfamily_proc(index->rd_opfamily[k->col],
+													 col->typid, subtype, 1);
+
+				if (OidIsValid(proc))
+				{
+					fmgr_info(proc, &k->cmpproc);
+					k->has_cmpproc = true;
+				}
+			}
+			pbt_encode_key(so, k);
+		}
+	}
+	MemoryContextSwitchTo(oldcxt);
+
+	/* required keys: those on columns whose predecessors all have "=" */
+	for (int col = 0; col < st->nkeyatts; col++)
+	{
+		bool		has_eq = false;
+
+		if (col > eqcols)
+			break;
+		for (int i = 0; i < so->nkeys; i++)
+		{
+			ScanKeyInfo *k = &so->keys[i];
+			PbtColumn  *c = &st->cols[col];
+
+			if (k->col != col || !key_positions(so, k))
+				continue;
+			if (k->strategy == 0)
+			{
+				bool		isnull_test = (k->sk->sk_flags & SK_SEARCHNULL) != 0;
+
+				if (isnull_test)
+				{
+					k->required_fwd = k->required_bwd = true;
+					has_eq = true;
+				}
+				else
+				{
+					/* nulls are grouped at one end of each equal prefix */
+					k->required_fwd = !c->nulls_first;
+					k->required_bwd = c->nulls_first;
+				}
+				continue;
+			}
+			switch (k->strategy)
+			{
+				case BTEqualStrategyNumber:
+					k->required_fwd = k->required_bwd = true;
+					has_eq = true;
+					break;
+				case BTLessStrategyNumber:
+				case BTLessEqualStrategyNumber:
+					k->required_fwd = true;
+					break;
+				default:
+					k->required_bwd = true;
+					break;
+			}
+		}
+		if (has_eq)
+			eqcols = col + 1;
+	}
+}
+
+/*
+ * Build a boundary search key for the scan keys: equalities on leading
+ * columns, then one bound on the next column.  lower: a bound below the
+ * range in index order (forward start, backward end), else above it.
+ * Returns false if there is none.  *strict tells whether the last column's
+ * bound excludes equal values; *bound returns that inequality key, if any.
+ * Equality keys used are marked covered: every item between the start and
+ * the end key satisfies them.
+ */
+bool
+pbt_build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
+				   StringInfo buf, bool *strict, ScanKeyInfo **bound)
+{
+	PbtState   *st = so->st;
+	int			ncols = 0;
+
+	buf->len = 0;
+	buf->data[0] = '\0';
+	key->nattrs = 0;
+	key->has_tid = false;
+	*strict = false;
+	*bound = NULL;
+
+	for (int col = 0; col < st->nkeyatts; col++)
+	{
+		ScanKeyInfo *eq = NULL;
+		ScanKeyInfo *ineq = NULL;
+
+		for (int i = 0; i < so->nkeys; i++)
+		{
+			ScanKeyInfo *k = &so->keys[i];
+
+			if (k->col != col)
+				continue;
+			if (!key_positions(so, k) ||
+				(k->strategy == 0 && !(k->sk->sk_flags & SK_SEARCHNULL)))
+				continue;
+			if (k->strategy == 0 || k->strategy == BTEqualStrategyNumber)
+			{
+				eq = k;
+				break;
+			}
+			if (lower ? (k->strategy == BTGreaterStrategyNumber ||
+						 k->strategy == BTGreaterEqualStrategyNumber)
+				: (k->strategy == BTLessStrategyNumber ||
+				   k->strategy == BTLessEqualStrategyNumber))
+				ineq = k;
+		}
+		if (eq == NULL)
+			eq = ineq;
+		if (eq == NULL)
+			break;
+
+		if (st->normalized)
+		{
+			if (eq->strategy == 0)
+				(void) pbt_encode_column(st, col, (Datum) 0, true, InvalidOid, buf);
+			else
+				memcpy(pbt_reserve_bytes(buf, eq->enc.len), eq->enc.data,
+					   eq->enc.len);
+		}
+		else
+		{
+			key->values[col] = eq->sk->sk_argument;
+			key->isnull[col] = (eq->strategy == 0);
+			key->procs[col] = &eq->cmpproc;
+			key->nattrs = col + 1;
+		}
+		ncols++;
+		if (eq == ineq)
+		{
+			*strict = (eq->strategy == BTLessStrategyNumber ||
+					   eq->strategy == BTGreaterStrategyNumber);
+			*bound = eq;
+			break;
+		}
+		eq->covered = true;
+	}
+	key->bytes = buf->data;
+	key->len = buf->len;
+	return ncols > 0;
+}
+
+/*
+ * Evaluate the scan keys on a leaf item.  Sets *continuescan to false when
+ * a required key fails, so that no later item in this direction can match.
+ */
+bool
+pbt_check_item_keys(PbtScanOpaque so, const char *item, int len,
+					ScanDirection dir, bool *continuescan)
+{
+	PbtState   *st = so->st;
+	bool		forward = ScanDirectionIsForward(dir);
+
+	*continuescan = true;
+	if (!so->batch_within_end && (forward ? so->has_upper : so->has_lower))
+	{
+		int			c = pbt_compare(st, forward ? &so->upperkey : &so->lowerkey,
+									item, len);
+
+		if (forward ? c <= 0 : c > 0)
+		{
+			*continuescan = false;
+			return false;
+		}
+	}
+
+	for (int i = 0; i < so->nkeys; i++)
+	{
+		ScanKeyInfo *k = &so->keys[i];
+		PbtColumn  *col = &st->cols[k->col];
+		bool		required = forward ? k->required_fwd : k->required_bwd;
+		bool		isnull;
+		bool		pass;
+		int			start = 0;
+		int			span = 0;
+		Datum		datum = (Datum) 0;
+
+		if (k->covered)
+			continue;
+
+		if (st->normalized)
+		{
+			if (k->col == 0)
+				isnull = (unsigned char) item[0] != PBT_MARK_VALUE;
+			else
+			{
+				span = pbt_column_span(st, item, len, k->col, &start);
+				isnull = (span == 1);
+			}
+		}
+		else
+			datum = index_getattr((IndexTuple) item, k->col + 1, st->tupdesc, &isnull);
+
+		if (k->nonnull_only && !isnull)
+			continue;
+		if (k->strategy == 0)
+		{
+			pass = (k->sk->sk_flags & SK_SEARCHNULL) ? isnull : !isnull;
+		}
+		else if (isnull)
+		{
+			pass = false;
+			/* nulls sort at one end: past them, only nulls remain */
+			if ((k->required_fwd || k->required_bwd) &&
+				(col->nulls_first ? !forward : forward))
+				required = true;
+			else
+				required = false;
+		}
+		else if (st->normalized && k->encodable)
+		{
+			int			c;
+
+			if (k->col == 0)
+				span = pbt_column_span(st, item, len, 0, &start);
+			c = pbt_cmp_encoded(st, k->col, item + start, span,
+								k->enc.data, k->enc.len);
+
+			switch (k->sk->sk_strategy)
+			{
+				case BTLessStrategyNumber:
+					pass = c < 0;
+					break;
+				case BTLessEqualStrategyNumber:
+					pass = c <= 0;
+					break;
+				case BTEqualStrategyNumber:
+					pass = c == 0;
+					break;
+				case BTGreaterEqualStrategyNumber:
+					pass = c >= 0;
+					break;
+				default:
+					pass = c > 0;
+					break;
+			}
+		}
+		else
+		{
+			if (st->normalized)
+				datum = pbt_item_column(st, item, len, k->col, &isnull);
+			pass = DatumGetBool(FunctionCall2Coll(&k->sk->sk_func,
+												  k->sk->sk_collation,
+												  datum, k->sk->sk_argument));
+		}
+
+		if (!pass)
+		{
+			if (required)
+				*continuescan = false;
+			return false;
+		}
+	}
+	return true;
+}
+
