@@ -31,8 +31,8 @@ EXTENSION = pagebtree
 DATA_built = pagebtree--0.1.sql
 PGFILEDESC = "pagebtree - B-link tree index access method"
 
-REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
-REGRESS_OPTS = --inputdir=. --load-extension=pagebtree
+REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
+REGRESS_OPTS = --inputdir=test --load-extension=pagebtree
 ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=test --load-extension=pagebtree
 TAP_TESTS = 1

@@ -372,12 +372,12 @@ run_regress() {
 	# not prevent the isolation tests from running
 	PHASE_ENV=(PGHOST="$dir/sock" PGPORT="$port")
 	local rc_reg=0 rc_iso=0
-	if [ -n "$(ls "$TREE"/sql/*.sql 2>/dev/null)" ]; then
+	if [ -n "$(ls "$TREE"/test/sql/*.sql 2>/dev/null)" ]; then
 		(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
 			make "${MAKE_ARGS[@]}" installcheck ISOLATION= TAP_TESTS=) 2>&1 | tee "$out/installcheck.log"
 		rc_reg=${PIPESTATUS[0]}
 	else
-		echo "(no sql/*.sql: no regression tests)" | tee "$out/installcheck.log"
+		echo "(no test/sql/*.sql: no regression tests)" | tee "$out/installcheck.log"
 	fi
 	if [ -n "$(ls "$TREE"/test/specs/*.spec 2>/dev/null)" ]; then
 		(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
