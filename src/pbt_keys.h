@@ -1,0 +1,198 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_keys.h
+ *	  Key state derived from the catalog, search keys, and key encoding and
+ *	  comparison (pbt_keys.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PBT_KEYS_H
+#define PBT_KEYS_H
+
+#include "postgres.h"
+
+#include "access/itup.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "utils/relcache.h"
+#include "pbt_layout.h"
+
+/* ----------------------------------------------------------------
+ * Key state, derived from the catalog (cached in rd_amcache)
+ * ----------------------------------------------------------------
+ */
+typedef enum PbtColKind
+{
+	PBT_COL_INT,				/* int2/int4/int8 family, as int64 */
+	PBT_COL_INT32,				/* date */
+	PBT_COL_INT64,				/* time, timestamp, timestamptz */
+	PBT_COL_OID,				/* oid, unsigned 32 */
+	PBT_COL_BOOL,
+	PBT_COL_CHAR,				/* "char", unsigned 8 */
+	PBT_COL_UUID,
+	PBT_COL_TEXT,				/* text under C/POSIX collation */
+	PBT_COL_BYTEA,
+	PBT_COL_OTHER				/* comparator mode */
+} PbtColKind;
+
+typedef struct PbtColumn
+{
+	PbtColKind	kind;
+	Oid			typid;			/* opclass input type */
+	Oid			collation;
+	bool		desc;
+	bool		nulls_first;
+	FmgrInfo	cmp;			/* support function 1, same type */
+} PbtColumn;
+
+typedef struct PbtState
+{
+	int			nkeyatts;
+	int			natts;
+	bool		normalized;
+	bool		has_include;
+	TupleDesc	tupdesc;		/* the index's descriptor */
+	TupleDesc	keydesc;		/* key columns only (pivots) */
+	TupleDesc	incdesc;		/* INCLUDE columns only (normalized payload) */
+	int			fillfactor;
+	uint8		leaf_layout;	/* PBT_LAYOUT_* of new leaf pages */
+	uint8		inner_layout;	/* ... and of new inner pages */
+	uint8		dense_leaves;	/* PBT_DENSE_*: may rebuilt leaves be dense? */
+	uint8		semidense_leaves;	/* PBT_DENSE_*: ... or semi-dense? */
+	uint8		bpa_param;		/* layout_param of BPA leaves */
+	bool		adaptive;		/* heads leaves with string-like keys may
+								 * become fingerprint leaves (layout = auto) */
+	BlockNumber root;			/* cached, validated on use */
+	uint32		rootlevel;
+	BlockNumber rightmost_leaf; /* insert fast path hint */
+	StringInfoData insert_item; /* pbtinsert's item (no palloc per insert) */
+	PbtColumn	cols[INDEX_MAX_KEYS];
+} PbtState;
+
+/* PbtState.dense_leaves and semidense_leaves */
+#define PBT_DENSE_NEVER		0
+#define PBT_DENSE_SMALLER	1		/* where eligible and smaller than heads */
+#define PBT_DENSE_ELIGIBLE	2		/* wherever eligible */
+
+/*
+ * A position in key order to search for.  With nextkey, the key stands for
+ * "just after every string it is a prefix of" (plus infinity).
+ */
+typedef struct PbtSearchKey
+{
+	bool		nextkey;
+	/* normalized mode */
+	char	   *bytes;
+	int			len;
+	/* comparator mode */
+	int			nattrs;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	FmgrInfo   *procs[INDEX_MAX_KEYS];
+	bool		has_tid;
+	ItemPointerData tid;
+} PbtSearchKey;
+
+
+/* pbt_keys.c */
+extern Size pbt_form_leaf_item(PbtState *st, Datum *values, bool *isnull,
+							   ItemPointer tid, StringInfo buf);
+extern void pbt_item_get_tid_slow(PbtState *st, const char *item, int len,
+								  ItemPointer tid);
+
+/*
+ * The heap TID of a leaf item.  In the common case, a normalized item
+ * without INCLUDE columns, it is the item's last PBT_TID_BYTES, big-endian:
+ * inline, since scans call this for every row.
+ */
+static inline void
+pbt_item_get_tid(PbtState *st, const char *item, int len, ItemPointer tid)
+{
+	if (st->normalized && !st->has_include)
+	{
+		const unsigned char *p = (const unsigned char *) item + len - PBT_TID_BYTES;
+
+		/* the big-endian block number is bi_hi then bi_lo */
+		tid->ip_blkid.bi_hi = (uint16) (p[0] << 8 | p[1]);
+		tid->ip_blkid.bi_lo = (uint16) (p[2] << 8 | p[3]);
+		tid->ip_posid = (OffsetNumber) (p[4] << 8 | p[5]);
+	}
+	else
+		pbt_item_get_tid_slow(st, item, len, tid);
+}
+extern void pbt_separator(PbtState *st, PbtItem *lastleft, PbtItem *firstright,
+						  StringInfo buf);
+extern int	pbt_compare(PbtState *st, PbtSearchKey *key, const char *item, int len);
+extern void pbt_key_from_item(PbtState *st, const char *item, int len,
+							  PbtSearchKey *key);
+extern bool pbt_encode_column(PbtState *st, int col, Datum value, bool isnull,
+							  Oid valtype, StringInfo buf);
+extern int	pbt_column_span(PbtState *st, const char *item, int len, int col,
+							int *start);
+extern bool pbt_item_has_null_key(PbtState *st, const char *item, int len);
+extern bool pbt_items_keys_equal(PbtState *st, const char *a, int alen,
+								 const char *b, int blen);
+extern Datum pbt_item_column(PbtState *st, const char *item, int len, int col,
+							 bool *isnull);
+extern void pbt_decode_item(PbtState *st, const char *item, int len,
+							Datum *values, bool *isnull);
+extern bool pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation,
+								  PbtColKind *kind);
+extern int	pbt_cmp_encoded(PbtState *st, int col, const char *a, int alen,
+							const char *b, int blen);
+
+/* length of the longest common prefix of two byte strings, 8 bytes a step */
+static inline int
+pbt_common_prefix(const char *a, int alen, const char *b, int blen)
+{
+	int			n = Min(alen, blen);
+	int			i = 0;
+
+	for (; i + (int) sizeof(uint64) <= n; i += sizeof(uint64))
+	{
+		uint64		x;
+		uint64		y;
+
+		memcpy(&x, a + i, sizeof(x));
+		memcpy(&y, b + i, sizeof(y));
+		if (x != y)
+#ifdef WORDS_BIGENDIAN
+			return i + (63 - pg_leftmost_one_pos64(x ^ y)) / 8;
+#else
+			return i + pg_rightmost_one_pos64(x ^ y) / 8;
+#endif
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* inner items */
+static inline BlockNumber
+pbt_item_child(const char *item)
+{
+	BlockNumber blk;
+
+	memcpy(&blk, item, sizeof(BlockNumber));
+	return blk;
+}
+
+/*
+ * Room for n more bytes at the end of buf, counted in its length (the
+ * caller writes them).  Inline, unlike appendBinaryStringInfo: every scan
+ * and insert encodes its key, mostly a few bytes.
+ */
+static inline char *
+pbt_reserve_bytes(StringInfo buf, int n)
+{
+	char	   *p;
+
+	if (buf->len + n >= buf->maxlen)
+		enlargeStringInfo(buf, n);
+	p = buf->data + buf->len;
+	buf->len += n;
+	buf->data[buf->len] = '\0';
+	return p;
+}
+
+#endif							/* PBT_KEYS_H */

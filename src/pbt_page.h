@@ -1,0 +1,197 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_page.h
+ *	  pagebtree page format: page and metapage headers, slots, items, limits.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PBT_PAGE_H
+#define PBT_PAGE_H
+
+#include "postgres.h"
+
+#include "port/pg_bitutils.h"
+#include "port/pg_bswap.h"
+#include "access/transam.h"
+#include "storage/block.h"
+#include "storage/bufpage.h"
+
+/* ----------------------------------------------------------------
+ * Pages
+ * ----------------------------------------------------------------
+ */
+#define PBT_MAGIC			0x50425431	/* "PBT1" */
+#define PBT_VERSION			3
+#define PBT_PAGE_ID			0xFF91
+#define PBT_METAPAGE_BLKNO	0
+
+/* page flags */
+#define PBT_LEAF			(1 << 0)
+#define PBT_ROOT			(1 << 1)
+#define PBT_META			(1 << 2)
+#define PBT_INCOMPLETE_SPLIT (1 << 3)	/* right sibling has no downlink yet */
+#define PBT_ALIGNED_ITEMS	(1 << 4)	/* items start MAXALIGNed (comparator
+										 * mode: they are IndexTuples) */
+#define PBT_DELETED			(1 << 5)	/* unlinked by VACUUM; recyclable
+										 * once safexid is old enough */
+#define PBT_HAS_DEAD		(1 << 6)	/* an entry may be hinted dead: a
+										 * hint, set under a share lock and
+										 * not WAL-logged */
+
+/* layout tags; every page records the layout that owns its item bytes */
+#define PBT_LAYOUT_PLAIN	1		/* sorted slots -> whole items */
+#define PBT_LAYOUT_HEADS	2		/* prefix truncation + 4-byte heads
+										 * (normalized keys) */
+#define PBT_LAYOUT_DENSE	3		/* TIDs in an array indexed by the key's
+										 * integer tail (normalized-key leaves
+										 * without INCLUDE columns) */
+#define PBT_LAYOUT_HEADS_NOHINTS 4	/* heads leaves without the hint array
+										 * (ablation only) */
+#define PBT_LAYOUT_SEMIDENSE 5		/* 16-bit slots indexed by the key's
+										 * integer tail, pointing to TID and
+										 * payload (normalized-key leaves with
+										 * INCLUDE columns) */
+#define PBT_LAYOUT_BPA		6		/* insert log + unsorted blocks between
+										 * sorted fences (normalized-key
+										 * leaves) */
+#define PBT_LAYOUT_FINGERPRINT 7	/* 1-byte key hashes over sorted and
+										 * unsorted slots (normalized-key leaves
+										 * without INCLUDE columns) */
+
+typedef struct PbtPageOpaqueData
+{
+	BlockNumber prev;			/* left sibling, or InvalidBlockNumber */
+	BlockNumber next;			/* right sibling, or InvalidBlockNumber */
+	FullTransactionId safexid;	/* deleted pages: next xid at deletion */
+	uint16		level;			/* 0 = leaf */
+	uint16		flags;
+	uint16		hikey_off;		/* high key bytes, if hikey_len > 0 (exactly
+								 * when next is valid) */
+	uint16		hikey_len;
+	uint8		layout;			/* PBT_LAYOUT_* */
+	uint8		layout_param;	/* the layout's own setting (BPA: its
+								 * geometry), 0 = default */
+	uint16		page_id;		/* PBT_PAGE_ID, for tools */
+	uint8		op_counter;		/* leaves: operation-adaption counter
+								 * (PBT_OPS_*), a hint like dead entries */
+} PbtPageOpaqueData;
+
+/*
+ * The operation-adaption counter of an adaptive index's leaves whose keys
+ * are string-like ("B-Trees Are Back", section 5): scans push it up, point
+ * lookups down, by chance; a heads leaf that reaches 0 becomes a
+ * fingerprint leaf, a fingerprint leaf that reaches PBT_OPS_MAX a heads
+ * leaf.  Splits make halves under PBT_OPS_FP_BELOW fingerprint leaves.
+ */
+#define PBT_OPS_OFF			255		/* keys not string-like, or not adaptive */
+#define PBT_OPS_MAX			3
+#define PBT_OPS_START		2		/* a new string-like leaf: heads */
+#define PBT_OPS_FP_BELOW	2
+
+typedef PbtPageOpaqueData *PbtPageOpaque;
+
+#define PbtPageGetOpaque(page) ((PbtPageOpaque) PageGetSpecialPointer(page))
+#define PbtIsLeaf(o)		(((o)->flags & PBT_LEAF) != 0)
+#define PbtIsRoot(o)		(((o)->flags & PBT_ROOT) != 0)
+#define PbtIsRightmost(o)	((o)->next == InvalidBlockNumber)
+#define PbtIsLeftmost(o)	((o)->prev == InvalidBlockNumber)
+#define PbtIsDeleted(o)		(((o)->flags & PBT_DELETED) != 0)
+
+/* the downlink to the page's right half is in the parent now */
+static inline void
+pbt_clear_incomplete_split(Page page)
+{
+	PbtPageGetOpaque(page)->flags &= ~PBT_INCOMPLETE_SPLIT;
+}
+
+/* metapage contents, stored at PageGetContents() of block 0 */
+typedef struct PbtMetaPageData
+{
+	uint32		magic;
+	uint32		version;
+	BlockNumber root;
+	uint32		level;			/* level of the root */
+	uint32		key_mode;		/* PBT_KEYS_* */
+} PbtMetaPageData;
+
+#define PbtPageGetMeta(page) ((PbtMetaPageData *) PageGetContents(page))
+
+/* heap TID at the end of a normalized key: block and offset, big-endian */
+#define PBT_TID_BYTES		6
+
+/* column marker byte of a normalized key that holds a value (not NULL) */
+#define PBT_MARK_VALUE		0x01
+
+#define PBT_KEYS_NORMALIZED	1
+#define PBT_KEYS_COMPARATOR	2
+
+/* one slot of the plain layout: where an item's bytes are on the page */
+typedef struct PbtSlot
+{
+	uint16		off;
+	uint16		len;			/* PBT_SLOT_DEAD: the dead-entry hint */
+} PbtSlot;
+
+#define PBT_SLOT_DEAD		0x8000
+#define PBT_SLOT_LEN_MASK	0x7FFF
+
+static inline int
+pbt_slot_len(const PbtSlot *slot)
+{
+	return slot->len & PBT_SLOT_LEN_MASK;
+}
+
+/*
+ * Byte-string order of normalized items (a proper prefix sorts first).
+ * Most items differ in their first 8 bytes: those are compared as one
+ * big-endian integer, without a call to memcmp.
+ */
+static inline int
+pbt_bytes_cmp(const char *a, int alen, const char *b, int blen)
+{
+	int			common = Min(alen, blen);
+	int			c;
+
+	if (common >= (int) sizeof(uint64))
+	{
+		uint64		x;
+		uint64		y;
+
+		memcpy(&x, a, sizeof(uint64));
+		memcpy(&y, b, sizeof(uint64));
+		if (x != y)
+			return pg_ntoh64(x) < pg_ntoh64(y) ? -1 : 1;
+		c = memcmp(a + sizeof(uint64), b + sizeof(uint64),
+				   common - sizeof(uint64));
+	}
+	else
+		c = memcmp(a, b, common);
+	return c != 0 ? c : alen - blen;
+}
+
+/* an item as seen through a layout: bytes on the page */
+typedef struct PbtItem
+{
+	const char *data;
+	int			len;
+} PbtItem;
+
+/*
+ * Items never exceed a third of the usable page, so that any split can put
+ * at least two items and a high key on each half (same bound as nbtree).
+ */
+#define PBT_USABLE_SPACE \
+	(BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(PbtPageOpaqueData)))
+#define PBT_MAX_ITEM_SIZE \
+	(MAXALIGN_DOWN(PBT_USABLE_SPACE / 3) - sizeof(PbtSlot) - 2 * MAXIMUM_ALIGNOF)
+/* a hard bound for arrays indexed by slot: every item has at least a byte */
+#define PBT_MAX_ITEMS_PER_PAGE (PBT_USABLE_SPACE / (sizeof(PbtSlot) + 1))
+
+/* inner items are child block number + separator */
+#define PBT_DOWNLINK_SIZE(st)	((st)->normalized ? sizeof(BlockNumber) : MAXALIGN(sizeof(BlockNumber)))
+
+#define PBT_DEFAULT_FILLFACTOR	90
+#define PBT_MIN_FILLFACTOR		10
+#define PBT_INNER_FILLFACTOR	70
+
+#endif							/* PBT_PAGE_H */

@@ -1,0 +1,108 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_xlog.h
+ *	  WAL of the pagebtree access method: the custom resource manager's
+ *	  records (pbt_wal.c); everything else is logged as generic WAL.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PBT_XLOG_H
+#define PBT_XLOG_H
+
+#include "postgres.h"
+
+#include "access/xlogreader.h"
+#include "storage/bufmgr.h"
+#include "utils/relcache.h"
+#include "pbt_page.h"
+
+/*
+ * The custom resource manager, registered only when the library is
+ * preloaded (shared_preload_libraries).  Without it every change below is
+ * logged as generic WAL (access/generic_xlog.h) with the same page effect,
+ * and the structural changes that have no record here (page deletion, new
+ * root, metapage, layout conversion, build) always are.
+ *
+ * The record types, in the high 4 bits of xl_info:
+ */
+#define PBT_RMGR_ID			140
+#define XLOG_PBT_INSERT		0x00	/* an item added to a page */
+#define XLOG_PBT_DELETE		0x10	/* dead entries removed from a leaf */
+#define XLOG_PBT_REUSE_PAGE	0x20	/* a deleted page is about to be reused */
+#define XLOG_PBT_SPLIT		0x30	/* a page split */
+
+/*
+ * XLOG_PBT_INSERT: an item added at ordered position pos (the layout's
+ * insert, which redo repeats, puts it where it belongs on the page).
+ *
+ * Backup blocks:
+ *	0: the page the item goes to; block data: the item's bytes.
+ *	1: only for a downlink: the left child whose split the downlink
+ *	   completes; redo clears its PBT_INCOMPLETE_SPLIT flag.
+ */
+typedef struct xl_pbt_insert
+{
+	uint16		pos;			/* ordered position of the new item */
+} xl_pbt_insert;
+
+/*
+ * XLOG_PBT_SPLIT: a page split.  If the left page kept its first keep items
+ * in place (keep >= 0), redo truncates it to them and sets its new high
+ * key; otherwise (keep < 0) the rebuilt left page is logged whole.
+ *
+ * Backup blocks:
+ *	0: the left (original) page; block data: its new high key when
+ *	   keep >= 0, none when it is a full-page image.
+ *	1: the new right page, always a full-page image.
+ *	2: if present, the old right sibling, whose left-link redo points at
+ *	   block 1.
+ *	3: if present, the left child whose split this page's downlink
+ *	   completes (a split of an inner page that inserted the downlink).
+ */
+typedef struct xl_pbt_split
+{
+	int16		keep;			/* items kept in place on the left, or -1 */
+} xl_pbt_split;
+
+/*
+ * XLOG_PBT_REUSE_PAGE: a deleted page is about to be reused.  No backup
+ * blocks: redo only resolves recovery conflicts with standby queries that
+ * may still see the page (logged only with wal_level >= replica).
+ */
+typedef struct xl_pbt_reuse_page
+{
+	RelFileNode node;
+	BlockNumber block;
+	FullTransactionId safexid;
+} xl_pbt_reuse_page;
+
+/*
+ * XLOG_PBT_DELETE: removal of leaf entries, by VACUUM (whose horizon is
+ * invalid: its table's VACUUM resolved the conflicts) or before a split,
+ * of entries known dead to everyone.  Redo resolves recovery conflicts up
+ * to a valid snapshotConflictHorizon and deletes the same positions.
+ *
+ * Backup blocks:
+ *	0: the leaf; block data: ndeleted uint16 ordered positions, ascending.
+ */
+typedef struct xl_pbt_delete
+{
+	TransactionId snapshotConflictHorizon;
+	uint16		ndeleted;
+} xl_pbt_delete;
+
+/* logged size, without the trailing padding (it would be uninitialized) */
+#define SizeOfPbtDelete (offsetof(xl_pbt_delete, ndeleted) + sizeof(uint16))
+
+extern void pbt_register_rmgr(void);
+extern void pbt_log_insert(Relation index, Buffer buf, int pos,
+						   const char *data, int len, Buffer cbuf);
+extern void pbt_log_delete(Relation index, Buffer buf, const int *positions,
+						   int n, TransactionId snapshotConflictHorizon);
+extern void pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
+						  const char *hikey, int hikeylen, Buffer rbuf,
+						  Page rpage, Buffer sbuf, Buffer cbuf);
+extern bool pbt_log_reuse_page(Relation index, BlockNumber blkno,
+							   FullTransactionId safexid);
+
+#endif							/* PBT_XLOG_H */
