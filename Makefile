@@ -52,4 +52,4 @@ include $(PGXS)
 pagebtree--0.1.sql: src/sql/pagebtree_functions.sql src/sql/pagebtree_opclasses.sql
 	cat $^ > $@
 
-$(OBJS): src/pagebtree.h src/pbt_dense_util.h src/pbt_parts.h
+$(OBJS): src/pagebtree.h src/pbt_dense_util.h src/pbt_parts.h src/pbt_slots.h
