@@ -2,8 +2,9 @@
  *
  * pbt_dense_util.h
  *	  Helpers shared by the dense and semi-dense leaf layouts: big-endian
- *	  key tails, and bitmaps of whole 8-byte words (bit i in byte i / 8,
- *	  bit i % 8) with rank, select and stepping to the next set bit.
+ *	  key tails, bitmaps of whole 8-byte words (bit i in byte i / 8, bit
+ *	  i % 8) with rank, select and stepping to the next set bit, searches in
+ *	  a window of tails, and what turning into heads takes.
  *
  *-------------------------------------------------------------------------
  */
@@ -11,14 +12,34 @@
 #define PBT_DENSE_UTIL_H
 
 #include "pagebtree.h"
+#include "pbt_parts.h"
 
 #include "port/pg_bitutils.h"
 #include "port/pg_bswap.h"
+
+/* bytes of a bitmap of nbits bits, in whole 8-byte words */
+static inline int
+map_bytes(int nbits)
+{
+	return ((nbits + 63) / 64) * (int) sizeof(uint64);
+}
 
 static inline bool
 bit_is_set(const uint8 *map, int i)
 {
 	return (map[i / 8] & (1 << (i % 8))) != 0;
+}
+
+static inline void
+bit_set(uint8 *map, int i)
+{
+	map[i / 8] |= (1 << (i % 8));
+}
+
+static inline void
+bit_clear(uint8 *map, int i)
+{
+	map[i / 8] &= ~(1 << (i % 8));
 }
 
 static inline uint64
@@ -159,6 +180,64 @@ map_prev(const uint8 *map, int i)
 }
 
 /*
+ * Slots a window gets in space bytes: nmaps bitmaps with a bit per slot,
+ * and slot_bytes bytes per slot, at most max slots.
+ */
+static inline int
+window_capacity(int space, int nmaps, int slot_bytes, int max)
+{
+	int			map_word = nmaps * (int) sizeof(uint64);
+	int			per_word = map_word + 64 * slot_bytes;
+	int			words;
+	int			cap;
+	int			rest;
+
+	if (space <= 0)
+		return 0;
+	words = space / per_word;
+	cap = words * 64;
+	rest = space - words * per_word;
+	if (rest > map_word)
+		cap += Min(63, (rest - map_word) / slot_bytes);
+	return Min(cap, max);
+}
+
+/*
+ * The slot of the window (tails [base, base + capacity)) for the tail of
+ * an item, tlen bytes after its plen bytes of prefix; false if the tail is
+ * outside the window.
+ */
+static inline bool
+window_tail_slot(const char *data, int plen, int tlen, uint64 base,
+				 int capacity, int *slot)
+{
+	uint64		tail = read_tail(data + plen, tlen);
+
+	if (tail < base || tail - base >= (uint64) capacity)
+		return false;
+	*slot = (int) (tail - base);
+	return true;
+}
+
+/*
+ * The slot holding the item at ordered position pos of a page of count
+ * items: the pos-th set bit of its presence bitmap (layout: the layout's
+ * name, for the error).
+ */
+static inline int
+window_select(const uint8 *present, int capacity, int count, int pos,
+			  const char *layout)
+{
+	int			slot;
+
+	Assert(pos >= 0 && pos < count);
+	slot = map_select(present, map_bytes(capacity), pos);
+	if (slot < 0)
+		elog(ERROR, "pagebtree %s layout: no item at position %d", layout, pos);
+	return slot;
+}
+
+/*
  * The largest tail an item starting with prefix can have below the high
  * key: the high key's tail bytes, zero-padded, if it shares the prefix;
  * else any tail.
@@ -229,14 +308,9 @@ window_search(const DenseWindow *w, PbtSearchKey *key, int *slot,
 	*slot = -1;
 	if (w->count == 0)
 		return 0;
-	c = memcmp(key->bytes, w->prefix, Min(key->len, w->plen));
+	c = pbt_key_prefix_cmp(key, w->prefix, w->plen);
 	if (c != 0)
 		return c < 0 ? 0 : w->count;
-	if (key->len <= w->plen)
-	{
-		/* the key is a prefix of every item */
-		return key->nextkey ? w->count : 0;
-	}
 	k = key->bytes + w->plen;
 	kb = key->len - w->plen;
 	if (kb < w->tlen)
@@ -281,6 +355,82 @@ window_iter_step(PbtIter *it, const uint8 *present, int capacity,
 	it->cursor = slot;
 	it->pos += it->step;
 	return slot;
+}
+
+/*
+ * Bytes a dense or semidense page of count items would take as a heads page
+ * holding them and the new item (data, len), and its high key, as heads_load
+ * lays them out: all but the heads bytes of the page's own items
+ * (pbt_heads_item_bytes of each one's length after *q), which the caller
+ * adds as its layout knows those lengths.  The heads prefix *q is the common
+ * prefix of the first and last items, which for sorted items and one more
+ * is the shortest common prefix among first, last and new.  get is the
+ * layout's.
+ */
+static inline int
+window_converted_bytes(Page page, int count, const char *data, int len,
+					   void (*get) (Page page, int pos, PbtItem *item,
+									PbtItemBuf *buf),
+					   int *q)
+{
+	int			p = len;
+	int			bytes;
+	PbtItem		hikey;
+
+	if (count > 0)
+	{
+		PbtItemBuf	fbuf,
+					lbuf;
+		PbtItem		first,
+					last;
+
+		get(page, 0, &first, &fbuf);
+		get(page, count - 1, &last, &lbuf);
+		p = pbt_common_prefix(first.data, first.len, last.data, last.len);
+		p = Min(p, pbt_common_prefix(first.data, first.len, data, len));
+		p = Min(p, pbt_common_prefix(last.data, last.len, data, len));
+	}
+	*q = p;
+	bytes = pbt_heads_base_bytes(p) + pbt_heads_item_bytes(len - p);
+	if (pbt_page_get_hikey(page, &hikey))
+		bytes += hikey.len;
+	return bytes;
+}
+
+/*
+ * An insert that the window cannot take: the page becomes a heads page
+ * holding its items and the new one at pos, if they fit there (converted:
+ * the bytes that takes, as the layout's converted_bytes counts them); else
+ * false, the page unchanged, and the engine splits.
+ */
+static inline bool
+window_convert_insert(Page page, int pos, const char *data, int len,
+					  int converted)
+{
+	if (converted > ((PageHeader) page)->pd_special - SizeOfPageHeaderData)
+		return false;
+	pbt_heads_convert(page, pos, data, len);
+	return true;
+}
+
+/*
+ * Split planning: what sorted items take on a leaf of the layout whose
+ * eligibility test (pbt_dense_eligible, pbt_semidense_eligible) this is,
+ * or, for a half that is not eligible any more, on the heads leaf it
+ * becomes (fit_leaf_split in pbt_insert.c picks each half's layout
+ * exactly).
+ */
+static inline int
+window_space_needed(const PbtItem *items, int n, bool leaf,
+					bool (*eligible) (PbtItem *items, int n, PbtItem *hikey,
+									  int *bytes))
+{
+	int			bytes;
+
+	Assert(leaf);
+	if (eligible((PbtItem *) items, n, NULL, &bytes))
+		return bytes;
+	return pbt_heads_bytes((PbtItem *) items, n);
 }
 
 #endif							/* PBT_DENSE_UTIL_H */

@@ -58,6 +58,7 @@
  */
 #include "pagebtree.h"
 #include "pbt_parts.h"
+#include "pbt_slots.h"
 
 #include "port/pg_bitutils.h"
 
@@ -131,7 +132,7 @@ log_slots(Page page)
 }
 
 static inline PbtSlot *
-slot_of(Page page, uint16 off)
+bpa_slot_of(Page page, uint16 off)
 {
 	return (PbtSlot *) ((char *) page + off);
 }
@@ -173,13 +174,6 @@ start_block(Page page, BpaBlock *blk, uint16 fence_off, uint16 fence_len)
 	blk->fence_len = fence_len;
 }
 
-static inline int
-compare_slots(Page page, const PbtSlot *a, const PbtSlot *b)
-{
-	return pbt_bytes_cmp((char *) page + a->off, pbt_slot_len(a),
-						 (char *) page + b->off, pbt_slot_len(b));
-}
-
 /* items a block is made with (3/4 full), leaving room for flushes */
 static inline int
 block_fill(int block_cap)
@@ -195,7 +189,7 @@ blocks_for(int n, int block_cap)
 
 /* pd_lower of a page loaded with n items after a prefix of prefix_len bytes */
 static inline int
-lower_for(int n, int log_cap, int block_cap, int prefix_len)
+bpa_lower_for(int n, int log_cap, int block_cap, int prefix_len)
 {
 	return blocks_start(log_cap, prefix_len) +
 		blocks_for(n, block_cap) * unit_bytes(block_cap);
@@ -260,21 +254,19 @@ route(Page page, const char *data, int len)
 
 /* item bytes still referenced: items, orphaned fences, the high key */
 static int
-live_bytes(Page page)
+bpa_live_bytes(Page page)
 {
 	BpaHeader  *hdr = bpa_header(page);
 	int			live = PbtPageGetOpaque(page)->hikey_len;
 
-	for (int i = 0; i < hdr->log_count; i++)
-		live += pbt_slot_len(&log_slots(page)[i]);
+	live += pbt_slots_bytes(log_slots(page), hdr->log_count);
 	for (int b = 0; b < hdr->nblocks; b++)
 	{
 		BpaBlock   *blk = bpa_block(page, b);
 
 		if (blk->fence_len & BPA_FENCE_ORPHAN)
 			live += blk->fence_len & BPA_FENCE_LEN_MASK;
-		for (int i = 0; i < blk->count; i++)
-			live += pbt_slot_len(&block_slots(blk)[i]);
+		live += pbt_slots_bytes(block_slots(blk), blk->count);
 	}
 	return live;
 }
@@ -282,17 +274,13 @@ live_bytes(Page page)
 static int
 bpa_free_space(Page page)
 {
-	PageHeader	phdr = (PageHeader) page;
-
-	return phdr->pd_special - phdr->pd_lower - live_bytes(page);
+	return pbt_slots_free_space(page, bpa_live_bytes(page));
 }
 
 static int
 bpa_garbage(Page page)
 {
-	PageHeader	phdr = (PageHeader) page;
-
-	return phdr->pd_special - phdr->pd_upper - live_bytes(page);
+	return pbt_slots_garbage(page, bpa_live_bytes(page));
 }
 
 static int
@@ -317,7 +305,7 @@ bpa_space_needed(const PbtItem *items, int n, bool leaf)
 	}
 	/* the largest slot area of any geometry */
 	for (int cap = 4; cap <= BPA_MAX_CAP; cap *= 2)
-		slots = Max(slots, lower_for(n, BPA_MAX_CAP, cap, q));
+		slots = Max(slots, bpa_lower_for(n, BPA_MAX_CAP, cap, q));
 	return bytes - n * q + slots - SizeOfPageHeaderData;
 }
 
@@ -343,7 +331,8 @@ run_key_cmp(const RunKey *a, const RunKey *b, char *page)
 {
 	if (a->head != b->head)
 		return a->head < b->head ? -1 : 1;
-	return compare_slots(page, slot_of(page, a->off), slot_of(page, b->off));
+	return pbt_slot_cmp(page, bpa_slot_of(page, a->off),
+						bpa_slot_of(page, b->off));
 }
 
 #define ST_SORT sort_run_keys
@@ -362,10 +351,10 @@ sort_run(Page page, uint16 *entries, int n)
 
 	for (int i = 0; i < n; i++)
 	{
-		PbtSlot    *slot = slot_of(page, entries[i]);
+		PbtSlot    *slot = bpa_slot_of(page, entries[i]);
 		uint64		head = 0;
 
-		memcpy(&head, (char *) page + slot->off,
+		memcpy(&head, pbt_slot_data(page, slot),
 			   Min(pbt_slot_len(slot), (int) sizeof(uint64)));
 		keys[i].head = pg_ntoh64(head);
 		keys[i].off = entries[i];
@@ -379,7 +368,7 @@ sort_run(Page page, uint16 *entries, int n)
 #define ST_SORT sort_slots
 #define ST_ELEMENT_TYPE PbtSlot
 #define ST_COMPARE_ARG_TYPE char
-#define ST_COMPARE(a, b, page) compare_slots((page), (a), (b))
+#define ST_COMPARE(a, b, page) pbt_slot_cmp((page), (a), (b))
 #define ST_SCOPE static
 #define ST_DEFINE
 #include "lib/sort_template.h"
@@ -399,7 +388,8 @@ route_log(Page page, uint16 *log_block)
 	{
 		PbtSlot    *slot = &log_slots(page)[i];
 
-		log_block[i] = route(page, (char *) page + slot->off, pbt_slot_len(slot));
+		log_block[i] = route(page, pbt_slot_data(page, slot),
+							 pbt_slot_len(slot));
 	}
 }
 
@@ -440,8 +430,9 @@ load_run(Page page, const uint16 *log_block, int b, BpaRun *run)
 		uint16		off = run->entries[i];
 		int			j = i;
 
-		while (j > 0 && compare_slots(page, slot_of(page, run->entries[j - 1]),
-									  slot_of(page, off)) > 0)
+		while (j > 0 &&
+			   pbt_slot_cmp(page, bpa_slot_of(page, run->entries[j - 1]),
+							bpa_slot_of(page, off)) > 0)
 		{
 			run->entries[j] = run->entries[j - 1];
 			j--;
@@ -474,7 +465,7 @@ locate(Page page, const uint16 *log_block, int pos, BpaRun *run)
 
 /* the slot at ordered position pos */
 static PbtSlot *
-slot_at(Page page, int pos)
+bpa_slot_at(Page page, int pos)
 {
 	uint16		log_block[BPA_MAX_CAP];
 	BpaRun		run;
@@ -492,31 +483,24 @@ slot_at(Page page, int pos)
 		if (!(first->flags & BPA_BLOCK_SORTED))
 		{
 			for (int i = 1; i < first->count; i++)
-				if (compare_slots(page, &slots[i], least) < 0)
+				if (pbt_slot_cmp(page, &slots[i], least) < 0)
 					least = &slots[i];
 		}
 		for (int i = 0; i < bpa_header(page)->log_count; i++)
-			if (compare_slots(page, &log_slots(page)[i], least) < 0)
+			if (pbt_slot_cmp(page, &log_slots(page)[i], least) < 0)
 				least = &log_slots(page)[i];
 		return least;
 	}
 	route_log(page, log_block);
 	locate(page, log_block, pos, &run);
-	return slot_of(page, run.entries[pos - run.base]);
-}
-
-/* the whole item of an entry: on the page if there is no prefix, else in out */
-static inline void
-whole_item(Page page, const PbtSlot *slot, PbtItem *item, char *out, bool primed)
-{
-	pbt_whole_item(bpa_prefix(page), bpa_header(page)->prefix_len,
-				   (char *) page + slot->off, pbt_slot_len(slot), item, out, primed);
+	return bpa_slot_of(page, run.entries[pos - run.base]);
 }
 
 static void
 bpa_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 {
-	whole_item(page, slot_at(page, pos), item, buf->data, false);
+	pbt_slot_item(page, bpa_slot_at(page, pos), bpa_prefix(page),
+				  bpa_header(page)->prefix_len, item, buf->data, false);
 }
 
 /* the next stored slot of an unordered iteration: the log's, then each block's */
@@ -586,11 +570,10 @@ bpa_iter_next(PbtIter *it, PbtItem *item)
 		s->idx += it->step;
 		if (s->idx < 0 || s->idx >= s->run.len)
 			next_run(it, s);
-		slot = slot_of(it->page, s->run.entries[s->idx]);
+		slot = bpa_slot_of(it->page, s->run.entries[s->idx]);
 	}
-	whole_item(it->page, slot, item, it->buf.data, it->primed);
-	it->primed = true;
-	it->dead = (slot->len & PBT_SLOT_DEAD) != 0;
+	pbt_slot_iter_item(it, slot, bpa_prefix(it->page),
+					   bpa_header(it->page)->prefix_len, item);
 }
 
 /* first position whose item is >= key (see generic_binsearch) */
@@ -608,16 +591,11 @@ bpa_search(PbtState *st, Page page, PbtSearchKey *key)
 	/* the prefix once; then the key's rest against the entries */
 	if (plen > 0)
 	{
-		int			c = memcmp(key->bytes, bpa_prefix(page), Min(key->len, plen));
+		int			c = pbt_key_prefix_cmp(key, bpa_prefix(page), plen);
 
-		/* a key that is a prefix of every item: after all of them with nextkey */
-		if (c == 0 && key->len <= plen)
-			c = key->nextkey ? 1 : -1;
 		if (c != 0)
 			return c < 0 ? 0 : hdr->nitems;
-		rest.nextkey = key->nextkey;
-		rest.bytes = key->bytes + plen;
-		rest.len = key->len - plen;
+		pbt_key_rest(key, plen, &rest);
 		key = &rest;
 	}
 
@@ -646,7 +624,7 @@ bpa_search(PbtState *st, Page page, PbtSearchKey *key)
 		{
 			int			mid = lo + (hi - lo) / 2;
 
-			if (pbt_compare(st, key, (char *) page + slots[mid].off,
+			if (pbt_compare(st, key, pbt_slot_data(page, &slots[mid]),
 							pbt_slot_len(&slots[mid])) > 0)
 				lo = mid + 1;
 			else
@@ -660,7 +638,7 @@ bpa_search(PbtState *st, Page page, PbtSearchKey *key)
 		{
 			PbtSlot    *slot = &block_slots(blk)[i];
 
-			pos += pbt_compare(st, key, (char *) page + slot->off,
+			pos += pbt_compare(st, key, pbt_slot_data(page, slot),
 							   pbt_slot_len(slot)) > 0;
 		}
 	}
@@ -668,7 +646,8 @@ bpa_search(PbtState *st, Page page, PbtSearchKey *key)
 	{
 		PbtSlot    *slot = &log_slots(page)[i];
 
-		pos += pbt_compare(st, key, (char *) page + slot->off, pbt_slot_len(slot)) > 0;
+		pos += pbt_compare(st, key, pbt_slot_data(page, slot),
+						   pbt_slot_len(slot)) > 0;
 	}
 	return pos;
 }
@@ -699,13 +678,13 @@ probe_slots(Page page, const PbtSlot *slots, int n, const char *key, int keylen,
 {
 	for (int i = 0; i < n; i++)
 	{
-		const char *item = (char *) page + slots[i].off;
+		const char *item = pbt_slot_data(page, &slots[i]);
 
 		if (pbt_slot_len(&slots[i]) == keylen + PBT_TID_BYTES &&
 			same_tail(item, key, keylen) && memcmp(item, key, keylen) == 0)
 		{
 			tids[found] = item + keylen;
-			dead[found++] = (slots[i].len & PBT_SLOT_DEAD) != 0;
+			dead[found++] = pbt_slot_is_dead(&slots[i]);
 		}
 	}
 	return found;
@@ -726,10 +705,8 @@ bpa_probe(Page page, const char *key, int keylen, const char **tids, bool *dead)
 	int			n = 0;
 
 	/* the prefix never reaches into a heap TID */
-	if (keylen < plen || memcmp(key, bpa_prefix(page), plen) != 0)
+	if (!pbt_skip_prefix(&key, &keylen, bpa_prefix(page), plen))
 		return 0;
-	key += plen;
-	keylen -= plen;
 	first = route(page, key, keylen);
 
 	for (int b = first; b < hdr->nblocks; b++)
@@ -759,7 +736,7 @@ bpa_probe(Page page, const char *key, int keylen, const char **tids, bool *dead)
  * items, given as parts, after the prefix they share.
  */
 static void
-fill(Page page, const PbtPart *parts, int n)
+bpa_fill(Page page, const PbtPart *parts, int n)
 {
 	PageHeader	phdr = (PageHeader) page;
 	BpaHeader  *hdr = bpa_header(page);
@@ -769,7 +746,7 @@ fill(Page page, const PbtPart *parts, int n)
 
 	if (hdr->log_count != 0 || hdr->nblocks != 1 || bpa_block(page, 0)->count != 0)
 		elog(ERROR, "pagebtree BPA layout: load into a page that is not empty");
-	phdr->pd_lower = lower_for(n, hdr->log_cap, hdr->block_cap, q);
+	phdr->pd_lower = bpa_lower_for(n, hdr->log_cap, hdr->block_cap, q);
 	if (phdr->pd_lower > phdr->pd_upper)
 		elog(ERROR, "pagebtree BPA layout: %d items do not fit", n);
 	hdr->prefix_len = q;
@@ -812,12 +789,12 @@ bpa_load(Page page, PbtItem *items, int n)
 {
 	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
 
-	fill(page, parts, pbt_items_as_parts(items, n, parts));
+	bpa_fill(page, parts, pbt_items_as_parts(items, n, parts));
 }
 
 /* the first keep of the page's items in key order, as parts; returns how many */
 static int
-sorted_parts(Page page, int keep, PbtPart *parts)
+bpa_sorted_parts(Page page, int keep, PbtPart *parts)
 {
 	BpaHeader  *hdr = bpa_header(page);
 	uint16		log_block[BPA_MAX_CAP];
@@ -830,12 +807,8 @@ sorted_parts(Page page, int keep, PbtPart *parts)
 		load_run(page, log_block, b, &run);
 		for (int i = 0; i < run.len && n < keep; i++)
 		{
-			PbtSlot    *slot = slot_of(page, run.entries[i]);
-
-			parts[n].head = bpa_prefix(page);
-			parts[n].headlen = hdr->prefix_len;
-			parts[n].tail = (char *) page + slot->off;
-			parts[n++].taillen = pbt_slot_len(slot);
+			parts[n++] = pbt_slot_part(page, bpa_slot_of(page, run.entries[i]),
+									   bpa_prefix(page), hdr->prefix_len);
 		}
 	}
 	return n;
@@ -846,23 +819,14 @@ sorted_parts(Page page, int keep, PbtPart *parts)
  * of it; false (page unchanged) if they do not fit.
  */
 static bool
-reload(Page page, const PbtPart *parts, int n, Page old)
+bpa_reload(Page page, const PbtPart *parts, int n, Page old)
 {
 	BpaHeader  *hdr = bpa_header(old);
-	PbtItem		hikey;
-	bool		has_hikey = pbt_page_get_hikey(old, &hikey);
 	int			q = pbt_parts_prefix(parts, n);
-	int			bytes = lower_for(n, hdr->log_cap, hdr->block_cap, q) +
-		(has_hikey ? hikey.len : 0);
 
-	for (int i = 0; i < n; i++)
-		bytes += pbt_part_len(&parts[i]) - q;
-	if (bytes > ((PageHeader) old)->pd_special)
-		return false;
-	/* an empty page with the high key, then the items */
-	pbt_page_rebuild(page, NULL, 0, has_hikey ? &hikey : NULL);
-	fill(page, parts, n);
-	return true;
+	return pbt_slots_rebuild(page, old, parts, n,
+							 bpa_lower_for(n, hdr->log_cap, hdr->block_cap, q) +
+							 pbt_parts_entry_bytes(parts, n, q), bpa_fill);
 }
 
 /*
@@ -870,21 +834,17 @@ reload(Page page, const PbtPart *parts, int n, Page old)
  * false (page unchanged) if they do not fit.
  */
 static bool
-rebuild(Page page, const char *data, int len)
+bpa_rebuild(Page page, const char *data, int len)
 {
 	PGAlignedBlock copy;
 	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
 	int			n;
 
 	memcpy(copy.data, page, BLCKSZ);
-	n = sorted_parts(copy.data, INT_MAX, parts);
+	n = bpa_sorted_parts(copy.data, INT_MAX, parts);
 	if (data)
-	{
-		PbtPart		new = {data, len, NULL, 0};
-
-		n = pbt_parts_add(parts, n, &new);
-	}
-	return reload(page, parts, n, copy.data);
+		n = pbt_parts_add_item(parts, n, data, len);
+	return bpa_reload(page, parts, n, copy.data);
 }
 
 /*
@@ -895,7 +855,7 @@ rebuild(Page page, const char *data, int len)
 bool
 pbt_bpa_reload(Page page)
 {
-	return rebuild(page, NULL, 0);
+	return bpa_rebuild(page, NULL, 0);
 }
 
 /*
@@ -951,7 +911,7 @@ appends_in_order(Page page, BpaBlock *blk, const PbtSlot *incoming, int n)
 
 	for (int i = 0; i < n; i++)
 	{
-		if (prev && compare_slots(page, prev, &incoming[i]) > 0)
+		if (prev && pbt_slot_cmp(page, prev, &incoming[i]) > 0)
 			return false;
 		prev = &incoming[i];
 	}
@@ -1068,15 +1028,6 @@ flush(Page page)
 	return true;
 }
 
-/* Does the item start with the page's prefix, before its heap TID? */
-static bool
-shares_prefix(Page page, const char *data, int len)
-{
-	int			plen = bpa_header(page)->prefix_len;
-
-	return len - PBT_TID_BYTES >= plen && memcmp(data, bpa_prefix(page), plen) == 0;
-}
-
 /*
  * What reloading the page with a shorter prefix, the one the item shares
  * with every item here, needs beyond what the page uses now: the item
@@ -1102,7 +1053,7 @@ shrink_cost(Page page, const char *data, int len)
 	}
 	q = Max(0, Min(pbt_common_prefix(data, Min(len, plen), bpa_prefix(page), plen),
 				   shortest - PBT_TID_BYTES));
-	return Max(0, lower_for(hdr->nitems + 1, hdr->log_cap, hdr->block_cap, q) -
+	return Max(0, bpa_lower_for(hdr->nitems + 1, hdr->log_cap, hdr->block_cap, q) -
 			   ((PageHeader) page)->pd_lower + hdr->nitems * (plen - q) + len - q);
 }
 
@@ -1164,7 +1115,9 @@ bpa_item_cost(Page page, const char *data, int len)
 	int			elen = len - hdr->prefix_len;
 	int			need = elen;
 
-	if (!shares_prefix(page, data, len))
+	/* the item's prefix, before its heap TID */
+	if (!pbt_has_prefix(data, len - PBT_TID_BYTES, bpa_prefix(page),
+						hdr->prefix_len))
 		return shrink_cost(page, data, len);
 	need = append_need(page, data + hdr->prefix_len, elen);
 	if (need >= 0 && phdr->pd_upper - phdr->pd_lower >= need)
@@ -1183,7 +1136,7 @@ bpa_item_cost(Page page, const char *data, int len)
 		return need;
 	if (bpa_garbage(page) < BLCKSZ / 16)
 		return PBT_USABLE_SPACE + 1;
-	return elen + Max(0, lower_for(hdr->nitems + 1, hdr->log_cap, hdr->block_cap,
+	return elen + Max(0, bpa_lower_for(hdr->nitems + 1, hdr->log_cap, hdr->block_cap,
 								   hdr->prefix_len) - phdr->pd_lower);
 }
 
@@ -1197,8 +1150,9 @@ bpa_insert(Page page, int pos, const char *data, int len)
 	int			need;
 	PbtSlot    *slot;
 
-	if (!shares_prefix(page, data, len))
-		return rebuild(page, data, len);
+	if (!pbt_has_prefix(data, len - PBT_TID_BYTES, bpa_prefix(page),
+						hdr->prefix_len))
+		return bpa_rebuild(page, data, len);
 	need = append_need(page, data + hdr->prefix_len, elen);
 	if (need >= 0 && phdr->pd_upper - phdr->pd_lower >= need)
 	{
@@ -1217,9 +1171,9 @@ bpa_insert(Page page, int pos, const char *data, int len)
 	else
 	{
 		if (hdr->log_count == hdr->log_cap && !flush(page))
-			return rebuild(page, data, len);
+			return bpa_rebuild(page, data, len);
 		if (phdr->pd_upper - phdr->pd_lower < elen)
-			return rebuild(page, data, len);
+			return bpa_rebuild(page, data, len);
 		slot = &log_slots(page)[hdr->log_count++];
 	}
 	phdr->pd_upper -= elen;
@@ -1268,7 +1222,7 @@ bpa_delete(Page page, const int *positions, int n)
 		BpaIterState *s = (BpaIterState *) it.state.data;
 
 		if (it.pos == positions[k])
-			victims[k++] = slot_of(page, s->run.entries[s->idx]);
+			victims[k++] = bpa_slot_of(page, s->run.entries[s->idx]);
 	}
 	if (k != n)
 		elog(ERROR, "pagebtree BPA layout: no item at position %d", positions[k]);
@@ -1367,7 +1321,8 @@ bpa_truncate(Page page, int n)
 		PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
 
 		memcpy(copy.data, page, BLCKSZ);
-		if (reload(page, parts, sorted_parts(copy.data, n, parts), copy.data))
+		if (bpa_reload(page, parts, bpa_sorted_parts(copy.data, n, parts),
+					   copy.data))
 			return;
 	}
 	for (int i = n; i < count; i++)
@@ -1379,13 +1334,13 @@ bpa_truncate(Page page, int n)
 static void
 bpa_set_dead(Page page, int pos)
 {
-	slot_at(page, pos)->len |= PBT_SLOT_DEAD;
+	pbt_slot_set_dead(bpa_slot_at(page, pos));
 }
 
 static bool
 bpa_is_dead(Page page, int pos)
 {
-	return (slot_at(page, pos)->len & PBT_SLOT_DEAD) != 0;
+	return pbt_slot_is_dead(bpa_slot_at(page, pos));
 }
 
 static void
@@ -1393,26 +1348,13 @@ bpa_mask(Page page)
 {
 	BpaHeader  *hdr = bpa_header(page);
 
-	for (int i = 0; i < hdr->log_count; i++)
-		log_slots(page)[i].len &= PBT_SLOT_LEN_MASK;
+	pbt_slots_clear_dead(log_slots(page), hdr->log_count);
 	for (int b = 0; b < hdr->nblocks; b++)
 	{
 		BpaBlock   *blk = bpa_block(page, b);
 
-		for (int i = 0; i < blk->count; i++)
-			block_slots(blk)[i].len &= PBT_SLOT_LEN_MASK;
+		pbt_slots_clear_dead(block_slots(blk), blk->count);
 	}
-}
-
-static bool
-slot_in_bounds(Page page, const PbtSlot *slot)
-{
-	PageHeader	phdr = (PageHeader) page;
-	int			len = pbt_slot_len(slot);
-
-	/* an entry keeps at least its heap TID after the prefix */
-	return len >= PBT_TID_BYTES && len <= (int) PBT_MAX_ITEM_SIZE &&
-		slot->off >= phdr->pd_upper && slot->off + len <= phdr->pd_special;
 }
 
 static const char *
@@ -1432,7 +1374,7 @@ bpa_check(Page page)
 		return "BPA header disagrees with the page's slot area";
 	for (int i = 0; i < hdr->log_count; i++)
 	{
-		if (!slot_in_bounds(page, &log_slots(page)[i]))
+		if (!pbt_slot_entry_in_bounds(page, &log_slots(page)[i]))
 			return "BPA log item out of bounds";
 	}
 	for (int b = 0; b < hdr->nblocks; b++)
@@ -1457,12 +1399,12 @@ bpa_check(Page page)
 		{
 			PbtSlot    *slot = &block_slots(blk)[i];
 
-			if (!slot_in_bounds(page, slot))
+			if (!pbt_slot_entry_in_bounds(page, slot))
 				return "BPA block item out of bounds";
-			if (route(page, (char *) page + slot->off, pbt_slot_len(slot)) != b)
+			if (route(page, pbt_slot_data(page, slot), pbt_slot_len(slot)) != b)
 				return "BPA item outside its block's fences";
 			if ((blk->flags & BPA_BLOCK_SORTED) && i > 0 &&
-				compare_slots(page, &block_slots(blk)[i - 1], slot) >= 0)
+				pbt_slot_cmp(page, &block_slots(blk)[i - 1], slot) >= 0)
 				return "BPA block flagged sorted is out of order";
 		}
 	}

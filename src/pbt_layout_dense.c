@@ -64,7 +64,6 @@ typedef struct DenseHeader
 #define DENSE_VALUE_BYTES	PBT_TID_BYTES
 #define DENSE_MAX_TAIL		4
 #define DENSE_MAPS_START	(SizeOfPageHeaderData + sizeof(DenseHeader))
-#define DENSE_MAP_BYTES(cap) ((((cap) + 63) / 64) * (int) sizeof(uint64))
 
 /* what a dense page for some items would look like (see dense_plan) */
 typedef struct DensePlan
@@ -85,7 +84,7 @@ dense_header(Page page)
 }
 
 static inline uint8 *
-present_map(Page page)
+dense_present_map(Page page)
 {
 	return (uint8 *) page + DENSE_MAPS_START;
 }
@@ -93,54 +92,31 @@ present_map(Page page)
 static inline uint8 *
 dead_map(Page page)
 {
-	return present_map(page) + DENSE_MAP_BYTES(dense_header(page)->capacity);
+	return dense_present_map(page) + map_bytes(dense_header(page)->capacity);
 }
 
 static inline char *
 slot_value(Page page, int slot)
 {
-	return (char *) present_map(page) +
-		2 * DENSE_MAP_BYTES(dense_header(page)->capacity) +
+	return (char *) dense_present_map(page) +
+		2 * map_bytes(dense_header(page)->capacity) +
 		slot * DENSE_VALUE_BYTES;
 }
 
 static inline int
-tail_len_for(int len)
+dense_tail_len_for(int len)
 {
 	return Min(DENSE_MAX_TAIL, len - DENSE_VALUE_BYTES);
 }
 
 /* the slot holding the item at ordered position pos */
 static inline int
-slot_of(Page page, int pos)
+dense_slot_of(Page page, int pos)
 {
 	DenseHeader *hdr = dense_header(page);
-	int			slot;
 
-	Assert(pos >= 0 && pos < hdr->count);
-	slot = map_select(present_map(page), DENSE_MAP_BYTES(hdr->capacity), pos);
-	if (slot < 0)
-		elog(ERROR, "pagebtree dense layout: no item at position %d", pos);
-	return slot;
-}
-
-/* slots that fit in space bytes of bitmaps and values */
-static int
-capacity_for(int space)
-{
-	int			per_word = 2 * sizeof(uint64) + 64 * DENSE_VALUE_BYTES;
-	int			words;
-	int			cap;
-	int			rest;
-
-	if (space <= 0)
-		return 0;
-	words = space / per_word;
-	cap = words * 64;
-	rest = space - words * per_word;
-	if (rest > 2 * (int) sizeof(uint64))
-		cap += Min(63, (rest - 2 * (int) sizeof(uint64)) / DENSE_VALUE_BYTES);
-	return Min(cap, (int) PBT_MAX_ITEMS_PER_PAGE);
+	return window_select(dense_present_map(page), hdr->capacity, hdr->count,
+						 pos, "dense");
 }
 
 /*
@@ -155,13 +131,15 @@ capacity_with(int len, int plen, int hikey_len)
 	int			space = PBT_USABLE_SPACE - sizeof(DenseHeader) - plen;
 
 	space -= hikey_len >= 0 ? hikey_len : len + (int) sizeof(PbtSlot);
-	return capacity_for(space);
+	/* the present and dead bitmaps, and a value per slot */
+	return window_capacity(space, 2, DENSE_VALUE_BYTES,
+						   (int) PBT_MAX_ITEMS_PER_PAGE);
 }
 
 static inline int
 dense_bytes(int plen, int span)
 {
-	return sizeof(DenseHeader) + plen + 2 * DENSE_MAP_BYTES(span) +
+	return sizeof(DenseHeader) + plen + 2 * map_bytes(span) +
 		span * DENSE_VALUE_BYTES;
 }
 
@@ -188,7 +166,7 @@ dense_plan(PbtItem *items, int n, PbtItem *hikey, DensePlan *plan)
 	len = items[0].len;
 	if (len <= DENSE_VALUE_BYTES || len > (int) PBT_MAX_ITEM_SIZE)
 		return false;
-	tlen = tail_len_for(len);
+	tlen = dense_tail_len_for(len);
 	plen = len - DENSE_VALUE_BYTES - tlen;
 	/* sorted: if the first and last share the prefix, all do */
 	if (items[n - 1].len != len ||
@@ -271,7 +249,7 @@ pbt_dense_span(const char *first, int firstlen, const char *item, int len)
 
 	if (len != firstlen || len <= DENSE_VALUE_BYTES || len > (int) PBT_MAX_ITEM_SIZE)
 		return 0;
-	tlen = tail_len_for(len);
+	tlen = dense_tail_len_for(len);
 	plen = len - DENSE_VALUE_BYTES - tlen;
 	if (memcmp(first, item, plen) != 0)
 		return 0;
@@ -289,7 +267,7 @@ pbt_dense_span(const char *first, int firstlen, const char *item, int len)
 int
 pbt_dense_capacity(const char *first, int len)
 {
-	int			tlen = tail_len_for(len);
+	int			tlen = dense_tail_len_for(len);
 	int			plen = len - DENSE_VALUE_BYTES - tlen;
 	uint64		room = (UINT64CONST(1) << (8 * tlen)) - read_tail(first + plen, tlen);
 
@@ -314,7 +292,7 @@ dense_count(Page page)
 
 /* write the tail and value of slot after the prefix at out */
 static inline void
-assemble(Page page, int slot, char *out)
+dense_assemble(Page page, int slot, char *out)
 {
 	DenseHeader *hdr = dense_header(page);
 	char	   *tail = out + hdr->prefix_len;
@@ -329,7 +307,7 @@ dense_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 	DenseHeader *hdr = dense_header(page);
 
 	memcpy(buf->data, (char *) page + hdr->prefix_off, hdr->prefix_len);
-	assemble(page, slot_of(page, pos), buf->data);
+	dense_assemble(page, dense_slot_of(page, pos), buf->data);
 	item->data = buf->data;
 	item->len = hdr->item_len;
 }
@@ -342,7 +320,7 @@ dense_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 static void
 dense_iter_start(PbtIter *it)
 {
-	it->cursor = slot_of(it->page, it->pos + it->step) - it->step;
+	it->cursor = dense_slot_of(it->page, it->pos + it->step) - it->step;
 }
 
 static void
@@ -352,9 +330,9 @@ dense_iter_next(PbtIter *it, PbtItem *item)
 	DenseHeader *hdr = dense_header(page);
 	int			slot;
 
-	slot = window_iter_step(it, present_map(page), hdr->capacity,
+	slot = window_iter_step(it, dense_present_map(page), hdr->capacity,
 							(char *) page + hdr->prefix_off, hdr->prefix_len);
-	assemble(page, slot, it->buf.data);
+	dense_assemble(page, slot, it->buf.data);
 	it->dead = (hdr->flags & DENSE_HAS_DEAD) && bit_is_set(dead_map(page), slot);
 	item->data = it->buf.data;
 	item->len = hdr->item_len;
@@ -366,7 +344,7 @@ dense_live_bytes(Page page)
 {
 	DenseHeader *hdr = dense_header(page);
 
-	return sizeof(DenseHeader) + 2 * DENSE_MAP_BYTES(hdr->capacity) +
+	return sizeof(DenseHeader) + 2 * map_bytes(hdr->capacity) +
 		hdr->count * DENSE_VALUE_BYTES + hdr->prefix_len +
 		pbt_page_hikey_bytes(page);
 }
@@ -400,51 +378,29 @@ static inline bool
 dense_slot(Page page, const char *data, int len, int *slot)
 {
 	DenseHeader *hdr = dense_header(page);
-	uint64		tail;
 
 	if (hdr->capacity == 0 || len != hdr->item_len ||
 		memcmp(data, (char *) page + hdr->prefix_off, hdr->prefix_len) != 0)
 		return false;
-	tail = read_tail(data + hdr->prefix_len, hdr->tail_len);
-	if (tail < hdr->base || tail - hdr->base >= hdr->capacity)
-		return false;
-	*slot = (int) (tail - hdr->base);
-	return true;
+	return window_tail_slot(data, hdr->prefix_len, hdr->tail_len, hdr->base,
+							hdr->capacity, slot);
 }
 
 /*
  * Bytes the page would take as a heads page holding its items and the new
- * one (and its high key), as heads_load lays them out: the heads prefix is
- * the common prefix of the first and last items, which for sorted items
- * and one more is the shortest common prefix among first, last and new.
+ * one (see window_converted_bytes): its items all have one length.
  */
 static int
-converted_bytes(Page page, const char *data, int len)
+dense_converted_bytes(Page page, const char *data, int len)
 {
 	DenseHeader *hdr = dense_header(page);
 	int			n = hdr->count;
-	int			q = len;
-	int			bytes;
-	PbtItem		hikey;
+	int			q;
+	int			bytes = window_converted_bytes(page, n, data, len, dense_get,
+											   &q);
 
-	if (n > 0)
-	{
-		PbtItemBuf	fbuf,
-					lbuf;
-		PbtItem		first,
-					last;
-
-		dense_get(page, 0, &first, &fbuf);
-		dense_get(page, n - 1, &last, &lbuf);
-		q = pbt_common_prefix(first.data, first.len, last.data, last.len);
-		q = Min(q, pbt_common_prefix(first.data, first.len, data, len));
-		q = Min(q, pbt_common_prefix(last.data, last.len, data, len));
-	}
-	bytes = pbt_heads_base_bytes(q) + pbt_heads_item_bytes(len - q);
 	if (n > 0)
 		bytes += n * pbt_heads_item_bytes(hdr->item_len - q);
-	if (pbt_page_get_hikey(page, &hikey))
-		bytes += hikey.len;
 	return bytes;
 }
 
@@ -470,49 +426,35 @@ dense_item_cost(Page page, const char *data, int len)
 	int			slot;
 
 	if (dense_slot(page, data, len, &slot) &&
-		(!bit_is_set(present_map(page), slot) ||
+		(!bit_is_set(dense_present_map(page), slot) ||
 		 memcmp(slot_value(page, slot), data + hdr->prefix_len + hdr->tail_len,
 				DENSE_VALUE_BYTES) == 0))
 		return DENSE_VALUE_BYTES;
-	return Max(0, converted_bytes(page, data, len) - dense_live_bytes(page));
+	return Max(0, dense_converted_bytes(page, data, len) -
+			   dense_live_bytes(page));
 }
 
-/*
- * Split planning: a half that is not dense-eligible any more becomes heads
- * (fit_leaf_split in pbt_insert.c picks each half's layout exactly).
- */
 static int
 dense_space_needed(const PbtItem *items, int n, bool leaf)
 {
-	int			bytes;
-
-	Assert(leaf);
-	if (pbt_dense_eligible((PbtItem *) items, n, NULL, &bytes))
-		return bytes;
-	return pbt_heads_bytes((PbtItem *) items, n);
+	return window_space_needed(items, n, leaf, pbt_dense_eligible);
 }
 
 static void
-set_slot(Page page, int slot, const char *value)
+dense_set_slot(Page page, int slot, const char *value)
 {
-	uint8	   *present = present_map(page);
-	uint8	   *dead = dead_map(page);
-
-	present[slot / 8] |= (1 << (slot % 8));
-	dead[slot / 8] &= ~(1 << (slot % 8));
+	bit_set(dense_present_map(page), slot);
+	bit_clear(dead_map(page), slot);
 	memcpy(slot_value(page, slot), value, DENSE_VALUE_BYTES);
 	dense_header(page)->count++;
 }
 
 /* empty slots keep no stale TIDs, so the bytes depend only on the items */
 static void
-clear_slot(Page page, int slot)
+dense_clear_slot(Page page, int slot)
 {
-	uint8	   *present = present_map(page);
-	uint8	   *dead = dead_map(page);
-
-	present[slot / 8] &= ~(1 << (slot % 8));
-	dead[slot / 8] &= ~(1 << (slot % 8));
+	bit_clear(dense_present_map(page), slot);
+	bit_clear(dead_map(page), slot);
 	memset(slot_value(page, slot), 0, DENSE_VALUE_BYTES);
 	dense_header(page)->count--;
 }
@@ -525,17 +467,14 @@ dense_insert(Page page, int pos, const char *data, int len)
 
 	Assert(pos >= 0 && pos <= hdr->count);
 	if (dense_slot(page, data, len, &slot) &&
-		!bit_is_set(present_map(page), slot))
+		!bit_is_set(dense_present_map(page), slot))
 	{
-		Assert(map_rank(present_map(page), slot) == pos);
-		set_slot(page, slot, data + hdr->prefix_len + hdr->tail_len);
+		Assert(map_rank(dense_present_map(page), slot) == pos);
+		dense_set_slot(page, slot, data + hdr->prefix_len + hdr->tail_len);
 		return true;
 	}
-	if (converted_bytes(page, data, len) >
-		((PageHeader) page)->pd_special - SizeOfPageHeaderData)
-		return false;
-	pbt_heads_convert(page, pos, data, len);
-	return true;
+	return window_convert_insert(page, pos, data, len,
+								 dense_converted_bytes(page, data, len));
 }
 
 /* Fill the empty page (its high key, if any, already set); see dense_plan. */
@@ -553,7 +492,7 @@ dense_load(Page page, PbtItem *items, int n)
 	if (!dense_plan(items, n, pbt_page_get_hikey(page, &hikey) ? &hikey : NULL,
 					&plan))
 		elog(ERROR, "pagebtree dense layout: %d items do not make a dense page", n);
-	lower = DENSE_MAPS_START + 2 * DENSE_MAP_BYTES(plan.capacity) +
+	lower = DENSE_MAPS_START + 2 * map_bytes(plan.capacity) +
 		plan.capacity * DENSE_VALUE_BYTES;
 	if (lower > phdr->pd_upper - plan.plen)
 		elog(ERROR, "pagebtree dense layout: %d items do not fit", n);
@@ -569,12 +508,12 @@ dense_load(Page page, PbtItem *items, int n)
 	hdr->count = 0;
 	hdr->flags = 0;
 	phdr->pd_lower = lower;
-	memset(present_map(page), 0, lower - DENSE_MAPS_START);
+	memset(dense_present_map(page), 0, lower - DENSE_MAPS_START);
 	for (int i = 0; i < n; i++)
 	{
 		uint64		tail = read_tail(items[i].data + plan.plen, plan.tlen);
 
-		set_slot(page, (int) (tail - plan.base),
+		dense_set_slot(page, (int) (tail - plan.base),
 				 items[i].data + plan.plen + plan.tlen);
 	}
 }
@@ -584,7 +523,7 @@ dense_delete(Page page, const int *positions, int n)
 {
 	/* from the last: clearing a slot does not move the ones before it */
 	for (int k = n - 1; k >= 0; k--)
-		clear_slot(page, slot_of(page, positions[k]));
+		dense_clear_slot(page, dense_slot_of(page, positions[k]));
 }
 
 static void
@@ -595,10 +534,10 @@ dense_truncate(Page page, int n)
 	Assert(n <= hdr->count);
 	if (n >= hdr->count)
 		return;
-	for (int slot = slot_of(page, n); slot < hdr->capacity; slot++)
+	for (int slot = dense_slot_of(page, n); slot < hdr->capacity; slot++)
 	{
-		if (bit_is_set(present_map(page), slot))
-			clear_slot(page, slot);
+		if (bit_is_set(dense_present_map(page), slot))
+			dense_clear_slot(page, slot);
 	}
 }
 
@@ -613,7 +552,7 @@ dense_window(Page page, DenseWindow *w)
 	w->base = hdr->base;
 	w->capacity = hdr->capacity;
 	w->count = hdr->count;
-	w->present = present_map(page);
+	w->present = dense_present_map(page);
 }
 
 /*
@@ -646,9 +585,9 @@ dense_search(PbtState *st, Page page, PbtSearchKey *key)
 static void
 dense_set_dead(Page page, int pos)
 {
-	int			slot = slot_of(page, pos);
+	int			slot = dense_slot_of(page, pos);
 
-	dead_map(page)[slot / 8] |= (1 << (slot % 8));
+	bit_set(dead_map(page), slot);
 	dense_header(page)->flags |= DENSE_HAS_DEAD;
 }
 
@@ -657,7 +596,7 @@ dense_is_dead(Page page, int pos)
 {
 	if (!(dense_header(page)->flags & DENSE_HAS_DEAD))
 		return false;
-	return bit_is_set(dead_map(page), slot_of(page, pos));
+	return bit_is_set(dead_map(page), dense_slot_of(page, pos));
 }
 
 static void
@@ -665,7 +604,7 @@ dense_mask(Page page)
 {
 	DenseHeader *hdr = dense_header(page);
 
-	memset(dead_map(page), 0, DENSE_MAP_BYTES(hdr->capacity));
+	memset(dead_map(page), 0, map_bytes(hdr->capacity));
 	hdr->flags &= ~DENSE_HAS_DEAD;
 }
 
@@ -675,8 +614,8 @@ dense_check(Page page)
 	PageHeader	phdr = (PageHeader) page;
 	DenseHeader *hdr = dense_header(page);
 	int			cap = hdr->capacity;
-	int			nbytes = DENSE_MAP_BYTES(cap);
-	uint8	   *present = present_map(page);
+	int			nbytes = map_bytes(cap);
+	uint8	   *present = dense_present_map(page);
 	uint8	   *dead;
 	int			count = 0;
 
@@ -690,7 +629,7 @@ dense_check(Page page)
 	}
 	if (hdr->item_len <= DENSE_VALUE_BYTES ||
 		hdr->item_len > PBT_MAX_ITEM_SIZE ||
-		hdr->tail_len != tail_len_for(hdr->item_len) ||
+		hdr->tail_len != dense_tail_len_for(hdr->item_len) ||
 		hdr->prefix_len != hdr->item_len - DENSE_VALUE_BYTES - hdr->tail_len)
 		return "dense item, prefix and tail lengths disagree";
 	if (cap > (int) PBT_MAX_ITEMS_PER_PAGE ||

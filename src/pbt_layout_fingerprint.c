@@ -39,6 +39,7 @@
  */
 #include "pagebtree.h"
 #include "pbt_parts.h"
+#include "pbt_slots.h"
 
 #include "port/pg_bitutils.h"
 #ifdef __SSE2__
@@ -106,7 +107,7 @@ fp_cap_for(int n)
 }
 
 static inline int
-lower_for(int n, int prefix_len)
+fp_lower_for(int n, int prefix_len)
 {
 	return fps_start(prefix_len) + fp_cap_for(n) + n * sizeof(PbtSlot);
 }
@@ -114,11 +115,7 @@ lower_for(int n, int prefix_len)
 static inline int
 compare_entries(Page page, int a, int b)
 {
-	PbtSlot    *sa = &fp_slots(page)[a];
-	PbtSlot    *sb = &fp_slots(page)[b];
-
-	return pbt_bytes_cmp((char *) page + sa->off, pbt_slot_len(sa),
-						 (char *) page + sb->off, pbt_slot_len(sb));
+	return pbt_slot_cmp(page, &fp_slots(page)[a], &fp_slots(page)[b]);
 }
 
 /*
@@ -140,14 +137,6 @@ static inline uint8
 entry_fingerprint(const char *entry, int len)
 {
 	return key_fingerprint(entry, len - PBT_TID_BYTES);
-}
-
-/* the whole item of an entry: on the page if there is no prefix, else in out */
-static inline void
-whole_item(Page page, const PbtSlot *slot, PbtItem *item, char *out, bool primed)
-{
-	pbt_whole_item(fp_prefix(page), fp_header(page)->prefix_len,
-				   (char *) page + slot->off, pbt_slot_len(slot), item, out, primed);
 }
 
 static void
@@ -189,8 +178,7 @@ order_unsorted(Page page, FpOrder *ord)
 		{
 			int			mid = low + (high - low) / 2;
 
-			if (pbt_bytes_cmp((char *) page + slots[mid].off, pbt_slot_len(&slots[mid]),
-							  (char *) page + slots[s].off, pbt_slot_len(&slots[s])) < 0)
+			if (pbt_slot_cmp(page, &slots[mid], &slots[s]) < 0)
 				low = mid + 1;
 			else
 				high = mid;
@@ -201,7 +189,7 @@ order_unsorted(Page page, FpOrder *ord)
 
 /* the slot of ordered position pos, given the unsorted range's order */
 static int
-slot_at(const FpOrder *ord, int pos)
+fp_slot_at(const FpOrder *ord, int pos)
 {
 	int			j = 0;
 
@@ -230,9 +218,10 @@ fp_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 	else
 	{
 		order_unsorted(page, &ord);
-		s = slot_at(&ord, pos);
+		s = fp_slot_at(&ord, pos);
 	}
-	whole_item(page, &fp_slots(page)[s], item, buf->data, false);
+	pbt_slot_item(page, &fp_slots(page)[s], fp_prefix(page),
+				  fp_header(page)->prefix_len, item, buf->data, false);
 }
 
 static void
@@ -253,11 +242,9 @@ fp_iter_next(PbtIter *it, PbtItem *item)
 	PbtSlot    *slot;
 
 	it->pos += it->step;
-	slot = &fp_slots(it->page)[slot_at(ord, it->pos)];
-	/* the prefix is copied into buf once */
-	whole_item(it->page, slot, item, it->buf.data, it->primed);
-	it->primed = true;
-	it->dead = (slot->len & PBT_SLOT_DEAD) != 0;
+	slot = &fp_slots(it->page)[fp_slot_at(ord, it->pos)];
+	pbt_slot_iter_item(it, slot, fp_prefix(it->page),
+					   fp_header(it->page)->prefix_len, item);
 }
 
 /* first position whose item is >= key (see generic_binsearch) */
@@ -274,29 +261,24 @@ fp_search(PbtState *st, Page page, PbtSearchKey *key)
 
 	if (hdr->count == 0)
 		return 0;
-	c = memcmp(key->bytes, fp_prefix(page), Min(key->len, plen));
-	/* a key that is a prefix of every key: after all of them with nextkey */
-	if (c == 0 && key->len <= plen)
-		c = key->nextkey ? 1 : -1;
+	c = pbt_key_prefix_cmp(key, fp_prefix(page), plen);
 	if (c != 0)
 		return c < 0 ? 0 : hdr->count;
 
 	/* compare the rest of the key with entries, which are the rest of items */
-	rest = *key;
-	rest.bytes += plen;
-	rest.len -= plen;
+	pbt_key_rest(key, plen, &rest);
 	while (low < high)
 	{
 		int			mid = low + (high - low) / 2;
 
-		if (pbt_compare(st, &rest, (char *) page + slots[mid].off,
+		if (pbt_compare(st, &rest, pbt_slot_data(page, &slots[mid]),
 						pbt_slot_len(&slots[mid])) > 0)
 			low = mid + 1;
 		else
 			high = mid;
 	}
 	for (int s = hdr->nsorted; s < hdr->count; s++)
-		low += pbt_compare(st, &rest, (char *) page + slots[s].off,
+		low += pbt_compare(st, &rest, pbt_slot_data(page, &slots[s]),
 						   pbt_slot_len(&slots[s])) > 0;
 	return low;
 }
@@ -316,10 +298,8 @@ fp_probe(Page page, const char *key, int keylen, const char **tids, bool *dead)
 	uint8		fp;
 	int			n = 0;
 
-	if (keylen < plen || memcmp(key, fp_prefix(page), plen) != 0)
+	if (!pbt_skip_prefix(&key, &keylen, fp_prefix(page), plen))
 		return 0;
-	key += plen;
-	keylen -= plen;
 	fp = key_fingerprint(key, keylen);
 	for (int base = 0; base < hdr->count; base += 16)
 	{
@@ -337,14 +317,14 @@ fp_probe(Page page, const char *key, int keylen, const char **tids, bool *dead)
 		while (mask != 0)
 		{
 			int			s = base + pg_rightmost_one_pos32(mask);
-			const char *entry = (char *) page + slots[s].off;
+			const char *entry = pbt_slot_data(page, &slots[s]);
 
 			mask &= mask - 1;
 			if (pbt_slot_len(&slots[s]) == keylen + PBT_TID_BYTES &&
 				memcmp(entry, key, keylen) == 0)
 			{
 				tids[n] = entry + keylen;
-				dead[n] = (slots[s].len & PBT_SLOT_DEAD) != 0;
+				dead[n] = pbt_slot_is_dead(&slots[s]);
 				n++;
 			}
 		}
@@ -356,39 +336,22 @@ fp_probe(Page page, const char *key, int keylen, const char **tids, bool *dead)
 
 /* entry bytes still referenced, and the high key (the prefix is below pd_lower) */
 static int
-live_bytes(Page page)
+fp_live_bytes(Page page)
 {
-	FpHeader   *hdr = fp_header(page);
-	int			live = PbtPageGetOpaque(page)->hikey_len;
-
-	for (int i = 0; i < hdr->count; i++)
-		live += pbt_slot_len(&fp_slots(page)[i]);
-	return live;
+	return PbtPageGetOpaque(page)->hikey_len +
+		pbt_slots_bytes(fp_slots(page), fp_header(page)->count);
 }
 
 static int
 fp_free_space(Page page)
 {
-	PageHeader	phdr = (PageHeader) page;
-
-	return phdr->pd_special - phdr->pd_lower - live_bytes(page);
+	return pbt_slots_free_space(page, fp_live_bytes(page));
 }
 
 static int
 fp_garbage(Page page)
 {
-	PageHeader	phdr = (PageHeader) page;
-
-	return phdr->pd_special - phdr->pd_upper - live_bytes(page);
-}
-
-/* Does the item start with the page's prefix, before its TID? */
-static bool
-shares_prefix(Page page, const char *data, int len)
-{
-	int			plen = fp_header(page)->prefix_len;
-
-	return len - PBT_TID_BYTES >= plen && memcmp(data, fp_prefix(page), plen) == 0;
+	return pbt_slots_garbage(page, fp_live_bytes(page));
 }
 
 /* Can the item be appended to the unsorted range? */
@@ -400,21 +363,20 @@ can_append(Page page, const char *data, int len)
 
 	return hdr->count < hdr->fp_cap &&
 		hdr->count - hdr->nsorted < FP_MAX_UNSORTED &&
-		shares_prefix(page, data, len) &&
+		/* the item's prefix, before its TID */
+		pbt_has_prefix(data, len - PBT_TID_BYTES, fp_prefix(page),
+					   hdr->prefix_len) &&
 		phdr->pd_upper - phdr->pd_lower >=
 		len - hdr->prefix_len + (int) sizeof(PbtSlot);
 }
 
 /* bytes a page of these sorted items takes below pd_special, but the high key */
 static int
-parts_bytes(const PbtPart *parts, int n)
+fp_parts_bytes(const PbtPart *parts, int n)
 {
 	int			q = pbt_parts_prefix(parts, n);
-	int			bytes = lower_for(n, q);
 
-	for (int i = 0; i < n; i++)
-		bytes += pbt_part_len(&parts[i]) - q;
-	return bytes;
+	return fp_lower_for(n, q) + pbt_parts_entry_bytes(parts, n, q);
 }
 
 /*
@@ -424,7 +386,7 @@ parts_bytes(const PbtPart *parts, int n)
  * the next insert sorts again).
  */
 static void
-fill(Page page, const PbtPart *parts, int n)
+fp_fill(Page page, const PbtPart *parts, int n)
 {
 	PageHeader	phdr = (PageHeader) page;
 	FpHeader   *hdr = fp_header(page);
@@ -433,8 +395,7 @@ fill(Page page, const PbtPart *parts, int n)
 
 	if (hdr->count != 0)
 		elog(ERROR, "pagebtree fingerprint layout: load into a page that is not empty");
-	for (int i = 0; i < n; i++)
-		room -= pbt_part_len(&parts[i]) - q;
+	room -= pbt_parts_entry_bytes(parts, n, q);
 	hdr->prefix_len = q;
 	hdr->fp_cap = Max(TYPEALIGN(16, n), Min(fp_cap_for(n), TYPEALIGN_DOWN(16, room)));
 	hdr->count = hdr->nsorted = n;
@@ -467,7 +428,7 @@ fp_load(Page page, PbtItem *items, int n)
 {
 	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
 
-	fill(page, parts, pbt_items_as_parts(items, n, parts));
+	fp_fill(page, parts, pbt_items_as_parts(items, n, parts));
 }
 
 static int
@@ -475,7 +436,7 @@ fp_space_needed(const PbtItem *items, int n, bool leaf)
 {
 	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
 
-	return parts_bytes(parts, pbt_items_as_parts(items, n, parts)) -
+	return fp_parts_bytes(parts, pbt_items_as_parts(items, n, parts)) -
 		SizeOfPageHeaderData;
 }
 
@@ -485,8 +446,8 @@ fp_space_needed(const PbtItem *items, int n, bool leaf)
  * keep, and with data added if not NULL, as parts; returns how many.
  */
 static int
-sorted_parts(Page page, const int *skip, int nskip, int keep,
-			 const char *data, int len, PbtPart *parts)
+fp_sorted_parts(Page page, const int *skip, int nskip, int keep,
+				const char *data, int len, PbtPart *parts)
 {
 	FpHeader   *hdr = fp_header(page);
 	FpOrder		ord;
@@ -503,52 +464,39 @@ sorted_parts(Page page, const int *skip, int nskip, int keep,
 			k++;
 			continue;
 		}
-		slot = &fp_slots(page)[slot_at(&ord, pos)];
-		parts[n].head = fp_prefix(page);
-		parts[n].headlen = hdr->prefix_len;
-		parts[n].tail = (char *) page + slot->off;
-		parts[n++].taillen = pbt_slot_len(slot);
+		slot = &fp_slots(page)[fp_slot_at(&ord, pos)];
+		parts[n++] = pbt_slot_part(page, slot, fp_prefix(page), hdr->prefix_len);
 	}
 	if (data)
-	{
-		PbtPart		new = {data, len, NULL, 0};
-
-		n = pbt_parts_add(parts, n, &new);
-	}
+		n = pbt_parts_add_item(parts, n, data, len);
 	return n;
 }
 
 /*
- * Rebuild the page sorted, as sorted_parts says, with the prefix the
+ * Rebuild the page sorted, as fp_sorted_parts says, with the prefix the
  * result shares.  No palloc: inserts and deletes run in critical sections.
- * False (page unchanged) if the result does not fit.
+ * False (page unchanged) if the result does not fit; without a new item it
+ * does, since fp_fill gives it fewer fingerprints then if need be.
  */
 static bool
-rebuild(Page page, const int *skip, int nskip, int keep, const char *data, int len)
+fp_rebuild(Page page, const int *skip, int nskip, int keep, const char *data,
+		   int len)
 {
 	PGAlignedBlock copy;
 	Page		old = copy.data;
 	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
-	PbtItem		hikey;
-	bool		has_hikey;
 	int			n;
 
 	memcpy(old, page, BLCKSZ);
-	n = sorted_parts(old, skip, nskip, keep, data, len, parts);
-	has_hikey = pbt_page_get_hikey(old, &hikey);
-	if (data && parts_bytes(parts, n) + (has_hikey ? hikey.len : 0) >
-		((PageHeader) page)->pd_special)
-		return false;
-	/* an empty page with the high key, then the entries */
-	pbt_page_rebuild(page, NULL, 0, has_hikey ? &hikey : NULL);
-	fill(page, parts, n);
-	return true;
+	n = fp_sorted_parts(old, skip, nskip, keep, data, len, parts);
+	return pbt_slots_rebuild(page, old, parts, n,
+							 data ? fp_parts_bytes(parts, n) : 0, fp_fill);
 }
 
 /*
  * An append takes the entry and its slot; a sorting rebuild what the page
  * would need then, less what it uses now (so that it fits exactly when
- * rebuild finds that it does).
+ * fp_rebuild finds that it does).
  */
 static int
 fp_item_cost(Page page, const char *data, int len)
@@ -567,15 +515,14 @@ fp_item_cost(Page page, const char *data, int len)
 		return len - hdr->prefix_len + sizeof(PbtSlot);
 
 	/*
-	 * What rebuild's parts_bytes would say, without sorting: the smallest
-	 * and largest items are among the ends of the sorted range, the
+	 * What fp_rebuild's fp_parts_bytes would say, without sorting: the
+	 * smallest and largest items are among the ends of the sorted range, the
 	 * unsorted entries and the new item.
 	 */
 	for (int i = 0; i < hdr->count; i++)
 	{
-		PbtSlot    *slot = &fp_slots(page)[i];
-		PbtPart		p = {fp_prefix(page), hdr->prefix_len,
-						 (char *) page + slot->off, pbt_slot_len(slot)};
+		PbtPart		p = pbt_slot_part(page, &fp_slots(page)[i], fp_prefix(page),
+									  hdr->prefix_len);
 
 		stored += p.taillen;
 		total += pbt_part_len(&p);
@@ -589,7 +536,7 @@ fp_item_cost(Page page, const char *data, int len)
 	}
 	q = pbt_prefix_between(&first, &last, shortest);
 	/* a longer prefix than the page has can make it negative */
-	return Max(0, lower_for(n, q) + total - n * q - ((PageHeader) page)->pd_lower -
+	return Max(0, fp_lower_for(n, q) + total - n * q - ((PageHeader) page)->pd_lower -
 			   stored);
 }
 
@@ -603,7 +550,7 @@ fp_insert(Page page, int pos, const char *data, int len)
 	PbtSlot    *slot;
 
 	if (!can_append(page, data, len))
-		return rebuild(page, NULL, 0, hdr->count, data, len);
+		return fp_rebuild(page, NULL, 0, hdr->count, data, len);
 	phdr->pd_upper -= elen;
 	memcpy((char *) page + phdr->pd_upper, data + hdr->prefix_len, elen);
 	fingerprints(page)[hdr->count] =
@@ -618,13 +565,13 @@ fp_insert(Page page, int pos, const char *data, int len)
 static void
 fp_delete(Page page, const int *positions, int n)
 {
-	rebuild(page, positions, n, fp_header(page)->count, NULL, 0);
+	fp_rebuild(page, positions, n, fp_header(page)->count, NULL, 0);
 }
 
 static void
 fp_truncate(Page page, int n)
 {
-	rebuild(page, NULL, 0, n, NULL, 0);
+	fp_rebuild(page, NULL, 0, n, NULL, 0);
 }
 
 static void
@@ -633,7 +580,7 @@ fp_set_dead(Page page, int pos)
 	FpOrder		ord;
 
 	order_unsorted(page, &ord);
-	fp_slots(page)[slot_at(&ord, pos)].len |= PBT_SLOT_DEAD;
+	pbt_slot_set_dead(&fp_slots(page)[fp_slot_at(&ord, pos)]);
 }
 
 static bool
@@ -642,16 +589,13 @@ fp_is_dead(Page page, int pos)
 	FpOrder		ord;
 
 	order_unsorted(page, &ord);
-	return (fp_slots(page)[slot_at(&ord, pos)].len & PBT_SLOT_DEAD) != 0;
+	return pbt_slot_is_dead(&fp_slots(page)[fp_slot_at(&ord, pos)]);
 }
 
 static void
 fp_mask(Page page)
 {
-	FpHeader   *hdr = fp_header(page);
-
-	for (int i = 0; i < hdr->count; i++)
-		fp_slots(page)[i].len &= PBT_SLOT_LEN_MASK;
+	pbt_slots_clear_dead(fp_slots(page), fp_header(page)->count);
 }
 
 static const char *
@@ -669,12 +613,11 @@ fp_check(Page page)
 	for (int i = 0; i < hdr->count; i++)
 	{
 		PbtSlot    *slot = &fp_slots(page)[i];
-		int			len = pbt_slot_len(slot);
 
-		if (len < PBT_TID_BYTES || len > (int) PBT_MAX_ITEM_SIZE ||
-			slot->off < phdr->pd_upper || slot->off + len > phdr->pd_special)
+		if (!pbt_slot_entry_in_bounds(page, slot))
 			return "fingerprint item out of bounds";
-		if (fingerprints(page)[i] != entry_fingerprint((char *) page + slot->off, len))
+		if (fingerprints(page)[i] != entry_fingerprint(pbt_slot_data(page, slot),
+													   pbt_slot_len(slot)))
 			return "fingerprint does not match its key";
 		if (i > 0 && i < hdr->nsorted && compare_entries(page, i - 1, i) >= 0)
 			return "fingerprint sorted range out of order";

@@ -32,6 +32,8 @@
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
+#include "pbt_parts.h"
+#include "pbt_slots.h"
 
 #include "port/pg_bswap.h"
 
@@ -208,7 +210,8 @@ update_hints(Page page)
  * caller has put (or keeps) at out + koff.  Returns the item's length.
  */
 static inline int
-assemble(Page page, const HeadsSlot *slot, int koff, int prefix_len, char *out)
+heads_assemble(Page page, const HeadsSlot *slot, int koff, int prefix_len,
+			   char *out)
 {
 	int			len = slot_len(slot);
 	char	   *key = out + koff + prefix_len;
@@ -246,7 +249,7 @@ heads_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 		return;
 	}
 	memcpy(buf->data + koff, (char *) page + hdr->prefix_off, hdr->prefix_len);
-	item->len = assemble(page, slot, koff, hdr->prefix_len, buf->data);
+	item->len = heads_assemble(page, slot, koff, hdr->prefix_len, buf->data);
 }
 
 /*
@@ -275,7 +278,7 @@ heads_iter_next(PbtIter *it, PbtItem *item)
 		it->primed = true;
 	}
 	item->data = it->buf.data;
-	item->len = assemble(page, slot, 0, it->cursor, it->buf.data);
+	item->len = heads_assemble(page, slot, 0, it->cursor, it->buf.data);
 }
 
 static BlockNumber
@@ -311,17 +314,13 @@ heads_live_bytes(Page page)
 static int
 heads_free_space(Page page)
 {
-	PageHeader	hdr = (PageHeader) page;
-
-	return hdr->pd_special - hdr->pd_lower - heads_live_bytes(page);
+	return pbt_slots_free_space(page, heads_live_bytes(page));
 }
 
 static int
 heads_garbage(Page page)
 {
-	PageHeader	hdr = (PageHeader) page;
-
-	return hdr->pd_special - hdr->pd_upper - heads_live_bytes(page);
+	return pbt_slots_garbage(page, heads_live_bytes(page));
 }
 
 /* number of slots with a key */
@@ -329,16 +328,6 @@ static inline int
 keyed_count(Page page)
 {
 	return Max(0, heads_count(page) - first_keyed(page));
-}
-
-/* Does key start with the page's prefix? */
-static inline bool
-shares_prefix(Page page, const char *data, int len)
-{
-	HeadsHeader *hdr = heads_header(page);
-
-	return len >= hdr->prefix_len &&
-		memcmp(data, (char *) page + hdr->prefix_off, hdr->prefix_len) == 0;
 }
 
 /*
@@ -367,7 +356,9 @@ heads_item_cost(Page page, const char *data, int len)
 	int			q;
 	int			cost;
 
-	if (keyed_count(page) > 0 && shares_prefix(page, key, klen))
+	if (keyed_count(page) > 0 &&
+		pbt_has_prefix(key, klen, (char *) page + hdr->prefix_off,
+					   hdr->prefix_len))
 		return sizeof(HeadsSlot) + koff + remainder_bytes(klen - hdr->prefix_len);
 
 	/* a rewrite with a shorter prefix: every remainder grows */
@@ -542,7 +533,9 @@ heads_insert(Page page, int pos, const char *data, int len)
 
 	Assert(pos >= 0 && pos <= heads_count(page));
 	if (pos >= first_keyed(page) &&
-		(keyed_count(page) == 0 || !shares_prefix(page, data + koff, len - koff)))
+		(keyed_count(page) == 0 ||
+		 !pbt_has_prefix(data + koff, len - koff,
+						 (char *) page + hdr->prefix_off, hdr->prefix_len)))
 	{
 		int			q = prefix_for(page, data + koff, len - koff);
 		const char *prefix = keyed_count(page) == 0 ? data + koff :
@@ -586,21 +579,10 @@ heads_load(Page page, PbtItem *items, int n)
 static void
 heads_delete(Page page, const int *positions, int n)
 {
-	HeadsSlot  *slots = heads_slots(page);
-	int			count = heads_count(page);
-	int			dst = 0;
-	int			k = 0;
+	int			left = pbt_array_delete(heads_slots(page), sizeof(HeadsSlot),
+										heads_count(page), positions, n);
 
-	for (int src = 0; src < count; src++)
-	{
-		if (k < n && positions[k] == src)
-		{
-			k++;
-			continue;
-		}
-		slots[dst++] = slots[src];
-	}
-	((PageHeader) page)->pd_lower = HEADS_SLOTS_START + dst * sizeof(HeadsSlot);
+	((PageHeader) page)->pd_lower = HEADS_SLOTS_START + left * sizeof(HeadsSlot);
 	update_hints(page);
 }
 

@@ -15,6 +15,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
+#include "pbt_slots.h"
 
 static inline PbtSlot *
 plain_slots(Page page)
@@ -37,10 +38,8 @@ plain_count(Page page)
 static void
 plain_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 {
-	PbtSlot    *slot = &plain_slots(page)[pos];
-
-	item->data = (char *) page + slot->off;
-	item->len = slot->len & PBT_SLOT_LEN_MASK;
+	/* no prefix: the item is on the page */
+	pbt_slot_item(page, &plain_slots(page)[pos], NULL, 0, item, NULL, false);
 }
 
 static inline int
@@ -61,7 +60,7 @@ plain_live_bytes(Page page)
 	int			live = 0;
 
 	for (int i = 0; i < n; i++)
-		live += item_space(page, slots[i].len & PBT_SLOT_LEN_MASK);
+		live += item_space(page, pbt_slot_len(&slots[i]));
 	if (!PbtIsRightmost(opaque))
 		live += item_space(page, opaque->hikey_len);
 	return live;
@@ -70,17 +69,13 @@ plain_live_bytes(Page page)
 static int
 plain_free_space(Page page)
 {
-	PageHeader	hdr = (PageHeader) page;
-
-	return hdr->pd_special - hdr->pd_lower - plain_live_bytes(page);
+	return pbt_slots_free_space(page, plain_live_bytes(page));
 }
 
 static int
 plain_garbage(Page page)
 {
-	PageHeader	hdr = (PageHeader) page;
-
-	return hdr->pd_special - hdr->pd_upper - plain_live_bytes(page);
+	return pbt_slots_garbage(page, plain_live_bytes(page));
 }
 
 /* no palloc: this runs inside critical sections (insert and its redo) */
@@ -90,11 +85,10 @@ plain_compact(Page page)
 	int			n = plain_count(page);
 	PbtItem		items[PBT_MAX_ITEMS_PER_PAGE];
 	PbtItem		hikey;
-	bool		has_hikey = pbt_page_get_hikey(page, &hikey);
 
 	for (int i = 0; i < n; i++)
 		plain_get(page, i, &items[i], NULL);
-	pbt_page_rebuild(page, items, n, has_hikey ? &hikey : NULL);
+	pbt_page_rebuild(page, items, n, pbt_page_hikey_or_null(page, &hikey));
 }
 
 static bool
@@ -144,13 +138,14 @@ plain_item_cost(Page page, const char *data, int len)
 static BlockNumber
 plain_get_child(Page page, int pos)
 {
-	return pbt_item_child((char *) page + plain_slots(page)[pos].off);
+	return pbt_item_child(pbt_slot_data(page, &plain_slots(page)[pos]));
 }
 
 static void
 plain_set_child(Page page, int pos, BlockNumber child)
 {
-	memcpy((char *) page + plain_slots(page)[pos].off, &child, sizeof(BlockNumber));
+	memcpy(pbt_slot_data(page, &plain_slots(page)[pos]), &child,
+		   sizeof(BlockNumber));
 }
 
 /* items of either key mode, counted MAXALIGNed (a bound in normalized mode) */
@@ -167,21 +162,10 @@ plain_space_needed(const PbtItem *items, int n, bool leaf)
 static void
 plain_delete(Page page, const int *positions, int n)
 {
-	PbtSlot    *slots = plain_slots(page);
-	int			count = plain_count(page);
-	int			dst = 0;
-	int			k = 0;
+	int			left = pbt_array_delete(plain_slots(page), sizeof(PbtSlot),
+										plain_count(page), positions, n);
 
-	for (int src = 0; src < count; src++)
-	{
-		if (k < n && positions[k] == src)
-		{
-			k++;
-			continue;
-		}
-		slots[dst++] = slots[src];
-	}
-	((PageHeader) page)->pd_lower = SizeOfPageHeaderData + dst * sizeof(PbtSlot);
+	((PageHeader) page)->pd_lower = SizeOfPageHeaderData + left * sizeof(PbtSlot);
 }
 
 static void
@@ -194,23 +178,19 @@ plain_truncate(Page page, int n)
 static void
 plain_set_dead(Page page, int pos)
 {
-	plain_slots(page)[pos].len |= PBT_SLOT_DEAD;
+	pbt_slot_set_dead(&plain_slots(page)[pos]);
 }
 
 static bool
 plain_is_dead(Page page, int pos)
 {
-	return (plain_slots(page)[pos].len & PBT_SLOT_DEAD) != 0;
+	return pbt_slot_is_dead(&plain_slots(page)[pos]);
 }
 
 static void
 plain_mask(Page page)
 {
-	PbtSlot    *slots = plain_slots(page);
-	int			n = plain_count(page);
-
-	for (int i = 0; i < n; i++)
-		slots[i].len &= PBT_SLOT_LEN_MASK;
+	pbt_slots_clear_dead(plain_slots(page), plain_count(page));
 }
 
 static const char *
@@ -224,7 +204,7 @@ plain_check(Page page)
 	for (int i = 0; i < n; i++)
 	{
 		PbtSlot    *slot = &plain_slots(page)[i];
-		int			len = slot->len & PBT_SLOT_LEN_MASK;
+		int			len = pbt_slot_len(slot);
 
 		if (slot->off < hdr->pd_upper || slot->off + len > hdr->pd_special ||
 			len <= 0 || len > (int) PBT_MAX_ITEM_SIZE + MAXIMUM_ALIGNOF * 2)

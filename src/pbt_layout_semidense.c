@@ -86,7 +86,6 @@ typedef struct SdlHeader
 #define SDL_DEAD			0x8000
 #define SDL_LEN_MASK		0x7FFF
 #define SDL_MAP_START		(SizeOfPageHeaderData + sizeof(SdlHeader))
-#define SDL_MAP_BYTES(cap)	((((cap) + 63) / 64) * (int) sizeof(uint64))
 /* an entry: length word, TID, payload; also an item's length minus K */
 #define SDL_ENTRY_BYTES(v)	(SDL_LEN_BYTES + PBT_TID_BYTES + (v))
 
@@ -109,7 +108,7 @@ sdl_header(Page page)
 }
 
 static inline uint8 *
-present_map(Page page)
+sdl_present_map(Page page)
 {
 	return (uint8 *) page + SDL_MAP_START;
 }
@@ -117,8 +116,8 @@ present_map(Page page)
 static inline uint16 *
 slot_array(Page page)
 {
-	return (uint16 *) (present_map(page) +
-					   SDL_MAP_BYTES(sdl_header(page)->capacity));
+	return (uint16 *) (sdl_present_map(page) +
+					   map_bytes(sdl_header(page)->capacity));
 }
 
 static inline char *
@@ -163,48 +162,25 @@ item_key_len(const char *data, int len, int *vlen)
 }
 
 static inline int
-tail_len_for(int key_len)
+sdl_tail_len_for(int key_len)
 {
 	return Min(SDL_MAX_TAIL, key_len);
 }
 
 /* the slot holding the item at ordered position pos */
 static inline int
-slot_of(Page page, int pos)
+sdl_slot_of(Page page, int pos)
 {
 	SdlHeader  *hdr = sdl_header(page);
-	int			slot;
 
-	Assert(pos >= 0 && pos < hdr->count);
-	slot = map_select(present_map(page), SDL_MAP_BYTES(hdr->capacity), pos);
-	if (slot < 0)
-		elog(ERROR, "pagebtree semidense layout: no item at position %d", pos);
-	return slot;
-}
-
-/* slots that fit in space bytes of bitmap and slot array */
-static int
-capacity_for(int space)
-{
-	int			per_word = sizeof(uint64) + 64 * sizeof(uint16);
-	int			words;
-	int			cap;
-	int			rest;
-
-	if (space <= 0)
-		return 0;
-	words = space / per_word;
-	cap = words * 64;
-	rest = space - words * per_word;
-	if (rest > (int) sizeof(uint64))
-		cap += Min(63, (rest - (int) sizeof(uint64)) / (int) sizeof(uint16));
-	return Min(cap, PG_UINT16_MAX);
+	return window_select(sdl_present_map(page), hdr->capacity, hdr->count,
+						 pos, "semidense");
 }
 
 static inline int
 sdl_bytes(int plen, int span, int entry_bytes)
 {
-	return (int) sizeof(SdlHeader) + plen + SDL_MAP_BYTES(span) +
+	return (int) sizeof(SdlHeader) + plen + map_bytes(span) +
 		span * (int) sizeof(uint16) + entry_bytes;
 }
 
@@ -237,7 +213,7 @@ sdl_plan(PbtItem *items, int n, PbtItem *hikey, SdlPlan *plan)
 	klen = item_key_len(items[0].data, items[0].len, &vlen);
 	if (klen < 1)
 		return false;
-	tlen = tail_len_for(klen);
+	tlen = sdl_tail_len_for(klen);
 	plen = klen - tlen;
 	/* sorted: if the first and last share the prefix, all do */
 	if (item_key_len(items[n - 1].data, items[n - 1].len, &vlen) != klen ||
@@ -265,7 +241,8 @@ sdl_plan(PbtItem *items, int n, PbtItem *hikey, SdlPlan *plan)
 	avail = (int) PBT_USABLE_SPACE - (int) sizeof(SdlHeader) - plen -
 		entry_bytes -
 		(hikey ? hikey->len : klen + PBT_TID_BYTES + (int) sizeof(PbtSlot));
-	maxcap = capacity_for(avail);
+	/* the presence bitmap and a 16-bit slot per tail */
+	maxcap = window_capacity(avail, 1, (int) sizeof(uint16), PG_UINT16_MAX);
 	if (span > (uint64) maxcap)
 		return false;
 
@@ -338,7 +315,7 @@ sdl_count(Page page)
  * returns the item's length.
  */
 static inline int
-assemble(Page page, int slot, char *out)
+sdl_assemble(Page page, int slot, char *out)
 {
 	SdlHeader  *hdr = sdl_header(page);
 	const char *e = entry_at(page, slot);
@@ -358,7 +335,7 @@ sdl_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 	SdlHeader  *hdr = sdl_header(page);
 
 	memcpy(buf->data, (char *) page + hdr->prefix_off, hdr->prefix_len);
-	item->len = assemble(page, slot_of(page, pos), buf->data);
+	item->len = sdl_assemble(page, sdl_slot_of(page, pos), buf->data);
 	item->data = buf->data;
 }
 
@@ -370,7 +347,7 @@ sdl_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 static void
 sdl_iter_start(PbtIter *it)
 {
-	it->cursor = slot_of(it->page, it->pos + it->step) - it->step;
+	it->cursor = sdl_slot_of(it->page, it->pos + it->step) - it->step;
 }
 
 static void
@@ -380,9 +357,9 @@ sdl_iter_next(PbtIter *it, PbtItem *item)
 	SdlHeader  *hdr = sdl_header(page);
 	int			slot;
 
-	slot = window_iter_step(it, present_map(page), hdr->capacity,
+	slot = window_iter_step(it, sdl_present_map(page), hdr->capacity,
 							(char *) page + hdr->prefix_off, hdr->prefix_len);
-	item->len = assemble(page, slot, it->buf.data);
+	item->len = sdl_assemble(page, slot, it->buf.data);
 	item->data = it->buf.data;
 	it->dead = (entry_word(entry_at(page, slot)) & SDL_DEAD) != 0;
 }
@@ -393,7 +370,7 @@ sdl_live_bytes(Page page)
 {
 	SdlHeader  *hdr = sdl_header(page);
 
-	return (int) sizeof(SdlHeader) + SDL_MAP_BYTES(hdr->capacity) +
+	return (int) sizeof(SdlHeader) + map_bytes(hdr->capacity) +
 		hdr->capacity * (int) sizeof(uint16) + hdr->entry_bytes +
 		hdr->prefix_len + pbt_page_hikey_bytes(page);
 }
@@ -422,17 +399,13 @@ sdl_slot(Page page, const char *data, int len, int *slot)
 {
 	SdlHeader  *hdr = sdl_header(page);
 	int			vlen;
-	uint64		tail;
 
 	if (hdr->capacity == 0 ||
 		item_key_len(data, len, &vlen) != hdr->key_len ||
 		memcmp(data, (char *) page + hdr->prefix_off, hdr->prefix_len) != 0)
 		return false;
-	tail = read_tail(data + hdr->prefix_len, hdr->tail_len);
-	if (tail < hdr->base || tail - hdr->base >= hdr->capacity)
-		return false;
-	*slot = (int) (tail - hdr->base);
-	return true;
+	return window_tail_slot(data, hdr->prefix_len, hdr->tail_len, hdr->base,
+							hdr->capacity, slot);
 }
 
 /*
@@ -445,38 +418,22 @@ pbt_semidense_takes(Page page, const char *data, int len)
 	int			slot;
 
 	return sdl_slot(page, data, len, &slot) &&
-		!bit_is_set(present_map(page), slot);
+		!bit_is_set(sdl_present_map(page), slot);
 }
 
 /*
  * Bytes the page would take as a heads page holding its items and the new
- * one (and its high key), as heads_load lays them out: the heads prefix is
- * the common prefix of the first and last items, which for sorted items
- * and one more is the shortest common prefix among first, last and new.
+ * one (see window_converted_bytes): its items' lengths are their entries'.
  */
 static int
-converted_bytes(Page page, const char *data, int len)
+sdl_converted_bytes(Page page, const char *data, int len)
 {
 	SdlHeader  *hdr = sdl_header(page);
-	uint8	   *present = present_map(page);
-	int			q = len;
-	int			bytes;
-	PbtItem		hikey;
+	uint8	   *present = sdl_present_map(page);
+	int			q;
+	int			bytes = window_converted_bytes(page, hdr->count, data, len,
+											   sdl_get, &q);
 
-	if (hdr->count > 0)
-	{
-		PbtItemBuf	fbuf,
-					lbuf;
-		PbtItem		first,
-					last;
-
-		sdl_get(page, 0, &first, &fbuf);
-		sdl_get(page, hdr->count - 1, &last, &lbuf);
-		q = pbt_common_prefix(first.data, first.len, last.data, last.len);
-		q = Min(q, pbt_common_prefix(first.data, first.len, data, len));
-		q = Min(q, pbt_common_prefix(last.data, last.len, data, len));
-	}
-	bytes = pbt_heads_base_bytes(q) + pbt_heads_item_bytes(len - q);
 	for (int slot = map_next(present, hdr->capacity, 0); slot >= 0;
 		 slot = map_next(present, hdr->capacity, slot + 1))
 	{
@@ -485,8 +442,6 @@ converted_bytes(Page page, const char *data, int len)
 
 		bytes += pbt_heads_item_bytes(ilen - q);
 	}
-	if (pbt_page_get_hikey(page, &hikey))
-		bytes += hikey.len;
 	return bytes;
 }
 
@@ -515,7 +470,7 @@ sdl_item_cost(Page page, const char *data, int len)
 		int			esize = len - hdr->key_len;
 		const char *e;
 
-		if (!bit_is_set(present_map(page), slot))
+		if (!bit_is_set(sdl_present_map(page), slot))
 			return esize;
 		e = entry_at(page, slot);
 		if (SDL_ENTRY_BYTES(entry_vlen(e)) == esize &&
@@ -523,22 +478,14 @@ sdl_item_cost(Page page, const char *data, int len)
 				   esize - SDL_LEN_BYTES) == 0)
 			return esize;
 	}
-	return Max(0, converted_bytes(page, data, len) - sdl_live_bytes(page));
+	return Max(0, sdl_converted_bytes(page, data, len) -
+			   sdl_live_bytes(page));
 }
 
-/*
- * Split planning: a half that is not SDL-eligible becomes heads
- * (fit_leaf_split in pbt_insert.c picks each half's layout exactly).
- */
 static int
 sdl_space_needed(const PbtItem *items, int n, bool leaf)
 {
-	int			bytes;
-
-	Assert(leaf);
-	if (pbt_semidense_eligible((PbtItem *) items, n, NULL, &bytes))
-		return bytes;
-	return pbt_heads_bytes((PbtItem *) items, n);
+	return window_space_needed(items, n, leaf, pbt_semidense_eligible);
 }
 
 /*
@@ -550,7 +497,7 @@ put_entry(Page page, int slot, const char *rest, int esize)
 {
 	PageHeader	phdr = (PageHeader) page;
 	SdlHeader  *hdr = sdl_header(page);
-	uint8	   *present = present_map(page);
+	uint8	   *present = sdl_present_map(page);
 	uint16		v = esize - SDL_ENTRY_BYTES(0);
 	char	   *e;
 
@@ -560,7 +507,7 @@ put_entry(Page page, int slot, const char *rest, int esize)
 	memcpy(e, &v, sizeof(v));
 	memcpy(e + SDL_LEN_BYTES, rest, esize - SDL_LEN_BYTES);
 	slot_array(page)[slot] = phdr->pd_upper;
-	present[slot / 8] |= (1 << (slot % 8));
+	bit_set(present, slot);
 	hdr->count++;
 	hdr->entry_bytes += esize;
 }
@@ -570,10 +517,10 @@ put_entry(Page page, int slot, const char *rest, int esize)
  * garbage never differs between primary and standby.
  */
 static void
-clear_slot(Page page, int slot)
+sdl_clear_slot(Page page, int slot)
 {
 	SdlHeader  *hdr = sdl_header(page);
-	uint8	   *present = present_map(page);
+	uint8	   *present = sdl_present_map(page);
 	char	   *e = entry_at(page, slot);
 	uint16		w = entry_word(e) & SDL_LEN_MASK;
 
@@ -581,7 +528,7 @@ clear_slot(Page page, int slot)
 	hdr->entry_bytes -= SDL_ENTRY_BYTES(w);
 	hdr->count--;
 	slot_array(page)[slot] = 0;
-	present[slot / 8] &= ~(1 << (slot % 8));
+	bit_clear(present, slot);
 }
 
 /*
@@ -595,7 +542,7 @@ compact(Page page)
 	PageHeader	phdr = (PageHeader) page;
 	SdlHeader  *hdr = sdl_header(page);
 	PbtPageOpaque opaque = PbtPageGetOpaque(page);
-	uint8	   *present = present_map(page);
+	uint8	   *present = sdl_present_map(page);
 	uint16	   *slots = slot_array(page);
 	int			upper = phdr->pd_special;
 
@@ -634,11 +581,11 @@ sdl_insert(Page page, int pos, const char *data, int len)
 
 	Assert(pos >= 0 && pos <= hdr->count);
 	if (sdl_slot(page, data, len, &slot) &&
-		!bit_is_set(present_map(page), slot))
+		!bit_is_set(sdl_present_map(page), slot))
 	{
 		int			esize = len - hdr->key_len;
 
-		Assert(map_rank(present_map(page), slot) == pos);
+		Assert(map_rank(sdl_present_map(page), slot) == pos);
 		if (phdr->pd_upper - phdr->pd_lower < esize)
 		{
 			if (sdl_free_space(page) < esize)
@@ -648,11 +595,8 @@ sdl_insert(Page page, int pos, const char *data, int len)
 		put_entry(page, slot, data + hdr->key_len, esize);
 		return true;
 	}
-	if (converted_bytes(page, data, len) >
-		((PageHeader) page)->pd_special - SizeOfPageHeaderData)
-		return false;
-	pbt_heads_convert(page, pos, data, len);
-	return true;
+	return window_convert_insert(page, pos, data, len,
+								 sdl_converted_bytes(page, data, len));
 }
 
 /* Fill the empty page (its high key, if any, already set); see sdl_plan. */
@@ -675,7 +619,7 @@ sdl_load(Page page, PbtItem *items, int n)
 		elog(ERROR, "pagebtree semidense layout: %d items do not make a semidense page", n);
 	for (int i = 0; i < n; i++)
 		entry_bytes += items[i].len - plan.key_len;
-	lower = SDL_MAP_START + SDL_MAP_BYTES(plan.capacity) +
+	lower = SDL_MAP_START + map_bytes(plan.capacity) +
 		plan.capacity * (int) sizeof(uint16);
 	if (lower > phdr->pd_upper - plan.plen - entry_bytes)
 		elog(ERROR, "pagebtree semidense layout: %d items do not fit", n);
@@ -692,7 +636,7 @@ sdl_load(Page page, PbtItem *items, int n)
 	hdr->tail_len = plan.tlen;
 	hdr->reserved = 0;
 	phdr->pd_lower = lower;
-	memset(present_map(page), 0, lower - SDL_MAP_START);
+	memset(sdl_present_map(page), 0, lower - SDL_MAP_START);
 	for (int i = 0; i < n; i++)
 	{
 		uint64		tail = read_tail(items[i].data + plan.plen, plan.tlen);
@@ -707,21 +651,21 @@ sdl_delete(Page page, const int *positions, int n)
 {
 	/* from the last: clearing a slot does not move the ones before it */
 	for (int k = n - 1; k >= 0; k--)
-		clear_slot(page, slot_of(page, positions[k]));
+		sdl_clear_slot(page, sdl_slot_of(page, positions[k]));
 }
 
 static void
 sdl_truncate(Page page, int n)
 {
 	SdlHeader  *hdr = sdl_header(page);
-	uint8	   *present = present_map(page);
+	uint8	   *present = sdl_present_map(page);
 
 	Assert(n <= hdr->count);
 	if (n >= hdr->count)
 		return;
-	for (int slot = slot_of(page, n); slot >= 0;
+	for (int slot = sdl_slot_of(page, n); slot >= 0;
 		 slot = map_next(present, hdr->capacity, slot + 1))
-		clear_slot(page, slot);
+		sdl_clear_slot(page, slot);
 }
 
 /*
@@ -752,7 +696,7 @@ sdl_search(PbtState *st, Page page, PbtSearchKey *key)
 	w.base = hdr->base;
 	w.capacity = hdr->capacity;
 	w.count = hdr->count;
-	w.present = present_map(page);
+	w.present = sdl_present_map(page);
 	r = window_search(&w, key, &slot, &rk, &rlen);
 	if (slot < 0)
 		return r;
@@ -773,7 +717,7 @@ sdl_search(PbtState *st, Page page, PbtSearchKey *key)
 static void
 sdl_set_dead(Page page, int pos)
 {
-	char	   *e = entry_at(page, slot_of(page, pos));
+	char	   *e = entry_at(page, sdl_slot_of(page, pos));
 	uint16		w = entry_word(e) | SDL_DEAD;
 
 	memcpy(e, &w, sizeof(w));
@@ -782,7 +726,7 @@ sdl_set_dead(Page page, int pos)
 static bool
 sdl_is_dead(Page page, int pos)
 {
-	return (entry_word(entry_at(page, slot_of(page, pos))) & SDL_DEAD) != 0;
+	return (entry_word(entry_at(page, sdl_slot_of(page, pos))) & SDL_DEAD) != 0;
 }
 
 /* the hints are the top bits of the present entries' length words */
@@ -790,7 +734,7 @@ static void
 sdl_mask(Page page)
 {
 	SdlHeader  *hdr = sdl_header(page);
-	uint8	   *present = present_map(page);
+	uint8	   *present = sdl_present_map(page);
 
 	for (int slot = map_next(present, hdr->capacity, 0); slot >= 0;
 		 slot = map_next(present, hdr->capacity, slot + 1))
@@ -815,8 +759,8 @@ sdl_check(Page page)
 	SdlHeader  *hdr = sdl_header(page);
 	PbtPageOpaque opaque = PbtPageGetOpaque(page);
 	int			cap = hdr->capacity;
-	int			nbytes = SDL_MAP_BYTES(cap);
-	uint8	   *present = present_map(page);
+	int			nbytes = map_bytes(cap);
+	uint8	   *present = sdl_present_map(page);
 	uint16	   *slots;
 	int			count = 0;
 	int			entry_bytes = 0;
@@ -832,7 +776,7 @@ sdl_check(Page page)
 		return NULL;
 	}
 	if (hdr->key_len < 1 || hdr->key_len > PBT_MAX_ITEM_SIZE ||
-		hdr->tail_len != tail_len_for(hdr->key_len) ||
+		hdr->tail_len != sdl_tail_len_for(hdr->key_len) ||
 		hdr->prefix_len != hdr->key_len - hdr->tail_len)
 		return "semidense key, prefix and tail lengths disagree";
 	if ((uint64) hdr->base + cap > (UINT64CONST(1) << (8 * hdr->tail_len)))

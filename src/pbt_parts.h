@@ -5,7 +5,9 @@
  *	  page (fingerprint, BPA): a stored entry after the page's prefix, or an
  *	  item given whole.  Rebuilding such a page sorts, measures and copies
  *	  items as parts, without assembling them (no palloc: inserts run in
- *	  critical sections).
+ *	  critical sections).  Also what every layout with a page prefix (heads,
+ *	  dense, semidense too) asks of it: does an item or a search key start
+ *	  with it.
  *
  *-------------------------------------------------------------------------
  */
@@ -130,6 +132,17 @@ pbt_items_as_parts(const PbtItem *items, int n, PbtPart *parts)
 	return n;
 }
 
+/* bytes the parts take as entries after a prefix of q bytes */
+static inline int
+pbt_parts_entry_bytes(const PbtPart *parts, int n, int q)
+{
+	int			bytes = 0;
+
+	for (int i = 0; i < n; i++)
+		bytes += pbt_part_len(&parts[i]) - q;
+	return bytes;
+}
+
 /*
  * Insert new among the n sorted parts, after every smaller one; returns the
  * new count.
@@ -152,6 +165,70 @@ pbt_parts_add(PbtPart *parts, int n, const PbtPart *new)
 	memmove(&parts[lo + 1], &parts[lo], sizeof(PbtPart) * (n - lo));
 	parts[lo] = *new;
 	return n + 1;
+}
+
+/* pbt_parts_add of an item given whole (an insert's) */
+static inline int
+pbt_parts_add_item(PbtPart *parts, int n, const char *data, int len)
+{
+	PbtPart		new = {data, len, NULL, 0};
+
+	return pbt_parts_add(parts, n, &new);
+}
+
+/*
+ * Does the byte string (data, len) start with a page's prefix?  An insert
+ * asks of its item, an equality probe of its key; fingerprint and BPA pass
+ * an item's length without its heap TID, which their prefix never reaches
+ * into.  Inline: inserts and point lookups ask it every time.
+ */
+static inline bool
+pbt_has_prefix(const char *data, int len, const char *prefix, int plen)
+{
+	return len >= plen && memcmp(data, prefix, plen) == 0;
+}
+
+/*
+ * An equality probe's key after a page's prefix: false if the key does not
+ * start with it.
+ */
+static inline bool
+pbt_skip_prefix(const char **key, int *keylen, const char *prefix, int plen)
+{
+	if (!pbt_has_prefix(*key, *keylen, prefix, plen))
+		return false;
+	*key += plen;
+	*keylen -= plen;
+	return true;
+}
+
+/*
+ * A search key against the prefix that every item of a page starts with:
+ * < 0 if the key sorts before every item, > 0 if after every one (a key
+ * that is a prefix of the page prefix: after them with nextkey, else
+ * before), 0 if the key's rest decides (see pbt_key_rest).
+ */
+static inline int
+pbt_key_prefix_cmp(const PbtSearchKey *key, const char *prefix, int plen)
+{
+	int			c = memcmp(key->bytes, prefix, Min(key->len, plen));
+
+	if (c == 0 && key->len <= plen)
+		c = key->nextkey ? 1 : -1;
+	return c;
+}
+
+/*
+ * The normalized key's bytes after a page prefix of plen bytes, as a key to
+ * compare with the page's entries (pbt_compare reads nothing else of a
+ * normalized key).
+ */
+static inline void
+pbt_key_rest(const PbtSearchKey *key, int plen, PbtSearchKey *rest)
+{
+	rest->nextkey = key->nextkey;
+	rest->bytes = key->bytes + plen;
+	rest->len = key->len - plen;
 }
 
 /*
