@@ -417,7 +417,7 @@ window_convert_insert(Page page, int pos, const char *data, int len,
  * Split planning: what sorted items take on a leaf of the layout whose
  * eligibility test (pbt_dense_eligible, pbt_semidense_eligible) this is,
  * or, for a half that is not eligible any more, on the heads leaf it
- * becomes (fit_leaf_split in pbt_insert.c picks each half's layout
+ * becomes (pbt_fit_leaf_split in pbt_splitloc.c picks each half's layout
  * exactly).
  */
 static inline int
