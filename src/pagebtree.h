@@ -28,6 +28,7 @@
 #include "port/pg_bitutils.h"
 #include "port/pg_bswap.h"
 #include "nodes/pathnodes.h"
+#include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "storage/relfilenode.h"
@@ -162,6 +163,37 @@ extern IndexBulkDeleteResult *pbtbulkdelete(IndexVacuumInfo *info,
 											void *callback_state);
 extern IndexBulkDeleteResult *pbtvacuumcleanup(IndexVacuumInfo *info,
 											   IndexBulkDeleteResult *stats);
+
+/*
+ * Debian's server is built without assertions, so this module's Asserts
+ * would never run against it: PBT_CHECKS builds turn them on here.
+ */
+#if defined(PBT_CHECKS) && !defined(USE_ASSERT_CHECKING)
+#undef Assert
+#define Assert(condition) \
+	do { \
+		if (!(condition)) \
+			ExceptionalCondition(#condition, "FailedAssertion", \
+								 __FILE__, __LINE__); \
+	} while (0)
+#endif
+
+/*
+ * Does this backend hold buf's content lock in mode?  For Asserts around
+ * lock transitions; local buffers (temporary indexes) have no content lock.
+ */
+static inline bool
+pbt_buffer_locked(Buffer buf, LWLockMode mode)
+{
+	return BufferIsLocal(buf) ||
+		LWLockHeldByMeInMode(BufferDescriptorGetContentLock(GetBufferDescriptor(buf - 1)),
+							 mode);
+}
+
+/* a page of this index's tree (not the metapage, not uninitialized) */
+#define PbtIsTreePage(page) \
+	(!PageIsNew(page) && PbtPageGetOpaque(page)->page_id == PBT_PAGE_ID && \
+	 !(PbtPageGetOpaque(page)->flags & PBT_META))
 
 #ifdef PBT_CHECKS
 #define PBT_CHECK_PAGE(rel, page, blk) pbt_check_page((rel), (page), (blk))

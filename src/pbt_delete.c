@@ -60,6 +60,10 @@ pbt_delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	PbtIter		it;
 	PbtItem		item;
 
+	/* the full leaf an insert holds exclusively, about to split */
+	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
+	Assert(PbtIsTreePage(page) && PbtIsLeaf(PbtPageGetOpaque(page)));
+	Assert(newlen > 0 && newlen <= PBT_MAX_ITEM_SIZE);
 	if (standby_info && !pbt_rmgr_registered)
 		return;
 	if (!bottomup && !(PbtPageGetOpaque(page)->flags & PBT_HAS_DEAD))

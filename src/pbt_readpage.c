@@ -386,6 +386,11 @@ pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	uint8		convert = 0;
 	bool		found;
 
+	/* a share-locked live leaf; the readers below release the lock */
+	Assert(pbt_buffer_locked(buf, LW_SHARED));
+	Assert(PbtIsTreePage(BufferGetPage(buf)) &&
+		   PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))));
+	Assert(!point || !ScanDirectionIsBackward(dir));
 	if (so->st->adaptive && (point || !so->bitmap))
 		convert = pbt_adapt_on_read(buf, point);
 	if (point && pbt_layout(BufferGetPage(buf))->probe)
@@ -439,6 +444,7 @@ pbt_kill_items_now(IndexScanDesc scan)
 	else
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
+	Assert(PbtIsTreePage(page) && PbtIsLeaf(PbtPageGetOpaque(page)));
 	layout = pbt_layout(page);
 	n = layout->count(page);
 	for (int k = 0; k < so->nkilled; k++)
@@ -447,6 +453,9 @@ pbt_kill_items_now(IndexScanDesc scan)
 		PbtIter		it;
 		PbtItem		item;
 		ItemPointerData tid;
+
+		Assert(so->killed[k] >= so->curr.firstItem &&
+			   so->killed[k] <= so->curr.lastItem);
 
 		/* the remembered position first, then the whole page */
 		if (pi->pos < n)

@@ -82,6 +82,7 @@ pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 	const PbtLayout *layout = pbt_layout(page);
 	int			pos;
 
+	Assert(PbtIsTreePage(page) && !PbtIsDeleted(PbtPageGetOpaque(page)));
 	if (!layout->search)
 		return generic_binsearch(st, page, key);
 	pos = layout->search(st, page, key);
@@ -118,6 +119,12 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 		Page		page = BufferGetPage(buf);
 		PbtPageOpaque opaque = PbtPageGetOpaque(page);
 		BlockNumber blkno;
+
+		Assert(pbt_buffer_locked(buf, lockmode == BUFFER_LOCK_EXCLUSIVE ?
+								 LW_EXCLUSIVE : LW_SHARED));
+		Assert(PbtIsTreePage(page));
+		/* the rightmost page of a level is never deleted: it has no right-link */
+		Assert(!PbtIsRightmost(opaque) || !PbtIsDeleted(opaque));
 
 		if (forupdate && (opaque->flags & PBT_INCOMPLETE_SPLIT))
 		{
@@ -209,6 +216,7 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 	Buffer		buf;
 	bool		forupdate = (access == BUFFER_LOCK_EXCLUSIVE);
 
+	Assert(access == BUFFER_LOCK_SHARE || access == BUFFER_LOCK_EXCLUSIVE);
 	buf = pbt_get_root(index, st, BUFFER_LOCK_SHARE);
 	if (PbtPageGetOpaque(BufferGetPage(buf))->level == target_level &&
 		access != BUFFER_LOCK_SHARE)
@@ -264,6 +272,8 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		LockBuffer(buf, lockmode);
 	}
 
+	Assert(pbt_buffer_locked(buf, forupdate ? LW_EXCLUSIVE : LW_SHARED));
+	Assert(!PbtIsDeleted(PbtPageGetOpaque(BufferGetPage(buf))));
 	*bufp = buf;
 	return stack;
 }
@@ -295,6 +305,8 @@ pbt_get_endpoint(Relation index, PbtState *st, uint32 level, bool rightmost)
 			opaque = PbtPageGetOpaque(page);
 		}
 		layout = pbt_layout(page);
+		Assert(PbtIsTreePage(page));
+		Assert(!rightmost || PbtIsRightmost(opaque));
 		if (opaque->level == level)
 			return buf;
 		if (opaque->level < level || layout->count(page) == 0)

@@ -133,6 +133,14 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	if (rpos < 0)
 		goto out;				/* different parents, or moved: leave it */
 
+	/* left sibling, page, right sibling, parent: all exclusively locked */
+	Assert(!BufferIsValid(llbuf) || pbt_buffer_locked(llbuf, LW_EXCLUSIVE));
+	Assert(pbt_buffer_locked(lbuf, LW_EXCLUSIVE) &&
+		   pbt_buffer_locked(rbuf, LW_EXCLUSIVE) &&
+		   pbt_buffer_locked(pbuf, LW_EXCLUSIVE));
+	Assert(PbtIsLeaf(lo) && !PbtIsRoot(lo) &&
+		   PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(rbuf))));
+	Assert(rpos >= 1 && rpos < n);
 	xlog = GenericXLogStart(index);
 	{
 		Page		lpage = GenericXLogRegisterBuffer(xlog, lbuf, 0);
@@ -211,8 +219,11 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 					deletable[ndel++] = it.pos;
 			}
 		}
+		Assert(ndel <= n);
 		if (ndel > 0)
 		{
+			/* the cleanup lock: no scan is paused on this page's entries */
+			Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
 			/* heap pruning already resolved conflicts with standby queries */
 			pbt_log_delete(index, buf, deletable, ndel, InvalidTransactionId);
 			PBT_CHECK_PAGE(index, page, blkno);

@@ -302,6 +302,10 @@ log_page_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 				int xlreclen, void *bdata, int blen, PageChange apply, void *arg,
 				Buffer cbuf)
 {
+	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
+	Assert(!BufferIsValid(cbuf) ||
+		   (pbt_buffer_locked(cbuf, LW_EXCLUSIVE) &&
+			(PbtPageGetOpaque(BufferGetPage(cbuf))->flags & PBT_INCOMPLETE_SPLIT)));
 	if (pbt_rmgr_registered && RelationNeedsWAL(index))
 	{
 		Page		page = BufferGetPage(buf);
@@ -427,6 +431,15 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 {
 	BlockNumber rblkno = BufferGetBlockNumber(rbuf);
 
+	/* the halves, the old right sibling and the completed child, all locked */
+	Assert(pbt_buffer_locked(lbuf, LW_EXCLUSIVE) &&
+		   pbt_buffer_locked(rbuf, LW_EXCLUSIVE));
+	Assert(!BufferIsValid(sbuf) || pbt_buffer_locked(sbuf, LW_EXCLUSIVE));
+	Assert(!BufferIsValid(cbuf) || pbt_buffer_locked(cbuf, LW_EXCLUSIVE));
+	Assert(PbtPageGetOpaque(lpage)->next == rblkno &&
+		   PbtPageGetOpaque(rpage)->prev == BufferGetBlockNumber(lbuf));
+	Assert(PbtPageGetOpaque(lpage)->level == PbtPageGetOpaque(rpage)->level);
+	Assert(keep < 0 || hikeylen > 0);
 	if (pbt_rmgr_registered && RelationNeedsWAL(index))
 	{
 		Buffer		bufs[4] = {lbuf, rbuf, sbuf, cbuf};
