@@ -580,6 +580,9 @@ check_layout_option(Relation index, PbtState *st)
 				 errdetail("%s", conflict)));
 }
 
+/* has this backend said that its index builds log generic WAL? */
+static bool generic_wal_noticed = false;
+
 IndexBuildResult *
 pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 {
@@ -595,11 +598,15 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));
 
-	if (!pbt_rmgr_registered && RelationNeedsWAL(index))
+	/* once per session: a restore of many indexes need not repeat it */
+	if (!pbt_rmgr_registered && RelationNeedsWAL(index) && !generic_wal_noticed)
+	{
+		generic_wal_noticed = true;
 		ereport(NOTICE,
 				(errmsg("pagebtree is not in shared_preload_libraries, so index \"%s\" logs inserts as generic WAL records, which are larger",
 						RelationGetRelationName(index)),
 				 errhint("Add pagebtree to shared_preload_libraries to use its compact WAL records.")));
+	}
 
 	memset(&bs, 0, sizeof(bs));
 	bs.index = index;
