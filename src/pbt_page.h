@@ -38,7 +38,11 @@
 										 * hint, set under a share lock and
 										 * not WAL-logged */
 
-/* layout tags; every page records the layout that owns its item bytes */
+/*
+ * Layout tags; every page records the layout that owns its item bytes.  A
+ * tag keeps its meaning for good (see pbt_registry.c, which maps tags to
+ * layouts).
+ */
 #define PBT_LAYOUT_PLAIN	1		/* sorted slots -> whole items */
 #define PBT_LAYOUT_HEADS	2		/* prefix truncation + 4-byte heads
 										 * (normalized keys) */
@@ -57,6 +61,8 @@
 #define PBT_LAYOUT_FINGERPRINT 7	/* 1-byte key hashes over sorted and
 										 * unsorted slots (normalized-key leaves
 										 * without INCLUDE columns) */
+#define PBT_META_LAYOUT		PBT_LAYOUT_PLAIN	/* the metapage's tag: it has
+												 * no items */
 
 typedef struct PbtPageOpaqueData
 {
