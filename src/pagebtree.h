@@ -65,6 +65,7 @@ typedef PbtStackData *PbtStack;
 
 /* pbt_handler.c */
 extern bool pbt_rmgr_registered;
+extern bool pbt_ablate_leaf_hints;
 extern PbtState *pbt_get_state(Relation index);
 extern PbtState *pbt_build_state(Relation index, MemoryContext cxt);
 extern void _PG_init(void);

@@ -12,6 +12,7 @@
 #include "catalog/index.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
+#include "utils/guc.h"
 #include "utils/index_selfuncs.h"
 #include "utils/rel.h"
 
@@ -20,6 +21,13 @@ PG_MODULE_MAGIC;
 PG_FUNCTION_INFO_V1(pagebtreehandler);
 
 static relopt_kind pbt_relopt_kind;
+
+/*
+ * pagebtree.ablate_leaf_hints: heads-leaf searches ignore the hints, which
+ * are still maintained, so that the bytes on disk do not depend on it (an
+ * ablation for benchmarks, docs/decisions.md).
+ */
+bool		pbt_ablate_leaf_hints = false;
 
 void
 _PG_init(void)
@@ -36,6 +44,17 @@ _PG_init(void)
 	add_int_reloption(pbt_relopt_kind, "bpa_block_size",
 					  "Slots per block of BPA leaves (a power of two)",
 					  PBT_BPA_DEFAULT_BLOCK, 4, 64, ShareUpdateExclusiveLock);
+
+	DefineCustomBoolVariable("pagebtree.ablate_leaf_hints",
+							 "Heads leaves are searched without their hints.",
+							 "For measuring what the hints are worth: they are "
+							 "still maintained, so the setting changes no page.",
+							 &pbt_ablate_leaf_hints,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+	MarkGUCPrefixReserved("pagebtree");
 
 #if defined(USE_ASSERT_CHECKING) || defined(PBT_CHECKS)
 	pbt_registry_check();

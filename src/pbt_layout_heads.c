@@ -181,8 +181,11 @@ hint_pos(int i, int n)
 }
 
 /*
- * Leaves keep hints (inner pages are few and hot), except under the tag
- * that leaves them out to measure what they are worth.
+ * Leaves keep hints (inner pages are few and hot), except under the retired
+ * tag PBT_LAYOUT_HEADS_NOHINTS, which earlier versions wrote to measure
+ * what hints are worth: its pages keep their hints zero.  (The measurement
+ * is now pagebtree.ablate_leaf_hints, which only stops searches from
+ * reading hints; see heads_search.)
  */
 static inline bool
 uses_hints(Page page)
@@ -706,7 +709,8 @@ heads_search(PbtState *st, Page page, PbtSearchKey *key)
 	 * long as the key has no padding in its head (a shorter key with
 	 * nextkey sorts after the longer items it is a prefix of).
 	 */
-	if (uses_hints(page) && klen >= HEAD_BYTES && hdr->hint_count > HEADS_HINTS)
+	if (uses_hints(page) && !pbt_ablate_leaf_hints &&
+		klen >= HEAD_BYTES && hdr->hint_count > HEADS_HINTS)
 	{
 		int			hc = hdr->hint_count;
 		int			slack = n - hc; /* inserts since the hints */
@@ -862,7 +866,11 @@ const PbtLayout pbt_layout_heads =
 	HEADS_LAYOUT("heads", PBT_LAYOUT_HEADS,
 				 PBT_LF_LEAF | PBT_LF_INNER | PBT_LF_NORMALIZED);
 
-/* an ablation: the same code, whose leaves keep no hints (see uses_hints) */
+/*
+ * Retired: written by earlier versions (layout = 'heads-nohints'), read
+ * only; never written now.  The same code, whose leaves keep no hints (see
+ * uses_hints).
+ */
 const PbtLayout pbt_layout_heads_nohints =
 	HEADS_LAYOUT("heads-nohints", PBT_LAYOUT_HEADS_NOHINTS,
-				 PBT_LF_LEAF | PBT_LF_NORMALIZED);
+				 PBT_LF_LEAF | PBT_LF_NORMALIZED | PBT_LF_RETIRED);

@@ -49,8 +49,9 @@
 #define PBT_LAYOUT_DENSE	3		/* TIDs in an array indexed by the key's
 										 * integer tail (normalized-key leaves
 										 * without INCLUDE columns) */
-#define PBT_LAYOUT_HEADS_NOHINTS 4	/* heads leaves without the hint array
-										 * (ablation only) */
+#define PBT_LAYOUT_HEADS_NOHINTS 4	/* retired: heads leaves without the
+										 * hint array, written by earlier
+										 * versions (an ablation); read only */
 #define PBT_LAYOUT_SEMIDENSE 5		/* 16-bit slots indexed by the key's
 										 * integer tail, pointing to TID and
 										 * payload (normalized-key leaves with

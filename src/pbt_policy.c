@@ -57,19 +57,23 @@ typedef enum PbtLayoutOption
 	PBT_LAYOUT_OPTION_PLAIN,
 	PBT_LAYOUT_OPTION_HEADS,
 	PBT_LAYOUT_OPTION_DENSE,
-	PBT_LAYOUT_OPTION_HEADS_NOHINTS,
 	PBT_LAYOUT_OPTION_SEMIDENSE,
 	PBT_LAYOUT_OPTION_BPA,
 	PBT_LAYOUT_OPTION_FINGERPRINT
 } PbtLayoutOption;
 
+/*
+ * The values users may give.  A value that is dropped from this list reads
+ * as auto in indexes that were created with it (reloptions that no longer
+ * parse fall back to the default when the relcache loads them), so its
+ * pages must stay readable: see the retired tags in pbt_registry.c.
+ */
 static relopt_enum_elt_def pbt_layout_values[] = {
 	{"auto", PBT_LAYOUT_OPTION_DEFAULT},
 	{"plain", PBT_LAYOUT_OPTION_PLAIN},
 	{"heads", PBT_LAYOUT_OPTION_HEADS},
 	{"dense", PBT_LAYOUT_OPTION_DENSE},
 	{"semidense", PBT_LAYOUT_OPTION_SEMIDENSE},
-	{"heads-nohints", PBT_LAYOUT_OPTION_HEADS_NOHINTS},
 	{"bpa", PBT_LAYOUT_OPTION_BPA},
 	{"fingerprint", PBT_LAYOUT_OPTION_FINGERPRINT},
 	{NULL}
@@ -82,7 +86,7 @@ pbt_add_layout_reloption(bits32 kinds)
 	add_enum_reloption(kinds, "layout",
 					   "Layout of new leaf pages",
 					   pbt_layout_values, PBT_LAYOUT_OPTION_DEFAULT,
-					   "Valid values are \"auto\", \"plain\", \"heads\", \"dense\", \"semidense\", \"heads-nohints\", \"bpa\" and \"fingerprint\".",
+					   "Valid values are \"auto\", \"plain\", \"heads\", \"dense\", \"semidense\", \"bpa\" and \"fingerprint\".",
 					   ShareUpdateExclusiveLock);
 }
 
@@ -134,9 +138,6 @@ pbt_set_layouts(PbtState *st, const PbtOptions *opts, bool has_string_column)
 	st->leaf_layout = st->inner_layout = PBT_LAYOUT_PLAIN;
 	if (st->normalized && option != PBT_LAYOUT_OPTION_PLAIN)
 		st->leaf_layout = st->inner_layout = PBT_LAYOUT_HEADS;
-	/* an ablation: heads leaves that do not keep or use hints */
-	if (st->normalized && option == PBT_LAYOUT_OPTION_HEADS_NOHINTS)
-		st->leaf_layout = PBT_LAYOUT_HEADS_NOHINTS;
 	/* BPA leaves compare items as bytes too; inner pages stay heads */
 	if (st->normalized && option == PBT_LAYOUT_OPTION_BPA)
 		st->leaf_layout = PBT_LAYOUT_BPA;

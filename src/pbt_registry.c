@@ -25,6 +25,7 @@ extern const PbtLayout pbt_layout_fingerprint;
 const PbtLayout *const pbt_layouts[256] = {
 	[PBT_LAYOUT_PLAIN] = &pbt_layout_plain,
 	[PBT_LAYOUT_HEADS] = &pbt_layout_heads,
+	/* retired: written by earlier versions, read only; never written now */
 	[PBT_LAYOUT_HEADS_NOHINTS] = &pbt_layout_heads_nohints,
 	[PBT_LAYOUT_DENSE] = &pbt_layout_dense,
 	[PBT_LAYOUT_SEMIDENSE] = &pbt_layout_semidense,
