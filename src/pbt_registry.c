@@ -63,6 +63,17 @@ pbt_registry_check(void)
 			problem = "is not at its own tag below PBT_MAX_LAYOUTS";
 		else if (!(layout->flags & (PBT_LF_LEAF | PBT_LF_INNER)))
 			problem = "is for neither leaf nor inner pages";
+		else if (!layout->init || !layout->count || !layout->get ||
+				 !layout->insert || !layout->load || !layout->delete ||
+				 !layout->truncate || !layout->item_cost ||
+				 !layout->space_needed || !layout->free_space ||
+				 !layout->garbage || !layout->set_dead || !layout->is_dead ||
+				 !layout->mask || !layout->check ||
+				 ((layout->flags & PBT_LF_LEAF) && !layout->fits) ||
+				 ((layout->flags & PBT_LF_INNER) &&
+				  (!layout->get_child || !layout->set_child)) ||
+				 (layout->iter_start && !layout->iter_next))
+			problem = "lacks a callback that the pages it may hold need";
 		else if ((layout->flags & PBT_LF_REBUILT) &&
 				 (to == NULL || (to->flags & PBT_LF_REBUILT) ||
 				  to->prefix_bytes == NULL || to->suffix_bytes == NULL))
