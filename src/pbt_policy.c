@@ -386,8 +386,19 @@ pbt_adapt_on_read(Buffer buf, bool point)
 		opaque->op_counter = counter;
 		MarkBufferDirtyHint(buf, true);
 	}
-	target = pbt_adapt_target(opaque);
-	if (target == (point ? PBT_LAYOUT_FINGERPRINT : PBT_LAYOUT_HEADS))
-		return target;
-	return 0;
+
+	/*
+	 * pbt_adapt_target's rule, for the layout this kind of read asks for,
+	 * spelled out on the local counter: every read of an adaptive leaf
+	 * passes here, and most return at the first test.  (Other readers may
+	 * step the counter meanwhile, under their share locks; the conversion
+	 * checks pbt_adapt_target again under the exclusive lock.)
+	 */
+	if (point)
+		target = counter == 0 && opaque->layout == PBT_LAYOUT_HEADS ?
+			PBT_LAYOUT_FINGERPRINT : 0;
+	else
+		target = counter == PBT_OPS_MAX &&
+			opaque->layout == PBT_LAYOUT_FINGERPRINT ? PBT_LAYOUT_HEADS : 0;
+	return target;
 }
