@@ -7,6 +7,8 @@ OBJS = \
 	src/pbt_handler.o \
 	src/pbt_keys.o \
 	src/pbt_page.o \
+	src/pbt_registry.o \
+	src/pbt_policy.o \
 	src/pbt_layout_plain.o \
 	src/pbt_layout_heads.o \
 	src/pbt_layout_dense.o \

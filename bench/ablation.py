@@ -4,6 +4,10 @@
     python3 bench/ablation.py bench/results/ablation.json > bench/results/ablation.md
 
 The run must measure the variants of --pbt-layouts plain,heads-nohints,heads,default.
+pagebtree[heads-nohints] is a heads index measured with the setting
+pagebtree.ablate_leaf_hints = on (searches ignore the leaf hints, which are
+still maintained), so the hints step shows what hints save reads; their
+insert-side upkeep is in both rows (bench/instr.py's profiles show it).
 Each step adds optimizations to the one before it; the table gives, per data
 set and operation, the ratio to btree (medians of the run) and the change
 over the previous step, next to the direction the paper's Table 1 reports for
@@ -16,7 +20,8 @@ import sys
 STEPS = [
     ("pagebtree[plain]", "baseline: sorted slots, whole normalized keys, suffix-truncated separators"),
     ("pagebtree[heads-nohints]", "+ prefix truncation and 4-byte heads"),
-    ("pagebtree[heads]", "+ hints (16 per leaf)"),
+    ("pagebtree[heads]", "+ hints (16 per leaf; searches only: the row before keeps them up to date "
+     "but does not read them)"),
     ("pagebtree", "+ dense leaves (adaptive default)"),
 ]
 

@@ -49,16 +49,35 @@ def variant_label(layout):
 
 BPA_GEOMETRY = re.compile(r"^bpa-l(\d+)-b(\d+)$")
 
+# --pbt-layouts entries that are a layout measured under session settings
+# rather than a layout of their own: name -> (reloption layout, settings).
+# heads-nohints: heads leaves searched without their hints (an ablation that
+# was a layout once; docs/decisions.md, "heads-nohints is a developer
+# setting, not a layout").  The setting changes only reads: the index's
+# bytes are those of pagebtree[heads].
+SETTING_VARIANTS = {
+    "heads-nohints": ("heads", {"pagebtree.ablate_leaf_hints": "on"}),
+}
+
 
 def variant_options(layout):
     """Reloptions of a --pbt-layouts entry: 'plain' -> layout = plain;
-    'bpa-l8-b32' -> layout = bpa with an 8-slot log and 32-slot blocks."""
+    'bpa-l8-b32' -> layout = bpa with an 8-slot log and 32-slot blocks;
+    'heads-nohints' -> layout = heads (see SETTING_VARIANTS)."""
     if layout is None:
         return {}
+    if layout in SETTING_VARIANTS:
+        return {"layout": SETTING_VARIANTS[layout][0]}
     m = BPA_GEOMETRY.match(layout)
     if m:
         return {"layout": "bpa", "bpa_log_size": m.group(1), "bpa_block_size": m.group(2)}
     return {"layout": layout}
+
+
+def variant_settings(layout):
+    """Session settings under which a --pbt-layouts entry's indexes are
+    measured: {} but for SETTING_VARIANTS."""
+    return dict(SETTING_VARIANTS[layout][1]) if layout in SETTING_VARIANTS else {}
 
 
 def ident(label):
@@ -407,6 +426,7 @@ class Bench:
             label = variant_label(layout)
             self.variants[label] = {"am": "pagebtree",
                                     "options": variant_options(layout),
+                                    "settings": variant_settings(layout),
                                     "ident": ident(label)}
         self.results = {}         # ds -> metric -> am -> [values]
         self.info = {}            # ds -> am -> misc facts (structure, plans, ...)
@@ -434,6 +454,10 @@ class Bench:
             return ""
         return " WITH (%s)" % ", ".join("%s = '%s'" % (k, v) for k, v in opts.items())
 
+    def settings_of(self, label):
+        """Session settings of a variant ({} for most; see SETTING_VARIANTS)."""
+        return self.variants.get(label, {}).get("settings") or {}
+
     def index_sql(self, label, name, table, cols):
         return "CREATE INDEX %s ON %s USING %s (%s)%s" % (name, table, self.am_of(label), cols,
                                                            self.with_sql(label))
@@ -449,10 +473,17 @@ class Bench:
             try:
                 self.sql(self.index_sql(label, "bench_layout_probe_x", "bench_layout_probe", "k"))
                 self.sql("DROP INDEX bench_layout_probe_x")
+                # the index has loaded the library: its settings are known now
+                for k, val in self.settings_of(label).items():
+                    self.sql("SELECT set_config(%s, %s, false)", (k, val))
+                    self.sql("RESET %s" % k)
             except psycopg2.Error as e:
                 msg = (getattr(e, "pgerror", None) or str(e)).strip()
                 msg = " ".join(l.strip() for l in msg.splitlines() if l.strip())
-                bad.append("%s (%s): %s" % (label, self.with_sql(label).strip() or "no options", msg))
+                bad.append("%s (%s%s): %s" % (label, self.with_sql(label).strip() or "no options",
+                                              "".join(", SET %s = %s" % kv
+                                                      for kv in self.settings_of(label).items()),
+                                              msg))
         self.sql("DROP TABLE bench_layout_probe")
         if bad:
             raise SetupError("--pbt-layouts: pagebtree rejected %s:\n  %s" % (
@@ -576,12 +607,25 @@ class Bench:
             self.reconnect()
 
     def attempt(self, ds, am, what, fn):
-        """Run fn(); on a database error record it and return None."""
+        """Run fn() for access method or variant am, under the variant's
+        session settings; on a database error record it and return None.
+        Every measurement on the harness's own connection goes through
+        here, so a variant's settings hold exactly while it is measured."""
+        settings = self.settings_of(am)
         try:
+            for k, v in settings.items():
+                self.sql("SELECT set_config(%s, %s, false)", (k, v))
             return fn()
         except psycopg2.Error as e:
             self.error(ds, am, what, e)
             return None
+        finally:
+            if settings and self.conn is not None and not self.conn.closed:
+                try:
+                    for k in settings:
+                        self.sql("RESET %s" % k)
+                except psycopg2.Error as e:
+                    self.error(ds, am, "RESET settings", e)
 
     def rec(self, ds, metric, am, value):
         self.results.setdefault(ds, {}).setdefault(metric, {}).setdefault(am, []).append(value)
@@ -990,7 +1034,7 @@ class Bench:
                 self.sql("RESET plan_cache_mode")
         return "; ".join(shapes)
 
-    def pgbench(self, ds, scripts, table, seq, secs=None, tx=None):
+    def pgbench(self, ds, scripts, table, seq, secs=None, tx=None, settings=None):
         p = self.p
         files = []
         for tpl, weight in scripts:
@@ -1002,7 +1046,10 @@ class Bench:
                "-D", "n=%d" % p["rows"], "-D", "seed=%d" % self.seed] + files
         cmd += ["-T", str(secs)] if secs else ["-t", str(tx)]
         cmd.append("bench")
-        env = dict(os.environ, PGOPTIONS="-c plan_cache_mode=force_generic_plan")
+        # the variant's settings hold in every pgbench session
+        opts = ["-c plan_cache_mode=force_generic_plan"]
+        opts += ["-c %s=%s" % kv for kv in (settings or {}).items()]
+        env = dict(os.environ, PGOPTIONS=" ".join(opts))
         kids0 = self.cluster.children()
         cpu0 = self.cluster.server_cpu()
         r = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -1059,10 +1106,13 @@ class Bench:
                     table = "c_%s" % ds if am == "noindex" else self.table_name(ds, am)
                     seq = "seq_%s_%s" % (ds, self.ident(am))
                     try:
+                        st = self.settings_of(am)
                         if how == "secs":
-                            tps, per_cpu = self.pgbench(ds, scripts, table, seq, secs=p["pgbench_secs"])
+                            tps, per_cpu = self.pgbench(ds, scripts, table, seq,
+                                                        secs=p["pgbench_secs"], settings=st)
                         else:
-                            tps, per_cpu = self.pgbench(ds, scripts, table, seq, tx=p["pgbench_tx"])
+                            tps, per_cpu = self.pgbench(ds, scripts, table, seq,
+                                                        tx=p["pgbench_tx"], settings=st)
                         self.rec(ds, metric, am, tps)
                         self.rec(ds, metric + "_cpu", am, per_cpu)
                     except RuntimeError as e:
@@ -1085,7 +1135,10 @@ class Bench:
     def measure_update_growth(self):
         """Update-heavy pgbench workload (random row, new low-cardinality v)
         run on one table per access method, every table updated in the same
-        transaction; index sizes before and after, autovacuum on."""
+        transaction; index sizes before and after, autovacuum on.  The
+        sessions are shared by all variants, so a variant's session settings
+        (SETTING_VARIANTS) do not hold here; they change only how leaves are
+        searched, not the sizes this phase measures."""
         p = self.p
         n, nv = p["ug_rows"], p["ug_distinct"]
         ds = "update_growth"
@@ -1350,7 +1403,8 @@ class Bench:
                 "dataset_order": self.datasets,
                 "pgbench_datasets": self.pgbench_datasets,
                 "access_methods": self.ams,
-                "variants": {a: {"am": v["am"], "options": v["options"]}
+                "variants": {a: {"am": v["am"], "options": v["options"],
+                                 "settings": v["settings"]}
                              for a, v in self.variants.items() if a in self.ams},
                 "pagebtree_installed": self.pagebtree_installed,
                 "pagebtree_library": getattr(self, "library", None),
@@ -1441,7 +1495,9 @@ def main():
                          "own variant pagebtree[<layout>] created WITH (layout = '<layout>'); "
                          "'default' is the index without the reloption, labelled pagebtree "
                          "(default: just that one); bpa-l<L>-b<B> is layout = 'bpa' with "
-                         "bpa_log_size = L and bpa_block_size = B")
+                         "bpa_log_size = L and bpa_block_size = B; heads-nohints is layout = 'heads' "
+                         "measured with pagebtree.ablate_leaf_hints = on (heads leaves searched "
+                         "without their hints)")
     ap.add_argument("--without-pagebtree", action="store_true",
                     help="measure btree and hash only, even if pagebtree is installed")
     ap.add_argument("--keep", action="store_true", help="keep the cluster directory")

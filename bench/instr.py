@@ -185,10 +185,19 @@ class Run:
         with_ = " WITH (%s)" % ", ".join("%s = '%s'" % kv for kv in opts.items()) if opts else ""
         return "CREATE INDEX %s ON d_%s USING %s (%s)%s;" % (name, ds, am, keycols, with_)
 
-    def count(self, label, index, call):
-        """Instructions inside one driver call, in a single-user backend."""
+    def settings(self, v):
+        """Session settings of a variant (harness.SETTING_VARIANTS)."""
+        if not v.startswith("pagebtree_"):
+            return {}
+        layout = next(l for l in self.a.pbt_layouts if harness.ident(l) == v[len("pagebtree_"):])
+        return harness.variant_settings(layout)
+
+    def count(self, label, index, call, settings=None):
+        """Instructions inside one driver call, in a single-user backend,
+        under the variant's session settings."""
         out = os.path.join(self.work, "cg.%s" % label)
-        sql = "SELECT pg_prewarm('%s');\nSELECT * FROM %s;\n" % (index, call)
+        sql = "".join("SET %s = %s;\n" % kv for kv in (settings or {}).items())
+        sql += "SELECT pg_prewarm('%s');\nSELECT * FROM %s;\n" % (index, call)
         as_user(["valgrind", "--tool=callgrind", "--collect-atstart=no",
                  "--toggle-collect=pbt_bench_*", "--callgrind-out-file=" + out,
                  os.path.join(BIN, "postgres"), "--single", "-D", self.data, "postgres"],
@@ -219,7 +228,7 @@ class Run:
                         idx = "x_%s_%s_%s" % (ds, v, kind)
                         call = "pbt_bench_insert('%s', 'i_%s_%s')" % (idx, ds, kind)
                     print("%s: %s, %s" % (ds, opname, v), flush=True)
-                    cost = self.count("%s.%s.%s" % (ds, kind, v), idx, call)
+                    cost = self.count("%s.%s.%s" % (ds, kind, v), idx, call, self.settings(v))
                     res.setdefault(ds, {}).setdefault(opname, {})[v] = \
                         {c: ir / nops for c, ir in categorize(cost).items()}
                     top.setdefault(ds, {}).setdefault(opname, {})[v] = \

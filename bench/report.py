@@ -116,11 +116,18 @@ def am_of(meta, label):
 
 
 def variant_desc(meta, label):
-    """'pagebtree[plain] (layout = 'plain')'"""
-    opts = ((meta.get("variants") or {}).get(label) or {}).get("options") or {}
-    if not opts:
+    """'pagebtree[plain] (WITH (layout = 'plain'))'; a variant measured under
+    session settings adds them: 'pagebtree[heads-nohints] (WITH (layout =
+    'heads'), SET pagebtree.ablate_leaf_hints = on)'"""
+    v = (meta.get("variants") or {}).get(label) or {}
+    opts = v.get("options") or {}
+    parts = []
+    if opts:
+        parts.append("WITH (%s)" % ", ".join("%s = '%s'" % kv for kv in opts.items()))
+    parts += ["SET %s = %s" % kv for kv in (v.get("settings") or {}).items()]
+    if not parts:
         return label
-    return "%s (WITH (%s))" % (label, ", ".join("%s = '%s'" % kv for kv in opts.items()))
+    return "%s (%s)" % (label, ", ".join(parts))
 
 
 def med(xs):

@@ -44,23 +44,10 @@ typedef struct PbtOptions
 {
 	int32		vl_len_;
 	int			fillfactor;
-	int			layout;			/* PbtLayoutOption */
+	int			layout;			/* PbtLayoutOption (pbt_policy.c) */
 	int			bpa_log_size;	/* BPA leaves: insert log slots */
 	int			bpa_block_size; /* BPA leaves: slots per block */
 } PbtOptions;
-
-typedef enum PbtLayoutOption
-{
-	PBT_LAYOUT_OPTION_DEFAULT,	/* heads where keys are normalized, dense
-								 * or semidense where that is smaller */
-	PBT_LAYOUT_OPTION_PLAIN,
-	PBT_LAYOUT_OPTION_HEADS,
-	PBT_LAYOUT_OPTION_DENSE,
-	PBT_LAYOUT_OPTION_HEADS_NOHINTS,
-	PBT_LAYOUT_OPTION_SEMIDENSE,
-	PBT_LAYOUT_OPTION_BPA,
-	PBT_LAYOUT_OPTION_FINGERPRINT
-} PbtLayoutOption;
 
 /* descent stack: parent pages visited, for inserting downlinks */
 typedef struct PbtStackData
@@ -79,11 +66,31 @@ typedef PbtStackData *PbtStack;
 
 /* pbt_handler.c */
 extern bool pbt_rmgr_registered;
+extern bool pbt_ablate_leaf_hints;
 extern PbtState *pbt_get_state(Relation index);
-extern const char *pbt_layout_option_name(int option);
-extern const char *pbt_layout_option_conflict(PbtState *st, int option);
 extern PbtState *pbt_build_state(Relation index, MemoryContext cxt);
 extern void _PG_init(void);
+
+/* pbt_registry.c */
+#if defined(USE_ASSERT_CHECKING) || defined(PBT_CHECKS)
+extern void pbt_registry_check(void);
+#endif
+
+/* pbt_policy.c */
+extern void pbt_add_layout_reloption(bits32 kinds);
+extern const char *pbt_layout_option_name(int option);
+extern const char *pbt_layout_option_conflict(PbtState *st, int option);
+extern void pbt_set_layouts(PbtState *st, const PbtOptions *opts,
+							bool has_string_column);
+extern uint8 pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n,
+									PbtItem *hikey);
+extern uint8 pbt_choose_append_layout(PbtState *st, const PbtLayout *from,
+									  PbtItem *items, int n);
+extern bool pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
+						   PbtItem *items, int n, PbtItem *hikey);
+extern uint8 pbt_adapt_target(PbtPageOpaque opaque);
+extern void pbt_adapt_abandon(PbtPageOpaque opaque, uint8 tag);
+extern uint8 pbt_adapt_on_read(Buffer buf, bool point);
 
 /* pbt_page.c */
 extern Buffer pbt_new_page(Relation index);
@@ -99,18 +106,15 @@ extern int	pbt_page_hikey_bytes(Page page);
 extern int	pbt_page_alloc(Page page, int len);
 extern void pbt_page_rebuild(Page page, PbtItem *items, int nitems,
 							 PbtItem *hikey);
+extern void pbt_page_rebuild_as(Page page, uint8 tag, PbtState *st,
+								PbtItem *items, int nitems, PbtItem *hikey);
+extern void pbt_page_convert(Page page, int pos, const char *data, int len);
 extern void pbt_check_page(Relation index, Page page, BlockNumber blkno);
 extern bool pbt_page_insert(Page page, int pos, const char *data, int len);
-extern uint8 pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n,
-									PbtItem *hikey);
-extern bool pbt_leaf_fits(uint8 tag, PbtItem *items, int n, PbtItem *hikey);
 extern PbtItem *pbt_page_copy_items(Page page, int n);
 extern void pbt_free_items(PbtItem *items, int n);
 
 /* pbt_adapt.c */
-extern bool pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
-						   PbtItem *items, int n, PbtItem *hikey);
-extern uint8 pbt_adapt_on_read(Buffer buf, bool point);
 extern void pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno,
 							  uint8 tag);
 

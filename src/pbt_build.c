@@ -7,11 +7,12 @@
  * order); comparator-mode entries sort as heap tuples on the key columns
  * with the opclass's ordering operators, then the heap TID.  Pages are
  * filled left to right, level by level, to fillfactor (leaves) or
- * PBT_INNER_FILLFACTOR (inner pages); leaves that can be dense are filled
- * to fillfactor of a dense page's capacity, and semidense ones to
- * fillfactor of the page while keys fall in their window (see
- * add_to_level).  The pages are written through shared buffers without WAL
- * and logged in bulk at the end, as other index builds do.
+ * PBT_INNER_FILLFACTOR (inner pages); leaves that can take the index's
+ * rebuilt layout are rebuilt in it and filled on, a dense leaf to
+ * fillfactor of its capacity, a semidense one to fillfactor of the page
+ * while keys fall in its window (see add_to_level).  The pages are written
+ * through shared buffers without WAL and logged in bulk at the end, as
+ * other index builds do.
  *
  *-------------------------------------------------------------------------
  */
@@ -44,12 +45,15 @@ typedef struct LevelBuilder
 	Buffer		buf;			/* current (rightmost) page, locked */
 	StringInfoData last;		/* copy of the last item on it */
 	struct LevelBuilder *parent;
-	/* leaf level, dense leaves allowed: could the page be dense? */
+	/*
+	 * Leaf level of an index whose rebuilt layout is filled by runs (dense):
+	 * could the page take that layout?
+	 */
 	StringInfoData first;		/* copy of the first item on it */
-	int			dense_span;		/* tails from the first item to the last,
-								 * or 0 if the items cannot share a dense
-								 * page */
-	int			dense_limit;	/* fillfactor share of that page's capacity */
+	int			run_span;		/* tails from the first item to the last,
+								 * or 0 if the items cannot share a page of
+								 * the layout */
+	int			run_limit;		/* fillfactor share of that page's capacity */
 } LevelBuilder;
 
 typedef struct BuildState
@@ -283,71 +287,45 @@ used_space(Page page)
 static void add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len);
 
 /*
- * A leaf is done.  A BPA leaf, filled by appends (no prefix, full blocks),
- * is reloaded with its prefix and blocks that have room for flushes if it
- * fits so, which it does at the default fillfactor: random inserts then
- * fill free slots instead of splitting blocks.
+ * A leaf is done: its layout may rearrange it (BPA makes room for flushes),
+ * and key-adaption sets its counter.
  */
 static void
 finish_leaf(PbtState *st, Page page)
 {
-	if (pbt_layout(page) == &pbt_layout_bpa)
-		(void) pbt_bpa_reload(page);
+	const PbtLayout *layout = pbt_layout(page);
+
+	if (layout->finish_build)
+		layout->finish_build(page);
 	pbt_adapt_leaf(st, page, PBT_OPS_OFF, NULL, 0, NULL);
 }
 
 /*
- * Rebuild the current leaf as a dense page if its items with more
- * (if not NULL) and the high key (NULL: none yet) would be dense by the
- * same rule as split halves.  more itself is not put on the page.
+ * Rebuild the current leaf in the layout the policy chooses for its items
+ * with more (if not NULL) and the high key (NULL: none yet), the same rule
+ * as for split halves, if that is another layout (the index's rebuilt
+ * layout: dense, semidense).  more goes on the page too: a window is
+ * planned for the items it is loaded with.  Returns whether the page was
+ * rebuilt.
  */
 static bool
-make_dense(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
-{
-	Page		page = BufferGetPage(lb->buf);
-	int			n = pbt_layout(page)->count(page);
-	PbtItem    *items = pbt_page_copy_items(page, n);
-	bool		dense;
-
-	if (more)
-		items[n] = *more;
-	dense = pbt_choose_leaf_layout(bs->st, items, n + (more ? 1 : 0), hikey) ==
-		PBT_LAYOUT_DENSE;
-	if (dense)
-	{
-		pbt_page_set_layout(page, PBT_LAYOUT_DENSE, bs->st);
-		pbt_page_rebuild(page, items, n, hikey);
-	}
-	pbt_free_items(items, n);
-	return dense;
-}
-
-/*
- * Rebuild the current leaf as a semidense page if its items, with more (if
- * not NULL) and the high key (NULL: none yet), would be semidense by the
- * same rule as split halves.  Unlike make_dense, more goes on the page: a
- * semidense window depends on the items it is planned for.
- */
-static bool
-make_semidense(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
+rebuild_leaf(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
 {
 	Page		page = BufferGetPage(lb->buf);
 	int			n = pbt_layout(page)->count(page);
 	PbtItem    *items = pbt_page_copy_items(page, n);
 	int			total = n;
-	bool		sdl;
+	bool		rebuild;
+	uint8		tag;
 
 	if (more)
 		items[total++] = *more;
-	sdl = pbt_choose_leaf_layout(bs->st, items, total, hikey) ==
-		PBT_LAYOUT_SEMIDENSE;
-	if (sdl)
-	{
-		pbt_page_set_layout(page, PBT_LAYOUT_SEMIDENSE, bs->st);
-		pbt_page_rebuild(page, items, total, hikey);
-	}
+	tag = pbt_choose_leaf_layout(bs->st, items, total, hikey);
+	rebuild = tag != PbtPageGetOpaque(page)->layout;
+	if (rebuild)
+		pbt_page_rebuild_as(page, tag, bs->st, items, total, hikey);
 	pbt_free_items(items, n);
-	return sdl;
+	return rebuild;
 }
 
 /* Add downlink (child, key) to the level above lb, creating it if needed. */
@@ -375,8 +353,10 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	const PbtLayout *layout = pbt_layout(page);
 	int			n = layout->count(page);
 	bool		leaf = lb->level == 0;
-	bool		dense_ok = leaf && st->dense_leaves != PBT_DENSE_NEVER;
-	bool		sdl_ok = leaf && st->semidense_leaves != PBT_DENSE_NEVER;
+	/* the layout leaves may be rebuilt in (dense, semidense), if any */
+	const PbtLayout *rebuilt = leaf && st->rebuilt_layout != 0 ?
+		pbt_layout_by_tag(st->rebuilt_layout) : NULL;
+	bool		runs = rebuilt != NULL && rebuilt->run_span != NULL;
 	bool		placed = false;
 	int			fill = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
 	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
@@ -384,24 +364,28 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	bool		full;
 
 	/*
-	 * Dense leaves.  While the page's items (and this one) could share a
-	 * dense page within fillfactor of its capacity, span is the number of
-	 * tails they cover.  The page starts in the leaf layout and is filled
-	 * as usual; when that layout is full but the items could go on densely
-	 * (and, by default, would take fewer bytes that way), it is rebuilt as
-	 * a dense page, and then filled until the next item no longer fits
-	 * densely.  A page that is finished in the leaf layout is rebuilt as
-	 * dense if split halves with the same items would be.
+	 * Rebuilt leaves.  The page starts in the leaf layout and is filled as
+	 * usual; when that layout is full but its items and this one could make
+	 * a page of the rebuilt layout (and, by default, would take fewer bytes
+	 * that way), it is rebuilt so, and then filled while the next item goes
+	 * on.  A page that is finished in the leaf layout is rebuilt if split
+	 * halves with the same items would be.
+	 *
+	 * A layout filled by runs (dense): while the page's items (and this
+	 * one) could share a page of it within fillfactor of its capacity, span
+	 * is the number of tails they cover, and the page is filled until the
+	 * next item no longer fits the run.  The others (semidense) are filled
+	 * while items take empty slots of their window, within fillfactor.
 	 */
-	if (dense_ok && n > 0 && lb->dense_span > 0)
+	if (runs && n > 0 && lb->run_span > 0)
 	{
-		span = pbt_dense_span(lb->first.data, lb->first.len, item, len);
-		/* an equal tail is the same key with another TID: not dense */
-		if (span <= lb->dense_span || span > lb->dense_limit)
+		span = rebuilt->run_span(lb->first.data, lb->first.len, item, len);
+		/* an equal tail is the same key with another TID: not a run */
+		if (span <= lb->run_span || span > lb->run_limit)
 			span = 0;
 	}
 
-	if (layout == &pbt_layout_dense)
+	if ((layout->flags & PBT_LF_REBUILT) && layout->run_span)
 		full = span == 0;
 	else
 	{
@@ -412,31 +396,15 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 			(used_space(page) + cost > PBT_USABLE_SPACE * fill / 100 ||
 			 !pbt_page_has_room(page, cost + MAXALIGN(len)));
 
-		/*
-		 * Semidense leaves (indexes with INCLUDE columns), the same way: a
-		 * full leaf-layout page becomes semidense with the item if that is
-		 * eligible (and, by default, smaller), and is then filled while
-		 * items take empty slots of its window, within fillfactor.
-		 */
-		if (layout == &pbt_layout_semidense)
-			full = full || !pbt_semidense_takes(page, item, len);
-		else if (full && span > 0)
+		if (layout->flags & PBT_LF_REBUILT)
+			full = full || !layout->takes(page, item, len);
+		else if (full && rebuilt && (!runs || span > 0))
 		{
 			PbtItem		more = {item, len};
 
-			if (make_dense(bs, lb, &more, NULL))
+			if (rebuild_leaf(bs, lb, &more, NULL))
 			{
-				layout = &pbt_layout_dense;
-				full = false;
-			}
-		}
-		else if (full && sdl_ok)
-		{
-			PbtItem		more = {item, len};
-
-			if (make_semidense(bs, lb, &more, NULL))
-			{
-				layout = &pbt_layout_semidense;
+				layout = pbt_layout(page);
 				full = false;
 				placed = true;
 			}
@@ -460,16 +428,16 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 			appendBinaryStringInfo(&sep, item + dl, len - dl);
 		hikey.data = sep.data;
 		hikey.len = sep.len;
+
 		/*
-		 * A finished leaf-layout page whose items are dense-eligible is
-		 * rebuilt as dense with its high key; a dense page kept room for a
-		 * high key as long as an item, which the separator is not longer
-		 * than.
+		 * A finished leaf-layout page whose items qualify is rebuilt in the
+		 * rebuilt layout with its high key; a page of that layout kept room
+		 * for a high key as long as an item, which the separator is not
+		 * longer than.
 		 */
-		if (!(dense_ok && lb->dense_span > 0 && layout != &pbt_layout_dense &&
-			  make_dense(bs, lb, NULL, &hikey)) &&
-			!(sdl_ok && layout != &pbt_layout_semidense &&
-			  make_semidense(bs, lb, NULL, &hikey)) &&
+		if (!(rebuilt && !(layout->flags & PBT_LF_REBUILT) &&
+			  (!runs || lb->run_span > 0) &&
+			  rebuild_leaf(bs, lb, NULL, &hikey)) &&
 			!pbt_page_set_hikey(page, sep.data, sep.len))
 			elog(ERROR, "pagebtree build: high key does not fit");
 		if (leaf)
@@ -504,16 +472,16 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	resetStringInfo(&lb->last);
 	appendBinaryStringInfo(&lb->last, item, len);
 
-	if (dense_ok && n == 0)
+	if (runs && n == 0)
 	{
 		resetStringInfo(&lb->first);
 		appendBinaryStringInfo(&lb->first, item, len);
-		lb->dense_span = pbt_dense_span(item, len, item, len);
-		if (lb->dense_span > 0)
-			lb->dense_limit = Max(1, pbt_dense_capacity(item, len) * fill / 100);
+		lb->run_span = rebuilt->run_span(item, len, item, len);
+		if (lb->run_span > 0)
+			lb->run_limit = Max(1, rebuilt->run_capacity(item, len) * fill / 100);
 	}
-	else if (dense_ok)
-		lb->dense_span = span;
+	else if (runs)
+		lb->run_span = span;
 }
 
 /* Write out the rightmost pages; returns the root. */
@@ -528,14 +496,17 @@ finish_levels(BuildState *bs, uint32 *rootlevel)
 		Page		page = BufferGetPage(lb->buf);
 		LevelBuilder *parent = lb->parent;
 
-		if (lb->level == 0 && bs->st->dense_leaves != PBT_DENSE_NEVER &&
-			lb->dense_span > 0 && pbt_layout(page) != &pbt_layout_dense)
-			make_dense(bs, lb, NULL, NULL);
-		if (lb->level == 0 && bs->st->semidense_leaves != PBT_DENSE_NEVER &&
-			pbt_layout(page) != &pbt_layout_semidense)
-			make_semidense(bs, lb, NULL, NULL);
 		if (lb->level == 0)
+		{
+			const PbtLayout *rebuilt = bs->st->rebuilt_layout != 0 ?
+				pbt_layout_by_tag(bs->st->rebuilt_layout) : NULL;
+
+			/* the last leaf, rebuilt by the same rule as the others */
+			if (rebuilt && !(pbt_layout(page)->flags & PBT_LF_REBUILT) &&
+				(rebuilt->run_span == NULL || lb->run_span > 0))
+				rebuild_leaf(bs, lb, NULL, NULL);
 			finish_leaf(bs->st, page);
+		}
 		if (parent == NULL)
 		{
 			PbtPageGetOpaque(page)->flags |= PBT_ROOT;

@@ -119,21 +119,23 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 	layout = pbt_layout_by_tag(opaque->layout);
 	if (layout == NULL)
 		corrupt(index, blkno, 0, "unknown layout tag", NULL);
-	if ((layout == &pbt_layout_heads || layout == &pbt_layout_heads_nohints) &&
-		!st->normalized)
-		corrupt(index, blkno, 0, "heads layout on a comparator-mode page", NULL);
-	if ((layout == &pbt_layout_dense || layout == &pbt_layout_fingerprint) &&
-		!(leaf && st->normalized && !st->has_include))
+	/* where the layout may be used (see PbtLayout.flags) */
+	if (!(layout->flags & (leaf ? PBT_LF_LEAF : PBT_LF_INNER)))
 		corrupt(index, blkno, 0,
-				"dense or fingerprint layout on an inner or comparator-mode page, or with INCLUDE columns",
-				NULL);
-	if (layout == &pbt_layout_bpa && !(leaf && st->normalized))
-		corrupt(index, blkno, 0, "BPA layout on an inner or comparator-mode page", NULL);
-	if (layout == &pbt_layout_semidense &&
-		!(leaf && st->normalized && st->has_include))
+				psprintf("%s layout on %s page", layout->name,
+						 leaf ? "a leaf" : "an inner"), NULL);
+	if ((layout->flags & PBT_LF_NORMALIZED) && !st->normalized)
 		corrupt(index, blkno, 0,
-				"semidense layout on an inner or comparator-mode page, or without INCLUDE columns",
+				psprintf("%s layout on a comparator-mode page", layout->name),
 				NULL);
+	if ((layout->flags & PBT_LF_NO_INCLUDE) && st->has_include)
+		corrupt(index, blkno, 0,
+				psprintf("%s layout in an index with INCLUDE columns",
+						 layout->name), NULL);
+	if ((layout->flags & PBT_LF_INCLUDE) && !st->has_include)
+		corrupt(index, blkno, 0,
+				psprintf("%s layout in an index without INCLUDE columns",
+						 layout->name), NULL);
 	if ((problem = layout->check(page)) != NULL)
 		corrupt(index, blkno, 0, problem, NULL);
 

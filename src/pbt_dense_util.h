@@ -4,7 +4,8 @@
  *	  Helpers shared by the dense and semi-dense leaf layouts: big-endian
  *	  key tails, bitmaps of whole 8-byte words (bit i in byte i / 8, bit
  *	  i % 8) with rank, select and stepping to the next set bit, searches in
- *	  a window of tails, and what turning into heads takes.
+ *	  a window of tails, and what turning into the layout they convert to
+ *	  (heads) takes.
  *
  *-------------------------------------------------------------------------
  */
@@ -358,17 +359,32 @@ window_iter_step(PbtIter *it, const uint8 *present, int capacity,
 }
 
 /*
- * Bytes a dense or semidense page of count items would take as a heads page
- * holding them and the new item (data, len), and its high key, as heads_load
- * lays them out: all but the heads bytes of the page's own items
- * (pbt_heads_item_bytes of each one's length after *q), which the caller
- * adds as its layout knows those lengths.  The heads prefix *q is the common
- * prefix of the first and last items, which for sorted items and one more
- * is the shortest common prefix among first, last and new.  get is the
- * layout's.
+ * The layout that a dense or semidense page converts to when an insert
+ * breaks its pattern (PbtLayout.convert_to), and that measures split halves
+ * that are not eligible any more.
+ */
+static inline const PbtLayout *
+window_target(uint8 convert_to)
+{
+	const PbtLayout *to = pbt_layout_by_tag(convert_to);
+
+	Assert(to != NULL && to->prefix_bytes != NULL && to->suffix_bytes != NULL);
+	return to;
+}
+
+/*
+ * Bytes a dense or semidense page of count items would take as a page of
+ * its conversion target to holding them and the new item (data, len), and
+ * its high key, as the target's load lays them out: all but the bytes of
+ * the page's own items (to->suffix_bytes of each one's length after *q),
+ * which the caller adds as its layout knows those lengths.  The target's
+ * prefix *q is the common prefix of the first and last items, which for
+ * sorted items and one more is the shortest common prefix among first,
+ * last and new.  get is the layout's.
  */
 static inline int
-window_converted_bytes(Page page, int count, const char *data, int len,
+window_converted_bytes(Page page, const PbtLayout *to, int count,
+					   const char *data, int len,
 					   void (*get) (Page page, int pos, PbtItem *item,
 									PbtItemBuf *buf),
 					   int *q)
@@ -391,17 +407,17 @@ window_converted_bytes(Page page, int count, const char *data, int len,
 		p = Min(p, pbt_common_prefix(last.data, last.len, data, len));
 	}
 	*q = p;
-	bytes = pbt_heads_base_bytes(p) + pbt_heads_item_bytes(len - p);
+	bytes = to->prefix_bytes(p) + to->suffix_bytes(len - p);
 	if (pbt_page_get_hikey(page, &hikey))
 		bytes += hikey.len;
 	return bytes;
 }
 
 /*
- * An insert that the window cannot take: the page becomes a heads page
- * holding its items and the new one at pos, if they fit there (converted:
- * the bytes that takes, as the layout's converted_bytes counts them); else
- * false, the page unchanged, and the engine splits.
+ * An insert that the window cannot take: the page becomes a page of its
+ * conversion target holding its items and the new one at pos, if they fit
+ * there (converted: the bytes that takes, as the layout's converted_bytes
+ * counts them); else false, the page unchanged, and the engine splits.
  */
 static inline bool
 window_convert_insert(Page page, int pos, const char *data, int len,
@@ -409,28 +425,28 @@ window_convert_insert(Page page, int pos, const char *data, int len,
 {
 	if (converted > ((PageHeader) page)->pd_special - SizeOfPageHeaderData)
 		return false;
-	pbt_heads_convert(page, pos, data, len);
+	pbt_page_convert(page, pos, data, len);
 	return true;
 }
 
 /*
  * Split planning: what sorted items take on a leaf of the layout whose
- * eligibility test (pbt_dense_eligible, pbt_semidense_eligible) this is,
- * or, for a half that is not eligible any more, on the heads leaf it
- * becomes (pbt_fit_leaf_split in pbt_splitloc.c picks each half's layout
- * exactly).
+ * fits test this is, or, for a half that is not eligible any more, on a
+ * leaf of the conversion target to (pbt_fit_leaf_split in pbt_splitloc.c
+ * picks each half's layout exactly).
  */
 static inline int
 window_space_needed(const PbtItem *items, int n, bool leaf,
-					bool (*eligible) (PbtItem *items, int n, PbtItem *hikey,
-									  int *bytes))
+					bool (*fits) (PbtItem *items, int n, PbtItem *hikey,
+								  int *bytes),
+					const PbtLayout *to)
 {
 	int			bytes;
 
 	Assert(leaf);
-	if (eligible((PbtItem *) items, n, NULL, &bytes))
+	if (fits((PbtItem *) items, n, NULL, &bytes))
 		return bytes;
-	return pbt_heads_bytes((PbtItem *) items, n);
+	return to->space_needed(items, n, true);
 }
 
 #endif							/* PBT_DENSE_UTIL_H */

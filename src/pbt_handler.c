@@ -12,6 +12,7 @@
 #include "catalog/index.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
+#include "utils/guc.h"
 #include "utils/index_selfuncs.h"
 #include "utils/rel.h"
 
@@ -21,17 +22,12 @@ PG_FUNCTION_INFO_V1(pagebtreehandler);
 
 static relopt_kind pbt_relopt_kind;
 
-static relopt_enum_elt_def pbt_layout_values[] = {
-	{"auto", PBT_LAYOUT_OPTION_DEFAULT},
-	{"plain", PBT_LAYOUT_OPTION_PLAIN},
-	{"heads", PBT_LAYOUT_OPTION_HEADS},
-	{"dense", PBT_LAYOUT_OPTION_DENSE},
-	{"semidense", PBT_LAYOUT_OPTION_SEMIDENSE},
-	{"heads-nohints", PBT_LAYOUT_OPTION_HEADS_NOHINTS},
-	{"bpa", PBT_LAYOUT_OPTION_BPA},
-	{"fingerprint", PBT_LAYOUT_OPTION_FINGERPRINT},
-	{NULL}
-};
+/*
+ * pagebtree.ablate_leaf_hints: heads-leaf searches ignore the hints, which
+ * are still maintained, so that the bytes on disk do not depend on it (an
+ * ablation for benchmarks, docs/decisions.md).
+ */
+bool		pbt_ablate_leaf_hints = false;
 
 void
 _PG_init(void)
@@ -41,11 +37,7 @@ _PG_init(void)
 					  "Packs pagebtree leaf pages only to this percentage",
 					  PBT_DEFAULT_FILLFACTOR, PBT_MIN_FILLFACTOR, 100,
 					  ShareUpdateExclusiveLock);
-	add_enum_reloption(pbt_relopt_kind, "layout",
-					   "Layout of new leaf pages",
-					   pbt_layout_values, PBT_LAYOUT_OPTION_DEFAULT,
-					   "Valid values are \"auto\", \"plain\", \"heads\", \"dense\", \"semidense\", \"heads-nohints\", \"bpa\" and \"fingerprint\".",
-					   ShareUpdateExclusiveLock);
+	pbt_add_layout_reloption(pbt_relopt_kind);
 	add_int_reloption(pbt_relopt_kind, "bpa_log_size",
 					  "Insert log slots of BPA leaves (a power of two)",
 					  PBT_BPA_DEFAULT_LOG, 4, 64, ShareUpdateExclusiveLock);
@@ -53,43 +45,24 @@ _PG_init(void)
 					  "Slots per block of BPA leaves (a power of two)",
 					  PBT_BPA_DEFAULT_BLOCK, 4, 64, ShareUpdateExclusiveLock);
 
+	DefineCustomBoolVariable("pagebtree.ablate_leaf_hints",
+							 "Heads leaves are searched without their hints.",
+							 "For measuring what the hints are worth: they are "
+							 "still maintained, so the setting changes no page.",
+							 &pbt_ablate_leaf_hints,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+	MarkGUCPrefixReserved("pagebtree");
+
+#if defined(USE_ASSERT_CHECKING) || defined(PBT_CHECKS)
+	pbt_registry_check();
+#endif
+
 	/* a custom WAL resource manager can only be registered at preload */
 	if (process_shared_preload_libraries_in_progress)
 		pbt_register_rmgr();
-}
-
-/* the reloption value that names a PbtLayoutOption */
-const char *
-pbt_layout_option_name(int option)
-{
-	for (relopt_enum_elt_def *v = pbt_layout_values; v->string_val; v++)
-		if (v->symbol_val == option)
-			return v->string_val;
-	return "unknown";
-}
-
-/*
- * Why this index's layout reloption cannot apply to it, or NULL if it can.
- * The validator sees only the value (ALTER INDEX SET passes no relation),
- * so a forced layout whose needs the index's columns do not meet is
- * ignored, with a NOTICE at build time, rather than refused: a rebuild
- * (TRUNCATE, REINDEX, VACUUM FULL, CLUSTER, a restored dump) must never
- * fail on an option that was accepted.  pbt_build_state() falls back the
- * same way.
- */
-const char *
-pbt_layout_option_conflict(PbtState *st, int option)
-{
-	if (option == PBT_LAYOUT_OPTION_DEFAULT || option == PBT_LAYOUT_OPTION_PLAIN)
-		return NULL;
-	if (!st->normalized)
-		return "Its keys are compared with the operator classes' comparison functions, not as byte strings.";
-	if ((option == PBT_LAYOUT_OPTION_DENSE ||
-		 option == PBT_LAYOUT_OPTION_FINGERPRINT) && st->has_include)
-		return "Those leaves cannot hold INCLUDE columns.";
-	if (option == PBT_LAYOUT_OPTION_SEMIDENSE && !st->has_include)
-		return "Semidense leaves are for indexes with INCLUDE columns.";
-	return NULL;
 }
 
 static bytea *
@@ -159,59 +132,7 @@ pbt_build_state(Relation index, MemoryContext cxt)
 			has_string_column = true;
 	}
 	st->fillfactor = opts ? opts->fillfactor : PBT_DEFAULT_FILLFACTOR;
-	/* heads need byte-string keys (see pbt_layout_option_conflict) */
-	st->leaf_layout = st->inner_layout = PBT_LAYOUT_PLAIN;
-	if (st->normalized && (!opts || opts->layout != PBT_LAYOUT_OPTION_PLAIN))
-		st->leaf_layout = st->inner_layout = PBT_LAYOUT_HEADS;
-	/* an ablation: heads leaves that do not keep or use hints */
-	if (st->normalized && opts && opts->layout == PBT_LAYOUT_OPTION_HEADS_NOHINTS)
-		st->leaf_layout = PBT_LAYOUT_HEADS_NOHINTS;
-	/* BPA leaves compare items as bytes too; inner pages stay heads */
-	if (st->normalized && opts && opts->layout == PBT_LAYOUT_OPTION_BPA)
-		st->leaf_layout = PBT_LAYOUT_BPA;
-	/* fingerprints hash the key, which only items without a payload end */
-	if (st->normalized && !st->has_include && opts &&
-		opts->layout == PBT_LAYOUT_OPTION_FINGERPRINT)
-		st->leaf_layout = PBT_LAYOUT_FINGERPRINT;
-	/*
-	 * Fingerprint leaves where operations ask for them (see pbt_adapt.c),
-	 * for keys with a text or bytea column.  On int8 keys forced
-	 * fingerprint leaves look up no faster than heads and scan and insert
-	 * more slowly (docs/decisions.md), so fixed-width keys never convert.
-	 */
-	st->adaptive = st->normalized && !st->has_include && has_string_column &&
-		(!opts || opts->layout == PBT_LAYOUT_OPTION_DEFAULT);
-	st->bpa_param = pbt_bpa_param(opts ? opts->bpa_log_size : PBT_BPA_DEFAULT_LOG,
-								  opts ? opts->bpa_block_size : PBT_BPA_DEFAULT_BLOCK);
-
-	/*
-	 * Dense leaves hold key || TID items compared as bytes: normalized keys
-	 * without an INCLUDE payload.  They are only made by page rebuilds, so
-	 * new leaves still start in leaf_layout.
-	 */
-	st->dense_leaves = PBT_DENSE_NEVER;
-	if (st->normalized && !st->has_include)
-	{
-		if (!opts || opts->layout == PBT_LAYOUT_OPTION_DEFAULT)
-			st->dense_leaves = PBT_DENSE_SMALLER;
-		else if (opts->layout == PBT_LAYOUT_OPTION_DENSE)
-			st->dense_leaves = PBT_DENSE_ELIGIBLE;
-	}
-
-	/*
-	 * Semi-dense leaves store an item's TID, INCLUDE payload and payload
-	 * length as one entry, which they find by the payload length at the
-	 * item's end: indexes with INCLUDE columns, where the dense layout does
-	 * not apply.  Also only made by page rebuilds.
-	 */
-	st->semidense_leaves = PBT_DENSE_NEVER;
-	if (st->normalized && st->has_include)
-	{
-		if (!opts || opts->layout == PBT_LAYOUT_OPTION_DEFAULT)
-			st->semidense_leaves = PBT_DENSE_SMALLER;
-		else if (opts->layout == PBT_LAYOUT_OPTION_SEMIDENSE)
-			st->semidense_leaves = PBT_DENSE_ELIGIBLE;
-	}
+	pbt_set_layouts(st, opts, has_string_column);
 	st->root = InvalidBlockNumber;
 	st->rightmost_leaf = InvalidBlockNumber;
 	MemoryContextSwitchTo(oldcxt);

@@ -479,16 +479,17 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 
 /*
  * Ascending keys past the end of the rightmost leaf, on a layout whose
- * splits need not look at the items that stay:
+ * splits need not look at the items that stay (PBT_LF_APPEND_SPLIT):
  *
- * - A dense leaf keeps all its entries: the paper's over-committing split,
- *   which moves no records.  Fillfactor is not applied, because the free
- *   slots of a dense leaf past its high key could never be used, and a
- *   second heap TID for one of its keys (a non-HOT update) converts the
- *   leaf anyway.  The new item starts the right page, dense if it can be.
- * - A BPA leaf keeps fillfactor of its items, counted, and its tail is
- *   deleted in place (see bpa_truncate): only the blocks holding the tail
- *   are sorted, to read the items that move right.
+ * - A layout that keeps all its entries (PBT_LF_APPEND_KEEPS_ALL, dense):
+ *   the paper's over-committing split, which moves no records.  Fillfactor
+ *   is not applied, because the free slots of a dense leaf past its high
+ *   key could never be used, and a second heap TID for one of its keys (a
+ *   non-HOT update) converts the leaf anyway.  The new item starts the
+ *   right page, in the same layout if it can be.
+ * - The others (BPA) keep fillfactor of their items, counted, and the tail
+ *   is deleted in place (see bpa_truncate): only the blocks holding the
+ *   tail are sorted, to read the items that move right.
  *
  * The left page gets the separator as its high key (a dense leaf without
  * one keeps room for it; a BPA leaf's cut tail frees the bytes of the
@@ -505,7 +506,7 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 	PbtPageOpaque opaque = PbtPageGetOpaque(origpage);
 	const PbtLayout *layout = pbt_layout(origpage);
 	int			n = layout->count(origpage);
-	bool		dense = opaque->layout == PBT_LAYOUT_DENSE;
+	bool		keep_all = (layout->flags & PBT_LF_APPEND_KEEPS_ALL) != 0;
 	int			s;
 	int			nright;
 	PbtItem    *items;
@@ -513,15 +514,20 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 	PbtIter		it;
 	StringInfoData sep;
 	Page		lpage;
-	int			bytes;
 	uint8		rtag;
 
+	/*
+	 * A rebuilt-only layout (dense) that the index no longer makes (after
+	 * ALTER INDEX SET (layout = ...)) splits the general way, into halves
+	 * of the index's leaf layout.
+	 */
 	if (!PbtIsLeaf(opaque) || !PbtIsRightmost(opaque) || pos != n || n == 0 ||
-		!((dense && st->dense_leaves != PBT_DENSE_NEVER) ||
-		  opaque->layout == PBT_LAYOUT_BPA))
+		!(layout->flags & PBT_LF_APPEND_SPLIT) ||
+		((layout->flags & PBT_LF_REBUILT) &&
+		 opaque->layout != st->rebuilt_layout))
 		return false;
 
-	s = dense ? n : Max(1, n - (n * (100 - st->fillfactor) + 99) / 100);
+	s = keep_all ? n : Max(1, n - (n * (100 - st->fillfactor) + 99) / 100);
 	nright = n + 1 - s;
 	/* items[0] is the last that stays, then the nright that go right */
 	items = palloc(sizeof(PbtItem) * (nright + 1));
@@ -546,11 +552,7 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 		pfree(items);
 		return false;
 	}
-	if (dense)
-		rtag = pbt_dense_eligible(&items[1], 1, NULL, &bytes) ?
-			PBT_LAYOUT_DENSE : st->leaf_layout;
-	else
-		rtag = pbt_choose_leaf_layout(st, &items[1], nright, NULL);
+	rtag = pbt_choose_append_layout(st, layout, &items[1], nright);
 	write_split(index, st, buf, stack, lpage, s, &sep, &items[1], nright,
 				rtag, cbuf);
 	pfree(sep.data);
@@ -621,15 +623,16 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * rebuilding it for every further insert would cost a full page image
 	 * each time.
 	 */
-	convtag = leaf && st->normalized && !pbt_is_dense_tag(oopaque->layout) ?
+	convtag = leaf && st->normalized && !(layout->flags & PBT_LF_REBUILT) ?
 		pbt_choose_leaf_layout(st, items, n + 1, has_hikey ? &oldhikey : NULL) :
 		newlayout;
-	if (pbt_is_dense_tag(convtag) && oopaque->layout != convtag)
+	if ((pbt_layout_by_tag(convtag)->flags & PBT_LF_REBUILT) &&
+		oopaque->layout != convtag)
 	{
 		xlog = GenericXLogStart(index);
 		lpage = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
-		pbt_page_set_layout(lpage, convtag, st);
-		pbt_page_rebuild(lpage, items, n + 1, has_hikey ? &oldhikey : NULL);
+		pbt_page_rebuild_as(lpage, convtag, st, items, n + 1,
+							has_hikey ? &oldhikey : NULL);
 		pbt_adapt_leaf(st, lpage, PBT_OPS_OFF, NULL, 0, NULL);
 		GenericXLogFinish(xlog);
 		PBT_CHECK_PAGE(index, BufferGetPage(buf), BufferGetBlockNumber(buf));
@@ -657,10 +660,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * halves that are not).
 	 */
 	plantag = newlayout;
-	if ((oopaque->layout == PBT_LAYOUT_DENSE &&
-		 st->dense_leaves != PBT_DENSE_NEVER) ||
-		(oopaque->layout == PBT_LAYOUT_SEMIDENSE &&
-		 st->semidense_leaves != PBT_DENSE_NEVER))
+	if (st->rebuilt_layout != 0 && oopaque->layout == st->rebuilt_layout)
 		plantag = oopaque->layout;
 	s = pbt_choose_split(pbt_layout_by_tag(plantag),
 						 items, n + 1, has_hikey ? oldhikey.len : 0, leaf,
@@ -685,10 +685,11 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * own, instead of fences at the median that strand a half-empty page
 	 * below a range's growing end.
 	 */
-	if (leaf && st->normalized && st->dense_leaves != PBT_DENSE_NEVER &&
-		!appending)
+	if (leaf && st->normalized && st->rebuilt_layout != 0 &&
+		pbt_layout_by_tag(st->rebuilt_layout)->run_span && !appending)
 	{
-		int			end = pbt_partition_end(items, n + 1);
+		int			end = pbt_partition_end(pbt_layout_by_tag(st->rebuilt_layout),
+											items, n + 1);
 
 		if (end >= (n + 1) / 2)
 			s = end;
@@ -711,19 +712,19 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * critical section).  When the new item went right and the layout
 	 * stays, it keeps its first s items in place and gets the separator as
 	 * its high key, which is a small WAL record; otherwise it is rebuilt and
-	 * logged whole.  A semidense left page is always rebuilt, so that its
-	 * window ends at its new high key instead of keeping slots for the keys
-	 * that moved right.
+	 * logged whole.  A left page of a layout that says so (semidense) is
+	 * always rebuilt, so that its window ends at its new high key instead
+	 * of keeping slots for the keys that moved right.
 	 */
 	lpage = memcpy(palloc(BLCKSZ), origpage, BLCKSZ);
 	sepitem.data = sep.data;
 	sepitem.len = sep.len;
 	keep = s;
-	if (pos < s || ltag != oopaque->layout || ltag == PBT_LAYOUT_SEMIDENSE ||
+	if (pos < s || ltag != oopaque->layout ||
+		(pbt_layout_by_tag(ltag)->flags & PBT_LF_SPLIT_REBUILDS) ||
 		(layout->truncate(lpage, s), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
 	{
-		pbt_page_set_layout(lpage, ltag, st);
-		pbt_page_rebuild(lpage, items, s, &sepitem);
+		pbt_page_rebuild_as(lpage, ltag, st, items, s, &sepitem);
 		keep = -1;
 	}
 

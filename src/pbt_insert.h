@@ -12,13 +12,6 @@
 
 #include "pagebtree.h"
 
-/* layouts that only page rebuilds make, for items that qualify */
-static inline bool
-pbt_is_dense_tag(uint8 tag)
-{
-	return tag == PBT_LAYOUT_DENSE || tag == PBT_LAYOUT_SEMIDENSE;
-}
-
 /* pbt_splitloc.c */
 extern int	pbt_choose_split(const PbtLayout *layout, const PbtItem *items,
 							 int n, int hikeylen, bool leaf,
@@ -27,7 +20,8 @@ extern int	pbt_choose_split(const PbtLayout *layout, const PbtItem *items,
 extern int	pbt_fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0,
 							   PbtItem *oldhikey, uint8 fallback,
 							   StringInfo sep, uint8 *ltag, uint8 *rtag);
-extern int	pbt_partition_end(const PbtItem *items, int n);
+extern int	pbt_partition_end(const PbtLayout *layout, const PbtItem *items,
+							  int n);
 
 /* pbt_delete.c */
 extern void pbt_delete_entries(Relation index, PbtState *st, Relation heapRel,

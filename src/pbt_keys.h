@@ -55,13 +55,16 @@ typedef struct PbtState
 	TupleDesc	keydesc;		/* key columns only (pivots) */
 	TupleDesc	incdesc;		/* INCLUDE columns only (normalized payload) */
 	int			fillfactor;
-	uint8		leaf_layout;	/* PBT_LAYOUT_* of new leaf pages */
+	/* the layouts pages get, chosen in pbt_policy.c */
+	uint8		leaf_layout;	/* tag of new leaf pages */
 	uint8		inner_layout;	/* ... and of new inner pages */
-	uint8		dense_leaves;	/* PBT_DENSE_*: may rebuilt leaves be dense? */
-	uint8		semidense_leaves;	/* PBT_DENSE_*: ... or semi-dense? */
-	uint8		bpa_param;		/* layout_param of BPA leaves */
+	uint8		rebuilt_layout; /* tag of the PBT_LF_REBUILT layout that
+								 * rebuilt leaves may take, 0 = none */
+	uint8		rebuilt_when;	/* PBT_REBUILT_*: when they take it */
 	bool		adaptive;		/* heads leaves with string-like keys may
 								 * become fingerprint leaves (layout = auto) */
+	uint8		layout_param[PBT_MAX_LAYOUTS];	/* layout_param of pages by
+												 * tag, from the reloptions */
 	BlockNumber root;			/* cached, validated on use */
 	uint32		rootlevel;
 	BlockNumber rightmost_leaf; /* insert fast path hint */
@@ -69,10 +72,10 @@ typedef struct PbtState
 	PbtColumn	cols[INDEX_MAX_KEYS];
 } PbtState;
 
-/* PbtState.dense_leaves and semidense_leaves */
-#define PBT_DENSE_NEVER		0
-#define PBT_DENSE_SMALLER	1		/* where eligible and smaller than heads */
-#define PBT_DENSE_ELIGIBLE	2		/* wherever eligible */
+/* PbtState.rebuilt_when */
+#define PBT_REBUILT_SMALLER	1		/* where the items qualify and take fewer
+									 * bytes than in leaf_layout */
+#define PBT_REBUILT_ELIGIBLE 2		/* wherever the items qualify */
 
 /*
  * A position in key order to search for.  With nextkey, the key stands for

@@ -27,6 +27,7 @@ typedef struct PbtItemBuf
 
 struct PbtState;
 struct PbtSearchKey;
+struct PbtOptions;
 struct PbtLayout;
 
 /* the largest layout's iteration state (BPA: the block being read, sorted) */
@@ -61,9 +62,43 @@ typedef struct PbtIter
 	PbtItemBuf	buf;
 } PbtIter;
 
+/*
+ * PbtLayout.flags: where a layout may be used and how the engine treats its
+ * pages.  The verifier checks the first five against each page; the engine
+ * tests the others on the page's layout instead of comparing tags, so that
+ * a new layout states what it is rather than being named in engine code.
+ */
+#define PBT_LF_LEAF			0x0001	/* may hold leaf pages */
+#define PBT_LF_INNER		0x0002	/* may hold inner pages */
+#define PBT_LF_NORMALIZED	0x0004	/* only where keys are normalized (items
+									 * compared as byte strings) */
+#define PBT_LF_NO_INCLUDE	0x0008	/* not in indexes with INCLUDE columns */
+#define PBT_LF_INCLUDE		0x0010	/* only in indexes with INCLUDE columns */
+#define PBT_LF_REBUILT		0x0020	/* made only by rebuilding a page for
+									 * items that qualify (fits), never the
+									 * layout a new page starts with; an
+									 * insert that breaks its pattern
+									 * converts the page to convert_to */
+#define PBT_LF_APPEND_SPLIT 0x0040	/* an insert past the end of the rightmost
+									 * leaf splits without planning
+									 * (split_rightmost_append): truncate is
+									 * cheap and iteration from a position
+									 * reads only the items that move */
+#define PBT_LF_APPEND_KEEPS_ALL 0x0080	/* ... and the left page keeps all its
+										 * items (its free space past the new
+										 * high key could never be used); the
+										 * right page starts in this layout */
+#define PBT_LF_SPLIT_REBUILDS 0x0100	/* a split always rebuilds the left
+										 * half, never truncates it in place */
+#define PBT_LF_RETIRED		0x0200	/* written by earlier versions, read and
+									 * updated in place only: never the
+									 * layout of a page made now */
+
 typedef struct PbtLayout
 {
 	const char *name;
+	uint8		tag;			/* PBT_LAYOUT_*: its index in the registry */
+	uint16		flags;			/* PBT_LF_* */
 	void		(*init) (Page page);
 	int			(*count) (Page page);
 	/* the item at ordered position pos; assembled in buf if need be */
@@ -101,6 +136,15 @@ typedef struct PbtLayout
 	 * an inner page, items[0] becomes minus infinity).
 	 */
 	int			(*space_needed) (const PbtItem *items, int n, bool leaf);
+	/*
+	 * Leaves of normalized keys: would a page of this layout, loaded with
+	 * exactly these sorted items and high key (NULL: none), hold them?
+	 * Exact for what load does, so that a split can check its halves before
+	 * it writes them; for a PBT_LF_REBUILT layout it also says whether the
+	 * items qualify.  *bytes (if not NULL) gets what the items take there,
+	 * the high key not counted, to compare layouts (set when true).
+	 */
+	bool		(*fits) (PbtItem *items, int n, PbtItem *hikey, int *bytes);
 	/* bytes available for items after compaction */
 	int			(*free_space) (Page page);
 	/* bytes of dead item space that a compaction would reclaim */
@@ -128,9 +172,45 @@ typedef struct PbtLayout
 	 */
 	int			(*probe) (Page page, const char *key, int keylen,
 						  const char **tids, bool *dead);
+	/*
+	 * Optional: the layout_param of pages made for an index with these
+	 * reloptions (NULL: defaults), kept by rebuilds.  NULL = always 0.
+	 */
+	uint8		(*param) (const struct PbtOptions *opts);
+
+	/*
+	 * Conversion.  A PBT_LF_REBUILT layout turns a page whose pattern an
+	 * insert breaks into a page of layout convert_to holding all its items
+	 * and the new one (pbt_page_convert), inside its insert, so WAL redo of
+	 * the insert repeats it: convert_to is part of the page format.  The
+	 * target must measure a leaf of sorted items as prefix_bytes(p) plus
+	 * suffix_bytes(len - p) per item, p being what the first and last items
+	 * share (the high key not counted), so that a converting layout adds up
+	 * the cost from what it knows of its items without assembling them
+	 * (dense: one length for all); and it must take, by insert in order,
+	 * the items between the first and last after a load of those two.
+	 */
+	uint8		convert_to;
+	int			(*prefix_bytes) (int prefix_len);
+	int			(*suffix_bytes) (int len);
+
+	/*
+	 * Bulk build, all optional.  A PBT_LF_REBUILT layout says whether an
+	 * item goes on a page of it that the build is filling: either by runs
+	 * (dense), run_span giving the number of key tails from first (the
+	 * page's first item) to item inclusive if the two can share a page of
+	 * the layout, else 0, and run_capacity the tails such a page starting
+	 * at first holds (also partition detection at splits); or by takes
+	 * (semidense): would insert put the item in place?  finish_build
+	 * rearranges a leaf the build has finished (BPA: room for flushes).
+	 */
+	int			(*run_span) (const char *first, int firstlen,
+							 const char *item, int len);
+	int			(*run_capacity) (const char *first, int len);
+	bool		(*takes) (Page page, const char *data, int len);
+	void		(*finish_build) (Page page);
 } PbtLayout;
 
-extern const PbtLayout *pbt_layout_by_tag(uint8 tag);
 extern void pbt_iter_start(PbtIter *it, Page page, int pos, bool forward);
 extern void pbt_iter_start_unordered(PbtIter *it, Page page);
 
@@ -150,21 +230,29 @@ pbt_iter_next(PbtIter *it, PbtItem *item)
 	}
 	return true;
 }
-extern const PbtLayout pbt_layout_plain;
-extern const PbtLayout pbt_layout_heads;
-extern const PbtLayout pbt_layout_heads_nohints;
-extern const PbtLayout pbt_layout_dense;
-extern const PbtLayout pbt_layout_semidense;
-extern const PbtLayout pbt_layout_bpa;
-extern const PbtLayout pbt_layout_fingerprint;
 
 /*
- * The layout of a page.  Inline, through a table indexed by the tag (NULL
- * for unknown tags): a lookup asks for it several times per page visited.
+ * The registry (pbt_registry.c): layouts by the tag stored in each page,
+ * NULL for unknown tags.  The table covers every uint8 so that looking a
+ * page's layout up needs no bounds check; the tags in use stay below
+ * PBT_MAX_LAYOUTS, so that per-tag settings fit a small array
+ * (PbtState.layout_param).
  */
+#define PBT_MAX_LAYOUTS		16
 extern const PbtLayout *const pbt_layouts[256];
 extern void pbt_unknown_layout(uint8 tag) pg_attribute_noreturn();
 
+/* a layout by tag, NULL if there is none (the verifier, WAL masking) */
+static inline const PbtLayout *
+pbt_layout_by_tag(uint8 tag)
+{
+	return pbt_layouts[tag];
+}
+
+/*
+ * The layout of a page.  Inline, through the table: a lookup asks for it
+ * several times per page visited.
+ */
 static inline const PbtLayout *
 pbt_layout(Page page)
 {
@@ -176,28 +264,8 @@ pbt_layout(Page page)
 	return layout;
 }
 
-/* pbt_layout_bpa.c: the layout parameter for a log and block size */
+/* defaults of the BPA geometry reloptions, bpa_log_size and bpa_block_size */
 #define PBT_BPA_DEFAULT_LOG		8
 #define PBT_BPA_DEFAULT_BLOCK	16
-extern uint8 pbt_bpa_param(int log_size, int block_size);
-extern bool pbt_bpa_reload(Page page);
-
-/* pbt_layout_heads.c: sizes, for conversions and the choice of a layout */
-extern int	pbt_heads_base_bytes(int prefix_len);
-extern int	pbt_heads_item_bytes(int len);
-extern int	pbt_heads_bytes(PbtItem *items, int n);
-extern void pbt_heads_convert(Page page, int pos, const char *data, int len);
-
-/* pbt_layout_dense.c: eligibility, for the choice of a layout and builds */
-extern bool pbt_dense_eligible(PbtItem *items, int n, PbtItem *hikey,
-							   int *bytes);
-extern int	pbt_dense_span(const char *first, int firstlen, const char *item,
-						   int len);
-extern int	pbt_dense_capacity(const char *first, int len);
-
-/* pbt_layout_semidense.c: eligibility, for the choice of a layout and builds */
-extern bool pbt_semidense_eligible(PbtItem *items, int n, PbtItem *hikey,
-								   int *bytes);
-extern bool pbt_semidense_takes(Page page, const char *data, int len);
 
 #endif							/* PBT_LAYOUT_H */

@@ -195,10 +195,17 @@ bpa_lower_for(int n, int log_cap, int block_cap, int prefix_len)
 		blocks_for(n, block_cap) * unit_bytes(block_cap);
 }
 
-/* layout parameter: log and block capacity as two 4-bit shifts, 0 = default */
-uint8
-pbt_bpa_param(int log_size, int block_size)
+/*
+ * Layout parameter: log and block capacity as two 4-bit shifts, from the
+ * reloptions bpa_log_size and bpa_block_size (powers of two, checked by
+ * the validator); 0 = default.
+ */
+static uint8
+bpa_param(const PbtOptions *opts)
 {
+	int			log_size = opts ? opts->bpa_log_size : PBT_BPA_DEFAULT_LOG;
+	int			block_size = opts ? opts->bpa_block_size : PBT_BPA_DEFAULT_BLOCK;
+
 	return (uint8) ((pg_leftmost_one_pos32(log_size) << 4) |
 					pg_leftmost_one_pos32(block_size));
 }
@@ -307,6 +314,16 @@ bpa_space_needed(const PbtItem *items, int n, bool leaf)
 	for (int cap = 4; cap <= BPA_MAX_CAP; cap *= 2)
 		slots = Max(slots, bpa_lower_for(n, BPA_MAX_CAP, cap, q));
 	return bytes - n * q + slots - SizeOfPageHeaderData;
+}
+
+static bool
+bpa_fits(PbtItem *items, int n, PbtItem *hikey, int *bytes)
+{
+	int			need = bpa_space_needed(items, n, true);
+
+	if (bytes)
+		*bytes = need;
+	return need + (hikey ? hikey->len : 0) <= (int) PBT_USABLE_SPACE;
 }
 
 /* ---------------------------------------------------------------
@@ -848,14 +865,16 @@ bpa_rebuild(Page page, const char *data, int len)
 }
 
 /*
- * Reload the page with its items sorted, after their prefix, in blocks 3/4
- * full; false (page unchanged) if they do not fit so.  For the bulk build,
- * whose appends leave full blocks and no prefix.
+ * A leaf the bulk build has finished, filled by appends (no prefix, full
+ * blocks): reload it with its items sorted, after their prefix, in blocks
+ * 3/4 full if it fits so, which it does at the default fillfactor, so that
+ * random inserts after the build take free slots instead of splitting
+ * blocks; else leave it as it is.
  */
-bool
-pbt_bpa_reload(Page page)
+static void
+bpa_finish_build(Page page)
 {
-	return bpa_rebuild(page, NULL, 0);
+	(void) bpa_rebuild(page, NULL, 0);
 }
 
 /*
@@ -1415,6 +1434,8 @@ bpa_check(Page page)
 
 const PbtLayout pbt_layout_bpa = {
 	.name = "bpa",
+	.tag = PBT_LAYOUT_BPA,
+	.flags = PBT_LF_LEAF | PBT_LF_NORMALIZED | PBT_LF_APPEND_SPLIT,
 	.init = bpa_init,
 	.count = bpa_count,
 	.get = bpa_get,
@@ -1428,6 +1449,7 @@ const PbtLayout pbt_layout_bpa = {
 	.truncate = bpa_truncate,
 	.item_cost = bpa_item_cost,
 	.space_needed = bpa_space_needed,
+	.fits = bpa_fits,
 	.free_space = bpa_free_space,
 	.garbage = bpa_garbage,
 	.set_dead = bpa_set_dead,
@@ -1437,4 +1459,6 @@ const PbtLayout pbt_layout_bpa = {
 	.iter_start = bpa_iter_start,
 	.iter_next = bpa_iter_next,
 	.probe = bpa_probe,
+	.param = bpa_param,
+	.finish_build = bpa_finish_build,
 };

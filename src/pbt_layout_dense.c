@@ -47,6 +47,9 @@
 
 #include "pbt_dense_util.h"
 
+/* what a page converts to when an insert breaks its pattern (on disk) */
+#define DENSE_CONVERT_TO	PBT_LAYOUT_HEADS
+
 typedef struct DenseHeader
 {
 	uint16		item_len;		/* L; 0 while capacity is 0 */
@@ -224,14 +227,15 @@ dense_plan(PbtItem *items, int n, PbtItem *hikey, DensePlan *plan)
  * prefix, bitmaps and values; the high key is not counted), to compare
  * with other layouts.
  */
-bool
-pbt_dense_eligible(PbtItem *items, int n, PbtItem *hikey, int *bytes)
+static bool
+dense_fits(PbtItem *items, int n, PbtItem *hikey, int *bytes)
 {
 	DensePlan	plan;
 
 	if (!dense_plan(items, n, hikey, &plan))
 		return false;
-	*bytes = plan.bytes;
+	if (bytes)
+		*bytes = plan.bytes;
 	return true;
 }
 
@@ -239,8 +243,8 @@ pbt_dense_eligible(PbtItem *items, int n, PbtItem *hikey, int *bytes)
  * Bulk build: if item can share a dense page with first (the first item on
  * the page), the number of tails from first's to item's, inclusive; else 0.
  */
-int
-pbt_dense_span(const char *first, int firstlen, const char *item, int len)
+static int
+dense_run_span(const char *first, int firstlen, const char *item, int len)
 {
 	int			tlen;
 	int			plen;
@@ -264,8 +268,8 @@ pbt_dense_span(const char *first, int firstlen, const char *item, int len)
  * Bulk build: the capacity of a dense page loaded with first as its first
  * item and no high key (the window starts at first's tail).
  */
-int
-pbt_dense_capacity(const char *first, int len)
+static int
+dense_run_capacity(const char *first, int len)
 {
 	int			tlen = dense_tail_len_for(len);
 	int			plen = len - DENSE_VALUE_BYTES - tlen;
@@ -394,13 +398,14 @@ static int
 dense_converted_bytes(Page page, const char *data, int len)
 {
 	DenseHeader *hdr = dense_header(page);
+	const PbtLayout *to = window_target(DENSE_CONVERT_TO);
 	int			n = hdr->count;
 	int			q;
-	int			bytes = window_converted_bytes(page, n, data, len, dense_get,
-											   &q);
+	int			bytes = window_converted_bytes(page, to, n, data, len,
+											   dense_get, &q);
 
 	if (n > 0)
-		bytes += n * pbt_heads_item_bytes(hdr->item_len - q);
+		bytes += n * to->suffix_bytes(hdr->item_len - q);
 	return bytes;
 }
 
@@ -437,7 +442,8 @@ dense_item_cost(Page page, const char *data, int len)
 static int
 dense_space_needed(const PbtItem *items, int n, bool leaf)
 {
-	return window_space_needed(items, n, leaf, pbt_dense_eligible);
+	return window_space_needed(items, n, leaf, dense_fits,
+							   window_target(DENSE_CONVERT_TO));
 }
 
 static void
@@ -668,6 +674,9 @@ dense_check(Page page)
 
 const PbtLayout pbt_layout_dense = {
 	.name = "dense",
+	.tag = PBT_LAYOUT_DENSE,
+	.flags = PBT_LF_LEAF | PBT_LF_NORMALIZED | PBT_LF_NO_INCLUDE |
+	PBT_LF_REBUILT | PBT_LF_APPEND_SPLIT | PBT_LF_APPEND_KEEPS_ALL,
 	.init = dense_init,
 	.count = dense_count,
 	.get = dense_get,
@@ -678,6 +687,7 @@ const PbtLayout pbt_layout_dense = {
 	.truncate = dense_truncate,
 	.item_cost = dense_item_cost,
 	.space_needed = dense_space_needed,
+	.fits = dense_fits,
 	.free_space = dense_free_space,
 	.garbage = dense_garbage,
 	.set_dead = dense_set_dead,
@@ -686,4 +696,7 @@ const PbtLayout pbt_layout_dense = {
 	.check = dense_check,
 	.iter_start = dense_iter_start,
 	.iter_next = dense_iter_next,
+	.convert_to = DENSE_CONVERT_TO,
+	.run_span = dense_run_span,
+	.run_capacity = dense_run_capacity,
 };

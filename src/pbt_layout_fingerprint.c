@@ -440,6 +440,16 @@ fp_space_needed(const PbtItem *items, int n, bool leaf)
 		SizeOfPageHeaderData;
 }
 
+static bool
+fp_fits(PbtItem *items, int n, PbtItem *hikey, int *bytes)
+{
+	int			need = fp_space_needed(items, n, true);
+
+	if (bytes)
+		*bytes = need;
+	return need + (hikey ? hikey->len : 0) <= (int) PBT_USABLE_SPACE;
+}
+
 /*
  * The entries of the page in key order, without those at the ordered
  * positions in skip (ascending, nskip of them), keeping only the first
@@ -627,6 +637,8 @@ fp_check(Page page)
 
 const PbtLayout pbt_layout_fingerprint = {
 	.name = "fingerprint",
+	.tag = PBT_LAYOUT_FINGERPRINT,
+	.flags = PBT_LF_LEAF | PBT_LF_NORMALIZED | PBT_LF_NO_INCLUDE,
 	.init = fp_init,
 	.count = fp_count,
 	.get = fp_get,
@@ -640,6 +652,7 @@ const PbtLayout pbt_layout_fingerprint = {
 	.truncate = fp_truncate,
 	.item_cost = fp_item_cost,
 	.space_needed = fp_space_needed,
+	.fits = fp_fits,
 	.free_space = fp_free_space,
 	.garbage = fp_garbage,
 	.set_dead = fp_set_dead,

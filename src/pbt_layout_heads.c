@@ -144,18 +144,18 @@ stored_bytes(Page page, const HeadsSlot *slot)
 }
 
 /*
- * Sizes on a heads page, for layouts that convert themselves to heads and
- * for the engine's choice of a leaf's layout: the header with a prefix of
- * prefix_len bytes, and one item whose length after the prefix is len.
+ * Sizes on a heads page, as a conversion target (see PbtLayout.convert_to):
+ * the header with a prefix of prefix_len bytes, and one leaf item whose
+ * length after the prefix is len.
  */
-int
-pbt_heads_base_bytes(int prefix_len)
+static int
+heads_prefix_bytes(int prefix_len)
 {
 	return sizeof(HeadsHeader) + prefix_len;
 }
 
-int
-pbt_heads_item_bytes(int len)
+static int
+heads_suffix_bytes(int len)
 {
 	return sizeof(HeadsSlot) + remainder_bytes(len);
 }
@@ -181,8 +181,11 @@ hint_pos(int i, int n)
 }
 
 /*
- * Leaves keep hints (inner pages are few and hot), except under the tag
- * that leaves them out to measure what they are worth.
+ * Leaves keep hints (inner pages are few and hot), except under the retired
+ * tag PBT_LAYOUT_HEADS_NOHINTS, which earlier versions wrote to measure
+ * what hints are worth: its pages keep their hints zero.  (The measurement
+ * is now pagebtree.ablate_leaf_hints, which only stops searches from
+ * reading hints; see heads_search.)
  */
 static inline bool
 uses_hints(Page page)
@@ -386,17 +389,24 @@ heads_space_needed(const PbtItem *items, int n, bool leaf)
 		q = pbt_common_prefix(items[fk].data + koff, items[fk].len - koff,
 						  items[n - 1].data + koff, items[n - 1].len - koff);
 	/* a split's search asks this a dozen times: no branch per item */
-	bytes = pbt_heads_base_bytes(q) + n * (int) (sizeof(HeadsSlot) + koff);
+	bytes = heads_prefix_bytes(q) + n * (int) (sizeof(HeadsSlot) + koff);
 	for (int i = fk; i < n; i++)
 		bytes += remainder_bytes(items[i].len - koff - q);
 	return bytes;
 }
 
-/* bytes sorted leaf items take on a heads page as heads_load lays them out */
-int
-pbt_heads_bytes(PbtItem *items, int n)
+/*
+ * Do sorted leaf items and a high key fit a heads page, as heads_load lays
+ * them out?
+ */
+static bool
+heads_fits(PbtItem *items, int n, PbtItem *hikey, int *bytes)
 {
-	return heads_space_needed(items, n, true);
+	int			need = heads_space_needed(items, n, true);
+
+	if (bytes)
+		*bytes = need;
+	return need + (hikey ? hikey->len : 0) <= (int) PBT_USABLE_SPACE;
 }
 
 /* Place len bytes below pd_upper, leaving room for one more slot. */
@@ -697,9 +707,13 @@ heads_search(PbtState *st, Page page, PbtSearchKey *key)
 	 * Narrow [low, high) with the hints.  A head strictly below the key's
 	 * means the item is below the key, and strictly above means above, as
 	 * long as the key has no padding in its head (a shorter key with
-	 * nextkey sorts after the longer items it is a prefix of).
+	 * nextkey sorts after the longer items it is a prefix of).  The setting
+	 * pagebtree.ablate_leaf_hints skips this (hints are kept up to date
+	 * regardless); tested last, as tested first it made gcc allocate the
+	 * binary search's registers worse (two instructions more per probe).
 	 */
-	if (uses_hints(page) && klen >= HEAD_BYTES && hdr->hint_count > HEADS_HINTS)
+	if (uses_hints(page) && klen >= HEAD_BYTES &&
+		hdr->hint_count > HEADS_HINTS && !pbt_ablate_leaf_hints)
 	{
 		int			hc = hdr->hint_count;
 		int			slack = n - hc; /* inserts since the hints */
@@ -823,73 +837,10 @@ heads_check(Page page)
 	return NULL;
 }
 
-/*
- * Rewrite page, of a layout that turns into heads when an insert breaks its
- * pattern (dense, semidense), as a heads page holding its items and the new
- * one (data, len) at pos, keeping the header, special space and high key.
- * The caller has checked that they fit.  The first and last items are
- * loaded first, which fixes the prefix, then the others are inserted in
- * order, so no array of all items is needed (this runs inside a critical
- * section: no palloc).  Deterministic, for WAL redo.
- */
-void
-pbt_heads_convert(Page page, int pos, const char *data, int len)
-{
-	PageHeader	phdr = (PageHeader) page;
-	const PbtLayout *from = pbt_layout(page);
-	int			total = from->count(page) + 1;
-	PGAlignedBlock copy;
-	Page		tmp = copy.data;
-	PbtPageOpaque opaque;
-	PbtItemBuf	buf0,
-				buf1;
-	PbtIter		it;
-	PbtItem		ends[2];
-	PbtItem		hikey;
-
-	/* the whole block goes back to shared buffers: no undefined hole */
-	memset(tmp, 0, BLCKSZ);
-	memcpy(tmp, page, SizeOfPageHeaderData);
-	memcpy((char *) tmp + phdr->pd_special, (char *) page + phdr->pd_special,
-		   BLCKSZ - phdr->pd_special);
-	((PageHeader) tmp)->pd_lower = SizeOfPageHeaderData;
-	((PageHeader) tmp)->pd_upper = phdr->pd_special;
-	opaque = PbtPageGetOpaque(tmp);
-	pbt_page_set_layout(tmp, PBT_LAYOUT_HEADS, NULL);
-	opaque->hikey_off = opaque->hikey_len = 0;
-	heads_init(tmp);
-	if (pbt_page_get_hikey(page, &hikey) &&
-		!pbt_page_set_hikey(tmp, hikey.data, hikey.len))
-		elog(ERROR, "pagebtree: high key does not fit after conversion to heads");
-
-	/* the merged sequence: the page's items with (data, len) at pos */
-	ends[0].data = data;
-	ends[0].len = len;
-	if (pos > 0)
-		from->get(page, 0, &ends[0], &buf0);
-	if (total > 1)
-	{
-		ends[1].data = data;
-		ends[1].len = len;
-		if (pos < total - 1)
-			from->get(page, total - 2, &ends[1], &buf1);
-	}
-	heads_load(tmp, ends, Min(total, 2));
-	pbt_iter_start(&it, page, pos == 0 ? 0 : 1, true);
-	for (int k = 1; k < total - 1; k++)
-	{
-		PbtItem		item = {data, len};
-
-		if (k != pos && !pbt_iter_next(&it, &item))
-			elog(ERROR, "pagebtree: fewer items than the page's count");
-		if (!heads_insert(tmp, k, item.data, item.len))
-			elog(ERROR, "pagebtree: items do not fit after conversion to heads");
-	}
-	memcpy(page, tmp, BLCKSZ);
-}
-
-#define HEADS_LAYOUT(layout_name) { \
+#define HEADS_LAYOUT(layout_name, layout_tag, layout_flags) { \
 	.name = layout_name, \
+	.tag = layout_tag, \
+	.flags = layout_flags, \
 	.init = heads_init, \
 	.count = heads_count, \
 	.get = heads_get, \
@@ -902,6 +853,7 @@ pbt_heads_convert(Page page, int pos, const char *data, int len)
 	.truncate = heads_truncate, \
 	.item_cost = heads_item_cost, \
 	.space_needed = heads_space_needed, \
+	.fits = heads_fits, \
 	.free_space = heads_free_space, \
 	.garbage = heads_garbage, \
 	.set_dead = heads_set_dead, \
@@ -909,7 +861,19 @@ pbt_heads_convert(Page page, int pos, const char *data, int len)
 	.mask = heads_mask, \
 	.check = heads_check, \
 	.iter_next = heads_iter_next, \
+	.prefix_bytes = heads_prefix_bytes, \
+	.suffix_bytes = heads_suffix_bytes, \
 }
 
-const PbtLayout pbt_layout_heads = HEADS_LAYOUT("heads");
-const PbtLayout pbt_layout_heads_nohints = HEADS_LAYOUT("heads-nohints");
+const PbtLayout pbt_layout_heads =
+	HEADS_LAYOUT("heads", PBT_LAYOUT_HEADS,
+				 PBT_LF_LEAF | PBT_LF_INNER | PBT_LF_NORMALIZED);
+
+/*
+ * Retired: written by earlier versions (layout = 'heads-nohints'), read
+ * only; never written now.  The same code, whose leaves keep no hints (see
+ * uses_hints).
+ */
+const PbtLayout pbt_layout_heads_nohints =
+	HEADS_LAYOUT("heads-nohints", PBT_LAYOUT_HEADS_NOHINTS,
+				 PBT_LF_LEAF | PBT_LF_NORMALIZED | PBT_LF_RETIRED);

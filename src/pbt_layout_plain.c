@@ -159,6 +159,23 @@ plain_space_needed(const PbtItem *items, int n, bool leaf)
 	return bytes;
 }
 
+/*
+ * Leaves of normalized keys, whose items are not aligned (comparator-mode
+ * leaves, of IndexTuples, are never rebuilt in another layout, so nothing
+ * asks whether items fit them).
+ */
+static bool
+plain_fits(PbtItem *items, int n, PbtItem *hikey, int *bytes)
+{
+	int			need = 0;
+
+	for (int i = 0; i < n; i++)
+		need += items[i].len + sizeof(PbtSlot);
+	if (bytes)
+		*bytes = need;
+	return need + (hikey ? hikey->len : 0) <= (int) PBT_USABLE_SPACE;
+}
+
 static void
 plain_delete(Page page, const int *positions, int n)
 {
@@ -215,6 +232,8 @@ plain_check(Page page)
 
 const PbtLayout pbt_layout_plain = {
 	.name = "plain",
+	.tag = PBT_LAYOUT_PLAIN,
+	.flags = PBT_LF_LEAF | PBT_LF_INNER,
 	.init = plain_init,
 	.count = plain_count,
 	.get = plain_get,
@@ -227,6 +246,7 @@ const PbtLayout pbt_layout_plain = {
 	.truncate = plain_truncate,
 	.item_cost = plain_item_cost,
 	.space_needed = plain_space_needed,
+	.fits = plain_fits,
 	.free_space = plain_free_space,
 	.garbage = plain_garbage,
 	.set_dead = plain_set_dead,

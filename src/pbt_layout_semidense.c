@@ -68,6 +68,9 @@
 
 #include "pbt_dense_util.h"
 
+/* what a page converts to when an insert breaks its pattern (on disk) */
+#define SDL_CONVERT_TO		PBT_LAYOUT_HEADS
+
 typedef struct SdlHeader
 {
 	uint32		base;			/* tail of slot 0 */
@@ -283,14 +286,15 @@ sdl_plan(PbtItem *items, int n, PbtItem *hikey, SdlPlan *plan)
  * *bytes: what they take there with a window just covering them (the high
  * key is not counted), to compare with other layouts.
  */
-bool
-pbt_semidense_eligible(PbtItem *items, int n, PbtItem *hikey, int *bytes)
+static bool
+sdl_fits(PbtItem *items, int n, PbtItem *hikey, int *bytes)
 {
 	SdlPlan		plan;
 
 	if (!sdl_plan(items, n, hikey, &plan))
 		return false;
-	*bytes = plan.bytes;
+	if (bytes)
+		*bytes = plan.bytes;
 	return true;
 }
 
@@ -412,8 +416,8 @@ sdl_slot(Page page, const char *data, int len, int *slot)
  * Bulk build: would an insert of this item take an empty slot of the
  * window (rather than convert the page)?
  */
-bool
-pbt_semidense_takes(Page page, const char *data, int len)
+static bool
+sdl_takes(Page page, const char *data, int len)
 {
 	int			slot;
 
@@ -430,9 +434,10 @@ sdl_converted_bytes(Page page, const char *data, int len)
 {
 	SdlHeader  *hdr = sdl_header(page);
 	uint8	   *present = sdl_present_map(page);
+	const PbtLayout *to = window_target(SDL_CONVERT_TO);
 	int			q;
-	int			bytes = window_converted_bytes(page, hdr->count, data, len,
-											   sdl_get, &q);
+	int			bytes = window_converted_bytes(page, to, hdr->count, data,
+											   len, sdl_get, &q);
 
 	for (int slot = map_next(present, hdr->capacity, 0); slot >= 0;
 		 slot = map_next(present, hdr->capacity, slot + 1))
@@ -440,7 +445,7 @@ sdl_converted_bytes(Page page, const char *data, int len)
 		int			ilen = hdr->key_len +
 			SDL_ENTRY_BYTES(entry_vlen(entry_at(page, slot)));
 
-		bytes += pbt_heads_item_bytes(ilen - q);
+		bytes += to->suffix_bytes(ilen - q);
 	}
 	return bytes;
 }
@@ -485,7 +490,8 @@ sdl_item_cost(Page page, const char *data, int len)
 static int
 sdl_space_needed(const PbtItem *items, int n, bool leaf)
 {
-	return window_space_needed(items, n, leaf, pbt_semidense_eligible);
+	return window_space_needed(items, n, leaf, sdl_fits,
+							   window_target(SDL_CONVERT_TO));
 }
 
 /*
@@ -852,6 +858,9 @@ sdl_check(Page page)
 
 const PbtLayout pbt_layout_semidense = {
 	.name = "semidense",
+	.tag = PBT_LAYOUT_SEMIDENSE,
+	.flags = PBT_LF_LEAF | PBT_LF_NORMALIZED | PBT_LF_INCLUDE |
+	PBT_LF_REBUILT | PBT_LF_SPLIT_REBUILDS,
 	.init = sdl_init,
 	.count = sdl_count,
 	.get = sdl_get,
@@ -862,6 +871,7 @@ const PbtLayout pbt_layout_semidense = {
 	.truncate = sdl_truncate,
 	.item_cost = sdl_item_cost,
 	.space_needed = sdl_space_needed,
+	.fits = sdl_fits,
 	.free_space = sdl_free_space,
 	.garbage = sdl_garbage,
 	.set_dead = sdl_set_dead,
@@ -870,4 +880,6 @@ const PbtLayout pbt_layout_semidense = {
 	.check = sdl_check,
 	.iter_start = sdl_iter_start,
 	.iter_next = sdl_iter_next,
+	.convert_to = SDL_CONVERT_TO,
+	.takes = sdl_takes,
 };

@@ -19,31 +19,6 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-/* layouts by tag (see pbt_layout); NULL for an unknown tag */
-const PbtLayout *const pbt_layouts[256] = {
-	[PBT_LAYOUT_PLAIN] = &pbt_layout_plain,
-	[PBT_LAYOUT_HEADS] = &pbt_layout_heads,
-	[PBT_LAYOUT_HEADS_NOHINTS] = &pbt_layout_heads_nohints,
-	[PBT_LAYOUT_DENSE] = &pbt_layout_dense,
-	[PBT_LAYOUT_SEMIDENSE] = &pbt_layout_semidense,
-	[PBT_LAYOUT_BPA] = &pbt_layout_bpa,
-	[PBT_LAYOUT_FINGERPRINT] = &pbt_layout_fingerprint,
-};
-
-const PbtLayout *
-pbt_layout_by_tag(uint8 tag)
-{
-	return pbt_layouts[tag];
-}
-
-void
-pbt_unknown_layout(uint8 tag)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INDEX_CORRUPTED),
-			 errmsg("pagebtree page has unknown layout tag %u", tag)));
-}
-
 /*
  * Iterate over the items at positions pos, pos + 1, ... (forward) or pos,
  * pos - 1, ... (backward); pos may be out of range, then nothing is
@@ -125,7 +100,7 @@ pbt_meta_init(Page page, uint32 key_mode)
 {
 	PbtMetaPageData *meta;
 
-	pbt_page_init(page, 0, PBT_META, PBT_LAYOUT_PLAIN, NULL);
+	pbt_page_init(page, 0, PBT_META, PBT_META_LAYOUT, NULL);
 	meta = PbtPageGetMeta(page);
 	meta->magic = PBT_MAGIC;
 	meta->version = PBT_VERSION;
@@ -210,8 +185,10 @@ pbt_page_set_layout(Page page, uint8 layout, PbtState *st)
 {
 	PbtPageOpaque opaque = PbtPageGetOpaque(page);
 
+	Assert(layout < PBT_MAX_LAYOUTS && pbt_layout_by_tag(layout) != NULL);
+	Assert(!(pbt_layout_by_tag(layout)->flags & PBT_LF_RETIRED));
 	opaque->layout = layout;
-	opaque->layout_param = st && layout == PBT_LAYOUT_BPA ? st->bpa_param : 0;
+	opaque->layout_param = st ? st->layout_param[layout] : 0;
 }
 
 /*
@@ -310,6 +287,96 @@ pbt_page_rebuild(Page page, PbtItem *items, int nitems, PbtItem *hikey)
 }
 
 /*
+ * Rebuild page as a page of layout tag holding exactly the given items and
+ * high key (see pbt_page_rebuild): a split's half, a leaf converted, a
+ * bulk-built leaf.  The caller chose the layout (pbt_policy.c) and logs
+ * the page.
+ */
+void
+pbt_page_rebuild_as(Page page, uint8 tag, PbtState *st, PbtItem *items,
+					int nitems, PbtItem *hikey)
+{
+	pbt_page_set_layout(page, tag, st);
+	pbt_page_rebuild(page, items, nitems, hikey);
+}
+
+/*
+ * Rewrite page, of a layout that turns into its convert_to when an insert
+ * breaks its pattern (PBT_LF_REBUILT: dense, semidense), as a page of that
+ * layout holding its items and the new one (data, len) at pos, keeping the
+ * header, special space and high key.  Called by the layout's insert, which
+ * has checked that they fit (see the conversion target's prefix_bytes and
+ * suffix_bytes).  The first and last items are loaded first, which fixes
+ * what a target that stores a prefix once per page (heads) keeps, then the
+ * others are inserted in order, so no array of all items is needed (this
+ * runs inside a critical section: no palloc).  Deterministic, for WAL
+ * redo; the new page gets the target's default parameter, as redo could
+ * not know the index's.
+ */
+void
+pbt_page_convert(Page page, int pos, const char *data, int len)
+{
+	PageHeader	phdr = (PageHeader) page;
+	const PbtLayout *from = pbt_layout(page);
+	const PbtLayout *to = pbt_layout_by_tag(from->convert_to);
+	int			total = from->count(page) + 1;
+	PGAlignedBlock copy;
+	Page		tmp = copy.data;
+	PbtPageOpaque opaque;
+	PbtItemBuf	buf0,
+				buf1;
+	PbtIter		it;
+	PbtItem		ends[2];
+	PbtItem		hikey;
+
+	Assert(from->flags & PBT_LF_REBUILT);
+	Assert(to != NULL && !(to->flags & PBT_LF_REBUILT));
+	Assert(pos >= 0 && pos < total);
+
+	/* the whole block goes back to shared buffers: no undefined hole */
+	memset(tmp, 0, BLCKSZ);
+	memcpy(tmp, page, SizeOfPageHeaderData);
+	memcpy((char *) tmp + phdr->pd_special, (char *) page + phdr->pd_special,
+		   BLCKSZ - phdr->pd_special);
+	((PageHeader) tmp)->pd_lower = SizeOfPageHeaderData;
+	((PageHeader) tmp)->pd_upper = phdr->pd_special;
+	opaque = PbtPageGetOpaque(tmp);
+	pbt_page_set_layout(tmp, to->tag, NULL);
+	opaque->hikey_off = opaque->hikey_len = 0;
+	to->init(tmp);
+	if (pbt_page_get_hikey(page, &hikey) &&
+		!pbt_page_set_hikey(tmp, hikey.data, hikey.len))
+		elog(ERROR, "pagebtree: high key does not fit after conversion to %s",
+			 to->name);
+
+	/* the merged sequence: the page's items with (data, len) at pos */
+	ends[0].data = data;
+	ends[0].len = len;
+	if (pos > 0)
+		from->get(page, 0, &ends[0], &buf0);
+	if (total > 1)
+	{
+		ends[1].data = data;
+		ends[1].len = len;
+		if (pos < total - 1)
+			from->get(page, total - 2, &ends[1], &buf1);
+	}
+	to->load(tmp, ends, Min(total, 2));
+	pbt_iter_start(&it, page, pos == 0 ? 0 : 1, true);
+	for (int k = 1; k < total - 1; k++)
+	{
+		PbtItem		item = {data, len};
+
+		if (k != pos && !pbt_iter_next(&it, &item))
+			elog(ERROR, "pagebtree: fewer items than the page's count");
+		if (!to->insert(tmp, k, item.data, item.len))
+			elog(ERROR, "pagebtree: items do not fit after conversion to %s",
+				 to->name);
+	}
+	memcpy(page, tmp, BLCKSZ);
+}
+
+/*
  * Insert an item at its ordered position, compacting the page first if the
  * item only fits without garbage.  Deterministic, so WAL redo repeats it.
  */
@@ -317,32 +384,6 @@ bool
 pbt_page_insert(Page page, int pos, const char *data, int len)
 {
 	return pbt_layout(page)->insert(page, pos, data, len);
-}
-
-/*
- * The layout of a leaf rebuilt to hold these sorted items and high key
- * (NULL: none) after a split or at the end of a bulk-built page: dense
- * where the index allows it and the items are dense-eligible (and, by
- * default, take fewer bytes than as heads), else semidense by the same
- * rule, else the index's leaf layout.  An index allows at most one of the
- * two (dense without INCLUDE columns, semidense with them).
- */
-uint8
-pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey)
-{
-	int			bytes;
-
-	if (st->dense_leaves != PBT_DENSE_NEVER &&
-		pbt_dense_eligible(items, n, hikey, &bytes) &&
-		(st->dense_leaves == PBT_DENSE_ELIGIBLE ||
-		 bytes < pbt_heads_bytes(items, n)))
-		return PBT_LAYOUT_DENSE;
-	if (st->semidense_leaves != PBT_DENSE_NEVER &&
-		pbt_semidense_eligible(items, n, hikey, &bytes) &&
-		(st->semidense_leaves == PBT_DENSE_ELIGIBLE ||
-		 bytes < pbt_heads_bytes(items, n)))
-		return PBT_LAYOUT_SEMIDENSE;
-	return st->leaf_layout;
 }
 
 /* Copies of a page's first n items, in key order, plus room for one more. */
@@ -368,37 +409,4 @@ pbt_free_items(PbtItem *items, int n)
 	for (int i = 0; i < n; i++)
 		pfree((char *) items[i].data);
 	pfree(items);
-}
-
-/*
- * Would a normalized-key leaf of layout tag hold exactly these items and
- * high key?  Exact for what each layout's load does, so a split can check
- * its halves before writing them.
- */
-bool
-pbt_leaf_fits(uint8 tag, PbtItem *items, int n, PbtItem *hikey)
-{
-	int			bytes = hikey ? hikey->len : 0;
-
-	switch (tag)
-	{
-		case PBT_LAYOUT_DENSE:
-			return pbt_dense_eligible(items, n, hikey, &bytes);
-		case PBT_LAYOUT_SEMIDENSE:
-			/* eligible means that the planned window fits */
-			return pbt_semidense_eligible(items, n, hikey, &bytes);
-		case PBT_LAYOUT_HEADS:
-		case PBT_LAYOUT_HEADS_NOHINTS:
-			bytes += pbt_heads_bytes(items, n);
-			break;
-		case PBT_LAYOUT_BPA:
-		case PBT_LAYOUT_FINGERPRINT:
-			bytes += pbt_layout_by_tag(tag)->space_needed(items, n, true);
-			break;
-		default:
-			for (int i = 0; i < n; i++)
-				bytes += items[i].len + sizeof(PbtSlot);
-			break;
-	}
-	return bytes <= (int) PBT_USABLE_SPACE;
 }

@@ -38,15 +38,20 @@
 										 * hint, set under a share lock and
 										 * not WAL-logged */
 
-/* layout tags; every page records the layout that owns its item bytes */
+/*
+ * Layout tags; every page records the layout that owns its item bytes.  A
+ * tag keeps its meaning for good (see pbt_registry.c, which maps tags to
+ * layouts).
+ */
 #define PBT_LAYOUT_PLAIN	1		/* sorted slots -> whole items */
 #define PBT_LAYOUT_HEADS	2		/* prefix truncation + 4-byte heads
 										 * (normalized keys) */
 #define PBT_LAYOUT_DENSE	3		/* TIDs in an array indexed by the key's
 										 * integer tail (normalized-key leaves
 										 * without INCLUDE columns) */
-#define PBT_LAYOUT_HEADS_NOHINTS 4	/* heads leaves without the hint array
-										 * (ablation only) */
+#define PBT_LAYOUT_HEADS_NOHINTS 4	/* retired: heads leaves without the
+										 * hint array, written by earlier
+										 * versions (an ablation); read only */
 #define PBT_LAYOUT_SEMIDENSE 5		/* 16-bit slots indexed by the key's
 										 * integer tail, pointing to TID and
 										 * payload (normalized-key leaves with
@@ -57,6 +62,8 @@
 #define PBT_LAYOUT_FINGERPRINT 7	/* 1-byte key hashes over sorted and
 										 * unsorted slots (normalized-key leaves
 										 * without INCLUDE columns) */
+#define PBT_META_LAYOUT		PBT_LAYOUT_PLAIN	/* the metapage's tag: it has
+												 * no items */
 
 typedef struct PbtPageOpaqueData
 {

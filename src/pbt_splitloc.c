@@ -10,7 +10,7 @@
  * Nothing here changes a page: pbt_insert.c's split_page asks for a split
  * point and then builds and writes the halves.  What a half takes is the
  * layout's space_needed; which layout a rebuilt leaf half gets is
- * pbt_choose_leaf_layout's (pbt_page.c) choice.
+ * pbt_choose_leaf_layout's (pbt_policy.c) choice.
  *
  *-------------------------------------------------------------------------
  */
@@ -220,19 +220,20 @@ pbt_choose_split(const PbtLayout *layout, const PbtItem *items, int n,
 }
 
 /*
- * The layout a split's half gets (fallback unless it is dense or
- * semidense), and whether the half fits so.  A dense (semidense) layout is
- * only chosen for items that are eligible for it, which means that they fit.
+ * The layout a split's half gets (fallback unless the policy rebuilds it in
+ * a PBT_LF_REBUILT layout: dense, semidense), and whether the half fits so.
+ * A rebuilt layout is only chosen for items that qualify for it, which
+ * means that they fit.
  */
 static bool
 half_fits(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
 		  uint8 fallback, uint8 *tag)
 {
 	*tag = pbt_choose_leaf_layout(st, items, n, hikey);
-	if (pbt_is_dense_tag(*tag))
+	if (pbt_layout_by_tag(*tag)->flags & PBT_LF_REBUILT)
 		return true;
 	*tag = fallback;
-	return pbt_leaf_fits(fallback, items, n, hikey);
+	return pbt_layout_by_tag(fallback)->fits(items, n, hikey, NULL);
 }
 
 /*
@@ -274,23 +275,25 @@ pbt_fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0,
 }
 
 /*
- * If items [0, s) could make one dense page and items[s] starts another
- * partition (its key differs before the numeric tail, or its tail is more
- * than a page's worth of keys away: a gap), s; else 0.
+ * If items [0, s) could make one page of layout (filled by runs: dense, see
+ * PbtLayout.run_span) and items[s] starts another partition (its key
+ * differs before the numeric tail, or its tail is more than a page's worth
+ * of keys away: a gap), s; else 0.
  */
 int
-pbt_partition_end(const PbtItem *items, int n)
+pbt_partition_end(const PbtLayout *layout, const PbtItem *items, int n)
 {
 	int			cap;
 	int			prev = 1;
 
-	if (pbt_dense_span(items[0].data, items[0].len, items[0].data, items[0].len) != 1)
+	Assert(layout->run_span != NULL);
+	if (layout->run_span(items[0].data, items[0].len, items[0].data, items[0].len) != 1)
 		return 0;
-	cap = pbt_dense_capacity(items[0].data, items[0].len);
+	cap = layout->run_capacity(items[0].data, items[0].len);
 	for (int s = 1; s < n; s++)
 	{
-		int			span = pbt_dense_span(items[0].data, items[0].len,
-										  items[s].data, items[s].len);
+		int			span = layout->run_span(items[0].data, items[0].len,
+											items[s].data, items[s].len);
 
 		if (span == 0 && items[s].len == items[0].len &&
 			memcmp(items[s].data, items[0].data, items[0].len) > 0)

@@ -25,7 +25,7 @@ ALTER INDEX uc_f_f SET (layout = fingerprint);
 CLUSTER uc_f USING uc_f_f;
 ALTER INDEX uc_f_f SET (layout = semidense);
 ALTER TABLE uc_f ALTER COLUMN f TYPE numeric;
-ALTER INDEX uc_f_f SET (layout = "heads-nohints");
+ALTER INDEX uc_f_f SET (layout = heads);
 -- what pg_dump writes and pg_restore runs: the definition with its options
 SELECT pg_get_indexdef('uc_f_f'::regclass) AS def \gset
 DROP INDEX uc_f_f;
