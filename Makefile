@@ -14,6 +14,7 @@ OBJS = \
 	src/pbt_layout_dense.o \
 	src/pbt_layout_semidense.o \
 	src/pbt_layout_bpa.o \
+	src/pbt_layout_bpa_change.o \
 	src/pbt_layout_fingerprint.o \
 	src/pbt_search.o \
 	src/pbt_bufcache.o \
@@ -59,4 +60,4 @@ include $(PGXS)
 pagebtree--0.1.sql: src/sql/pagebtree_functions.sql src/sql/pagebtree_opclasses.sql
 	cat $^ > $@
 
-$(OBJS): src/pagebtree.h src/pbt_page.h src/pbt_layout.h src/pbt_keys.h src/pbt_xlog.h src/pbt_dense_util.h src/pbt_parts.h src/pbt_slots.h src/pbt_insert.h src/pbt_scan.h
+$(OBJS): src/pagebtree.h src/pbt_page.h src/pbt_layout.h src/pbt_keys.h src/pbt_xlog.h src/pbt_dense_util.h src/pbt_parts.h src/pbt_slots.h src/pbt_insert.h src/pbt_scan.h src/pbt_layout_bpa.h
