@@ -59,14 +59,15 @@ typedef enum PbtLayoutOption
 	PBT_LAYOUT_OPTION_DENSE,
 	PBT_LAYOUT_OPTION_SEMIDENSE,
 	PBT_LAYOUT_OPTION_BPA,
-	PBT_LAYOUT_OPTION_FINGERPRINT
+	PBT_LAYOUT_OPTION_FINGERPRINT,
+	PBT_LAYOUT_OPTION_RETIRED_HEADS_NOHINTS /* retired ablation: heads */
 } PbtLayoutOption;
 
 /*
- * The values users may give.  A value that is dropped from this list reads
- * as auto in indexes that were created with it (reloptions that no longer
- * parse fall back to the default when the relcache loads them), so its
- * pages must stay readable: see the retired tags in pbt_registry.c.
+ * The values users may give.  A retired value stays in the list, so that
+ * indexes created with it keep their option and their dumps restore; it is
+ * ignored with a NOTICE at every build (pbt_layout_option_conflict).
+ * Pages it made stay readable: see the retired tags in pbt_registry.c.
  */
 static relopt_enum_elt_def pbt_layout_values[] = {
 	{"auto", PBT_LAYOUT_OPTION_DEFAULT},
@@ -76,6 +77,7 @@ static relopt_enum_elt_def pbt_layout_values[] = {
 	{"semidense", PBT_LAYOUT_OPTION_SEMIDENSE},
 	{"bpa", PBT_LAYOUT_OPTION_BPA},
 	{"fingerprint", PBT_LAYOUT_OPTION_FINGERPRINT},
+	{"heads-nohints", PBT_LAYOUT_OPTION_RETIRED_HEADS_NOHINTS},
 	{NULL}
 };
 
@@ -114,6 +116,8 @@ pbt_layout_option_conflict(PbtState *st, int option)
 {
 	if (option == PBT_LAYOUT_OPTION_DEFAULT || option == PBT_LAYOUT_OPTION_PLAIN)
 		return NULL;
+	if (option == PBT_LAYOUT_OPTION_RETIRED_HEADS_NOHINTS)
+		return "The heads-nohints ablation is retired: leaves take the layout auto gives, and the setting pagebtree.ablate_leaf_hints measures hints.";
 	if (!st->normalized)
 		return "Its keys are compared with the operator classes' comparison functions, not as byte strings.";
 	if ((option == PBT_LAYOUT_OPTION_DENSE ||
@@ -134,6 +138,8 @@ pbt_set_layouts(PbtState *st, const PbtOptions *opts, bool has_string_column)
 {
 	int			option = opts ? opts->layout : PBT_LAYOUT_OPTION_DEFAULT;
 
+	if (option == PBT_LAYOUT_OPTION_RETIRED_HEADS_NOHINTS)
+		option = PBT_LAYOUT_OPTION_DEFAULT;
 	/* heads need byte-string keys (see pbt_layout_option_conflict) */
 	st->leaf_layout = st->inner_layout = PBT_LAYOUT_PLAIN;
 	if (st->normalized && option != PBT_LAYOUT_OPTION_PLAIN)

@@ -172,8 +172,14 @@ SELECT index_name, page_type, layout FROM ly_layouts() WHERE index_name LIKE 'ly
 DROP INDEX ly_cmp1, ly_cmp2, ly_cmp3, ly_cmp4, ly_cmp5;
 -- values that no index can use are refused
 CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = fancy);
--- heads-nohints was an ablation; it is the setting pagebtree.ablate_leaf_hints now
-CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = 'heads-nohints');
+-- heads-nohints was an ablation, the setting pagebtree.ablate_leaf_hints now:
+-- still accepted (dumps restore), ignored with a NOTICE, leaves as auto's
+SET client_min_messages = notice;
+CREATE INDEX ly_retired ON ly USING pagebtree (t) WITH (layout = 'heads-nohints');
+RESET client_min_messages;
+SELECT page_type, layout FROM ly_layouts() WHERE index_name = 'ly_retired';
+SELECT pagebtree_check('ly_retired', true);
+DROP INDEX ly_retired;
 CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = bpa, bpa_log_size = 12);
 CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = bpa, bpa_block_size = 128);
 DROP TABLE ly;
