@@ -440,6 +440,12 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	PbtPageOpaque lopaque = PbtPageGetOpaque(lpage);
 	PbtPageOpaque ropaque;
 
+	/* the page that splits, the new page, and a child the split completes */
+	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE) &&
+		   pbt_buffer_locked(rbuf, LW_EXCLUSIVE));
+	Assert(!BufferIsValid(cbuf) || (!leaf && pbt_buffer_locked(cbuf, LW_EXCLUSIVE)));
+	Assert(PbtIsTreePage(origpage) && !PbtIsDeleted(oopaque));
+	Assert(lopaque->level == oopaque->level && nright > 0);
 	if (!PbtIsRightmost(oopaque))
 	{
 		sbuf = ReadBuffer(index, oopaque->next);
@@ -515,6 +521,8 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 	StringInfoData sep;
 	Page		lpage;
 	uint8		rtag;
+
+	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
 
 	/*
 	 * A rebuilt-only layout (dense) that the index no longer makes (after
@@ -753,6 +761,15 @@ insert_on_page(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 {
 	Page		page = BufferGetPage(buf);
 
+	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
+	Assert(PbtIsTreePage(page) && !PbtIsDeleted(PbtPageGetOpaque(page)));
+	/* only a downlink completes a child's split */
+	Assert(!BufferIsValid(cbuf) ||
+		   (!PbtIsLeaf(PbtPageGetOpaque(page)) &&
+			pbt_buffer_locked(cbuf, LW_EXCLUSIVE)));
+	Assert(pos >= pbt_page_first_key(page) &&
+		   pos <= pbt_layout(page)->count(page));
+	Assert(len > 0 && len <= PBT_MAX_ITEM_SIZE + (int) PBT_DOWNLINK_SIZE(st));
 	if (!fits)
 	{
 		split_page(index, st, buf, stack, pos, item, len, cbuf);
@@ -901,6 +918,11 @@ insert_parent(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf,
 	Buffer		pbuf;
 	int			pos;
 
+	/* the two halves of a split, both still exclusively locked */
+	Assert(pbt_buffer_locked(lbuf, LW_EXCLUSIVE) &&
+		   pbt_buffer_locked(rbuf, LW_EXCLUSIVE));
+	Assert(lopaque->next == BufferGetBlockNumber(rbuf) &&
+		   (lopaque->flags & PBT_INCOMPLETE_SPLIT));
 	if (PbtIsRoot(lopaque))
 	{
 		new_root(index, st, lbuf, rbuf);
@@ -947,6 +969,8 @@ pbt_finish_split(Relation index, PbtState *st, Buffer lbuf, PbtStack stack)
 	StringInfoData sep;
 	Buffer		rbuf;
 
+	Assert(pbt_buffer_locked(lbuf, LW_EXCLUSIVE));
+	Assert(lopaque->flags & PBT_INCOMPLETE_SPLIT);
 	if (!pbt_page_get_hikey(lpage, &hikey))
 		pbt_page_error(index, BufferGetBlockNumber(lbuf),
 					   "incomplete split on the rightmost page");
