@@ -36,6 +36,8 @@
 #   PBT_TEST_USER      OS user that runs the tests when started as root (default postgres)
 #   PBT_TEST_TIMEOUT   per-phase time limit in seconds (default 2700)
 #   PBT_TEST_SEED      random seed for the TAP workloads (default: fixed per test)
+#   PBT_VALGRIND_ORIGINS  1: with --valgrind, also --track-origins=yes (about
+#                      twice as slow; for diagnosing an error already found)
 #
 # Private install: the server binaries of the Debian package are copied with
 # their share directory into the scratch directory (PostgreSQL finds its share
@@ -293,6 +295,8 @@ if [ "$VALGRIND" = 1 ]; then
 	log "valgrind: the private copy's server runs under memcheck, logs in $VGLOGS"
 	mkdir -p "$VGLOGS"
 	mv "$PGBIN/postgres" "$PGBIN/postgres.bin"
+	VG_ORIGINS=
+	[ "${PBT_VALGRIND_ORIGINS:-0}" = 1 ] && VG_ORIGINS=--track-origins=yes
 	cat >"$PGBIN/postgres" <<SH
 #!/bin/sh
 # test/run-all.sh --valgrind: the server under memcheck, initdb's runs without it
@@ -301,7 +305,7 @@ case " \$* " in
 *" --boot "*|*" --single "*|*" -V "*|*" --version "*|*" -C "*|*" --describe-config "*)
 	exec "\$real" "\$@" ;;
 esac
-exec valgrind --tool=memcheck --quiet --trace-children=yes --track-origins=yes \\
+exec valgrind --tool=memcheck --quiet --trace-children=yes $VG_ORIGINS \\
 	--read-var-info=no --leak-check=no --num-callers=30 \\
 	--suppressions="$TREE/test/valgrind.supp" \\
 	--error-markers=VALGRINDERROR-BEGIN,VALGRINDERROR-END \\
