@@ -77,6 +77,21 @@ END;
 $$;
 
 -- pages per page type and layout of the current indexes
+-- every layout in turn; heads twice, once searched without hints
+CREATE FUNCTION ly_verify_all()
+RETURNS TABLE (layout text, queries int, total_rows bigint, failed text[])
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM ly_verify('plain');
+    SET LOCAL pagebtree.ablate_leaf_hints = on;
+    RETURN QUERY SELECT * FROM ly_verify('heads');
+    SET LOCAL pagebtree.ablate_leaf_hints = off;
+    RETURN QUERY SELECT * FROM ly_verify('semidense');
+    RETURN QUERY SELECT * FROM ly_verify('bpa');
+    RETURN QUERY SELECT * FROM ly_verify('fingerprint');
+    RETURN QUERY SELECT * FROM ly_verify('heads');
+END $$;
+
 CREATE FUNCTION ly_layouts()
 RETURNS TABLE (index_name name, page_type text, layout text, pages bigint)
 LANGUAGE sql AS $$
@@ -96,14 +111,7 @@ SELECT i,
             ELSE convert_to('abc', 'UTF8') || int4send(i % 300) END,
        (i * 7919) % 10000, i % 8
 FROM generate_series(1, 20000) i;
-SELECT * FROM ly_verify('plain');
-SET pagebtree.ablate_leaf_hints = on;
-SELECT * FROM ly_verify('heads');
-RESET pagebtree.ablate_leaf_hints;
-SELECT * FROM ly_verify('semidense');
-SELECT * FROM ly_verify('bpa');
-SELECT * FROM ly_verify('fingerprint');
-SELECT * FROM ly_verify('heads');
+SELECT * FROM ly_verify_all();
 SELECT * FROM ly_layouts();
 
 -- 2. Inserts into the built tree in random order, including keys below
@@ -115,14 +123,7 @@ SELECT 100000 + i,
        decode(repeat('ff', i % 3), 'hex') || int8send(i),
        i, i % 11
 FROM generate_series(1, 8000) i ORDER BY md5(i::text);
-SELECT * FROM ly_verify('plain');
-SET pagebtree.ablate_leaf_hints = on;
-SELECT * FROM ly_verify('heads');
-RESET pagebtree.ablate_leaf_hints;
-SELECT * FROM ly_verify('semidense');
-SELECT * FROM ly_verify('bpa');
-SELECT * FROM ly_verify('fingerprint');
-SELECT * FROM ly_verify('heads');
+SELECT * FROM ly_verify_all();
 
 -- 3. Delete most rows, VACUUM (empties and deletes pages), refill with
 --    keys unlike the old ones (empty pages take the new key as prefix).
@@ -131,14 +132,7 @@ VACUUM ly;
 INSERT INTO ly
 SELECT 200000 + i, 'q' || (i % 100), int2send((i % 500)::int2), -i, 4
 FROM generate_series(1, 6000) i;
-SELECT * FROM ly_verify('plain');
-SET pagebtree.ablate_leaf_hints = on;
-SELECT * FROM ly_verify('heads');
-RESET pagebtree.ablate_leaf_hints;
-SELECT * FROM ly_verify('semidense');
-SELECT * FROM ly_verify('bpa');
-SELECT * FROM ly_verify('fingerprint');
-SELECT * FROM ly_verify('heads');
+SELECT * FROM ly_verify_all();
 
 -- 4. The layout reloption: heads are the default where keys are byte
 --    strings; after ALTER INDEX, leaves take the new layout when they split
@@ -183,7 +177,7 @@ DROP INDEX ly_retired;
 CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = bpa, bpa_log_size = 12);
 CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = bpa, bpa_block_size = 128);
 DROP TABLE ly;
-DROP FUNCTION ly_indexes(text), ly_verify(text), ly_layouts();
+DROP FUNCTION ly_indexes(text), ly_verify(text), ly_verify_all(), ly_layouts();
 
 -- 5. Keys sharing a 2,000-byte prefix: an index-only scan reassembles far
 --    more bytes than a page holds (over 64 kB per page).
