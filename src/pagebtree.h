@@ -47,6 +47,8 @@ typedef struct PbtOptions
 	int			layout;			/* PbtLayoutOption (pbt_policy.c) */
 	int			bpa_log_size;	/* BPA leaves: insert log slots */
 	int			bpa_block_size; /* BPA leaves: slots per block */
+	bool		delta;			/* inserts may go to the delta area */
+	double		delta_threshold;	/* a run folds at this % of a page */
 } PbtOptions;
 
 /* descent stack: parent pages visited, for inserting downlinks */
@@ -67,6 +69,7 @@ typedef PbtStackData *PbtStack;
 /* pbt_handler.c */
 extern bool pbt_rmgr_registered;
 extern bool pbt_ablate_leaf_hints;
+extern bool pbt_delta_append_always;
 extern PbtState *pbt_get_state(Relation index);
 extern PbtState *pbt_build_state(Relation index, MemoryContext cxt);
 extern void _PG_init(void);
@@ -197,7 +200,7 @@ pbt_buffer_locked(Buffer buf, LWLockMode mode)
 /* a page of this index's tree (not the metapage, not uninitialized) */
 #define PbtIsTreePage(page) \
 	(!PageIsNew(page) && PbtPageGetOpaque(page)->page_id == PBT_PAGE_ID && \
-	 !(PbtPageGetOpaque(page)->flags & PBT_META))
+	 !(PbtPageGetOpaque(page)->flags & (PBT_META | PBT_SIDE)))
 
 #ifdef PBT_CHECKS
 #define PBT_CHECK_PAGE(rel, page, blk) pbt_check_page((rel), (page), (blk))

@@ -17,6 +17,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
+#include "pbt_delta.h"
 
 #include "access/genam.h"
 #include "access/nbtree.h"
@@ -590,9 +591,12 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	initStringInfo(&bs.item);
 
 	/* metapage first, so that it is block 0 */
+	bs.st->delta_group = pbt_delta_group_for_build(index);
+	bs.st->delta_known = true;
 	metabuf = pbt_new_page(index);
 	pbt_meta_init(BufferGetPage(metabuf),
 				  bs.st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR);
+	PbtPageGetMeta(BufferGetPage(metabuf))->delta_group = bs.st->delta_group;
 	MarkBufferDirty(metabuf);
 	UnlockReleaseBuffer(metabuf);
 
@@ -648,10 +652,14 @@ pbtbuildempty(Relation index)
 	PGAlignedBlock meta;
 	PGAlignedBlock root;
 	PbtMetaPageData *m;
+	uint32		group = pbt_delta_group_for_build(index);
+	/* block 1 is the first side page of a delta area, all zeros until used */
+	BlockNumber rootblk = pbt_is_side_block(group, 1) ? 2 : 1;
 
 	pbt_meta_init(meta.data, st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR);
 	m = PbtPageGetMeta(meta.data);
-	m->root = 1;
+	m->delta_group = group;
+	m->root = rootblk;
 	m->level = 0;
 	pbt_page_init(root.data, 0,
 				  PBT_LEAF | PBT_ROOT | (st->normalized ? 0 : PBT_ALIGNED_ITEMS),
@@ -661,9 +669,16 @@ pbtbuildempty(Relation index)
 	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, 0, meta.data, true);
 	log_newpage(&RelationGetSmgr(index)->smgr_rnode.node, INIT_FORKNUM, 0,
 				meta.data, true);
-	PageSetChecksumInplace(root.data, 1);
-	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, 1, root.data, true);
-	log_newpage(&RelationGetSmgr(index)->smgr_rnode.node, INIT_FORKNUM, 1,
+	if (rootblk == 2)
+	{
+		PGAlignedBlock zero;
+
+		memset(zero.data, 0, BLCKSZ);
+		smgrextend(RelationGetSmgr(index), INIT_FORKNUM, 1, zero.data, true);
+	}
+	PageSetChecksumInplace(root.data, rootblk);
+	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, rootblk, root.data, true);
+	log_newpage(&RelationGetSmgr(index)->smgr_rnode.node, INIT_FORKNUM, rootblk,
 				root.data, true);
 	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
 }

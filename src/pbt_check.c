@@ -14,6 +14,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
+#include "pbt_delta.h"
 
 #include "access/relation.h"
 #include "access/table.h"
@@ -33,6 +34,7 @@ PG_FUNCTION_INFO_V1(pagebtree_check);
 PG_FUNCTION_INFO_V1(pagebtree_metapage);
 PG_FUNCTION_INFO_V1(pagebtree_page_stats);
 PG_FUNCTION_INFO_V1(pagebtree_page_items);
+PG_FUNCTION_INFO_V1(pagebtree_runs);
 
 static void
 corrupt(Relation index, BlockNumber blkno, int itemno, const char *fmt, const char *detail)
@@ -207,6 +209,123 @@ copy_hikey(Page page, StringInfo out, bool *has)
 }
 
 /*
+ * The run of the share-locked leaf at blkno: every entry within the leaf's
+ * key range (from the left sibling's high key, lowkey, to its own) and not
+ * also on the leaf.  Returns the number of entries.
+ */
+static int
+check_run(Relation index, PbtState *st, BlockNumber blkno, Page page,
+		  PbtItem *lowkey)
+{
+	PbtRun		run;
+	PbtItem		hikey;
+	bool		has_hikey = pbt_page_get_hikey(page, &hikey);
+	int			n;
+
+	if (!pbt_run_read(index, st, blkno, &run))
+		return 0;
+	for (int i = 0; i < run.n; i++)
+	{
+		PbtItem    *r = &run.items[i];
+		PbtSearchKey key;
+		int			pos;
+
+		if (lowkey && compare_stored(st, lowkey, r, true) > 0)
+			corrupt(index, blkno, i, "pending entry is below the left sibling's high key", NULL);
+		if (has_hikey && compare_stored(st, r, &hikey, true) >= 0)
+			corrupt(index, blkno, i, "pending entry is not below the leaf's high key", NULL);
+		pbt_key_from_item(st, r->data, r->len, &key);
+		pos = pbt_binsearch(st, page, &key);
+		if (pos < pbt_layout(page)->count(page))
+		{
+			PbtItem		item;
+			PbtItemBuf	itembuf;
+
+			pbt_layout(page)->get(page, pos, &item, &itembuf);
+			if (pbt_item_cmp(st, r, &item) == 0)
+				corrupt(index, blkno, i, "pending entry is also on the leaf", NULL);
+		}
+	}
+	n = run.n;
+	pbt_run_free(&run);
+	return n;
+}
+
+/*
+ * The side pages of the delta area: each initialized one says it is, with
+ * the index's geometry, and its runs add up and belong to live leaves.
+ */
+static void
+check_side_pages(Relation index, PbtState *st)
+{
+	uint32		group = pbt_delta_group(index, st);
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+
+	if (group == 0)
+		return;
+	for (BlockNumber side = 1; side < nblocks; side += group + 1)
+	{
+		Buffer		buf = read_locked(index, side);
+		Page		page = BufferGetPage(buf);
+		bool		pending[PBT_MAX_DELTA_GROUP] = {0};
+
+		CHECK_FOR_INTERRUPTS();
+		if (PageIsNew(page))
+		{
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		if (!PbtIsSidePage(page) || PbtPageGetOpaque(page)->layout_param != group)
+			corrupt(index, side, 0, "a side page's block holds another page", NULL);
+		for (int slot = 0; slot < (int) group; slot++)
+		{
+			PbtRunHeader *run = pbt_side_run(page, group, slot);
+			const char *p = (const char *) (run + 1);
+			int			used = 0;
+
+			if (sizeof(PbtRunHeader) + run->used > pbt_side_slot_size(group))
+				corrupt(index, side, slot, "run overflows its slot", NULL);
+			for (int i = 0; i < run->nentries; i++)
+			{
+				uint16		len;
+
+				memcpy(&len, p + used, sizeof(uint16));
+				used += PBT_RUN_ENTRY_COST(len);
+				if (len == 0 || used > run->used)
+					corrupt(index, side, slot, "run entries disagree with its length", NULL);
+			}
+			if (used != run->used)
+				corrupt(index, side, slot, "run entries disagree with its length", NULL);
+			pending[slot] = run->nentries > 0;
+		}
+		UnlockReleaseBuffer(buf);
+
+		/* runs belong to leaves (locked first, then their runs re-read) */
+		for (int slot = 0; slot < (int) group; slot++)
+		{
+			BlockNumber leaf = side + 1 + slot;
+			PbtRun		run;
+
+			if (!pending[slot])
+				continue;
+			if (leaf >= nblocks)
+				corrupt(index, side, slot, "run of a block past the end of the index", NULL);
+			buf = read_locked(index, leaf);
+			page = BufferGetPage(buf);
+			if (pbt_run_read(index, st, leaf, &run))
+			{
+				if (!PbtIsTreePage(page) || !PbtIsLeaf(PbtPageGetOpaque(page)) ||
+					PbtIsDeleted(PbtPageGetOpaque(page)))
+					corrupt(index, side, slot, "run of a block that is not a live leaf",
+							psprintf("block %u", leaf));
+				pbt_run_free(&run);
+			}
+			UnlockReleaseBuffer(buf);
+		}
+	}
+}
+
+/*
  * Check one level, left to right.  Returns the leftmost page of the level
  * below (InvalidBlockNumber at the leaf level) and adds leaf items to
  * *nitems.
@@ -234,6 +353,8 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 
 		CHECK_FOR_INTERRUPTS();
 		pbt_check_page(index, page, blkno);
+		if (pbt_is_side_block(pbt_delta_group(index, st), blkno))
+			corrupt(index, blkno, 0, "a tree page is on a side page's block", NULL);
 		if (opaque->level != level)
 			corrupt(index, blkno, 0, "page is on the wrong level", NULL);
 		if (opaque->prev != prevblk)
@@ -253,7 +374,12 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 		}
 
 		if (PbtIsLeaf(opaque))
-			*nitems += n;
+		{
+			PbtItem		phk = {prevhikey.data, prevhikey.len};
+
+			*nitems += n + check_run(index, st, blkno, page,
+									 has_prevhikey ? &phk : NULL);
+		}
 		else
 		{
 			/* children: one level down, high keys equal the next separator */
@@ -347,6 +473,20 @@ heap_tuple_indexed(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 			found = item.len >= key.len && memcmp(item.data, key.bytes, key.len) == 0;
 		else
 			found = pbt_compare(st, &key, item.data, item.len) == 0;
+	}
+	if (!found)
+	{
+		PbtRun		run;
+
+		if (pbt_run_read(index, st, BufferGetBlockNumber(buf), &run))
+		{
+			for (int i = 0; i < run.n && !found; i++)
+				found = st->normalized ?
+					run.items[i].len >= key.len &&
+					memcmp(run.items[i].data, key.bytes, key.len) == 0 :
+					pbt_compare(st, &key, run.items[i].data, run.items[i].len) == 0;
+			pbt_run_free(&run);
+		}
 	}
 	UnlockReleaseBuffer(buf);
 	if (!found)
@@ -478,6 +618,7 @@ pagebtree_check(PG_FUNCTION_ARGS)
 	blkno = meta.root;
 	for (int64 level = meta.level; level >= 0; level--)
 		blkno = check_level(index, st, blkno, (uint32) level, &nitems);
+	check_side_pages(index, st);
 
 	if (heapallindexed)
 	{
@@ -512,8 +653,8 @@ pagebtree_metapage(PG_FUNCTION_ARGS)
 	Buffer		buf = read_locked(index, PBT_METAPAGE_BLKNO);
 	PbtMetaPageData meta = *PbtPageGetMeta(BufferGetPage(buf));
 	TupleDesc	tupdesc;
-	Datum		values[7];
-	bool		nulls[7] = {0};
+	Datum		values[8];
+	bool		nulls[8] = {0};
 
 	UnlockReleaseBuffer(buf);
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
@@ -526,6 +667,7 @@ pagebtree_metapage(PG_FUNCTION_ARGS)
 									"normalized" : "comparator");
 	values[5] = CStringGetTextDatum(pbt_rmgr_registered ? "custom" : "generic");
 	values[6] = Int64GetDatum((int64) RelationGetNumberOfBlocks(index));
+	values[7] = Int32GetDatum((int32) meta.delta_group);
 	index_close(index, AccessShareLock);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -600,9 +742,28 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 
 	values[0] = Int64GetDatum(blkno);
 	values[1] = CStringGetTextDatum((opaque->flags & PBT_META) ? "meta" :
+									(opaque->flags & PBT_SIDE) ? "side" :
 									PbtIsDeleted(opaque) ? "deleted" :
 									PbtIsLeaf(opaque) ? "leaf" : "inner");
-	if (opaque->flags & PBT_META)
+	if (opaque->flags & PBT_SIDE)
+	{
+		uint32		group = opaque->layout_param;
+		int			entries = 0;
+		int			free_bytes = 0;
+
+		for (int slot = 0; slot < (int) group; slot++)
+		{
+			PbtRunHeader *run = pbt_side_run(page, group, slot);
+
+			entries += run->nentries;
+			free_bytes += pbt_side_slot_size(group) - sizeof(PbtRunHeader) - run->used;
+		}
+		nulls[2] = true;
+		values[4] = Int32GetDatum(entries);
+		values[5] = Int32GetDatum(free_bytes);
+		values[6] = Int32GetDatum(0);
+	}
+	else if (opaque->flags & PBT_META)
 	{
 		nulls[2] = true;
 		values[4] = Int32GetDatum(0);
@@ -622,7 +783,7 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 	values[7] = Int64GetDatum(opaque->prev == InvalidBlockNumber ? -1 : (int64) opaque->prev);
 	values[8] = Int64GetDatum(opaque->next == InvalidBlockNumber ? -1 : (int64) opaque->next);
 	/* the high key is key bytes: NULL for a user who may not read them */
-	if (pbt_page_get_hikey(page, &hikey) && !(opaque->flags & PBT_META) &&
+	if (PbtIsTreePage(page) && pbt_page_get_hikey(page, &hikey) &&
 		may_read_keys(index))
 		values[9] = PointerGetDatum(to_bytea(hikey.data, hikey.len));
 	else
@@ -656,7 +817,7 @@ pagebtree_page_items(PG_FUNCTION_ARGS)
 	buf = read_page_arg(index, blkno);
 	page = BufferGetPage(buf);
 	opaque = PbtPageGetOpaque(page);
-	if (PageIsNew(page) || opaque->page_id != PBT_PAGE_ID || (opaque->flags & PBT_META))
+	if (PageIsNew(page) || opaque->page_id != PBT_PAGE_ID || !PbtIsTreePage(page))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("block " INT64_FORMAT " of index \"%s\" is not a tree page",
@@ -693,6 +854,47 @@ pagebtree_page_items(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	UnlockReleaseBuffer(buf);
+	index_close(index, AccessShareLock);
+	return (Datum) 0;
+}
+
+/*
+ * The runs of the delta area: one row per leaf slot that holds pending
+ * entries or has been folded.  Counts only, no key bytes.
+ */
+Datum
+pagebtree_runs(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	index = open_pagebtree(PG_GETARG_OID(0), AccessShareLock);
+	PbtState   *st = pbt_build_state(index, CurrentMemoryContext);
+	uint32		group = pbt_delta_group(index, st);
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (BlockNumber side = 1; group > 0 && side < nblocks; side += group + 1)
+	{
+		Buffer		buf = read_locked(index, side);
+		Page		page = BufferGetPage(buf);
+
+		CHECK_FOR_INTERRUPTS();
+		for (int slot = 0; PbtIsSidePage(page) && slot < (int) group; slot++)
+		{
+			PbtRunHeader *run = pbt_side_run(page, group, slot);
+			Datum		values[5];
+			bool		nulls[5] = {0};
+
+			if (run->nentries == 0 && run->folds == 0)
+				continue;
+			values[0] = Int64GetDatum((int64) side + 1 + slot);
+			values[1] = Int64GetDatum((int64) side);
+			values[2] = Int32GetDatum(run->nentries);
+			values[3] = Int32GetDatum(run->used);
+			values[4] = Int64GetDatum((int64) run->folds);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		UnlockReleaseBuffer(buf);
+	}
 	index_close(index, AccessShareLock);
 	return (Datum) 0;
 }

@@ -29,6 +29,13 @@ static relopt_kind pbt_relopt_kind;
  */
 bool		pbt_ablate_leaf_hints = false;
 
+/*
+ * pagebtree.delta_append_always: inserts go to the delta area whether or
+ * not writing the leaf would cost a page write (for tests, which cannot
+ * control when pages are written).
+ */
+bool		pbt_delta_append_always = false;
+
 void
 _PG_init(void)
 {
@@ -44,12 +51,27 @@ _PG_init(void)
 	add_int_reloption(pbt_relopt_kind, "bpa_block_size",
 					  "Slots per block of BPA leaves (a power of two)",
 					  PBT_BPA_DEFAULT_BLOCK, 4, 64, ShareUpdateExclusiveLock);
+	add_bool_reloption(pbt_relopt_kind, "delta",
+					   "Inserts into clean leaves go to the delta area (reserved at the index's build)",
+					   PBT_DEFAULT_DELTA, ShareUpdateExclusiveLock);
+	add_real_reloption(pbt_relopt_kind, "delta_threshold",
+					   "A leaf's pending entries fold into it at this percentage of a page",
+					   PBT_DEFAULT_DELTA_THRESHOLD, 1, 20, ShareUpdateExclusiveLock);
 
 	DefineCustomBoolVariable("pagebtree.ablate_leaf_hints",
 							 "Heads leaves are searched without their hints.",
 							 "For measuring what the hints are worth: they are "
 							 "still maintained, so the setting changes no page.",
 							 &pbt_ablate_leaf_hints,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("pagebtree.delta_append_always",
+							 "Inserts go to the delta area even when their leaf is dirty anyway.",
+							 "For tests: an index with delta = on then appends "
+							 "to runs until they fold, independently of checkpoints.",
+							 &pbt_delta_append_always,
 							 false,
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,
@@ -73,6 +95,8 @@ pbtoptions(Datum reloptions, bool validate)
 		{"layout", RELOPT_TYPE_ENUM, offsetof(PbtOptions, layout)},
 		{"bpa_log_size", RELOPT_TYPE_INT, offsetof(PbtOptions, bpa_log_size)},
 		{"bpa_block_size", RELOPT_TYPE_INT, offsetof(PbtOptions, bpa_block_size)},
+		{"delta", RELOPT_TYPE_BOOL, offsetof(PbtOptions, delta)},
+		{"delta_threshold", RELOPT_TYPE_REAL, offsetof(PbtOptions, delta_threshold)},
 	};
 	PbtOptions *opts;
 
@@ -132,6 +156,9 @@ pbt_build_state(Relation index, MemoryContext cxt)
 			has_string_column = true;
 	}
 	st->fillfactor = opts ? opts->fillfactor : PBT_DEFAULT_FILLFACTOR;
+	st->delta_on = opts ? opts->delta : PBT_DEFAULT_DELTA;
+	st->delta_threshold = PBT_USABLE_SPACE *
+		(opts ? opts->delta_threshold : PBT_DEFAULT_DELTA_THRESHOLD) / 100;
 	pbt_set_layouts(st, opts, has_string_column);
 	st->root = InvalidBlockNumber;
 	st->rightmost_leaf = InvalidBlockNumber;

@@ -18,6 +18,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pbt_insert.h"
+#include "pbt_delta.h"
 
 #include "access/generic_xlog.h"
 #include "access/tableam.h"
@@ -162,14 +163,72 @@ unique_violation(Relation index, Relation heapRel, Datum *values, bool *isnull)
 			 errtableconstraint(heapRel, RelationGetRelationName(index))));
 }
 
+/* is the item's key the prefix's (which has no heap TID)? */
+static bool
+has_key_prefix(PbtState *st, PbtSearchKey *prefix, const PbtItem *item)
+{
+	bool		past;
+
+	if (pbt_compare(st, prefix, item->data, item->len) > 0)
+		return false;
+	prefix->nextkey = true;
+	past = pbt_compare(st, prefix, item->data, item->len) <= 0;
+	prefix->nextkey = false;
+	return !past;
+}
+
+/* what one entry with the new key's key means for a unique insert */
+typedef enum
+{
+	ENTRY_NO_CONFLICT,			/* dead, invisible, or our own (EXISTING) */
+	ENTRY_STOP,					/* the check is decided: stop looking */
+	ENTRY_WAIT,					/* an inserter or deleter is in progress */
+	ENTRY_VIOLATION				/* a live duplicate */
+} EntryVerdict;
+
+static EntryVerdict
+check_entry(Relation heapRel, ItemPointer tid, ItemPointer newtid,
+			IndexUniqueCheck checkUnique, Snapshot dirty, bool *found_self,
+			bool *is_unique, TransactionId *xwait, uint32 *speculativeToken)
+{
+	bool		all_dead;
+
+	if (checkUnique == UNIQUE_CHECK_EXISTING && ItemPointerEquals(tid, newtid))
+	{
+		*found_self = true;
+		return ENTRY_NO_CONFLICT;
+	}
+	if (!table_index_fetch_tuple_check(heapRel, tid, dirty, &all_dead))
+		return ENTRY_NO_CONFLICT;	/* dead or invisible to everyone */
+	if (checkUnique == UNIQUE_CHECK_PARTIAL)
+	{
+		*is_unique = false;
+		return ENTRY_STOP;
+	}
+	if (TransactionIdIsValid(dirty->xmin) || TransactionIdIsValid(dirty->xmax))
+	{
+		*speculativeToken = dirty->speculativeToken;
+		*xwait = TransactionIdIsValid(dirty->xmin) ? dirty->xmin : dirty->xmax;
+		return ENTRY_WAIT;
+	}
+
+	/*
+	 * A definite conflict, unless our own heap tuple is already dead
+	 * (possible during CREATE INDEX CONCURRENTLY's validation).
+	 */
+	if (!table_index_fetch_tuple_check(heapRel, newtid, SnapshotSelf, NULL))
+		return ENTRY_STOP;
+	return ENTRY_VIOLATION;
+}
+
 /*
  * Look for live entries equal to the new key, starting at the exclusively
  * locked leaf in buf, which holds the first position where one could be
- * (later pages are share-locked on the way, left to right).  Returns the
- * xid to wait for if a conflicting inserter or deleter is in progress
- * (buf is still locked; the caller releases it and waits), else
- * InvalidTransactionId.  Raises the violation, or for UNIQUE_CHECK_PARTIAL
- * reports a possible one in *is_unique.
+ * (later pages are share-locked on the way, left to right), in each leaf
+ * and its run.  Returns the xid to wait for if a conflicting inserter or
+ * deleter is in progress (buf is still locked; the caller releases it and
+ * waits), else InvalidTransactionId.  Raises the violation, or for
+ * UNIQUE_CHECK_PARTIAL reports a possible one in *is_unique.
  */
 static TransactionId
 check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
@@ -182,6 +241,8 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	Page		page = BufferGetPage(buf);
 	int			pos = pbt_binsearch(st, page, prefix);
 	bool		found_self = false;
+	TransactionId xwait = InvalidTransactionId;
+	EntryVerdict verdict = ENTRY_NO_CONFLICT;
 
 	InitDirtySnapshot(SnapshotDirty);
 	for (;;)
@@ -189,61 +250,54 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 		PbtItem		hikey;
 		PbtItem		item;
 		PbtIter		it;
+		PbtRun		run;
+		bool		past = false;
+
+		/* the leaf's pending entries with the key */
+		if (pbt_delta_group(index, st) > 0 &&
+			pbt_run_read(index, st, BufferGetBlockNumber(BufferIsValid(nbuf) ? nbuf : buf),
+						 &run))
+		{
+			for (int i = 0; i < run.n && verdict == ENTRY_NO_CONFLICT; i++)
+			{
+				ItemPointerData tid;
+
+				if (!has_key_prefix(st, prefix, &run.items[i]))
+					continue;
+				pbt_item_get_tid(st, run.items[i].data, run.items[i].len, &tid);
+				verdict = check_entry(heapRel, &tid, newtid, checkUnique,
+									  &SnapshotDirty, &found_self, is_unique,
+									  &xwait, speculativeToken);
+			}
+			pbt_run_free(&run);
+		}
 
 		pbt_iter_start(&it, page, pos, true);
-		while (pbt_iter_next(&it, &item))
+		while (verdict == ENTRY_NO_CONFLICT && pbt_iter_next(&it, &item))
 		{
 			ItemPointerData tid;
-			bool		all_dead;
 
 			prefix->nextkey = true;
-			if (pbt_compare(st, prefix, item.data, item.len) <= 0)
-				goto done;		/* past the equal keys */
+			past = pbt_compare(st, prefix, item.data, item.len) <= 0;
 			prefix->nextkey = false;
-
+			if (past)
+				break;			/* past the equal keys */
 			pbt_item_get_tid(st, item.data, item.len, &tid);
-			if (checkUnique == UNIQUE_CHECK_EXISTING && ItemPointerEquals(&tid, newtid))
-			{
-				found_self = true;
-				continue;
-			}
-			if (!table_index_fetch_tuple_check(heapRel, &tid, &SnapshotDirty, &all_dead))
-				continue;		/* dead or invisible to everyone: no conflict */
-
-			if (checkUnique == UNIQUE_CHECK_PARTIAL)
-			{
-				*is_unique = false;
-				goto done;
-			}
-			if (TransactionIdIsValid(SnapshotDirty.xmin) ||
-				TransactionIdIsValid(SnapshotDirty.xmax))
-			{
-				if (BufferIsValid(nbuf))
-					UnlockReleaseBuffer(nbuf);
-				*speculativeToken = SnapshotDirty.speculativeToken;
-				return TransactionIdIsValid(SnapshotDirty.xmin) ?
-					SnapshotDirty.xmin : SnapshotDirty.xmax;
-			}
-
-			/*
-			 * A definite conflict, unless our own heap tuple is already dead
-			 * (possible during CREATE INDEX CONCURRENTLY's validation).
-			 */
-			if (!table_index_fetch_tuple_check(heapRel, newtid, SnapshotSelf, NULL))
-				goto done;
-			if (BufferIsValid(nbuf))
-				UnlockReleaseBuffer(nbuf);
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-			unique_violation(index, heapRel, values, isnull);
+			verdict = check_entry(heapRel, &tid, newtid, checkUnique,
+								  &SnapshotDirty, &found_self, is_unique,
+								  &xwait, speculativeToken);
 		}
+		if (verdict != ENTRY_NO_CONFLICT || past)
+			break;
 
 		/* the equal keys may continue on the right sibling */
 		if (!pbt_page_get_hikey(page, &hikey))
 			break;
 		prefix->nextkey = true;
-		if (pbt_compare(st, prefix, hikey.data, hikey.len) <= 0)
-			break;
+		past = pbt_compare(st, prefix, hikey.data, hikey.len) <= 0;
 		prefix->nextkey = false;
+		if (past)
+			break;
 		{
 			BlockNumber next = PbtPageGetOpaque(page)->next;
 
@@ -256,10 +310,15 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 		}
 	}
 
-done:
-	prefix->nextkey = false;
 	if (BufferIsValid(nbuf))
 		UnlockReleaseBuffer(nbuf);
+	if (verdict == ENTRY_WAIT)
+		return xwait;
+	if (verdict == ENTRY_VIOLATION)
+	{
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		unique_violation(index, heapRel, values, isnull);
+	}
 	if (checkUnique == UNIQUE_CHECK_EXISTING && !found_self)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
@@ -268,6 +327,39 @@ done:
 				 errhint("This may be because of a non-immutable index expression."),
 				 errtableconstraint(heapRel, RelationGetRelationName(index))));
 	return InvalidTransactionId;
+}
+
+/*
+ * An insert into the exclusively locked leaf in buf of an index with a
+ * delta area.  If writing the leaf would be costly (pbt_leaf_write_costly),
+ * the item goes to the leaf's run; if the run is full, or the leaf is being
+ * written anyway, the run is folded into the leaf with the item (splitting
+ * it if they do not fit).  Returns false, having done nothing, if the
+ * caller should insert as usual (no run, and writing the leaf is cheap).
+ * Releases buf when it returns true.
+ */
+static bool
+insert_with_run(Relation index, PbtState *st, Buffer buf, PbtStack stack,
+				PbtSearchKey *key, const char *item, int len)
+{
+	PbtRun		run;
+
+	if (st->delta_on && pbt_leaf_write_costly(index, buf) &&
+		pbt_run_append(index, st, buf, item, len))
+	{
+		UnlockReleaseBuffer(buf);
+		return true;
+	}
+	if (!pbt_run_read(index, st, BufferGetBlockNumber(buf), &run))
+		return false;
+	if (pbt_run_fold(index, st, buf, &run, item, len))
+		UnlockReleaseBuffer(buf);
+	else
+		insert_on_page(index, st, buf, stack,
+					   pbt_binsearch(st, BufferGetPage(buf), key), item, len,
+					   false, InvalidBuffer);
+	pbt_run_free(&run);
+	return true;
 }
 
 bool
@@ -366,6 +458,12 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 
 		if (checking)
 			buf = step_right_coupled(index, st, &key, buf, stack);
+		if (pbt_delta_group(index, st) > 0 &&
+			insert_with_run(index, st, buf, stack, &key, item.data, item.len))
+		{
+			pbt_free_stack(stack);
+			return is_unique;
+		}
 		page = BufferGetPage(buf);
 		/* the fit test can cost a pass over the page (fingerprint, BPA) */
 		fits = page_fits(page, item.data, item.len);
@@ -425,7 +523,7 @@ copy_item(ItemCopies *copies, PbtItem *item)
 static void
 write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 			Page lpage, int keep, StringInfo sep,
-			PbtItem *ritems, int nright, uint8 rtag, Buffer cbuf)
+			PbtItem *ritems, int nright, uint8 rtag, Buffer cbuf, int run_slot)
 {
 	Page		origpage = BufferGetPage(buf);
 	PbtPageOpaque oopaque = PbtPageGetOpaque(origpage);
@@ -436,6 +534,7 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	Buffer		rbuf = pbt_new_page(index);
 	BlockNumber rblkno = BufferGetBlockNumber(rbuf);
 	Buffer		sbuf = InvalidBuffer;
+	Buffer		runbuf = InvalidBuffer;
 	Page		rpage = palloc(BLCKSZ);
 	PbtPageOpaque lopaque = PbtPageGetOpaque(lpage);
 	PbtPageOpaque ropaque;
@@ -465,8 +564,16 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	lopaque->next = rblkno;
 	lopaque->flags |= PBT_INCOMPLETE_SPLIT;
 
+	/* the run that went into the halves: its side page, locked last */
+	if (run_slot >= 0)
+	{
+		runbuf = ReadBuffer(index, pbt_side_block(st->delta_group, lblkno));
+		LockBuffer(runbuf, BUFFER_LOCK_EXCLUSIVE);
+	}
 	pbt_log_split(index, buf, lpage, keep, sep->data, sep->len, rbuf, rpage,
-				  sbuf, cbuf);
+				  sbuf, cbuf, runbuf, run_slot);
+	if (BufferIsValid(runbuf))
+		UnlockReleaseBuffer(runbuf);
 	pfree(lpage);
 	pfree(rpage);
 
@@ -562,10 +669,30 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 	}
 	rtag = pbt_choose_append_layout(st, layout, &items[1], nright);
 	write_split(index, st, buf, stack, lpage, s, &sep, &items[1], nright,
-				rtag, cbuf);
+				rtag, cbuf, -1);
 	pfree(sep.data);
 	pfree(items);
 	return true;
+}
+
+/*
+ * Merge a leaf's run (sorted) into items[0..n), sorted, which has room for
+ * it; returns the new count.
+ */
+static int
+merge_run(PbtState *st, PbtItem *items, int n, const PbtRun *run)
+{
+	int			i = n - 1;
+	int			j = run->n - 1;
+
+	for (int k = n + run->n - 1; j >= 0; k--)
+	{
+		if (i >= 0 && pbt_item_cmp(st, &items[i], &run->items[j]) > 0)
+			items[k] = items[i--];
+		else
+			items[k] = run->items[j--];
+	}
+	return n + run->n;
 }
 
 /*
@@ -601,12 +728,19 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	uint8		plantag;
 	bool		appending;
 	ItemCopies	copies = {NULL, 0};
+	PbtRun		run;
+	int			nitems;
 
-	if (split_rightmost_append(index, st, buf, stack, pos, newitem, newlen,
+	/* a leaf's pending entries go into the halves too */
+	memset(&run, 0, sizeof(run));
+	if (leaf)
+		pbt_run_read(index, st, BufferGetBlockNumber(buf), &run);
+	if (run.n == 0 &&
+		split_rightmost_append(index, st, buf, stack, pos, newitem, newlen,
 							   cbuf))
 		return;
 
-	items = palloc(sizeof(PbtItem) * (n + 1));
+	items = palloc(sizeof(PbtItem) * (n + 1 + run.n));
 	pbt_iter_start(&it, origpage, 0, true);
 	for (int i = 0; i <= n; i++)
 	{
@@ -620,6 +754,9 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		else if (items[i].data == it.buf.data)
 			copy_item(&copies, &items[i]);
 	}
+	nitems = n + 1;
+	if (run.n > 0)
+		nitems = merge_run(st, items, nitems, &run);
 
 	/*
 	 * A leaf that would split may instead hold all its items and the new one
@@ -631,15 +768,16 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * rebuilding it for every further insert would cost a full page image
 	 * each time.
 	 */
-	convtag = leaf && st->normalized && !(layout->flags & PBT_LF_REBUILT) ?
-		pbt_choose_leaf_layout(st, items, n + 1, has_hikey ? &oldhikey : NULL) :
+	convtag = leaf && st->normalized && !(layout->flags & PBT_LF_REBUILT) &&
+		run.n == 0 ?
+		pbt_choose_leaf_layout(st, items, nitems, has_hikey ? &oldhikey : NULL) :
 		newlayout;
 	if ((pbt_layout_by_tag(convtag)->flags & PBT_LF_REBUILT) &&
 		oopaque->layout != convtag)
 	{
 		xlog = GenericXLogStart(index);
 		lpage = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
-		pbt_page_rebuild_as(lpage, convtag, st, items, n + 1,
+		pbt_page_rebuild_as(lpage, convtag, st, items, nitems,
 							has_hikey ? &oldhikey : NULL);
 		pbt_adapt_leaf(st, lpage, PBT_OPS_OFF, NULL, 0, NULL);
 		GenericXLogFinish(xlog);
@@ -660,7 +798,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * leave the left half half empty for good; with random keys, the cost
 	 * is that one split in a page's worth goes 90:10.
 	 */
-	appending = pos == n && (PbtIsRightmost(oopaque) || leaf);
+	appending = pos == n && run.n == 0 && (PbtIsRightmost(oopaque) || leaf);
 
 	/*
 	 * Plan with the new layout's space needs; a dense (semidense) page's
@@ -671,13 +809,13 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	if (st->rebuilt_layout != 0 && oopaque->layout == st->rebuilt_layout)
 		plantag = oopaque->layout;
 	s = pbt_choose_split(pbt_layout_by_tag(plantag),
-						 items, n + 1, has_hikey ? oldhikey.len : 0, leaf,
+						 items, nitems, has_hikey ? oldhikey.len : 0, leaf,
 						 appending, fillfactor, leaf && st->normalized);
 	if (s < 0 && newlayout != oopaque->layout)
 	{
 		/* the items only fit in two pages of the denser layout they are in */
 		newlayout = oopaque->layout;
-		s = pbt_choose_split(layout, items, n + 1,
+		s = pbt_choose_split(layout, items, nitems,
 							 has_hikey ? oldhikey.len : 0, leaf, appending,
 							 fillfactor, leaf && st->normalized);
 	}
@@ -697,16 +835,16 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		pbt_layout_by_tag(st->rebuilt_layout)->run_span && !appending)
 	{
 		int			end = pbt_partition_end(pbt_layout_by_tag(st->rebuilt_layout),
-											items, n + 1);
+											items, nitems);
 
-		if (end >= (n + 1) / 2)
+		if (end >= nitems / 2)
 			s = end;
 	}
 
 	/* the separator becomes the left high key and the parent's new key */
 	initStringInfo(&sep);
 	if (leaf && st->normalized)
-		s = pbt_fit_leaf_split(st, items, n + 1, s,
+		s = pbt_fit_leaf_split(st, items, nitems, s,
 							   has_hikey ? &oldhikey : NULL, newlayout, &sep,
 							   &ltag, &rtag);
 	else if (leaf)
@@ -728,7 +866,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	sepitem.data = sep.data;
 	sepitem.len = sep.len;
 	keep = s;
-	if (pos < s || ltag != oopaque->layout ||
+	if (pos < s || run.n > 0 || ltag != oopaque->layout ||
 		(pbt_layout_by_tag(ltag)->flags & PBT_LF_SPLIT_REBUILDS) ||
 		(layout->truncate(lpage, s), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
 	{
@@ -744,8 +882,9 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	if (!leaf)
 		items[s].len = dl;
 	write_split(index, st, buf, stack, lpage, keep, &sep, items + s,
-				n + 1 - s, rtag, cbuf);
+				nitems - s, rtag, cbuf, run.n > 0 ? run.slot : -1);
 	pfree(items);
+	pbt_run_free(&run);
 	pfree(sep.data);
 }
 

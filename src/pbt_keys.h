@@ -69,6 +69,11 @@ typedef struct PbtState
 	uint32		rootlevel;
 	BlockNumber rightmost_leaf; /* insert fast path hint */
 	StringInfoData insert_item; /* pbtinsert's item (no palloc per insert) */
+	/* the delta area (pbt_delta.c) */
+	uint32		delta_group;	/* from the metapage, once delta_known */
+	bool		delta_known;
+	bool		delta_on;		/* reloption delta: inserts may append */
+	int			delta_threshold;	/* bytes of a run that make it fold */
 	PbtColumn	cols[INDEX_MAX_KEYS];
 } PbtState;
 

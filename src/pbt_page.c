@@ -13,6 +13,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
+#include "pbt_delta.h"
 
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
@@ -151,6 +152,14 @@ pbt_new_page(Relation index)
 	if (needlock)
 		LockRelationForExtension(index, ExclusiveLock);
 	buf = ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK, NULL);
+	/* side pages of the delta area stay zero until their first run */
+	while (pbt_is_side_block(pbt_delta_group(index, pbt_get_state(index)),
+							 BufferGetBlockNumber(buf)))
+	{
+		UnlockReleaseBuffer(buf);
+		buf = ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK,
+								 NULL);
+	}
 	if (needlock)
 		UnlockRelationForExtension(index, ExclusiveLock);
 	return buf;

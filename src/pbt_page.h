@@ -37,6 +37,8 @@
 #define PBT_HAS_DEAD		(1 << 6)	/* an entry may be hinted dead: a
 										 * hint, set under a share lock and
 										 * not WAL-logged */
+#define PBT_SIDE			(1 << 7)	/* a side page of the delta area
+										 * (pbt_delta.h) */
 
 /*
  * Layout tags; every page records the layout that owns its item bytes.  A
@@ -119,6 +121,8 @@ typedef struct PbtMetaPageData
 	BlockNumber root;
 	uint32		level;			/* level of the root */
 	uint32		key_mode;		/* PBT_KEYS_* */
+	uint32		delta_group;	/* leaves per side page of the delta area, 0
+								 * = none (pbt_delta.h); fixed at build */
 } PbtMetaPageData;
 
 #define PbtPageGetMeta(page) ((PbtMetaPageData *) PageGetContents(page))
@@ -200,5 +204,11 @@ typedef struct PbtItem
 #define PBT_DEFAULT_FILLFACTOR	90
 #define PBT_MIN_FILLFACTOR		10
 #define PBT_INNER_FILLFACTOR	70
+
+/* the delta area (pbt_delta.h) */
+#define PBT_DEFAULT_DELTA		false
+#define PBT_DEFAULT_DELTA_THRESHOLD 5.0	/* % of a page */
+#define PBT_MIN_DELTA_GROUP		4
+#define PBT_MAX_DELTA_GROUP		64
 
 #endif							/* PBT_PAGE_H */

@@ -51,7 +51,7 @@ save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len)
 
 	pbt_item_get_tid(so->st, item, len, &pi->tid);
 	pi->pos = pos;
-	if (scan->xs_want_itup)
+	if (scan->xs_want_itup || so->save_bytes)
 	{
 		/* comparator-mode items are IndexTuples returned in place */
 		TupleBuf   *tb = &so->currTuples;
@@ -371,6 +371,76 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 }
 
 /*
+ * Merge the entries of the page's run (sorted) that the batch just read
+ * covers into it, in key order.  The batch covers the key range from
+ * "from" (the key the read started at; NULL: the page's edge) to the last
+ * item it examined if more follow on the page, else to the page's edge; a
+ * continuation starts from that item, so no entry is returned twice.
+ */
+static void
+merge_run_into_batch(IndexScanDesc scan, const PbtRun *run, ScanDirection dir,
+					 const PbtSearchKey *from)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtState   *st = so->st;
+	bool		forward = ScanDirectionIsForward(dir);
+	bool		within_end = so->batch_within_end;
+	bool		limited = forward ? so->curr.restRight : so->curr.restLeft;
+	PbtItem		limit = {0};
+	ScanPosItem *merged;
+	int			nleaf = so->curr.lastItem - so->curr.firstItem + 1;
+	int			i = so->curr.firstItem;
+	int			k = 0;
+
+	if (limited)
+	{
+		int			b = forward ? 1 : 0;
+
+		limit.data = so->currTuples.data + so->curr.boundOff[b];
+		limit.len = so->curr.boundLen[b];
+	}
+	merged = palloc(sizeof(ScanPosItem) * (nleaf + run->n));
+	/* the end key is checked for each entry: they are not in the batch */
+	so->batch_within_end = false;
+	for (int j = 0; j < run->n; j++)
+	{
+		const PbtItem *r = &run->items[j];
+		bool		continuescan;
+
+		if ((from && (forward ? pbt_compare(st, (PbtSearchKey *) from, r->data, r->len) > 0 :
+					  pbt_compare(st, (PbtSearchKey *) from, r->data, r->len) <= 0)) ||
+			(limited && (forward ? pbt_item_cmp(st, r, &limit) > 0 :
+						 pbt_item_cmp(st, r, &limit) < 0)) ||
+			(so->has_lower && pbt_compare(st, &so->lowerkey, r->data, r->len) > 0) ||
+			(so->has_upper && pbt_compare(st, &so->upperkey, r->data, r->len) <= 0) ||
+			!pbt_check_item_keys(so, r->data, r->len, dir, &continuescan))
+			continue;
+
+		/* the batch's items before it (a bitmap scan's are in any order) */
+		while (i <= so->curr.lastItem && !so->bitmap)
+		{
+			PbtItem		li = {so->currTuples.data + so->curr.items[i].tupoff,
+			so->curr.items[i].tuplen};
+
+			if (pbt_item_cmp(st, &li, r) > 0)
+				break;
+			merged[k++] = so->curr.items[i++];
+		}
+		save_item(scan, PBT_MAX_BATCH_ITEMS - 1, PG_UINT16_MAX, r->data, r->len);
+		merged[k++] = so->curr.items[PBT_MAX_BATCH_ITEMS - 1];
+	}
+	so->batch_within_end = within_end;
+	while (i <= so->curr.lastItem)
+		merged[k++] = so->curr.items[i++];
+	Assert(k <= PBT_MAX_BATCH_ITEMS - 1);
+	memcpy(so->curr.items, merged, sizeof(ScanPosItem) * k);
+	so->curr.firstItem = 0;
+	so->curr.lastItem = k - 1;
+	so->curr.itemIndex = forward ? 0 : k - 1;
+	pfree(merged);
+}
+
+/*
  * Read the share-locked leaf in buf from pos on in direction dir: a batch,
  * or the whole page for a point lookup or a bitmap scan (see above).  In
  * an adaptive index, a point lookup or an ordered scan counts towards the
@@ -378,19 +448,23 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
  * says so (pbt_adapt.c).
  */
 bool
-pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
+pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir,
+			  const PbtSearchKey *from)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	bool		point = so->probing && ScanDirectionIsForward(dir);
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	uint8		convert = 0;
 	bool		found;
+	PbtRun		run;
 
 	/* a share-locked live leaf; the readers below release the lock */
 	Assert(pbt_buffer_locked(buf, LW_SHARED));
 	Assert(PbtIsTreePage(BufferGetPage(buf)) &&
 		   PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))));
 	Assert(!point || !ScanDirectionIsBackward(dir));
+	/* pending entries of the leaf, read while it is locked */
+	so->save_bytes = pbt_run_read(scan->indexRelation, so->st, blkno, &run);
 	if (so->st->adaptive && (point || !so->bitmap))
 		convert = pbt_adapt_on_read(buf, point);
 	if (point && pbt_layout(BufferGetPage(buf))->probe)
@@ -401,6 +475,13 @@ pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 		found = read_page_unordered(scan, buf);
 	else
 		found = read_page_ordered(scan, buf, pos, dir);
+	if (so->save_bytes)
+	{
+		merge_run_into_batch(scan, &run, dir, from);
+		found = so->curr.firstItem <= so->curr.lastItem;
+		pbt_run_free(&run);
+		so->save_bytes = false;
+	}
 	if (convert)
 		pbt_adapt_convert(scan->indexRelation, so->st, blkno, convert);
 	return found;
@@ -604,7 +685,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 			return false;
 		buf = ReadBuffer(index, next);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		return pbt_read_page(scan, buf, 0, dir);
+		return pbt_read_page(scan, buf, 0, dir, NULL);
 	}
 	else
 	{
@@ -618,7 +699,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		buf = walk_left(index, target, blkno);
 		if (!BufferIsValid(buf))
 			return false;
-		return pbt_read_page(scan, buf, PBT_MAX_ITEMS_PER_PAGE, dir);
+		return pbt_read_page(scan, buf, PBT_MAX_ITEMS_PER_PAGE, dir, NULL);
 	}
 }
 
@@ -641,9 +722,11 @@ pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 	/* a probing read finds its entries without a position */
 	pos = so->probing && pbt_layout(BufferGetPage(buf))->probe ? 0 :
 		pbt_binsearch(so->st, BufferGetPage(buf), key);
-	if (ScanDirectionIsForward(dir) || pos > 0)
+	/* (the run of a leaf may hold entries before its first item) */
+	if (ScanDirectionIsForward(dir) || pos > 0 ||
+		pbt_delta_group(scan->indexRelation, so->st) > 0)
 		return pbt_read_page(scan, buf, ScanDirectionIsForward(dir) ? pos : pos - 1,
-							 dir);
+							 dir, key);
 
 	/* nothing before the key on this page: go on from its left neighbour */
 	so->curr.buf = buf;
@@ -673,23 +756,24 @@ continue_page(IndexScanDesc scan, ScanDirection dir)
 
 	/* a batch ended inside this page: read on in order, by position */
 	so->probing = false;
+	/* where it stopped, as a key: for the run's entries, or a re-descent */
+	resetStringInfo(&so->resumebuf);
+	appendBinaryStringInfo(&so->resumebuf,
+						   so->currTuples.data + so->curr.boundOff[bound],
+						   so->curr.boundLen[bound]);
+	pbt_key_from_item(so->st, so->resumebuf.data, so->resumebuf.len, &key);
+	key.nextkey = forward;
 	if (!BufferIsValid(buf))
 		buf = ReadBuffer(scan->indexRelation, so->curr.blkno);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	if (BufferGetLSNAtomic(buf) == so->curr.lsn)
 		return pbt_read_page(scan, buf, forward ? so->curr.highPos + 1 :
-							 so->curr.lowPos - 1, dir);
+							 so->curr.lowPos - 1, dir, &key);
 
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	if (buf != so->curr.buf)
 		ReleaseBuffer(buf);
-	resetStringInfo(&so->resumebuf);
-	appendBinaryStringInfo(&so->resumebuf,
-						   so->currTuples.data + so->curr.boundOff[bound],
-						   so->curr.boundLen[bound]);
 	release_pos(&so->curr);
-	pbt_key_from_item(so->st, so->resumebuf.data, so->resumebuf.len, &key);
-	key.nextkey = forward;
 	return pbt_read_from_key(scan, &key, dir);
 }
 

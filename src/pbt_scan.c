@@ -181,7 +181,7 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	else
 		found = pbt_read_page(scan,
 							  pbt_get_endpoint(scan->indexRelation, so->st, 0, !forward),
-							  forward ? 0 : PBT_MAX_ITEMS_PER_PAGE, dir);
+							  forward ? 0 : PBT_MAX_ITEMS_PER_PAGE, dir, NULL);
 	return found || pbt_read_on(scan, dir);
 }
 

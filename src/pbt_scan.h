@@ -15,6 +15,12 @@
 #define PBT_SCAN_H
 
 #include "pagebtree.h"
+#include "pbt_delta.h"
+
+/* a batch: a page's items and its run's (pbt_delta.h), which are fewer */
+#define PBT_MAX_RUN_ITEMS \
+	(PBT_USABLE_SPACE / PBT_MIN_DELTA_GROUP / PBT_RUN_ENTRY_COST(1))
+#define PBT_MAX_BATCH_ITEMS (PBT_MAX_ITEMS_PER_PAGE + PBT_MAX_RUN_ITEMS)
 
 typedef struct ScanKeyInfo
 {
@@ -70,7 +76,7 @@ typedef struct ScanPos
 	int			firstItem;
 	int			lastItem;
 	int			itemIndex;
-	ScanPosItem items[PBT_MAX_ITEMS_PER_PAGE];
+	ScanPosItem items[PBT_MAX_BATCH_ITEMS];
 } ScanPos;
 
 #define ScanPosIsValid(pos) ((pos).valid)
@@ -127,7 +133,7 @@ typedef struct PbtScanOpaqueData
 	ScanPos		mark;
 	int			markItemIndex;
 	int			nkilled;		/* items of curr whose heap tuples are dead */
-	int			killed[PBT_MAX_ITEMS_PER_PAGE];
+	int			killed[PBT_MAX_BATCH_ITEMS];
 	/* item bytes for index-only scans, and the batch's bounds */
 	TupleBuf	currTuples;
 	TupleBuf	markTuples;
@@ -139,9 +145,12 @@ typedef struct PbtScanOpaqueData
 	bool		keys_hold;		/* every key holds for the range's items
 								 * whose first column is not NULL */
 	StringInfoData resumebuf;	/* where the batch stopped, as a key */
+	bool		save_bytes;		/* the page read has a run to merge: keep
+								 * every item's bytes, as for index-only */
 } PbtScanOpaqueData;
 
 #define SCAN_FIRST_BATCH 32
+
 
 typedef PbtScanOpaqueData *PbtScanOpaque;
 
@@ -159,7 +168,7 @@ extern bool pbt_check_item_keys(PbtScanOpaque so, const char *item, int len,
 
 /* pbt_readpage.c */
 extern bool pbt_read_page(IndexScanDesc scan, Buffer buf, int pos,
-						  ScanDirection dir);
+						  ScanDirection dir, const PbtSearchKey *from);
 extern bool pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key,
 							  ScanDirection dir);
 extern bool pbt_read_on(IndexScanDesc scan, ScanDirection dir);

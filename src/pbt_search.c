@@ -194,6 +194,8 @@ pbt_get_root(Relation index, PbtState *st, int access)
 				 errhint("REINDEX the index.")));
 	st->root = meta->root;
 	st->rootlevel = meta->level;
+	st->delta_group = meta->delta_group;
+	st->delta_known = true;
 	UnlockReleaseBuffer(metabuf);
 
 	buf = pbt_read_hot(index, st->root);

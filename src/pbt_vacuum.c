@@ -17,6 +17,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
+#include "pbt_delta.h"
 
 #include "access/generic_xlog.h"
 #include "commands/vacuum.h"
@@ -110,6 +111,17 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 		 (PbtPageGetOpaque(BufferGetPage(llbuf))->next != lblk ||
 		  (PbtPageGetOpaque(BufferGetPage(llbuf))->flags & PBT_INCOMPLETE_SPLIT))))
 		goto out;
+	/* entries pending for the page keep it (its lock keeps them coming) */
+	if (pbt_delta_group(index, st) > 0)
+	{
+		PbtRun		run;
+
+		if (pbt_run_read(index, st, lblk, &run))
+		{
+			pbt_run_free(&run);
+			goto out;
+		}
+	}
 	rbuf = ReadBuffer(index, rblk);
 	LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
 	if (PbtPageGetOpaque(BufferGetPage(rbuf))->prev != lblk)
@@ -190,14 +202,17 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		const PbtLayout *layout;
 		int			n;
 		int			ndel = 0;
+		int			pending = 0;
 
 		vacuum_delay_point();
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 info->strategy);
+		/* (VACUUM folds the runs of the delta area, if any, without one) */
 		if (callback)
 			LockBufferForCleanup(buf);
 		else
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			LockBuffer(buf, pbt_delta_group(index, st) > 0 ?
+					   BUFFER_LOCK_EXCLUSIVE : BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		if (!PbtIsLeaf(PbtPageGetOpaque(page)))
 			pbt_page_error(index, blkno, "leaf level links to a non-leaf page");
@@ -230,7 +245,12 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			stats->tuples_removed += ndel;
 		}
 		live += n - ndel;
-		if (n == ndel && !PbtIsRightmost(PbtPageGetOpaque(page)))
+		/* the leaf's pending entries: dead ones dropped, others folded */
+		if (pbt_delta_group(index, st) > 0)
+			pending = pbt_run_vacuum(index, st, buf, callback, callback_state,
+									 &stats->tuples_removed, &live);
+		if (layout->count(page) == 0 && pending == 0 &&
+			!PbtIsRightmost(PbtPageGetOpaque(page)))
 			empty = lappend_int(empty, (int) blkno);
 		blkno = PbtPageGetOpaque(page)->next;
 		UnlockReleaseBuffer(buf);

@@ -18,6 +18,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
+#include "pbt_delta.h"
 
 #include "access/bufmask.h"
 #include "access/generic_xlog.h"
@@ -122,6 +123,23 @@ pbt_redo_split(XLogReaderState *record)
 	for (int i = 0; i < 4; i++)
 		if (BufferIsValid(bufs[i]))
 			UnlockReleaseBuffer(bufs[i]);
+
+	/* the left page's run went into the halves */
+	if (xlrec->run_slot >= 0)
+	{
+		Buffer		rbuf;
+
+		if (XLogReadBufferForRedo(record, 4, &rbuf) == BLK_NEEDS_REDO)
+		{
+			Page		page = BufferGetPage(rbuf);
+
+			pbt_side_run_set(page, xlrec->run_slot, NULL, 0, true);
+			PageSetLSN(page, record->EndRecPtr);
+			MarkBufferDirty(rbuf);
+		}
+		if (BufferIsValid(rbuf))
+			UnlockReleaseBuffer(rbuf);
+	}
 }
 
 static void
@@ -138,6 +156,16 @@ pbt_redo(XLogReaderState *record)
 	if (info == XLOG_PBT_SPLIT)
 	{
 		pbt_redo_split(record);
+		return;
+	}
+	if (info == XLOG_PBT_RUN_APPEND)
+	{
+		pbt_redo_run_append(record);
+		return;
+	}
+	if (info == XLOG_PBT_FOLD)
+	{
+		pbt_redo_fold(record);
 		return;
 	}
 	if (info == XLOG_PBT_REUSE_PAGE)
@@ -214,6 +242,22 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 			appendStringInfo(buf, "left page keeps %d items", xlrec->keep);
 		if (XLogRecHasBlockRef(record, 3))
 			appendStringInfoString(buf, ", completes the split of block 3");
+		if (xlrec->run_slot >= 0)
+			appendStringInfo(buf, ", folds run %d", xlrec->run_slot);
+	}
+	else if (info == XLOG_PBT_RUN_APPEND)
+	{
+		xl_pbt_run_append *xlrec = (xl_pbt_run_append *) XLogRecGetData(record);
+
+		appendStringInfo(buf, "slot %u%s", xlrec->slot,
+						 xlrec->init ? ", init" : "");
+	}
+	else if (info == XLOG_PBT_FOLD)
+	{
+		xl_pbt_fold *xlrec = (xl_pbt_fold *) XLogRecGetData(record);
+
+		appendStringInfo(buf, "slot %u, ninserted %u, nkept %u", xlrec->slot,
+						 xlrec->ninserted, xlrec->nkept);
 	}
 }
 
@@ -230,6 +274,10 @@ pbt_identify(uint8 info)
 			return "REUSE_PAGE";
 		case XLOG_PBT_SPLIT:
 			return "SPLIT";
+		case XLOG_PBT_RUN_APPEND:
+			return "RUN_APPEND";
+		case XLOG_PBT_FOLD:
+			return "FOLD";
 	}
 	return NULL;
 }
@@ -241,6 +289,11 @@ pbt_mask(char *pagedata, BlockNumber blkno)
 
 	mask_page_lsn_and_checksum(pagedata);
 	mask_unused_space(pagedata);
+	if (opaque->flags & PBT_SIDE)
+	{
+		pbt_side_mask((Page) pagedata);
+		return;
+	}
 	/* hints are not WAL-logged: the adaption counter, dead entries */
 	opaque->op_counter = 0;
 	opaque->flags &= ~PBT_HAS_DEAD;
@@ -427,7 +480,7 @@ pbt_log_insert(Relation index, Buffer buf, int pos, const char *data, int len,
 void
 pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 			  const char *hikey, int hikeylen, Buffer rbuf, Page rpage,
-			  Buffer sbuf, Buffer cbuf)
+			  Buffer sbuf, Buffer cbuf, Buffer runbuf, int run_slot)
 {
 	BlockNumber rblkno = BufferGetBlockNumber(rbuf);
 
@@ -447,9 +500,15 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 		XLogRecPtr	recptr;
 
 		xlrec.keep = keep;
+		xlrec.run_slot = run_slot;
 		START_CRIT_SECTION();
 		memcpy(BufferGetPage(lbuf), lpage, BLCKSZ);
 		memcpy(BufferGetPage(rbuf), rpage, BLCKSZ);
+		if (run_slot >= 0)
+		{
+			pbt_side_run_set(BufferGetPage(runbuf), run_slot, NULL, 0, true);
+			MarkBufferDirty(runbuf);
+		}
 		if (BufferIsValid(sbuf))
 			PbtPageGetOpaque(BufferGetPage(sbuf))->prev = rblkno;
 		if (BufferIsValid(cbuf))
@@ -473,10 +532,14 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 			XLogRegisterBuffer(2, sbuf, REGBUF_STANDARD);
 		if (BufferIsValid(cbuf))
 			XLogRegisterBuffer(3, cbuf, REGBUF_STANDARD);
+		if (run_slot >= 0)
+			XLogRegisterBuffer(4, runbuf, REGBUF_STANDARD);
 		recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_SPLIT);
 		for (int i = 0; i < 4; i++)
 			if (BufferIsValid(bufs[i]))
 				PageSetLSN(BufferGetPage(bufs[i]), recptr);
+		if (run_slot >= 0)
+			PageSetLSN(BufferGetPage(runbuf), recptr);
 		END_CRIT_SECTION();
 	}
 	else
@@ -492,6 +555,11 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 			PbtPageGetOpaque(GenericXLogRegisterBuffer(xlog, sbuf, 0))->prev = rblkno;
 		if (BufferIsValid(cbuf))
 			pbt_clear_incomplete_split(GenericXLogRegisterBuffer(xlog, cbuf, 0));
+		/* a leaf has no child to complete: at most four pages */
+		Assert(run_slot < 0 || !BufferIsValid(cbuf));
+		if (run_slot >= 0)
+			pbt_side_run_set(GenericXLogRegisterBuffer(xlog, runbuf, 0),
+							 run_slot, NULL, 0, true);
 		GenericXLogFinish(xlog);
 	}
 }

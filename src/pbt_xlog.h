@@ -30,6 +30,8 @@
 #define XLOG_PBT_DELETE		0x10	/* dead entries removed from a leaf */
 #define XLOG_PBT_REUSE_PAGE	0x20	/* a deleted page is about to be reused */
 #define XLOG_PBT_SPLIT		0x30	/* a page split */
+#define XLOG_PBT_RUN_APPEND	0x40	/* an entry added to a leaf's run */
+#define XLOG_PBT_FOLD		0x50	/* a run folded into its leaf */
 
 /*
  * XLOG_PBT_INSERT: an item added at ordered position pos (the layout's
@@ -62,7 +64,40 @@ typedef struct xl_pbt_insert
 typedef struct xl_pbt_split
 {
 	int16		keep;			/* items kept in place on the left, or -1 */
+	int16		run_slot;		/* the slot of the left page's run, which
+								 * the split folded, on side page block 4;
+								 * -1 = none */
 } xl_pbt_split;
+
+/*
+ * XLOG_PBT_RUN_APPEND: an entry appended to a leaf's run (pbt_delta.c).
+ *
+ * Backup blocks:
+ *	0: the side page; block data: the entry's bytes.  With init, redo
+ *	   initializes the side page first (REGBUF_WILL_INIT).
+ */
+typedef struct xl_pbt_run_append
+{
+	uint16		slot;
+	uint8		group;			/* leaves per side page, for init */
+	bool		init;
+} xl_pbt_run_append;
+
+/*
+ * XLOG_PBT_FOLD: ninserted entries go to the leaf, and its run keeps
+ * nkept entries (a fold keeps none; VACUUM keeps those that do not fit).
+ *
+ * Backup blocks:
+ *	0: the leaf, if ninserted > 0; block data: per entry uint16 ordered
+ *	   position, uint16 length and the bytes, inserted in that order.
+ *	1: the side page; block data: per kept entry uint16 length and bytes.
+ */
+typedef struct xl_pbt_fold
+{
+	uint16		slot;
+	uint16		ninserted;
+	uint16		nkept;
+} xl_pbt_fold;
 
 /*
  * XLOG_PBT_REUSE_PAGE: a deleted page is about to be reused.  No backup
@@ -101,7 +136,8 @@ extern void pbt_log_delete(Relation index, Buffer buf, const int *positions,
 						   int n, TransactionId snapshotConflictHorizon);
 extern void pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 						  const char *hikey, int hikeylen, Buffer rbuf,
-						  Page rpage, Buffer sbuf, Buffer cbuf);
+						  Page rpage, Buffer sbuf, Buffer cbuf,
+						  Buffer runbuf, int run_slot);
 extern bool pbt_log_reuse_page(Relation index, BlockNumber blkno,
 							   FullTransactionId safexid);
 

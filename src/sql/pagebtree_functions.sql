@@ -21,7 +21,8 @@ LANGUAGE C STRICT PARALLEL RESTRICTED;
 
 CREATE FUNCTION pagebtree_metapage(index regclass,
     OUT magic integer, OUT version integer, OUT root bigint, OUT level integer,
-    OUT key_mode text, OUT wal_mode text, OUT nblocks bigint)
+    OUT key_mode text, OUT wal_mode text, OUT nblocks bigint,
+    OUT delta_group integer)
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT PARALLEL RESTRICTED;
 
@@ -35,6 +36,14 @@ LANGUAGE C STRICT PARALLEL RESTRICTED;
 CREATE FUNCTION pagebtree_page_items(index regclass, blkno bigint,
     OUT itemno integer, OUT heap_tid tid, OUT child bigint,
     OUT item_length integer, OUT data bytea)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+
+-- the delta area: per leaf, entries pending in its run and runs folded
+CREATE FUNCTION pagebtree_runs(index regclass,
+    OUT leaf bigint, OUT side_block bigint, OUT entries integer,
+    OUT bytes integer, OUT folds bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT PARALLEL RESTRICTED;
@@ -61,4 +70,5 @@ REVOKE ALL ON FUNCTION pagebtree_metapage(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pagebtree_page_stats(regclass, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pagebtree_page_items(regclass, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pagebtree_layout_summary(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pagebtree_runs(regclass) FROM PUBLIC;
 

@@ -1,0 +1,676 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_delta.c
+ *	  The delta area: leaf entries kept pending in side pages of the index,
+ *	  so that an insert need not dirty a clean leaf (the write-amplification
+ *	  thesis; Bf-Tree's mini-pages, direct-mapped).
+ *
+ * An index built with a delta area reserves one side page per group of G
+ * blocks (pbt_delta.h).  Each block of the group has a fixed slot there:
+ * the run of its leaf, unsorted entries that belong to the leaf's key range
+ * but are not on the leaf.  An insert whose leaf is clean (writing it would
+ * cost a page write and a full-page image) appends its entry to the run
+ * instead.  A run is folded into its leaf when it would pass the threshold,
+ * when the leaf is written anyway, when it splits, and at VACUUM.
+ *
+ * Locking.  A leaf's run is protected by the leaf's buffer lock: appends and
+ * folds hold it exclusively, readers share-lock it, and the side page is
+ * locked only while the leaf is, always as the last lock taken and never
+ * held while waiting for another buffer.  So the side page cannot take part
+ * in a deadlock, and a run changes only under its leaf's exclusive lock.
+ *
+ * WAL.  An append changes only the bytes it adds to the side page, a fold
+ * the leaf and the run's slot, in one record: XLOG_PBT_RUN_APPEND and
+ * XLOG_PBT_FOLD when preloaded, generic WAL otherwise (both small: the side
+ * page's bytes do not shift).  A split that folds logs the slot with the
+ * split (pbt_log_split).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pbt_delta.h"
+
+#include "access/xloginsert.h"
+#include "access/xlogutils.h"
+#include "access/xlog.h"
+#include "miscadmin.h"
+#include "utils/rel.h"
+
+/* Leaves per side page for a new build of the index, 0 = no delta area. */
+uint32
+pbt_delta_group_for_build(Relation index)
+{
+	PbtOptions *opts = (PbtOptions *) index->rd_options;
+	double		pct = opts ? opts->delta_threshold : PBT_DEFAULT_DELTA_THRESHOLD;
+	int			want = (int) (PBT_USABLE_SPACE * pct / 100);
+	uint32		group = PBT_MAX_DELTA_GROUP;
+
+	if (opts ? !opts->delta : !PBT_DEFAULT_DELTA)
+		return 0;
+	/* the most leaves per side page whose slots hold the threshold */
+	while (group > PBT_MIN_DELTA_GROUP &&
+		   pbt_side_slot_size(group) - (int) sizeof(PbtRunHeader) < want)
+		group /= 2;
+	return group;
+}
+
+/* The index's delta area geometry, from the metapage on first use. */
+uint32
+pbt_delta_group(Relation index, PbtState *st)
+{
+	if (!st->delta_known)
+	{
+		Buffer		buf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		st->delta_group = PbtPageGetMeta(BufferGetPage(buf))->delta_group;
+		UnlockReleaseBuffer(buf);
+		if (st->delta_group > PBT_MAX_DELTA_GROUP)
+			pbt_page_error(index, PBT_METAPAGE_BLKNO, "bad delta group size");
+		st->delta_known = true;
+	}
+	return st->delta_group;
+}
+
+/*
+ * Would a change to the locked leaf in buf cost a page write, or a
+ * full-page image, that it would not cost otherwise?  Read without the
+ * buffer header lock: a hint, and a wrong answer costs only speed.
+ * Without the resource manager every leaf change logs its shifted bytes,
+ * so appending is always cheaper.
+ */
+bool
+pbt_leaf_write_costly(Relation index, Buffer buf)
+{
+	uint32		state;
+
+	if (pbt_delta_append_always)
+		return true;
+	if (BufferIsLocal(buf))
+		return false;
+	if (!pbt_rmgr_registered && RelationNeedsWAL(index))
+		return true;
+	state = pg_atomic_read_u32(&GetBufferDescriptor(buf - 1)->state);
+	if (!(state & BM_DIRTY))
+		return true;
+	return RelationNeedsWAL(index) && XLogCheckBufferNeedsBackup(buf);
+}
+
+/* Key order of two leaf items (heap TID last, so never equal). */
+int
+pbt_item_cmp(PbtState *st, const PbtItem *a, const PbtItem *b)
+{
+	PbtSearchKey key;
+
+	if (st->normalized)
+		return pbt_bytes_cmp(a->data, a->len, b->data, b->len);
+	pbt_key_from_item(st, a->data, a->len, &key);
+	return pbt_compare(st, &key, b->data, b->len);
+}
+
+static int
+run_item_cmp(const void *a, const void *b, void *arg)
+{
+	return pbt_item_cmp((PbtState *) arg, (const PbtItem *) a,
+						(const PbtItem *) b);
+}
+
+/* ----------------------------------------------------------------
+ * Page changes (the primary and redo)
+ * ----------------------------------------------------------------
+ */
+void
+pbt_side_page_init(Page page, uint32 group)
+{
+	pbt_page_init(page, 0, PBT_SIDE, PBT_META_LAYOUT, NULL);
+	PbtPageGetOpaque(page)->layout_param = group;
+	/* every slot is data: full-page images must not skip them as a hole */
+	((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
+		group * pbt_side_slot_size(group);
+}
+
+static inline uint32
+side_group(Page page)
+{
+	return PbtPageGetOpaque(page)->layout_param;
+}
+
+void
+pbt_side_run_append(Page page, int slot, const char *data, int len)
+{
+	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
+	char	   *end = (char *) (run + 1) + run->used;
+	uint16		len16 = len;
+
+	memcpy(end, &len16, sizeof(uint16));
+	memcpy(end + sizeof(uint16), data, len);
+	run->used += PBT_RUN_ENTRY_COST(len);
+	run->nentries++;
+}
+
+/* Make a run hold items[0..n) (n = 0: empty); folded counts a fold. */
+void
+pbt_side_run_set(Page page, int slot, const PbtItem *items, int n, bool folded)
+{
+	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
+
+	run->nentries = 0;
+	run->used = 0;
+	if (folded)
+		run->folds++;
+	for (int i = 0; i < n; i++)
+		pbt_side_run_append(page, slot, items[i].data, items[i].len);
+}
+
+/* wal_consistency_checking: bytes past each run's end are left over */
+void
+pbt_side_mask(Page page)
+{
+	uint32		group = side_group(page);
+	int			size = pbt_side_slot_size(group);
+
+	for (int i = 0; i < (int) group; i++)
+	{
+		PbtRunHeader *run = pbt_side_run(page, group, i);
+		int			used = sizeof(PbtRunHeader) + run->used;
+
+		memset((char *) run + used, 0, size - used);
+	}
+}
+
+/* ----------------------------------------------------------------
+ * Reading runs
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Copy the run of the locked leaf into *run, sorted, if it has one.  The
+ * side page is share-locked only while copying (pbt_delta.c's rules).
+ */
+bool
+pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run)
+{
+	uint32		group = pbt_delta_group(index, st);
+	Buffer		sbuf;
+	Page		spage;
+	PbtRunHeader *hdr;
+	const char *p;
+	char	   *copy;
+
+	run->n = 0;
+	run->used = 0;
+	run->items = NULL;
+	run->slot = -1;
+	if (group == 0)
+		return false;
+	Assert(!pbt_is_side_block(group, leaf) && leaf != PBT_METAPAGE_BLKNO);
+	run->slot = pbt_side_slot(group, leaf);
+	sbuf = ReadBuffer(index, pbt_side_block(group, leaf));
+	LockBuffer(sbuf, BUFFER_LOCK_SHARE);
+	spage = BufferGetPage(sbuf);
+	if (!PbtIsSidePage(spage))
+	{
+		UnlockReleaseBuffer(sbuf);
+		return false;
+	}
+	hdr = pbt_side_run(spage, group, run->slot);
+	if (hdr->nentries == 0)
+	{
+		UnlockReleaseBuffer(sbuf);
+		return false;
+	}
+	run->n = hdr->nentries;
+	run->used = hdr->used;
+	run->items = palloc(sizeof(PbtItem) * run->n +
+						run->used + run->n * MAXIMUM_ALIGNOF);
+	copy = (char *) (run->items + run->n);
+	p = (const char *) (hdr + 1);
+	for (int i = 0; i < run->n; i++)
+	{
+		uint16		len;
+
+		memcpy(&len, p, sizeof(uint16));
+		copy = (char *) MAXALIGN(copy);
+		memcpy(copy, p + sizeof(uint16), len);
+		run->items[i].data = copy;
+		run->items[i].len = len;
+		copy += len;
+		p += PBT_RUN_ENTRY_COST(len);
+	}
+	UnlockReleaseBuffer(sbuf);
+	qsort_arg(run->items, run->n, sizeof(PbtItem), run_item_cmp, st);
+	return true;
+}
+
+void
+pbt_run_free(PbtRun *run)
+{
+	if (run->items)
+		pfree(run->items);
+	run->items = NULL;
+	run->n = 0;
+}
+
+/* ----------------------------------------------------------------
+ * Appends
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Add item to the run of the exclusively locked leaf in leafbuf instead of
+ * the leaf.  False if the run would pass the threshold: then the caller
+ * folds it.
+ */
+bool
+pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
+			   int len)
+{
+	BlockNumber leaf = BufferGetBlockNumber(leafbuf);
+	uint32		group = pbt_delta_group(index, st);
+	int			slot = pbt_side_slot(group, leaf);
+	Buffer		sbuf;
+	Page		spage;
+	bool		init;
+	int			used;
+	int			limit;
+
+	Assert(pbt_buffer_locked(leafbuf, LW_EXCLUSIVE));
+	Assert(group > 0 && PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(leafbuf))));
+	/* the threshold can change (ALTER INDEX SET); the slots cannot */
+	limit = Min(st->delta_threshold,
+				pbt_side_slot_size(group) - (int) sizeof(PbtRunHeader));
+	if (PBT_RUN_ENTRY_COST(len) > limit)
+		return false;
+	sbuf = ReadBuffer(index, pbt_side_block(group, leaf));
+	LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
+	spage = BufferGetPage(sbuf);
+	init = PageIsNew(spage);
+	if (!init && !PbtIsSidePage(spage))
+		pbt_page_error(index, BufferGetBlockNumber(sbuf),
+					   "delta area block is not a side page");
+	used = init ? 0 : pbt_side_run(spage, group, slot)->used;
+	if (used + PBT_RUN_ENTRY_COST(len) > limit)
+	{
+		UnlockReleaseBuffer(sbuf);
+		return false;
+	}
+
+	if (pbt_rmgr_registered && RelationNeedsWAL(index))
+	{
+		xl_pbt_run_append xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.slot = slot;
+		xlrec.group = group;
+		xlrec.init = init;
+		START_CRIT_SECTION();
+		if (init)
+			pbt_side_page_init(spage, group);
+		pbt_side_run_append(spage, slot, item, len);
+		MarkBufferDirty(sbuf);
+		PBT_CHECK_DEFINED(item, len);
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		XLogRegisterBuffer(0, sbuf, REGBUF_STANDARD |
+						   (init ? REGBUF_WILL_INIT : 0));
+		XLogRegisterBufData(0, (char *) item, len);
+		recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_RUN_APPEND);
+		PageSetLSN(spage, recptr);
+		END_CRIT_SECTION();
+	}
+	else
+	{
+		GenericXLogState *xlog = GenericXLogStart(index);
+		Page		p = GenericXLogRegisterBuffer(xlog, sbuf,
+												  init ? GENERIC_XLOG_FULL_IMAGE : 0);
+
+		if (init)
+			pbt_side_page_init(p, group);
+		pbt_side_run_append(p, slot, item, len);
+		GenericXLogFinish(xlog);
+	}
+	UnlockReleaseBuffer(sbuf);
+	return true;
+}
+
+/* ----------------------------------------------------------------
+ * Folds
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Insert items[0..n) into page, a copy of a leaf, each where it belongs;
+ * the positions go to pos[].  False if one does not fit.
+ */
+static bool
+insert_all(PbtState *st, Page page, const PbtItem *items, int n, uint16 *pos)
+{
+	for (int i = 0; i < n; i++)
+	{
+		PbtSearchKey key;
+		int			p = 0;
+
+		if (!pbt_layout(page)->insert_anywhere)
+		{
+			pbt_key_from_item(st, items[i].data, items[i].len, &key);
+			p = pbt_binsearch(st, page, &key);
+		}
+		if (!pbt_page_insert(page, p, items[i].data, items[i].len))
+			return false;
+		pos[i] = p;
+	}
+	return true;
+}
+
+static void
+apply_inserts(Page page, const PbtItem *items, int n, const uint16 *pos)
+{
+	for (int i = 0; i < n; i++)
+		if (!pbt_page_insert(page, pos[i], items[i].data, items[i].len))
+			elog(PANIC, "pagebtree: a folded entry does not fit after all");
+}
+
+/* items as WAL data: [uint16 pos (if pos)][uint16 len][bytes] each */
+static char *
+pack_items(const PbtItem *items, int n, const uint16 *pos, int *size)
+{
+	int			total = 0;
+	char	   *buf;
+	char	   *p;
+
+	for (int i = 0; i < n; i++)
+		total += (pos ? sizeof(uint16) : 0) + PBT_RUN_ENTRY_COST(items[i].len);
+	p = buf = palloc(Max(total, 1));
+	for (int i = 0; i < n; i++)
+	{
+		uint16		len16 = items[i].len;
+
+		if (pos)
+		{
+			memcpy(p, &pos[i], sizeof(uint16));
+			p += sizeof(uint16);
+		}
+		memcpy(p, &len16, sizeof(uint16));
+		memcpy(p + sizeof(uint16), items[i].data, len16);
+		p += PBT_RUN_ENTRY_COST(len16);
+	}
+	*size = total;
+	return buf;
+}
+
+/* the inverse of pack_items; items point into data */
+static void
+unpack_items(char *data, int n, PbtItem *items, uint16 *pos)
+{
+	for (int i = 0; i < n; i++)
+	{
+		uint16		len16;
+
+		if (pos)
+		{
+			memcpy(&pos[i], data, sizeof(uint16));
+			data += sizeof(uint16);
+		}
+		memcpy(&len16, data, sizeof(uint16));
+		items[i].data = data + sizeof(uint16);
+		items[i].len = len16;
+		data += PBT_RUN_ENTRY_COST(len16);
+	}
+}
+
+/*
+ * Log and make one change: the leaf in leafbuf gets ins[0..nins) at
+ * positions pos (nins may be 0: the leaf stays as it is), and its run's
+ * slot on the side page holds keep[0..nkeep) afterwards.  Both locked
+ * exclusively, the side page last.  Items inserted into a page are
+ * MAXALIGNed copies (comparator mode: index tuples).
+ */
+static void
+log_fold(Relation index, Buffer leafbuf, const PbtItem *ins, int nins,
+		 const uint16 *pos, Buffer sbuf, int slot, const PbtItem *keep,
+		 int nkeep)
+{
+	Page		leaf = BufferGetPage(leafbuf);
+	Page		spage = BufferGetPage(sbuf);
+	bool		folded = nins > 0;
+
+	Assert(pbt_buffer_locked(leafbuf, LW_EXCLUSIVE) &&
+		   pbt_buffer_locked(sbuf, LW_EXCLUSIVE));
+	if (pbt_rmgr_registered && RelationNeedsWAL(index))
+	{
+		xl_pbt_fold xlrec;
+		XLogRecPtr	recptr;
+		int			inslen = 0;
+		int			keeplen = 0;
+		char	   *insdata = folded ? pack_items(ins, nins, pos, &inslen) : NULL;
+		char	   *keepdata = pack_items(keep, nkeep, NULL, &keeplen);
+
+		xlrec.slot = slot;
+		xlrec.ninserted = nins;
+		xlrec.nkept = nkeep;
+		START_CRIT_SECTION();
+		if (folded)
+		{
+			apply_inserts(leaf, ins, nins, pos);
+			MarkBufferDirty(leafbuf);
+		}
+		pbt_side_run_set(spage, slot, keep, nkeep, folded);
+		MarkBufferDirty(sbuf);
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		if (folded)
+		{
+			XLogRegisterBuffer(0, leafbuf, REGBUF_STANDARD);
+			XLogRegisterBufData(0, insdata, inslen);
+		}
+		XLogRegisterBuffer(1, sbuf, REGBUF_STANDARD);
+		if (keeplen > 0)
+			XLogRegisterBufData(1, keepdata, keeplen);
+		recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_FOLD);
+		if (folded)
+			PageSetLSN(leaf, recptr);
+		PageSetLSN(spage, recptr);
+		END_CRIT_SECTION();
+		if (insdata)
+			pfree(insdata);
+		pfree(keepdata);
+	}
+	else
+	{
+		GenericXLogState *xlog = GenericXLogStart(index);
+
+		if (folded)
+			apply_inserts(GenericXLogRegisterBuffer(xlog, leafbuf, 0), ins, nins,
+						  pos);
+		pbt_side_run_set(GenericXLogRegisterBuffer(xlog, sbuf, 0), slot, keep,
+						 nkeep, folded);
+		GenericXLogFinish(xlog);
+	}
+}
+
+static Buffer
+lock_side_page(Relation index, PbtState *st, BlockNumber leaf)
+{
+	Buffer		sbuf = ReadBuffer(index, pbt_side_block(st->delta_group, leaf));
+
+	LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
+	Assert(PbtIsSidePage(BufferGetPage(sbuf)));
+	return sbuf;
+}
+
+/*
+ * Fold run (read from the exclusively locked leaf in leafbuf) and item, if
+ * given, into the leaf, if they all fit.  False if they do not: the leaf
+ * must split, which folds the run too (pbt_insert.c).
+ */
+bool
+pbt_run_fold(Relation index, PbtState *st, Buffer leafbuf, PbtRun *run,
+			 const char *item, int len)
+{
+	BlockNumber leaf = BufferGetBlockNumber(leafbuf);
+	int			n = run->n + (item ? 1 : 0);
+	PbtItem    *ins = palloc(sizeof(PbtItem) * n);
+	uint16	   *pos = palloc(sizeof(uint16) * n);
+	PGAlignedBlock copy;
+	Buffer		sbuf;
+
+	Assert(pbt_buffer_locked(leafbuf, LW_EXCLUSIVE) && run->n > 0);
+	memcpy(ins, run->items, sizeof(PbtItem) * run->n);
+	if (item)
+	{
+		ins[run->n].data = item;
+		ins[run->n].len = len;
+	}
+	memcpy(copy.data, BufferGetPage(leafbuf), BLCKSZ);
+	if (!insert_all(st, copy.data, ins, n, pos))
+	{
+		pfree(ins);
+		pfree(pos);
+		return false;
+	}
+	sbuf = lock_side_page(index, st, leaf);
+	log_fold(index, leafbuf, ins, n, pos, sbuf, run->slot, NULL, 0);
+	PBT_CHECK_PAGE(index, BufferGetPage(leafbuf), leaf);
+	UnlockReleaseBuffer(sbuf);
+	pfree(ins);
+	pfree(pos);
+	return true;
+}
+
+/*
+ * VACUUM of the run of the exclusively locked leaf in leafbuf: entries
+ * whose heap tuples are gone (callback; none without one) are dropped, the
+ * others folded into the leaf as far as they fit (in key order); what does
+ * not fit stays in the run.  Counts the entries removed and live, and
+ * returns how many stay pending.
+ */
+int
+pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
+			   IndexBulkDeleteCallback callback, void *callback_state,
+			   double *removed, double *live)
+{
+	BlockNumber leaf = BufferGetBlockNumber(leafbuf);
+	PbtRun		run;
+	PbtItem    *ins;
+	uint16	   *pos;
+	int			nlive = 0;
+	int			nins = 0;
+	PGAlignedBlock copy;
+	Buffer		sbuf;
+
+	if (!pbt_run_read(index, st, leaf, &run))
+		return 0;
+	ins = palloc(sizeof(PbtItem) * run.n);
+	pos = palloc(sizeof(uint16) * run.n);
+	for (int i = 0; i < run.n; i++)
+	{
+		ItemPointerData tid;
+
+		pbt_item_get_tid(st, run.items[i].data, run.items[i].len, &tid);
+		if (callback && callback(&tid, callback_state))
+			continue;
+		run.items[nlive++] = run.items[i];
+	}
+	*removed += run.n - nlive;
+	*live += nlive;
+	memcpy(copy.data, BufferGetPage(leafbuf), BLCKSZ);
+	while (nins < nlive && insert_all(st, copy.data, &run.items[nins], 1, &pos[nins]))
+	{
+		ins[nins] = run.items[nins];
+		nins++;
+	}
+	if (nins > 0 || nlive < run.n)
+	{
+		sbuf = lock_side_page(index, st, leaf);
+		log_fold(index, leafbuf, ins, nins, pos, sbuf, run.slot,
+				 run.items + nins, nlive - nins);
+		PBT_CHECK_PAGE(index, BufferGetPage(leafbuf), leaf);
+		UnlockReleaseBuffer(sbuf);
+	}
+	pfree(ins);
+	pfree(pos);
+	pbt_run_free(&run);
+	return nlive - nins;
+}
+
+/* ----------------------------------------------------------------
+ * Redo
+ * ----------------------------------------------------------------
+ */
+void
+pbt_redo_run_append(XLogReaderState *record)
+{
+	xl_pbt_run_append *xlrec = (xl_pbt_run_append *) XLogRecGetData(record);
+	Buffer		buf;
+	XLogRedoAction action;
+
+	if (xlrec->init)
+	{
+		buf = XLogInitBufferForRedo(record, 0);
+		pbt_side_page_init(BufferGetPage(buf), xlrec->group);
+		action = BLK_NEEDS_REDO;
+	}
+	else
+		action = XLogReadBufferForRedo(record, 0, &buf);
+	if (action == BLK_NEEDS_REDO)
+	{
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		Page		page = BufferGetPage(buf);
+
+		pbt_side_run_append(page, xlrec->slot, data, len);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+void
+pbt_redo_fold(XLogReaderState *record)
+{
+	xl_pbt_fold *xlrec = (xl_pbt_fold *) XLogRecGetData(record);
+	Buffer		buf;
+
+	if (XLogRecHasBlockRef(record, 0) &&
+		XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	{
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		PbtItem    *items = palloc(sizeof(PbtItem) * xlrec->ninserted);
+		uint16	   *pos = palloc(sizeof(uint16) * xlrec->ninserted);
+		Page		page = BufferGetPage(buf);
+		PGAlignedBlock aligned;
+
+		/* page items need aligned copies (comparator mode) */
+		unpack_items(data, xlrec->ninserted, items, pos);
+		for (int i = 0; i < xlrec->ninserted; i++)
+		{
+			memcpy(aligned.data, items[i].data, items[i].len);
+			if (!pbt_page_insert(page, pos[i], aligned.data, items[i].len))
+				elog(PANIC, "pagebtree redo: a folded entry does not fit");
+		}
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+		pfree(items);
+		pfree(pos);
+	}
+	if (XLogRecHasBlockRef(record, 0) && BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+
+	if (XLogReadBufferForRedo(record, 1, &buf) == BLK_NEEDS_REDO)
+	{
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 1, &len);
+		PbtItem    *items = palloc(sizeof(PbtItem) * Max(xlrec->nkept, 1));
+		Page		page = BufferGetPage(buf);
+
+		unpack_items(data, xlrec->nkept, items, NULL);
+		pbt_side_run_set(page, xlrec->slot, items, xlrec->nkept,
+						 xlrec->ninserted > 0);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+		pfree(items);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}

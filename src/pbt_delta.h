@@ -1,0 +1,102 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_delta.h
+ *	  The delta area: leaf entries pending in side pages of the index
+ *	  (pbt_delta.c).  See docs/ARCHITECTURE.md, "The delta area".
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PBT_DELTA_H
+#define PBT_DELTA_H
+
+#include "pagebtree.h"
+
+/*
+ * Block positions.  An index built with a delta area (metapage delta_group
+ * G > 0) reserves every (G+1)-th block from block 1 on as a side page: block
+ * 1 + k(G+1) holds the runs of the G blocks after it, one fixed slot each.
+ * A side page always precedes its leaves, so it exists whenever one of them
+ * does; until its first run it stays all zeros.
+ */
+static inline bool
+pbt_is_side_block(uint32 group, BlockNumber blkno)
+{
+	return group > 0 && blkno >= 1 && (blkno - 1) % (group + 1) == 0;
+}
+
+static inline BlockNumber
+pbt_side_block(uint32 group, BlockNumber leaf)
+{
+	return leaf - (leaf - 1) % (group + 1);
+}
+
+static inline int
+pbt_side_slot(uint32 group, BlockNumber leaf)
+{
+	return (leaf - 1) % (group + 1) - 1;
+}
+
+/* a slot of a side page: the run of one leaf */
+typedef struct PbtRunHeader
+{
+	uint16		nentries;
+	uint16		used;			/* bytes of entries after the header */
+	uint32		folds;			/* runs folded into the leaf (statistics) */
+} PbtRunHeader;
+
+/* each entry: uint16 length (unaligned), then the leaf item's bytes */
+#define PBT_RUN_ENTRY_COST(len) ((int) sizeof(uint16) + (len))
+
+static inline int
+pbt_side_slot_size(uint32 group)
+{
+	return MAXALIGN_DOWN(PBT_USABLE_SPACE / group);
+}
+
+static inline PbtRunHeader *
+pbt_side_run(Page page, uint32 group, int slot)
+{
+	return (PbtRunHeader *) ((char *) page + MAXALIGN(SizeOfPageHeaderData) +
+							 slot * pbt_side_slot_size(group));
+}
+
+#define PbtIsSidePage(page) \
+	(!PageIsNew(page) && (PbtPageGetOpaque(page)->flags & PBT_SIDE))
+
+/* a leaf's run, copied out of its side page, in key order */
+typedef struct PbtRun
+{
+	int			n;
+	int			used;			/* bytes in the slot */
+	int			slot;
+	PbtItem    *items;			/* MAXALIGNed copies */
+} PbtRun;
+
+extern uint32 pbt_delta_group(Relation index, PbtState *st);
+extern uint32 pbt_delta_group_for_build(Relation index);
+extern bool pbt_run_read(Relation index, PbtState *st, BlockNumber leaf,
+						 PbtRun *run);
+extern void pbt_run_free(PbtRun *run);
+extern bool pbt_run_append(Relation index, PbtState *st, Buffer leafbuf,
+						   const char *item, int len);
+extern bool pbt_run_fold(Relation index, PbtState *st, Buffer leafbuf,
+						 PbtRun *run, const char *item, int len);
+extern int	pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
+						   IndexBulkDeleteCallback callback,
+						   void *callback_state, double *removed,
+						   double *live);
+extern bool pbt_leaf_write_costly(Relation index, Buffer buf);
+extern int	pbt_item_cmp(PbtState *st, const PbtItem *a, const PbtItem *b);
+
+/* page changes shared by the primary and redo */
+extern void pbt_side_page_init(Page page, uint32 group);
+extern void pbt_side_run_append(Page page, int slot, const char *data, int len);
+extern void pbt_side_run_set(Page page, int slot, const PbtItem *items, int n,
+							 bool folded);
+extern void pbt_side_mask(Page page);
+
+/* WAL */
+extern void pbt_redo_run_append(XLogReaderState *record);
+extern void pbt_redo_fold(XLogReaderState *record);
+
+#endif							/* PBT_DELTA_H */

@@ -1,0 +1,147 @@
+--
+-- delta: the delta area (issue #22).  Inserts go to runs of pending
+-- entries in side pages (pagebtree.delta_append_always makes that
+-- independent of when pages are written), and every read path must see
+-- them: each query is compared with a sequential scan (pbt_cmp), the
+-- verifier checks runs against their leaves and the heap after each step.
+--
+SET client_min_messages = warning;
+SET max_parallel_workers_per_gather = 0;
+SET pagebtree.delta_append_always = on;
+
+-- geometry: leaves per side page from the threshold, fixed at build
+CREATE TABLE d_geo (k int8);
+CREATE INDEX d_geo_a ON d_geo USING pagebtree (k) WITH (delta = on);
+CREATE INDEX d_geo_b ON d_geo USING pagebtree (k) WITH (delta = on, delta_threshold = 2.5);
+CREATE INDEX d_geo_c ON d_geo USING pagebtree (k) WITH (delta = on, delta_threshold = 20);
+CREATE INDEX d_geo_d ON d_geo USING pagebtree (k);
+SELECT i.relname, m.delta_group
+FROM pg_class i, LATERAL pagebtree_metapage(i.oid) m
+WHERE i.relname LIKE 'd_geo_%' ORDER BY 1;
+-- bad values are refused when set
+CREATE INDEX d_geo_e ON d_geo USING pagebtree (k) WITH (delta_threshold = 0.5);
+CREATE INDEX d_geo_e ON d_geo USING pagebtree (k) WITH (delta_threshold = 30);
+CREATE INDEX d_geo_e ON d_geo USING pagebtree (k) WITH (delta = maybe);
+DROP TABLE d_geo;
+
+-- 1. normalized keys (int8) with an INCLUDE column, keys in a scrambled order
+CREATE TABLE d_int (k int8, pad int4, note text);
+INSERT INTO d_int SELECT (i * 7919) % 100003, i, 'base' FROM generate_series(1, 20000) i;
+CREATE INDEX d_int_k ON d_int USING pagebtree (k) INCLUDE (pad) WITH (delta = on);
+INSERT INTO d_int SELECT (i * 7919) % 100003, i, 'new' FROM generate_series(20001, 26000) i;
+-- runs hold pending entries, others were folded into their leaves
+SELECT count(*) FILTER (WHERE entries > 0) > 0 AS has_runs,
+       sum(folds) > 0 AS has_folds
+FROM pagebtree_runs('d_int_k');
+SELECT pagebtree_check('d_int_k', true);
+SELECT * FROM pbt_cmp('SELECT k, pad FROM d_int WHERE k BETWEEN 30000 AND 60000');
+SELECT * FROM pbt_cmp('SELECT k, pad FROM d_int WHERE k BETWEEN 30000 AND 60000', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT k, pad FROM d_int WHERE k BETWEEN 30000 AND 60000', 'bitmap');
+SELECT * FROM pbt_cmp('SELECT k FROM d_int WHERE k > 50000 ORDER BY k');
+SELECT * FROM pbt_cmp('SELECT k FROM d_int WHERE k < 50000 ORDER BY k DESC');
+SELECT * FROM pbt_cmp('SELECT k, note FROM d_int WHERE k = ANY (ARRAY(SELECT (i * 7919) % 100003 FROM generate_series(19990, 20030) i))');
+SELECT * FROM pbt_cmp('SELECT k FROM d_int ORDER BY k DESC LIMIT 500');
+-- every row is found by its key
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM d_int a WHERE NOT EXISTS (SELECT FROM d_int b WHERE b.k = a.k AND b.pad = a.pad);
+SELECT count(*) FROM d_int a WHERE NOT EXISTS (SELECT FROM d_int b WHERE b.k = a.k AND b.pad = a.pad);
+RESET enable_seqscan; RESET enable_bitmapscan;
+
+-- a cursor going back and forth over pages with runs
+BEGIN;
+SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
+DECLARE c SCROLL CURSOR FOR SELECT k FROM d_int WHERE k BETWEEN 40000 AND 40600 ORDER BY k;
+FETCH 40 FROM c;
+FETCH BACKWARD 15 FROM c;
+FETCH 5 FROM c;
+FETCH LAST FROM c;
+FETCH BACKWARD 3 FROM c;
+COMMIT;
+SELECT k FROM d_int WHERE k BETWEEN 40000 AND 40600 ORDER BY k OFFSET 20 LIMIT 5;
+
+-- a merge join (mark and restore) over pending entries
+SET enable_hashjoin = off; SET enable_nestloop = off; SET enable_seqscan = off;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM d_int a JOIN d_int b USING (k) WHERE a.k < 10000;
+SELECT count(*) FROM d_int a JOIN d_int b USING (k) WHERE a.k < 10000;
+RESET enable_hashjoin; RESET enable_nestloop; RESET enable_seqscan; RESET enable_sort;
+SELECT count(*) FROM d_int a JOIN d_int b USING (k) WHERE a.k < 10000;
+
+-- 2. VACUUM drops dead pending entries and folds the rest
+DELETE FROM d_int WHERE pad % 3 = 0;
+VACUUM d_int;
+SELECT coalesce(sum(entries), 0) AS pending FROM pagebtree_runs('d_int_k');
+SELECT pagebtree_check('d_int_k', true);
+SELECT * FROM pbt_cmp('SELECT k, pad FROM d_int WHERE k BETWEEN 30000 AND 60000', 'indexonly');
+-- without appends (delta = off) runs still fold at splits and VACUUM
+INSERT INTO d_int SELECT (i * 7919) % 100003, i, 'again' FROM generate_series(26001, 30000) i;
+ALTER INDEX d_int_k SET (delta = off);
+INSERT INTO d_int SELECT (i * 104729) % 100003, i, 'off' FROM generate_series(30001::int8, 36000) i;
+SELECT pagebtree_check('d_int_k', true);
+SELECT * FROM pbt_cmp('SELECT k FROM d_int WHERE k BETWEEN 1000 AND 90000 ORDER BY k');
+SELECT * FROM pbt_cmp('SELECT k, note FROM d_int WHERE k BETWEEN 1000 AND 90000');
+VACUUM d_int;
+SELECT coalesce(sum(entries), 0) AS pending FROM pagebtree_runs('d_int_k');
+ALTER INDEX d_int_k SET (delta = on);
+
+-- 3. rebuilds keep the delta area and start with empty runs
+REINDEX INDEX d_int_k;
+SELECT m.delta_group, coalesce(sum(r.entries), 0) AS pending
+FROM pagebtree_metapage('d_int_k') m LEFT JOIN pagebtree_runs('d_int_k') r ON true
+GROUP BY 1;
+INSERT INTO d_int SELECT (i * 31) % 100003, i, 'r' FROM generate_series(1, 2000) i;
+CLUSTER d_int USING d_int_k;
+INSERT INTO d_int SELECT (i * 37) % 100003, i, 'c' FROM generate_series(1, 2000) i;
+SELECT pagebtree_check('d_int_k', true);
+VACUUM FULL d_int;
+INSERT INTO d_int SELECT (i * 41) % 100003, i, 'f' FROM generate_series(1, 2000) i;
+SELECT pagebtree_check('d_int_k', true);
+SELECT * FROM pbt_cmp('SELECT k FROM d_int WHERE k BETWEEN 20000 AND 25000 ORDER BY k DESC');
+TRUNCATE d_int;
+INSERT INTO d_int SELECT (i * 7919) % 100003, i, 't' FROM generate_series(1, 3000) i;
+SELECT pagebtree_check('d_int_k', true);
+SELECT * FROM pbt_cmp('SELECT k FROM d_int WHERE k > 70000 ORDER BY k');
+DROP TABLE d_int;
+
+-- 4. unique checks see pending entries
+CREATE TABLE d_uniq (k int4, v text);
+CREATE UNIQUE INDEX d_uniq_k ON d_uniq USING pagebtree (k) WITH (delta = on);
+INSERT INTO d_uniq SELECT (i * 7919) % 20011, 'a' FROM generate_series(1, 5000) i;
+SELECT sum(entries) > 0 AS has_pending FROM pagebtree_runs('d_uniq_k');
+INSERT INTO d_uniq VALUES ((4999 * 7919) % 20011, 'dup');
+-- a key whose entry is pending in a run, and one on its leaf
+SELECT count(*) AS dups FROM d_uniq WHERE k IN ((4999 * 7919) % 20011, (3 * 7919) % 20011);
+INSERT INTO d_uniq VALUES ((3 * 7919) % 20011, 'dup');
+UPDATE d_uniq SET k = k + 1 WHERE k = (17 * 7919) % 20011 AND NOT EXISTS
+    (SELECT FROM d_uniq WHERE k = (17 * 7919) % 20011 + 1);
+SELECT pagebtree_check('d_uniq_k', true);
+SELECT count(*), count(DISTINCT k) FROM d_uniq;
+DROP TABLE d_uniq;
+
+-- 5. comparator keys (float8) and NULLs, with backward scans
+CREATE TABLE d_flt (f float8, g int);
+INSERT INTO d_flt SELECT ((i * 7919) % 10007) / 7.0, i FROM generate_series(1, 8000) i;
+CREATE INDEX d_flt_f ON d_flt USING pagebtree (f DESC NULLS LAST, g) WITH (delta = on);
+INSERT INTO d_flt SELECT CASE WHEN i % 10 = 0 THEN NULL ELSE ((i * 7919) % 10007) / 7.0 END, i
+FROM generate_series(8001, 11000) i;
+SELECT key_mode FROM pagebtree_metapage('d_flt_f');
+SELECT sum(entries) > 0 AS has_pending FROM pagebtree_runs('d_flt_f');
+SELECT pagebtree_check('d_flt_f', true);
+SELECT * FROM pbt_cmp('SELECT f, g FROM d_flt WHERE f BETWEEN 100 AND 900 ORDER BY f DESC, g');
+SELECT * FROM pbt_cmp('SELECT f, g FROM d_flt WHERE f < 300 ORDER BY f, g DESC');
+SELECT * FROM pbt_cmp('SELECT g FROM d_flt WHERE f IS NULL', 'bitmap');
+SELECT * FROM pbt_cmp('SELECT f, g FROM d_flt WHERE f = ANY (''{1,2,3,100,714.2857142857143}'')');
+DROP TABLE d_flt;
+
+-- 6. unlogged and temporary tables
+CREATE UNLOGGED TABLE d_unl (k int8);
+CREATE INDEX d_unl_k ON d_unl USING pagebtree (k) WITH (delta = on);
+INSERT INTO d_unl SELECT (i * 7919) % 100003 FROM generate_series(1, 5000) i;
+SELECT pagebtree_check('d_unl_k', true);
+SELECT * FROM pbt_cmp('SELECT k FROM d_unl WHERE k BETWEEN 500 AND 50000 ORDER BY k DESC');
+CREATE TEMP TABLE d_tmp (k int8);
+CREATE INDEX d_tmp_k ON d_tmp USING pagebtree (k) WITH (delta = on);
+INSERT INTO d_tmp SELECT (i * 7919) % 100003 FROM generate_series(1, 5000) i;
+SELECT pagebtree_check('d_tmp_k', true);
+SELECT * FROM pbt_cmp('SELECT k FROM d_tmp WHERE k BETWEEN 500 AND 50000 ORDER BY k');
+DROP TABLE d_unl, d_tmp;
