@@ -60,12 +60,24 @@ SETTING_VARIANTS = {
 }
 
 
+# --pbt-layouts entries 'delta' and 'delta-<threshold>' (2p5 = 2.5 %): the
+# default layouts with the delta area (issue #22)
+DELTA_VARIANT = re.compile(r"^delta(?:-(\d+)(?:p(\d+))?)?$")
+
+
 def variant_options(layout):
     """Reloptions of a --pbt-layouts entry: 'plain' -> layout = plain;
     'bpa-l8-b32' -> layout = bpa with an 8-slot log and 32-slot blocks;
-    'heads-nohints' -> layout = heads (see SETTING_VARIANTS)."""
+    'heads-nohints' -> layout = heads (see SETTING_VARIANTS);
+    'delta-2p5' -> delta = on, delta_threshold = 2.5."""
     if layout is None:
         return {}
+    m = DELTA_VARIANT.match(layout)
+    if m:
+        opts = {"delta": "on"}
+        if m.group(1):
+            opts["delta_threshold"] = m.group(1) + ("." + m.group(2) if m.group(2) else "")
+        return opts
     if layout in SETTING_VARIANTS:
         return {"layout": SETTING_VARIANTS[layout][0]}
     m = BPA_GEOMETRY.match(layout)
@@ -517,7 +529,7 @@ class Bench:
             "log_min_messages": "warning",
             "log_checkpoints": "off",
         }
-        if self.pagebtree_installed:
+        if self.pagebtree_installed and not self.args.no_preload:
             s["shared_preload_libraries"] = "pagebtree"
         return s
 
@@ -1345,7 +1357,44 @@ class Bench:
                     self.rec(ds, "am_ins_random_dirtied", am, tot["blks_dirtied"] * k)
                     self.rec(ds, "am_ins_random_written", am, (w1 - w0) * k)
                     self.rec(ds, "am_ins_random_reads", am, tot["blks_read"] / tot["ops"])
-        self.sql("DROP TABLE IF EXISTS d_oom, p_oom_uni, i_oom_random")
+                    if self.am_of(am) == "pagebtree":
+                        folds = self.one("SELECT coalesce(sum(folds), 0), coalesce(sum(entries), 0) "
+                                         "FROM pagebtree_runs(%s)", (idx,))
+                        self.rec(ds, "am_ins_random_folds", am, float(folds[0]) * k)
+                        self.rec(ds, "am_ins_random_pending", am, float(folds[1]) * k)
+        self.measure_oom_after_inserts(ds, ord_ams, n + m)
+        self.sql("DROP TABLE IF EXISTS d_oom, p_oom_uni, i_oom_random, p_oom_zipf, p_oom_long")
+
+    def measure_oom_after_inserts(self, ds, ams, nkeys):
+        """Reads of the indexes the last insert repetition left (the delta
+        area's runs still pending): point lookups, uniform and Zipf, scans of
+        10,000 rows, and sizes."""
+        p = self.p
+        self.sql("DROP TABLE IF EXISTS p_oom_zipf, p_oom_long")
+        self.sql("CREATE TABLE p_oom_zipf AS SELECT bench_key_sparse(bench_zipf_ord('pz', i, %d)) AS k "
+                 "FROM generate_series(1, %d) i" % (nkeys, p["oom_probes"]))
+        self.sql("CREATE TABLE p_oom_long AS SELECT bench_key_sparse(floor(bench_u('ol', i) * %d)::int8) AS k "
+                 "FROM generate_series(1, 200) i" % nkeys)
+        for am in ams:
+            self.rec(ds, "size_after_inserts_mb", am,
+                     self.one("SELECT pg_relation_size('x_oom_%s')" % self.ident(am))[0] / 1048576.0)
+        for rep in range(p["oom_reps"]):
+            log("oom: reads after the inserts (rep %d/%d)" % (rep + 1, p["oom_reps"]))
+            for am in abba(ams, rep):
+                idx = "x_oom_%s" % self.ident(am)
+                for kind, table in (("uniform", "p_oom_uni"), ("zipf", "p_oom_zipf")):
+                    r = self.attempt(ds, am, "pbt_bench_lookup after inserts", lambda: self.dict1(
+                        "SELECT * FROM pbt_bench_lookup(%s, %s, 1)", (idx, table)))
+                    if r:
+                        self.rec(ds, "am_after_lookup_%s_ops" % kind, am, r["ops_per_cpu_sec"])
+                        self.rec(ds, "am_after_lookup_%s_ops_wall" % kind, am, r["ops_per_sec"])
+                        self.rec(ds, "am_after_lookup_%s_bufs" % kind, am, r["buffers_per_op"])
+                r = self.attempt(ds, am, "pbt_bench_scan after inserts", lambda: self.dict1(
+                    "SELECT * FROM pbt_bench_scan(%s, 'p_oom_long', 10000, 1, 10000, %s)", (idx, self.seed)))
+                if r:
+                    self.rec(ds, "am_after_scan_long_rows", am, r["rows_returned"] / max(r["cpu_seconds"], 1e-9))
+                    self.rec(ds, "am_after_scan_long_rows_wall", am, r["rows_per_sec"])
+                    self.rec(ds, "am_after_scan_long_bufs", am, r["buffers_per_scan"])
 
     # ------------------------------------------------------------------ run
     def run(self):
@@ -1501,6 +1550,8 @@ def main():
     ap.add_argument("--without-pagebtree", action="store_true",
                     help="measure btree and hash only, even if pagebtree is installed")
     ap.add_argument("--keep", action="store_true", help="keep the cluster directory")
+    ap.add_argument("--no-preload", action="store_true",
+                    help="do not preload pagebtree (generic WAL instead of its resource manager)")
     ap.add_argument("--results-dir", default=os.path.join(HERE, "results"))
     ap.add_argument("--command-line", default=" ".join(sys.argv), help=argparse.SUPPRESS)
     args = ap.parse_args()

@@ -222,7 +222,7 @@ check_run(Relation index, PbtState *st, BlockNumber blkno, Page page,
 	bool		has_hikey = pbt_page_get_hikey(page, &hikey);
 	int			n;
 
-	if (!pbt_run_read(index, st, blkno, &run))
+	if (!pbt_run_read(index, st, blkno, &run, NULL))
 		return 0;
 	for (int i = 0; i < run.n; i++)
 	{
@@ -312,7 +312,7 @@ check_side_pages(Relation index, PbtState *st)
 				corrupt(index, side, slot, "run of a block past the end of the index", NULL);
 			buf = read_locked(index, leaf);
 			page = BufferGetPage(buf);
-			if (pbt_run_read(index, st, leaf, &run))
+			if (pbt_run_read(index, st, leaf, &run, NULL))
 			{
 				if (!PbtIsTreePage(page) || !PbtIsLeaf(PbtPageGetOpaque(page)) ||
 					PbtIsDeleted(PbtPageGetOpaque(page)))
@@ -478,7 +478,7 @@ heap_tuple_indexed(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 	{
 		PbtRun		run;
 
-		if (pbt_run_read(index, st, BufferGetBlockNumber(buf), &run))
+		if (pbt_run_read(index, st, BufferGetBlockNumber(buf), &run, NULL))
 		{
 			for (int i = 0; i < run.n && !found; i++)
 				found = st->normalized ?

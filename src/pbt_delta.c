@@ -183,11 +183,15 @@ pbt_side_mask(Page page)
  */
 
 /*
- * Copy the run of the locked leaf into *run, sorted, if it has one.  The
- * side page is share-locked only while copying (pbt_delta.c's rules).
+ * Copy the run of the locked leaf into *run, in no order, if it has one.
+ * The side page is share-locked only while copying (pbt_delta.c's rules).
+ * A reader of many leaves passes *keep, a pin it holds on to between them
+ * (InvalidBuffer at first; the caller releases it), which saves looking
+ * the side page up again for the next leaf of its group.
  */
 bool
-pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run)
+pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run,
+			 Buffer *keep)
 {
 	uint32		group = pbt_delta_group(index, st);
 	Buffer		sbuf;
@@ -204,18 +208,19 @@ pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run)
 		return false;
 	Assert(!pbt_is_side_block(group, leaf) && leaf != PBT_METAPAGE_BLKNO);
 	run->slot = pbt_side_slot(group, leaf);
-	sbuf = ReadBuffer(index, pbt_side_block(group, leaf));
+	if (keep)
+		sbuf = *keep = ReleaseAndReadBuffer(*keep, index,
+											pbt_side_block(group, leaf));
+	else
+		sbuf = ReadBuffer(index, pbt_side_block(group, leaf));
 	LockBuffer(sbuf, BUFFER_LOCK_SHARE);
 	spage = BufferGetPage(sbuf);
-	if (!PbtIsSidePage(spage))
+	hdr = PbtIsSidePage(spage) ? pbt_side_run(spage, group, run->slot) : NULL;
+	if (hdr == NULL || hdr->nentries == 0)
 	{
-		UnlockReleaseBuffer(sbuf);
-		return false;
-	}
-	hdr = pbt_side_run(spage, group, run->slot);
-	if (hdr->nentries == 0)
-	{
-		UnlockReleaseBuffer(sbuf);
+		LockBuffer(sbuf, BUFFER_LOCK_UNLOCK);
+		if (!keep)
+			ReleaseBuffer(sbuf);
 		return false;
 	}
 	run->n = hdr->nentries;
@@ -236,9 +241,17 @@ pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run)
 		copy += len;
 		p += PBT_RUN_ENTRY_COST(len);
 	}
-	UnlockReleaseBuffer(sbuf);
-	qsort_arg(run->items, run->n, sizeof(PbtItem), run_item_cmp, st);
+	LockBuffer(sbuf, BUFFER_LOCK_UNLOCK);
+	if (!keep)
+		ReleaseBuffer(sbuf);
 	return true;
+}
+
+/* Put a run's entries in key order. */
+void
+pbt_run_sort(PbtState *st, PbtRun *run)
+{
+	qsort_arg(run->items, run->n, sizeof(PbtItem), run_item_cmp, st);
 }
 
 void
@@ -557,8 +570,9 @@ pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
 	PGAlignedBlock copy;
 	Buffer		sbuf;
 
-	if (!pbt_run_read(index, st, leaf, &run))
+	if (!pbt_run_read(index, st, leaf, &run, NULL))
 		return 0;
+	pbt_run_sort(st, &run);
 	ins = palloc(sizeof(PbtItem) * run.n);
 	pos = palloc(sizeof(uint16) * run.n);
 	for (int i = 0; i < run.n; i++)

@@ -63,7 +63,7 @@ pbt_side_run(Page page, uint32 group, int slot)
 #define PbtIsSidePage(page) \
 	(!PageIsNew(page) && (PbtPageGetOpaque(page)->flags & PBT_SIDE))
 
-/* a leaf's run, copied out of its side page, in key order */
+/* a leaf's run, copied out of its side page */
 typedef struct PbtRun
 {
 	int			n;
@@ -75,7 +75,8 @@ typedef struct PbtRun
 extern uint32 pbt_delta_group(Relation index, PbtState *st);
 extern uint32 pbt_delta_group_for_build(Relation index);
 extern bool pbt_run_read(Relation index, PbtState *st, BlockNumber leaf,
-						 PbtRun *run);
+						 PbtRun *run, Buffer *keep);
+extern void pbt_run_sort(PbtState *st, PbtRun *run);
 extern void pbt_run_free(PbtRun *run);
 extern bool pbt_run_append(Relation index, PbtState *st, Buffer leafbuf,
 						   const char *item, int len);

@@ -256,7 +256,7 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 		/* the leaf's pending entries with the key */
 		if (pbt_delta_group(index, st) > 0 &&
 			pbt_run_read(index, st, BufferGetBlockNumber(BufferIsValid(nbuf) ? nbuf : buf),
-						 &run))
+						 &run, NULL))
 		{
 			for (int i = 0; i < run.n && verdict == ENTRY_NO_CONFLICT; i++)
 			{
@@ -350,7 +350,7 @@ insert_with_run(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		UnlockReleaseBuffer(buf);
 		return true;
 	}
-	if (!pbt_run_read(index, st, BufferGetBlockNumber(buf), &run))
+	if (!pbt_run_read(index, st, BufferGetBlockNumber(buf), &run, NULL))
 		return false;
 	if (pbt_run_fold(index, st, buf, &run, item, len))
 		UnlockReleaseBuffer(buf);
@@ -733,8 +733,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 
 	/* a leaf's pending entries go into the halves too */
 	memset(&run, 0, sizeof(run));
-	if (leaf)
-		pbt_run_read(index, st, BufferGetBlockNumber(buf), &run);
+	if (leaf && pbt_run_read(index, st, BufferGetBlockNumber(buf), &run, NULL))
+		pbt_run_sort(st, &run);
 	if (run.n == 0 &&
 		split_rightmost_append(index, st, buf, stack, pos, newitem, newlen,
 							   cbuf))

@@ -18,6 +18,119 @@
 #include "miscadmin.h"
 #include "utils/rel.h"
 
+static inline void save_item(IndexScanDesc scan, int slot, int pos,
+							 const char *item, int len);
+
+/* a run entry the batch covers, and the page position it sorts at */
+typedef struct RunMatch
+{
+	const PbtItem *item;
+	int			pos;
+} RunMatch;
+
+/*
+ * Is a run entry in the key range the batch just read covers?  That range
+ * runs from so->run_from (the key the read started at; NULL: the page's
+ * edge) to the last item the batch examined if more follow on the page,
+ * else to the page's edge.  A continuation starts from that item, so no
+ * entry is returned twice.
+ */
+static bool
+run_entry_in_batch(PbtScanOpaque so, const PbtItem *r)
+{
+	PbtState   *st = so->st;
+	bool		forward = ScanDirectionIsForward(so->run_dir);
+	PbtSearchKey *from = so->run_from;
+	bool		continuescan;
+
+	if (from && (forward ? pbt_compare(st, from, r->data, r->len) > 0 :
+				 pbt_compare(st, from, r->data, r->len) <= 0))
+		return false;
+	if (forward ? so->curr.restRight : so->curr.restLeft)
+	{
+		int			b = forward ? 1 : 0;
+		PbtItem		limit = {so->currTuples.data + so->curr.boundOff[b],
+		so->curr.boundLen[b]};
+		int			c = pbt_item_cmp(st, r, &limit);
+
+		if (forward ? c > 0 : c < 0)
+			return false;
+	}
+	if ((so->has_lower && pbt_compare(st, &so->lowerkey, r->data, r->len) > 0) ||
+		(so->has_upper && pbt_compare(st, &so->upperkey, r->data, r->len) <= 0))
+		return false;
+	return pbt_check_item_keys(so, r->data, r->len, so->run_dir, &continuescan);
+}
+
+/*
+ * Merge the entries of the page's run (so->run) that the batch covers into
+ * it, where they sort among the page's items (by their positions; the
+ * share-locked page is at hand).  A bitmap scan takes them in any order.
+ */
+static void
+merge_run(IndexScanDesc scan, Page page)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtState   *st = so->st;
+	bool		within_end = so->batch_within_end;
+	RunMatch   *match = palloc(sizeof(RunMatch) * so->run.n);
+	ScanPosItem *merged;
+	int			nmatch = 0;
+	int			i = so->curr.firstItem;
+	int			k = 0;
+
+	/* the end key is checked for each entry: they are not in the batch */
+	so->batch_within_end = false;
+	for (int j = 0; j < so->run.n; j++)
+	{
+		PbtItem    *r = &so->run.items[j];
+		PbtSearchKey key;
+		int			m;
+
+		if (!run_entry_in_batch(so, r))
+			continue;
+		pbt_key_from_item(st, r->data, r->len, &key);
+		m = nmatch++;
+		match[m].item = r;
+		match[m].pos = so->bitmap ? 0 : pbt_binsearch(st, page, &key);
+		/* in order: by position, then key (few entries, mostly in order) */
+		for (; m > 0 && (match[m - 1].pos > match[m].pos ||
+						 (match[m - 1].pos == match[m].pos &&
+						  pbt_item_cmp(st, match[m - 1].item, match[m].item) > 0)); m--)
+		{
+			RunMatch	t = match[m];
+
+			match[m] = match[m - 1];
+			match[m - 1] = t;
+		}
+	}
+	so->batch_within_end = within_end;
+	if (nmatch > 0)
+	{
+		merged = palloc(sizeof(ScanPosItem) *
+						(so->curr.lastItem - so->curr.firstItem + 1 + nmatch));
+		for (int j = 0; j < nmatch; j++)
+		{
+			/* the batch's items before it (a probe's have no position) */
+			while (i <= so->curr.lastItem && so->curr.items[i].pos < match[j].pos)
+				merged[k++] = so->curr.items[i++];
+			save_item(scan, PBT_MAX_BATCH_ITEMS - 1, PG_UINT16_MAX,
+					  match[j].item->data, match[j].item->len);
+			merged[k++] = so->curr.items[PBT_MAX_BATCH_ITEMS - 1];
+		}
+		while (i <= so->curr.lastItem)
+			merged[k++] = so->curr.items[i++];
+		Assert(k < PBT_MAX_BATCH_ITEMS);
+		memcpy(so->curr.items, merged, sizeof(ScanPosItem) * k);
+		so->curr.firstItem = 0;
+		so->curr.lastItem = k - 1;
+		so->curr.itemIndex = ScanDirectionIsForward(so->run_dir) ? 0 : k - 1;
+		pfree(merged);
+	}
+	pfree(match);
+	pbt_run_free(&so->run);
+}
+
 /*
  * Done reading the page in so->curr.buf: unlock it, and unpin it too when
  * that is safe, so that VACUUM never waits for an idle cursor (as nbtree
@@ -31,6 +144,8 @@ done_with_page(IndexScanDesc scan)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
+	if (so->run.n > 0)
+		merge_run(scan, BufferGetPage(so->curr.buf));
 	so->curr.valid = true;
 	so->curr.lsn = BufferGetLSNAtomic(so->curr.buf);
 	if (IsMVCCSnapshot(scan->xs_snapshot) &&
@@ -51,7 +166,7 @@ save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len)
 
 	pbt_item_get_tid(so->st, item, len, &pi->tid);
 	pi->pos = pos;
-	if (scan->xs_want_itup || so->save_bytes)
+	if (scan->xs_want_itup)
 	{
 		/* comparator-mode items are IndexTuples returned in place */
 		TupleBuf   *tb = &so->currTuples;
@@ -371,76 +486,6 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 }
 
 /*
- * Merge the entries of the page's run (sorted) that the batch just read
- * covers into it, in key order.  The batch covers the key range from
- * "from" (the key the read started at; NULL: the page's edge) to the last
- * item it examined if more follow on the page, else to the page's edge; a
- * continuation starts from that item, so no entry is returned twice.
- */
-static void
-merge_run_into_batch(IndexScanDesc scan, const PbtRun *run, ScanDirection dir,
-					 const PbtSearchKey *from)
-{
-	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
-	PbtState   *st = so->st;
-	bool		forward = ScanDirectionIsForward(dir);
-	bool		within_end = so->batch_within_end;
-	bool		limited = forward ? so->curr.restRight : so->curr.restLeft;
-	PbtItem		limit = {0};
-	ScanPosItem *merged;
-	int			nleaf = so->curr.lastItem - so->curr.firstItem + 1;
-	int			i = so->curr.firstItem;
-	int			k = 0;
-
-	if (limited)
-	{
-		int			b = forward ? 1 : 0;
-
-		limit.data = so->currTuples.data + so->curr.boundOff[b];
-		limit.len = so->curr.boundLen[b];
-	}
-	merged = palloc(sizeof(ScanPosItem) * (nleaf + run->n));
-	/* the end key is checked for each entry: they are not in the batch */
-	so->batch_within_end = false;
-	for (int j = 0; j < run->n; j++)
-	{
-		const PbtItem *r = &run->items[j];
-		bool		continuescan;
-
-		if ((from && (forward ? pbt_compare(st, (PbtSearchKey *) from, r->data, r->len) > 0 :
-					  pbt_compare(st, (PbtSearchKey *) from, r->data, r->len) <= 0)) ||
-			(limited && (forward ? pbt_item_cmp(st, r, &limit) > 0 :
-						 pbt_item_cmp(st, r, &limit) < 0)) ||
-			(so->has_lower && pbt_compare(st, &so->lowerkey, r->data, r->len) > 0) ||
-			(so->has_upper && pbt_compare(st, &so->upperkey, r->data, r->len) <= 0) ||
-			!pbt_check_item_keys(so, r->data, r->len, dir, &continuescan))
-			continue;
-
-		/* the batch's items before it (a bitmap scan's are in any order) */
-		while (i <= so->curr.lastItem && !so->bitmap)
-		{
-			PbtItem		li = {so->currTuples.data + so->curr.items[i].tupoff,
-			so->curr.items[i].tuplen};
-
-			if (pbt_item_cmp(st, &li, r) > 0)
-				break;
-			merged[k++] = so->curr.items[i++];
-		}
-		save_item(scan, PBT_MAX_BATCH_ITEMS - 1, PG_UINT16_MAX, r->data, r->len);
-		merged[k++] = so->curr.items[PBT_MAX_BATCH_ITEMS - 1];
-	}
-	so->batch_within_end = within_end;
-	while (i <= so->curr.lastItem)
-		merged[k++] = so->curr.items[i++];
-	Assert(k <= PBT_MAX_BATCH_ITEMS - 1);
-	memcpy(so->curr.items, merged, sizeof(ScanPosItem) * k);
-	so->curr.firstItem = 0;
-	so->curr.lastItem = k - 1;
-	so->curr.itemIndex = forward ? 0 : k - 1;
-	pfree(merged);
-}
-
-/*
  * Read the share-locked leaf in buf from pos on in direction dir: a batch,
  * or the whole page for a point lookup or a bitmap scan (see above).  In
  * an adaptive index, a point lookup or an ordered scan counts towards the
@@ -456,15 +501,18 @@ pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir,
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	uint8		convert = 0;
 	bool		found;
-	PbtRun		run;
 
 	/* a share-locked live leaf; the readers below release the lock */
 	Assert(pbt_buffer_locked(buf, LW_SHARED));
 	Assert(PbtIsTreePage(BufferGetPage(buf)) &&
 		   PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))));
 	Assert(!point || !ScanDirectionIsBackward(dir));
-	/* pending entries of the leaf, read while it is locked */
-	so->save_bytes = pbt_run_read(scan->indexRelation, so->st, blkno, &run);
+	/* pending entries of the leaf, read while it is locked (done_with_page) */
+	if (pbt_run_read(scan->indexRelation, so->st, blkno, &so->run, &so->sidebuf))
+	{
+		so->run_dir = dir;
+		so->run_from = (PbtSearchKey *) from;
+	}
 	if (so->st->adaptive && (point || !so->bitmap))
 		convert = pbt_adapt_on_read(buf, point);
 	if (point && pbt_layout(BufferGetPage(buf))->probe)
@@ -475,13 +523,8 @@ pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir,
 		found = read_page_unordered(scan, buf);
 	else
 		found = read_page_ordered(scan, buf, pos, dir);
-	if (so->save_bytes)
-	{
-		merge_run_into_batch(scan, &run, dir, from);
-		found = so->curr.firstItem <= so->curr.lastItem;
-		pbt_run_free(&run);
-		so->save_bytes = false;
-	}
+	/* (entries of the run may have been all the page had) */
+	found = so->curr.firstItem <= so->curr.lastItem;
 	if (convert)
 		pbt_adapt_convert(scan->indexRelation, so->st, blkno, convert);
 	return found;

@@ -96,6 +96,8 @@ pbtendscan(IndexScanDesc scan)
 	kill_items(scan);
 	release_pos(&so->curr);
 	release_pos(&so->mark);
+	if (BufferIsValid(so->sidebuf))
+		ReleaseBuffer(so->sidebuf);
 	MemoryContextDelete(so->tupcxt);
 	MemoryContextDelete(so->keycxt);
 }

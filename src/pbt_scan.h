@@ -145,8 +145,11 @@ typedef struct PbtScanOpaqueData
 	bool		keys_hold;		/* every key holds for the range's items
 								 * whose first column is not NULL */
 	StringInfoData resumebuf;	/* where the batch stopped, as a key */
-	bool		save_bytes;		/* the page read has a run to merge: keep
-								 * every item's bytes, as for index-only */
+	/* the run of the page being read (pbt_delta.h), merged into its batch */
+	PbtRun		run;
+	ScanDirection run_dir;
+	PbtSearchKey *run_from;		/* the key the read started at, or NULL */
+	Buffer		sidebuf;		/* pin on the last side page read */
 } PbtScanOpaqueData;
 
 #define SCAN_FIRST_BATCH 32

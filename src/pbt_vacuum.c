@@ -116,7 +116,7 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	{
 		PbtRun		run;
 
-		if (pbt_run_read(index, st, lblk, &run))
+		if (pbt_run_read(index, st, lblk, &run, NULL))
 		{
 			pbt_run_free(&run);
 			goto out;
