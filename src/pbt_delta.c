@@ -14,10 +14,11 @@
  * when the leaf is written anyway, when it splits, and at VACUUM.
  *
  * Locking.  A leaf's run is protected by the leaf's buffer lock: appends and
- * folds hold it exclusively, readers share-lock it, and the side page is
- * locked only while the leaf is, always as the last lock taken and never
- * held while waiting for another buffer.  So the side page cannot take part
- * in a deadlock, and a run changes only under its leaf's exclusive lock.
+ * folds hold it exclusively, readers share-lock it.  Writers lock the side
+ * page (exclusively) only while they hold the leaf's lock, always as the
+ * last lock taken and never held while waiting for another buffer, so the
+ * side page cannot take part in a deadlock.  Readers only pin it: the slot
+ * they read cannot change under their leaf lock (pbt_run_read).
  *
  * WAL.  An append changes only the bytes it adds to the side page, a fold
  * the leaf and the run's slot, in one record: XLOG_PBT_RUN_APPEND and
@@ -184,8 +185,10 @@ pbt_side_mask(Page page)
 
 /*
  * Copy the run of the locked leaf into *run, in no order, if it has one.
- * The side page is share-locked only while copying (pbt_delta.c's rules).
- * A reader of many leaves passes *keep, a pin it holds on to between them
+ * The side page is only pinned, not locked: its slot for the leaf changes
+ * only under the leaf's exclusive lock, which the caller's lock excludes,
+ * and changes to other slots do not touch the slot's bytes (generic WAL
+ * copies the whole page back, but with the same bytes there).  A reader of many leaves passes *keep, a pin it holds on to between them
  * (InvalidBuffer at first; the caller releases it), which saves looking
  * the side page up again for the next leaf of its group.
  */
@@ -199,11 +202,16 @@ pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run,
 	PbtRunHeader *hdr;
 	const char *p;
 	char	   *copy;
+	int			need;
 
 	run->n = 0;
 	run->used = 0;
-	run->items = NULL;
 	run->slot = -1;
+	if (!keep)
+	{
+		run->items = NULL;
+		run->cap = 0;
+	}
 	if (group == 0)
 		return false;
 	Assert(!pbt_is_side_block(group, leaf) && leaf != PBT_METAPAGE_BLKNO);
@@ -213,20 +221,24 @@ pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run,
 											pbt_side_block(group, leaf));
 	else
 		sbuf = ReadBuffer(index, pbt_side_block(group, leaf));
-	LockBuffer(sbuf, BUFFER_LOCK_SHARE);
 	spage = BufferGetPage(sbuf);
+	/* (a new side page may be initialized meanwhile: its slots stay 0) */
 	hdr = PbtIsSidePage(spage) ? pbt_side_run(spage, group, run->slot) : NULL;
 	if (hdr == NULL || hdr->nentries == 0)
 	{
-		LockBuffer(sbuf, BUFFER_LOCK_UNLOCK);
 		if (!keep)
 			ReleaseBuffer(sbuf);
 		return false;
 	}
 	run->n = hdr->nentries;
 	run->used = hdr->used;
-	run->items = palloc(sizeof(PbtItem) * run->n +
-						run->used + run->n * MAXIMUM_ALIGNOF);
+	need = sizeof(PbtItem) * run->n + run->used + run->n * MAXIMUM_ALIGNOF;
+	/* a reader of many leaves reuses the memory (and its context) */
+	if (need > run->cap)
+	{
+		run->items = run->items ? repalloc(run->items, need) : palloc(need);
+		run->cap = need;
+	}
 	copy = (char *) (run->items + run->n);
 	p = (const char *) (hdr + 1);
 	for (int i = 0; i < run->n; i++)
@@ -241,7 +253,6 @@ pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run,
 		copy += len;
 		p += PBT_RUN_ENTRY_COST(len);
 	}
-	LockBuffer(sbuf, BUFFER_LOCK_UNLOCK);
 	if (!keep)
 		ReleaseBuffer(sbuf);
 	return true;

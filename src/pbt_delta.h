@@ -70,6 +70,7 @@ typedef struct PbtRun
 	int			used;			/* bytes in the slot */
 	int			slot;
 	PbtItem    *items;			/* MAXALIGNed copies */
+	int			cap;			/* bytes allocated at items */
 } PbtRun;
 
 extern uint32 pbt_delta_group(Relation index, PbtState *st);

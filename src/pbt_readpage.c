@@ -128,7 +128,7 @@ merge_run(IndexScanDesc scan, Page page)
 		pfree(merged);
 	}
 	pfree(match);
-	pbt_run_free(&so->run);
+	so->run.n = 0;				/* (its memory serves the next page) */
 }
 
 /*

@@ -60,6 +60,9 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	initStringInfo(&so->resumebuf);
 	so->currTuples.size = so->markTuples.size = 1024;
 	so->currTuples.data = palloc(so->currTuples.size);
+	/* the runs of the leaves read, in the scan's memory (pbt_run_read) */
+	so->run.cap = 1024;
+	so->run.items = palloc(so->run.cap);
 	so->markTuples.data = palloc(so->markTuples.size);
 	if (nkeys > 0)
 		so->keys = palloc0(sizeof(ScanKeyInfo) * nkeys);
@@ -98,6 +101,7 @@ pbtendscan(IndexScanDesc scan)
 	release_pos(&so->mark);
 	if (BufferIsValid(so->sidebuf))
 		ReleaseBuffer(so->sidebuf);
+	pbt_run_free(&so->run);
 	MemoryContextDelete(so->tupcxt);
 	MemoryContextDelete(so->keycxt);
 }
