@@ -22,6 +22,7 @@ OBJS = \
 	src/pbt_splitloc.o \
 	src/pbt_delete.o \
 	src/pbt_delta.o \
+	src/pbt_prefetch.o \
 	src/pbt_adapt.o \
 	src/pbt_scan.o \
 	src/pbt_scankey.o \
@@ -61,4 +62,4 @@ include $(PGXS)
 pagebtree--0.1.sql: src/sql/pagebtree_functions.sql src/sql/pagebtree_opclasses.sql
 	cat $^ > $@
 
-$(OBJS): src/pagebtree.h src/pbt_page.h src/pbt_layout.h src/pbt_keys.h src/pbt_xlog.h src/pbt_dense_util.h src/pbt_parts.h src/pbt_slots.h src/pbt_insert.h src/pbt_scan.h src/pbt_layout_bpa.h src/pbt_delta.h
+$(OBJS): src/pagebtree.h src/pbt_page.h src/pbt_layout.h src/pbt_keys.h src/pbt_xlog.h src/pbt_dense_util.h src/pbt_parts.h src/pbt_slots.h src/pbt_insert.h src/pbt_scan.h src/pbt_layout_bpa.h src/pbt_delta.h src/pbt_prefetch.h

@@ -146,6 +146,15 @@ done_with_page(IndexScanDesc scan)
 
 	if (so->run.n > 0)
 		merge_run(scan, BufferGetPage(so->curr.buf));
+	/* where a long forward scan goes on: for prefetching (step_page) */
+	if (so->pf_distance > 0 && so->curr.moreRight && !so->probing)
+	{
+		PbtItem		hikey;
+
+		resetStringInfo(&so->pf_hikey);
+		if (pbt_page_get_hikey(BufferGetPage(so->curr.buf), &hikey))
+			appendBinaryStringInfo(&so->pf_hikey, hikey.data, hikey.len);
+	}
 	so->curr.valid = true;
 	so->curr.lsn = BufferGetLSNAtomic(so->curr.buf);
 	if (IsMVCCSnapshot(scan->xs_snapshot) &&
@@ -708,6 +717,40 @@ walk_left(Relation index, BlockNumber target, BlockNumber prev)
 }
 
 /*
+ * A forward scan steps to the leaf next: from its third page on (a long
+ * scan), keep the leaves after it requested from the kernel ahead of the
+ * reads, as listed in the level above, where the high key of the page it
+ * leaves leads.
+ */
+static void
+prefetch_ahead(IndexScanDesc scan, BlockNumber next)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	if (++so->pf_steps < 2 || so->pf_hikey.len == 0)
+		return;
+	if (so->pf_steps == 2)
+	{
+		PbtSearchKey key;
+
+		if (so->st->normalized)
+		{
+			/* a separator, not an item: its bytes are the key */
+			key.bytes = so->pf_hikey.data;
+			key.len = so->pf_hikey.len;
+			key.nextkey = false;
+		}
+		else
+			pbt_key_from_item(so->st, so->pf_hikey.data, so->pf_hikey.len, &key);
+		pbt_leaf_source_init(&so->pf_source, scan->indexRelation, so->st, &key,
+							 next);
+		pbt_prefetch_init(&so->pf, scan->indexRelation, so->st,
+						  so->pf_distance, pbt_leaf_source_next, &so->pf_source);
+	}
+	pbt_prefetch_advance(&so->pf);
+}
+
+/*
  * Read the first batch of the next page in direction dir.  Returns false
  * if it has no match, with so->curr invalid if the scan has ended.
  */
@@ -726,6 +769,8 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		release_pos(&so->curr);
 		if (!more)
 			return false;
+		if (so->pf_distance > 0)
+			prefetch_ahead(scan, next);
 		buf = ReadBuffer(index, next);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		return pbt_read_page(scan, buf, 0, dir, NULL);
@@ -759,6 +804,7 @@ pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 	Buffer		buf;
 	int			pos;
 
+	so->pf_steps = 0;			/* a new stretch of pages */
 	stack = pbt_search(scan->indexRelation, so->st, key, &buf,
 					   BUFFER_LOCK_SHARE, 0);
 	pbt_free_stack(stack);

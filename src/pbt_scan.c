@@ -60,6 +60,8 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	initStringInfo(&so->resumebuf);
 	so->currTuples.size = so->markTuples.size = 1024;
 	so->currTuples.data = palloc(so->currTuples.size);
+	so->pf_distance = pbt_prefetch_distance(index, false);
+	initStringInfo(&so->pf_hikey);
 	/* the runs of the leaves read, in the scan's memory (pbt_run_read) */
 	so->run.cap = 1024;
 	so->run.items = palloc(so->run.cap);

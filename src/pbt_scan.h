@@ -16,6 +16,7 @@
 
 #include "pagebtree.h"
 #include "pbt_delta.h"
+#include "pbt_prefetch.h"
 
 /* a batch: a page's items and its run's (pbt_delta.h), which are fewer */
 #define PBT_MAX_RUN_ITEMS \
@@ -150,6 +151,12 @@ typedef struct PbtScanOpaqueData
 	ScanDirection run_dir;
 	PbtSearchKey *run_from;		/* the key the read started at, or NULL */
 	Buffer		sidebuf;		/* pin on the last side page read */
+	/* prefetching the next leaves of a long forward scan (pbt_prefetch.c) */
+	int			pf_distance;	/* 0: off */
+	int			pf_steps;		/* pages stepped to so far */
+	StringInfoData pf_hikey;	/* the high key of the page read last */
+	PbtLeafSource pf_source;
+	PbtPrefetch pf;
 } PbtScanOpaqueData;
 
 #define SCAN_FIRST_BATCH 32

@@ -18,6 +18,7 @@
  */
 #include "pagebtree.h"
 #include "pbt_delta.h"
+#include "pbt_prefetch.h"
 
 #include "access/generic_xlog.h"
 #include "commands/vacuum.h"
@@ -194,8 +195,14 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	int			deletable[PBT_MAX_ITEMS_PER_PAGE];
 	List	   *empty = NIL;
 	ListCell   *lc;
+	PbtLeafSource source;
+	PbtPrefetch pf;
 
 	UnlockReleaseBuffer(buf);
+	/* the leaves ahead, from the level above */
+	pbt_leaf_source_init(&source, index, st, NULL, InvalidBlockNumber);
+	pbt_prefetch_init(&pf, index, st, pbt_prefetch_distance(index, true),
+					  pbt_leaf_source_next, &source);
 	while (blkno != InvalidBlockNumber)
 	{
 		Page		page;
@@ -205,6 +212,7 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		int			pending = 0;
 
 		vacuum_delay_point();
+		pbt_prefetch_advance(&pf);
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 info->strategy);
 		/* (VACUUM folds the runs of the delta area, if any, without one) */
