@@ -37,7 +37,7 @@ REPO = os.path.dirname(HERE)
 PGBENCH_DIR = os.path.join(HERE, "pgbench")
 
 ORDERED_AMS = ("btree", "pagebtree")
-PHASES = ("datasets", "update-growth", "oom")
+PHASES = ("datasets", "update-growth", "oom", "cold")
 LAYOUT_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 
@@ -57,6 +57,8 @@ BPA_GEOMETRY = re.compile(r"^bpa-l(\d+)-b(\d+)$")
 # bytes are those of pagebtree[heads].
 SETTING_VARIANTS = {
     "heads-nohints": ("heads", {"pagebtree.ablate_leaf_hints": "on"}),
+    # the default index read without prefetching (issue #22)
+    "noprefetch": (None, {"effective_io_concurrency": "0", "maintenance_io_concurrency": "0"}),
 }
 
 
@@ -79,7 +81,8 @@ def variant_options(layout):
             opts["delta_threshold"] = m.group(1) + ("." + m.group(2) if m.group(2) else "")
         return opts
     if layout in SETTING_VARIANTS:
-        return {"layout": SETTING_VARIANTS[layout][0]}
+        base = SETTING_VARIANTS[layout][0]
+        return {"layout": base} if base else {}
     m = BPA_GEOMETRY.match(layout)
     if m:
         return {"layout": "bpa", "bpa_log_size": m.group(1), "bpa_block_size": m.group(2)}
@@ -124,6 +127,10 @@ MODES = {
         oom_probes=20_000,
         oom_checkpoints=4,       # CHECKPOINTs during the OOM insert run
         oom_reps=2,
+        cold_rows=1_000_000,
+        cold_scan_rows=50_000,
+        cold_scans=8,
+        cold_reps=3,
         ug_rows=100_000,         # update-growth phase: rows per table
         ug_secs=30,              # pgbench -T of the update-growth run
         ug_clients=4,
@@ -150,6 +157,10 @@ MODES = {
         oom_probes=100_000,
         oom_checkpoints=8,
         oom_reps=3,
+        cold_rows=4_000_000,
+        cold_scan_rows=200_000,
+        cold_scans=8,
+        cold_reps=3,
         ug_rows=1_000_000,
         ug_secs=120,
         ug_clients=4,
@@ -1396,6 +1407,69 @@ class Bench:
                     self.rec(ds, "am_after_scan_long_rows_wall", am, r["rows_per_sec"])
                     self.rec(ds, "am_after_scan_long_bufs", am, r["buffers_per_scan"])
 
+    # ------------------------------------------------------------ cold reads
+    def restart_cold(self, settings):
+        """Empty shared buffers and the OS cache."""
+        self.conn.close()
+        self.cluster.restart(settings)
+        subprocess.run(["sh", "-c", "sync; echo 1 > /proc/sys/vm/drop_caches"], check=True)
+        self.conn = self.cluster.connect()
+
+    def measure_cold(self):
+        """Long forward scans and VACUUM with nothing cached, each access
+        method on a table of its own whose index was made by random inserts
+        (so that consecutive leaves are not consecutive blocks, where the
+        kernel's read-ahead would hide the difference)."""
+        p = self.p
+        ds = "cold"
+        if os.geteuid() != 0:
+            self.warnings.append("cold phase skipped: dropping the OS cache needs root")
+            return
+        ams = [a for a in self.ams if a != "hash"]
+        n = p["cold_rows"]
+        settings = dict(self.settings)
+        settings["effective_io_concurrency"] = "32"
+        settings["maintenance_io_concurrency"] = "32"
+        self.info["cold"] = {"rows": n, "scan_rows": p["cold_scan_rows"], "scans": p["cold_scans"],
+                             "effective_io_concurrency": 32, "maintenance_io_concurrency": 32}
+        self.sql("DROP TABLE IF EXISTS p_cold_start")
+        self.sql("CREATE TABLE p_cold_start AS SELECT bench_key_sparse(floor(bench_u('cs', i) * %d)::int8) AS k "
+                 "FROM generate_series(1, %d) i" % (n * 9 // 10, p["cold_scans"]))
+        for am in ams:
+            t = "d_cold_%s" % self.ident(am)
+            log("cold: %s: %d random inserts" % (am, n))
+            self.sql("DROP TABLE IF EXISTS %s" % t)
+            self.sql("CREATE TABLE %s (k int8, v int4) WITH (autovacuum_enabled = off)" % t)
+            if not self.attempt(ds, am, "CREATE INDEX", lambda: self.sql(
+                    self.index_sql(am, "x_cold_%s" % self.ident(am), t, "k")) or True):
+                continue
+            self.sql("INSERT INTO %s SELECT bench_key_sparse(o), o %% 1000 FROM generate_series(0, %d) o "
+                     "ORDER BY md5('cold:' || o)" % (t, n - 1))
+            self.sql("VACUUM (FREEZE, ANALYZE) %s" % t)
+        for rep in range(p["cold_reps"]):
+            for am in abba(ams, rep):
+                t = "d_cold_%s" % self.ident(am)
+                idx = "x_cold_%s" % self.ident(am)
+                log("cold: %s (rep %d/%d)" % (am, rep + 1, p["cold_reps"]))
+                self.restart_cold(settings)
+                r = self.attempt(ds, am, "pbt_bench_scan cold", lambda: self.dict1(
+                    "SELECT * FROM pbt_bench_scan(%s, 'p_cold_start', %s, 1, %s, %s, false)",
+                    (idx, p["cold_scan_rows"], p["cold_scan_rows"], self.seed)))
+                if r:
+                    self.rec(ds, "cold_scan_rows_wall", am, r["rows_per_sec"])
+                    self.rec(ds, "cold_scan_reads", am, r["reads_per_scan"])
+                self.sql("DELETE FROM %s WHERE v = %d" % (t, rep * 10 + 1))
+                self.restart_cold(settings)
+                t0 = time.time()
+                if self.attempt(ds, am, "VACUUM cold", lambda: self.sql("VACUUM %s" % t) or True):
+                    self.rec(ds, "cold_vacuum_secs", am, time.time() - t0)
+        self.conn.close()
+        self.cluster.restart(self.settings)
+        self.conn = self.cluster.connect()
+        for am in ams:
+            self.sql("DROP TABLE IF EXISTS d_cold_%s" % self.ident(am))
+        self.sql("DROP TABLE IF EXISTS p_cold_start")
+
     # ------------------------------------------------------------------ run
     def run(self):
         started = datetime.datetime.now(datetime.timezone.utc)
@@ -1420,6 +1494,8 @@ class Bench:
                 self.measure_update_growth()
             if "oom" in self.phases:
                 self.measure_oom()
+            if "cold" in self.phases:
+                self.measure_cold()
         finally:
             if self.library:
                 now = library_id()

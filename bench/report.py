@@ -91,6 +91,21 @@ OOM_SECTION = ("Out of memory: index >= 4x shared_buffers, CHECKPOINT at a fixed
     ("am_ins_random_fpi", "FPIs/1000 inserts", "", "low"),
     ("am_ins_random_dirtied", "pages dirtied/1000 inserts", "", "low"),
     ("am_ins_random_written", "pages written/1000 inserts", "", "low"),
+    ("am_ins_random_folds", "delta area: runs folded/1000 inserts", "", "low"),
+    ("am_ins_random_pending", "delta area: entries still pending/1000 inserts", "", "low"),
+    ("size_after_inserts_mb", "index size after the inserts (side pages included)", "MB", "low"),
+    ("am_after_lookup_uniform_ops", "after the inserts: lookups/s per CPU-s, uniform", "/s", "high"),
+    ("am_after_lookup_zipf_ops", "after the inserts: lookups/s per CPU-s, Zipf 0.99", "/s", "high"),
+    ("am_after_lookup_uniform_bufs", "after the inserts: buffer accesses/lookup", "", "low"),
+    ("am_after_scan_long_rows", "after the inserts: scans of 10,000 rows, rows/s per CPU-s", "/s", "high"),
+    ("am_after_scan_long_rows_wall", "after the inserts: scans of 10,000 rows, rows/s (wall clock)", "/s", "high"),
+    ("am_after_scan_long_bufs", "after the inserts: buffer accesses/scan", "", "low"),
+])
+
+COLD_SECTION = ("With the OS cache dropped and shared buffers empty before each measurement", [
+    ("cold_scan_rows_wall", "long scans: rows/s (wall clock)", "/s", "high"),
+    ("cold_scan_reads", "long scans: buffer reads/scan", "", "low"),
+    ("cold_vacuum_secs", "VACUUM after deleting 1% of the rows: seconds", "s", "low"),
 ])
 
 COLUMN_TITLES = {"noindex": "no index"}
@@ -326,7 +341,8 @@ def write_report(raw, base):
                          p["inserts"], p["clients"], p["pgbench_secs"], p["pgbench_tx"],
                          ", ".join(meta["pgbench_datasets"]) or "none"))
         lines.append("")
-    order = list(meta.get("dataset_order") or meta["datasets"]) + (["oom"] if "oom" in raw["results"] else [])
+    order = list(meta.get("dataset_order") or meta["datasets"]) + \
+        [d for d in ("oom", "cold") if d in raw["results"]]
     for ds in order:
         res = raw["results"].get(ds, {})
         if not res:
@@ -343,6 +359,22 @@ def write_report(raw, base):
                              oi.get("inserts", 0), oi.get("checkpoint_every", 0)))
             lines.append("")
             t = table(res, OOM_SECTION[1], present_ams(res), meta)
+            if t:
+                lines.append(t)
+                lines.append("")
+            continue
+        if ds == "cold":
+            ci = raw["info"].get("cold", {})
+            lines.append("## Cold reads (sparse int8, index built by random inserts)")
+            lines.append("")
+            lines.append("%d rows; long scans of %d rows from %d start keys; effective_io_concurrency %s, "
+                         "maintenance_io_concurrency %s (pagebtree[noprefetch]: 0); before each measurement "
+                         "the server restarts and the OS cache is dropped (sync; echo 1 > "
+                         "/proc/sys/vm/drop_caches)." % (
+                             ci.get("rows", 0), ci.get("scan_rows", 0), ci.get("scans", 0),
+                             ci.get("effective_io_concurrency"), ci.get("maintenance_io_concurrency")))
+            lines.append("")
+            t = table(res, COLD_SECTION[1], present_ams(res), meta)
             if t:
                 lines.append(t)
                 lines.append("")
