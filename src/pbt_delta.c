@@ -204,6 +204,7 @@ pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run,
 	const char *p;
 	char	   *copy;
 	int			need;
+	BlockNumber side;
 
 	run->n = 0;
 	run->used = 0;
@@ -217,11 +218,21 @@ pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run,
 		return false;
 	Assert(!pbt_is_side_block(group, leaf) && leaf != PBT_METAPAGE_BLKNO);
 	run->slot = pbt_side_slot(group, leaf);
-	if (keep)
-		sbuf = *keep = ReleaseAndReadBuffer(*keep, index,
-											pbt_side_block(group, leaf));
+	side = pbt_side_block(group, leaf);
+	if (keep && BufferIsValid(*keep) && BufferGetBlockNumber(*keep) == side)
+		sbuf = *keep;
 	else
-		sbuf = ReadBuffer(index, pbt_side_block(group, leaf));
+	{
+		/*
+		 * (Not through the recent-buffer cache: ReadRecentBuffer does not
+		 * raise a buffer's usage count, and hot side pages must keep theirs.)
+		 */
+		if (keep && BufferIsValid(*keep))
+			ReleaseBuffer(*keep);
+		sbuf = ReadBuffer(index, side);
+		if (keep)
+			*keep = sbuf;
+	}
 	spage = BufferGetPage(sbuf);
 	/* (a new side page may be initialized meanwhile: its slots stay 0) */
 	hdr = PbtIsSidePage(spage) ? pbt_side_run(spage, group, run->slot) : NULL;

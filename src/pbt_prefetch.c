@@ -40,6 +40,7 @@ pbt_leaf_source_init(PbtLeafSource *src, Relation index, PbtState *st,
 	src->st = st;
 	src->parent = InvalidBlockNumber;
 	src->pos = 0;
+	src->nleaves = src->next = 0;
 	buf = pbt_get_root(index, st, BUFFER_LOCK_SHARE);
 	n = PbtPageGetOpaque(BufferGetPage(buf))->level;
 	UnlockReleaseBuffer(buf);
@@ -67,37 +68,42 @@ pbt_leaf_source_init(PbtLeafSource *src, Relation index, PbtState *st,
 	UnlockReleaseBuffer(buf);
 }
 
-/* The next leaf in key order, as far as the parents know; a PbtNextBlock. */
+/*
+ * The next leaf in key order, as far as the parents know; a PbtNextBlock.
+ * Downlinks are copied a batch at a time.
+ */
 BlockNumber
 pbt_leaf_source_next(void *arg)
 {
 	PbtLeafSource *src = (PbtLeafSource *) arg;
 
-	while (src->parent != InvalidBlockNumber)
+	while (src->next == src->nleaves && src->parent != InvalidBlockNumber)
 	{
 		Buffer		buf = ReadBuffer(src->index, src->parent);
 		Page		page;
 		PbtPageOpaque opaque;
-		BlockNumber child = InvalidBlockNumber;
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		opaque = PbtPageGetOpaque(page);
-		if (PbtIsTreePage(page) && opaque->level == 1 && !PbtIsDeleted(opaque) &&
-			src->pos < pbt_layout(page)->count(page))
-			child = pbt_page_child(page, src->pos++);
-		else if (PbtIsTreePage(page) && opaque->level == 1)
-		{
-			src->parent = opaque->next;
-			src->pos = 0;
-		}
-		else
+		src->nleaves = src->next = 0;
+		if (!PbtIsTreePage(page) || opaque->level != 1)
 			src->parent = InvalidBlockNumber;	/* recycled: give up */
+		else
+		{
+			int			n = PbtIsDeleted(opaque) ? 0 : pbt_layout(page)->count(page);
+
+			while (src->pos < n && src->nleaves < PBT_LEAF_SOURCE_BATCH)
+				src->leaves[src->nleaves++] = pbt_page_child(page, src->pos++);
+			if (src->pos >= n)
+			{
+				src->parent = opaque->next;
+				src->pos = 0;
+			}
+		}
 		UnlockReleaseBuffer(buf);
-		if (child != InvalidBlockNumber)
-			return child;
 	}
-	return InvalidBlockNumber;
+	return src->next < src->nleaves ? src->leaves[src->next++] : InvalidBlockNumber;
 }
 
 /* A prefetcher keeping distance blocks from next requested ahead. */

@@ -14,12 +14,18 @@
 typedef BlockNumber (*PbtNextBlock) (void *arg);
 
 /* leaves in key order, from the downlinks of the level above */
+#define PBT_LEAF_SOURCE_BATCH 64
+
 typedef struct PbtLeafSource
 {
 	Relation	index;
 	PbtState   *st;
 	BlockNumber parent;			/* level-1 page being listed */
 	int			pos;			/* its next downlink */
+	/* downlinks copied from it, one visit for many leaves */
+	BlockNumber leaves[PBT_LEAF_SOURCE_BATCH];
+	int			nleaves;
+	int			next;
 } PbtLeafSource;
 
 #define PBT_PREFETCH_MAX_DISTANCE 256
