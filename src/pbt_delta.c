@@ -175,7 +175,8 @@ pbt_side_mask(Page page)
 		PbtRunHeader *run = pbt_side_run(page, group, i);
 		int			used = sizeof(PbtRunHeader) + run->used;
 
-		memset((char *) run + used, 0, size - used);
+		if (used < size)
+			memset((char *) run + used, 0, size - used);
 	}
 }
 
@@ -189,9 +190,11 @@ pbt_side_mask(Page page)
  * The side page is only pinned, not locked: its slot for the leaf changes
  * only under the leaf's exclusive lock, which the caller's lock excludes,
  * and changes to other slots do not touch the slot's bytes (generic WAL
- * copies the whole page back, but with the same bytes there).  A reader of many leaves passes *keep, a pin it holds on to between them
+ * copies the whole page back, but with the same bytes there).  A reader
+ * of many leaves passes *keep, a pin it holds on to between them
  * (InvalidBuffer at first; the caller releases it), which saves looking
- * the side page up again for the next leaf of its group.
+ * the side page up again for the next leaf of its group, and lets the
+ * memory of *run serve again.
  */
 bool
 pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run,

@@ -82,8 +82,8 @@ pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
 	PbtPageOpaque opaque;
 
 	/* leaves are level 0, and a layout is used only where it may be */
-	Assert((flags & PBT_META) || ((flags & PBT_LEAF) != 0) == (level == 0));
-	Assert((flags & PBT_META) ||
+	Assert((flags & (PBT_META | PBT_SIDE)) || ((flags & PBT_LEAF) != 0) == (level == 0));
+	Assert((flags & (PBT_META | PBT_SIDE)) ||
 		   (pbt_layout_by_tag(layout)->flags &
 			((flags & PBT_LEAF) ? PBT_LF_LEAF : PBT_LF_INNER)));
 	PageInit(page, BLCKSZ, sizeof(PbtPageOpaqueData));
