@@ -22,6 +22,9 @@
 #   --skip-regress           skip regress+isolation                      (PBT_SKIP_REGRESS=1)
 #   --skip-tap               skip the TAP tests                          (PBT_SKIP_TAP=1)
 #   --tap=FILES              only these TAP files, e.g. test/t/003_unlogged.pl (PBT_TAP_TESTS)
+#   --tests=LIST             only these regression and isolation tests, by name,
+#                            e.g. layouts,delta-fold (00_setup always runs first;
+#                            for a memcheck run split over several sessions) (PBT_TESTS)
 #   --checks                 build with `make PBT_CHECKS=1`              (PBT_CHECKS=1)
 #   --private                install into a private copy of the server in the
 #                            scratch directory, not into the system        (PBT_PRIVATE=1)
@@ -63,6 +66,7 @@ SKIP_DEPS=${PBT_SKIP_DEPS:-0}
 SKIP_REGRESS=${PBT_SKIP_REGRESS:-0}
 SKIP_TAP=${PBT_SKIP_TAP:-0}
 TAP_TESTS=${PBT_TAP_TESTS:-}
+TESTS=${PBT_TESTS:-}
 CHECKS=${PBT_CHECKS:-0}
 VALGRIND=${PBT_VALGRIND:-0}
 PRIVATE=${PBT_PRIVATE:-0}
@@ -79,6 +83,7 @@ for arg in "$@"; do
 		--skip-regress) SKIP_REGRESS=1 ;;
 		--skip-tap) SKIP_TAP=1 ;;
 		--tap=*) TAP_TESTS=${arg#*=} ;;
+		--tests=*) TESTS=${arg#*=} ;;
 		--checks) CHECKS=1 ;;
 		--valgrind) VALGRIND=1 ;;
 		--private) PRIVATE=1 ;;
@@ -88,6 +93,25 @@ for arg in "$@"; do
 		*) echo "run-all.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
 	esac
 done
+# --tests: the make variables that name the regression and isolation tests
+SELECT_REG=()
+SELECT_ISO=()
+if [ -n "$TESTS" ]; then
+	reg="00_setup"
+	iso=""
+	for t in ${TESTS//,/ }; do
+		if [ -f "$SRCDIR/test/sql/$t.sql" ]; then
+			[ "$t" = 00_setup ] || reg="$reg $t"
+		elif [ -f "$SRCDIR/test/specs/$t.spec" ]; then
+			iso="$iso $t"
+		else
+			echo "run-all.sh: --tests: no test/sql/$t.sql or test/specs/$t.spec" >&2
+			exit 2
+		fi
+	done
+	SELECT_REG=("REGRESS=$reg")
+	SELECT_ISO=("ISOLATION=${iso# }")
+fi
 case $WAL_MODES in
 	both) WAL_MODES="rmgr generic" ;;
 	rmgr|generic) ;;
@@ -378,14 +402,14 @@ run_regress() {
 	local rc_reg=0 rc_iso=0
 	if [ -n "$(ls "$TREE"/test/sql/*.sql 2>/dev/null)" ]; then
 		(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
-			make "${MAKE_ARGS[@]}" installcheck ISOLATION= TAP_TESTS=) 2>&1 | tee "$out/installcheck.log"
+			make "${MAKE_ARGS[@]}" installcheck ISOLATION= TAP_TESTS= "${SELECT_REG[@]}") 2>&1 | tee "$out/installcheck.log"
 		rc_reg=${PIPESTATUS[0]}
 	else
 		echo "(no test/sql/*.sql: no regression tests)" | tee "$out/installcheck.log"
 	fi
 	if [ -n "$(ls "$TREE"/test/specs/*.spec 2>/dev/null)" ]; then
 		(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
-			make "${MAKE_ARGS[@]}" installcheck REGRESS= TAP_TESTS=) 2>&1 | tee -a "$out/installcheck.log"
+			make "${MAKE_ARGS[@]}" installcheck REGRESS= TAP_TESTS= "${SELECT_ISO[@]}") 2>&1 | tee -a "$out/installcheck.log"
 		rc_iso=${PIPESTATUS[0]}
 	fi
 	PHASE_ENV=()
