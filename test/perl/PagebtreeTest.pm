@@ -15,6 +15,12 @@
 #   t_id UNIQUE (id)                          unique, fingerprint leaves;
 #                                             every UPDATE inserts a second
 #                                             entry for its id
+# and, with pbt_create_schema(delta => 1), two indexes with a delta area
+# (WITH (delta = on), issue #22) that no query of the other indexes uses:
+#   t_dpk (pad COLLATE "C", k) INCLUDE (id)   normalized keys, index-only scans
+#   t_dls (lower(s))                          comparator keys (database collation)
+# Their inserts go to runs of pending entries when the session has
+# pagebtree.delta_append_always = on (pbt_new_node(delta_always => 1)).
 # Text keys share prefixes, have varied lengths and 2% of them are a few
 # hundred bytes long.
 
@@ -34,7 +40,7 @@ use Test::More;
 our @EXPORT = qw(
   pbt_new_node pbt_create_schema pbt_load pbt_start_workload pbt_stop_workload
   pbt_verify pbt_check_indexes pbt_start_after_crash pbt_seed
-  pbt_text_expr
+  pbt_text_expr pbt_runs
 );
 
 # Random seed for the workloads: PBT_TEST_SEED or a fixed default, so that a
@@ -61,6 +67,9 @@ sub pbt_text_expr
 #   rmgr    => 1: shared_preload_libraries = 'pagebtree' (custom WAL
 #              resource manager); 0: generic WAL
 #   streaming => 1: wal_level = replica, ready for pg_basebackup
+#   delta_always => 1: pagebtree.delta_append_always = on (every insert
+#              into an index WITH (delta = on) goes to its leaf's run until
+#              the run folds; no effect on other indexes)
 #   conf    => extra postgresql.conf lines
 sub pbt_new_node
 {
@@ -80,6 +89,8 @@ checkpoint_timeout = 30s
 max_wal_size = 256MB
 restart_after_crash = off
 ));
+	$node->append_conf('postgresql.conf', "pagebtree.delta_append_always = on\n")
+	  if $opts{delta_always};
 	$node->append_conf('postgresql.conf', $opts{conf}) if $opts{conf};
 	return $node;
 }
@@ -108,7 +119,29 @@ CREATE INDEX ${table}_ks ON $table USING pagebtree (k DESC, s COLLATE "C") INCLU
 CREATE UNIQUE INDEX ${table}_id ON $table USING pagebtree (id)
   WITH (layout = fingerprint);
 )) unless $opts{basic};
+	# indexes with a delta area (see the top of this file)
+	$node->safe_psql(
+		'postgres', qq(
+CREATE INDEX ${table}_dpk ON $table USING pagebtree (pad COLLATE "C", k) INCLUDE (id)
+  WITH (delta = on);
+CREATE INDEX ${table}_dls ON $table USING pagebtree (lower(s)) WITH (delta = on);
+)) if $opts{delta};
 	return;
+}
+
+# The runs of the delta area of the given indexes (pagebtree_runs): a hash
+# with the pending entries, the folds so far and the number of runs that
+# hold entries, summed over the indexes.  %opts: dbname.
+sub pbt_runs
+{
+	my ($node, $indexes, %opts) = @_;
+	my $list = join(', ', map { "'$_'::regclass" } @$indexes);
+	my ($entries, $folds, $runs) = split /\|/, $node->safe_psql(
+		$opts{dbname} // 'postgres', qq{
+SELECT coalesce(sum(r.entries), 0), coalesce(sum(r.folds), 0),
+       count(*) FILTER (WHERE r.entries > 0)
+  FROM unnest(ARRAY[$list]) i, LATERAL pagebtree_runs(i) r});
+	return { entries => $entries, folds => $folds, runs => $runs };
 }
 
 # Insert rows with keys $from .. $to (step 1), $copies rows per key.
@@ -171,7 +204,8 @@ SELECT count(*) FROM t WHERE s >= 'acct-0' || :k % 10 AND s < 'acct-0' || :k % 1
 # the DML scripts, plus one client that runs VACUUM and CHECKPOINT every now
 # and then.  Returns a handle for pbt_stop_workload.  %opts: clients (4),
 # seconds (120), range (50000), seed, maintenance (1; 0 = no VACUUM and
-# CHECKPOINT), tag (for log file names).
+# CHECKPOINT), tag (for log file names), options (PGOPTIONS of the DML
+# clients, e.g. '-c pagebtree.delta_append_always=off').
 sub pbt_start_workload
 {
 	my ($node, %opts) = @_;
@@ -204,10 +238,15 @@ sub pbt_start_workload
 		'-c', $clients, '-j', ($clients > 1 ? 2 : 1),
 		'-T', $seconds, "--random-seed=$seed", '--max-tries=50',
 		@fopts, 'postgres');
-	note "starting workload: @cmd";
-	my @h = (
-		IPC::Run::start(\@cmd, '<', \undef, '>', "$logbase.out",
-			'2>', "$logbase.err"));
+	note "starting workload: @cmd"
+	  . ($opts{options} ? " (PGOPTIONS='$opts{options}')" : '');
+	my @h;
+	{
+		local $ENV{PGOPTIONS} = $opts{options} if $opts{options};
+		push @h,
+		  IPC::Run::start(\@cmd, '<', \undef, '>', "$logbase.out",
+			'2>', "$logbase.err");
+	}
 	my @err = ("$logbase.err");
 	if ($maint)
 	{
@@ -392,7 +431,10 @@ sub _compare_scan
 # with only a sequential scan and a sort.  Checked: full scans in both
 # directions and ranges on ${t}_k (int8), ${t}_s (text, database collation)
 # and, when they exist, ${t}_sc (text COLLATE "C") and
-# ${t}_ks (k DESC, s COLLATE "C") INCLUDE (id), including index-only scans.
+# ${t}_ks (k DESC, s COLLATE "C") INCLUDE (id), including index-only scans,
+# and the delta-area indexes ${t}_dpk (pad COLLATE "C", k) INCLUDE (id) and
+# ${t}_dls (lower(s)) (pbt_create_schema(delta => 1)), whose scans merge the
+# runs of pending entries.
 # Returns a fingerprint of the table (count and md5 of all rows) for
 # comparing nodes.
 # %opts: table ('t'), ranges (8), text_ranges (6), dbname ('postgres')
@@ -405,7 +447,7 @@ sub pbt_verify
 	my $db      = $opts{dbname}      // 'postgres';
 
 	my %have = map { $_ => 1 } split /\n/, $node->safe_psql($db,
-		"SELECT relname FROM pg_class WHERE relname IN ('${t}_sc', '${t}_ks', '${t}_id')");
+		"SELECT relname FROM pg_class WHERE relname IN ('${t}_sc', '${t}_ks', '${t}_id', '${t}_dpk', '${t}_dls')");
 
 	# name, plan regexp, query, number of ORDER BY columns, index-only?
 	# (ORDER BY k can also be served by ${t}_ks (k DESC, s) scanned the
@@ -485,6 +527,37 @@ sub pbt_verify
 			"SELECT id, k FROM $t WHERE id BETWEEN $lo AND $lo + 500 ORDER BY id DESC", 1 ],
 		  [ "unique id = ANY", qr/Index Scan using ${t}_id on $t/,
 			"SELECT id, k FROM $t WHERE id = ANY(ARRAY[$lo, $lo + 1, $lo + 17, $lo + 1000]) ORDER BY id", 1 ];
+	}
+
+	if ($have{"${t}_dpk"})
+	{
+		my $lo = int(rand(50000));
+		my $hi = $lo + 3000;
+		push @checks,
+		  [ '(pad, k) delta forward', qr/Index Scan using ${t}_dpk on $t/,
+			qq{SELECT pad, k, id FROM $t ORDER BY pad COLLATE "C", k}, 2 ],
+		  [ '(pad, k) delta backward', qr/Index Scan Backward using ${t}_dpk on $t/,
+			qq{SELECT pad, k, id FROM $t ORDER BY pad COLLATE "C" DESC, k DESC}, 2 ],
+		  [ "(pad, k) delta index-only, k in [$lo, $hi]", qr/Index Only Scan using ${t}_dpk on $t/,
+			qq{SELECT pad, k, id FROM $t WHERE pad COLLATE "C" >= 'a' AND k BETWEEN $lo AND $hi ORDER BY pad COLLATE "C", k}, 2, 1 ],
+		  [ "(pad, k) delta index-only backward, k < $hi", qr/Index Only Scan Backward using ${t}_dpk on $t/,
+			qq{SELECT pad, k, id FROM $t WHERE pad COLLATE "C" > 'e' AND k < $hi ORDER BY pad COLLATE "C" DESC, k DESC}, 2, 1 ],
+		  [ "(pad, k) delta = ANY", qr/Index (Only )?Scan using ${t}_dpk on $t/,
+			qq{SELECT pad, k, id FROM $t WHERE pad COLLATE "C" = ANY(ARRAY['ins', 'upd', 'dup', 'load', 'x', 'y']) AND k = ANY(ARRAY[$lo, $lo + 1, $lo + 7, $lo + 100, 1000, 2000, 20000]) ORDER BY pad COLLATE "C", k}, 2, 1 ];
+	}
+	if ($have{"${t}_dls"})
+	{
+		push @checks,
+		  [ 'lower(s) delta forward', qr/Index Scan using ${t}_dls on $t/,
+			"SELECT lower(s), id FROM $t ORDER BY lower(s)", 1 ],
+		  [ 'lower(s) delta backward', qr/Index Scan Backward using ${t}_dls on $t/,
+			"SELECT lower(s), id FROM $t ORDER BY lower(s) DESC", 1 ];
+		for my $r (@sranges)
+		{
+			push @checks,
+			  [ "lower(s) delta in ['$r->[0]', '$r->[1]') backward", qr/Index Scan Backward using ${t}_dls on $t/,
+				"SELECT lower(s), id FROM $t WHERE lower(s) >= '$r->[0]' AND lower(s) < '$r->[1]' ORDER BY lower(s) DESC", 1 ];
+		}
 	}
 
 	my $common = qq(SET LOCAL enable_bitmapscan = off;

@@ -33,6 +33,12 @@ BEGIN
         -- pagebtree: BPA leaves (insert log, unsorted blocks) here
         EXECUTE format('CREATE INDEX %I ON %I USING %s (k6 NULLS FIRST, k4)%s', t || '_k64', t, am,
                        CASE am WHEN 'pagebtree' THEN ' WITH (layout = bpa)' ELSE '' END);
+        -- pagebtree: a delta area, normalized (k5 text) and comparator
+        -- keys (k3 numeric); queried through pbt_diff_query(..., 'rd_p_k5')
+        EXECUTE format('CREATE INDEX %I ON %I USING %s (k5)%s', t || '_k5d', t, am,
+                       CASE am WHEN 'pagebtree' THEN ' WITH (delta = on)' ELSE '' END);
+        EXECUTE format('CREATE INDEX %I ON %I USING %s (k5 DESC, k3) INCLUDE (k4)%s', t || '_k53d', t, am,
+                       CASE am WHEN 'pagebtree' THEN ' WITH (delta = on)' ELSE '' END);
     END LOOP;
 END $$;
 
@@ -66,8 +72,9 @@ BEGIN
     END LOOP;
 END $$;
 
--- Run one query on both tables, forcing the given scan kind; compare.
-CREATE OR REPLACE FUNCTION pbt_diff_query(q text, scankind text) RETURNS void
+-- Run one query on both tables, forcing the given scan kind; compare.  The
+-- pagebtree plan must use an index whose name contains idx, if given.
+CREATE OR REPLACE FUNCTION pbt_diff_query(q text, scankind text, idx text DEFAULT NULL) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
     qp text := replace(q, '$T', 'rd_p');
@@ -87,6 +94,9 @@ BEGIN
     END LOOP;
     IF plan NOT LIKE '%rd_p_%' THEN
         RAISE EXCEPTION 'query did not use a pagebtree index: % PLAN %', qp, plan;
+    END IF;
+    IF idx IS NOT NULL AND strpos(plan, idx) = 0 THEN
+        RAISE EXCEPTION 'query did not use index %: % PLAN %', idx, qp, plan;
     END IF;
     EXECUTE 'SELECT md5(coalesce(string_agg(x::text, '';''), '''')) || count(*) FROM (' || qp || ') x' INTO rp;
     EXECUTE 'SELECT md5(coalesce(string_agg(x::text, '';''), '''')) || count(*) FROM (' || qb || ') x' INTO rb;
@@ -109,6 +119,7 @@ DECLARE
     kind text;
     q text;
     idx text;
+    m text;
 BEGIN
         PERFORM pbt_diff_dml(seed, r, nrows);
         -- structure every round; every heap tuple indexed at the end
@@ -158,6 +169,30 @@ BEGIN
                     q := 'SELECT * FROM (' || regexp_replace(q, ' (ORDER BY .*|LIMIT .*)$', '') || ') s ORDER BY s';
                 END IF;
                 PERFORM pbt_diff_query(q, kind);
+                nq := nq + 1;
+            END LOOP;
+            -- the indexes with a delta area (k5 = md5 of 0 .. 1000)
+            m := md5((a % 1001)::text);
+            FOREACH q IN ARRAY ARRAY[
+                format('SELECT k5 FROM $T WHERE k5 >= %L AND k5 < %L ORDER BY k5 %s',
+                       left(m, 2), left(m, 2) || '8', dir),
+                format('SELECT k5 FROM $T WHERE k5 > %L AND k5 <= %L ORDER BY k5 %s LIMIT 70',
+                       m, left(m, 2) || 'f', dir),
+                format('SELECT k5 FROM $T WHERE k5 = ANY(ARRAY[%L, %L, NULL]) ORDER BY k5 %s',
+                       m, md5((b % 1001)::text), dir),
+                format('SELECT k5, k3 FROM $T WHERE k5 = ANY(ARRAY[%L, %L]) ORDER BY k5 DESC, k3',
+                       m, md5((b % 1001)::text)),
+                format('SELECT k5, k3 FROM $T WHERE k5 <= %L AND k5 > %L ORDER BY k5 %s, k3 %s',
+                       m, left(m, 2), CASE dir WHEN 'ASC' THEN 'DESC' ELSE 'ASC' END, dir),
+                format('SELECT k5, k3, k4 FROM $T WHERE k5 = %L AND k3 >= %s ORDER BY k5 DESC, k3, k4',
+                       m, a % 1000),
+                format('SELECT k5, k3 FROM $T WHERE k5 IS NULL AND k3 < %s ORDER BY k5 DESC, k3',
+                       a % 50)
+            ] LOOP
+                IF kind = 'bitmap' THEN
+                    q := 'SELECT * FROM (' || regexp_replace(q, ' (ORDER BY .*|LIMIT .*)$', '') || ') s ORDER BY s';
+                END IF;
+                PERFORM pbt_diff_query(q, kind, 'rd_p_k5');
                 nq := nq + 1;
             END LOOP;
         END LOOP;

@@ -13,6 +13,16 @@
 #     pagebtree index of the table,
 #   - index scans (plain and index-only, both directions, ranges) return
 #     exactly the rows of a sequential scan, in order.
+# The table also has two indexes with a delta area (t_dpk, t_dls; tmin_dpk
+# in the minimal setup, filled in the transaction that creates it), and
+# the nodes run with pagebtree.delta_append_always = on, so that the
+# workload appends to runs, folds them at the threshold and at VACUUM, and
+# splits leaves that have runs; every crash happens with entries pending
+# (checked just before it).  In the rmgr setup, every second cycle's DML
+# clients run with delta_append_always = off instead: then an insert
+# appends only if writing its leaf would cost a page write or a full-page
+# image, and folds the run when the leaf is written anyway.  After the
+# last cycle, a VACUUM that folds the runs is followed by one more crash.
 # PBT_CRASH_CYCLES (default 4) sets the number of crashes per setup;
 # PBT_TEST_SEED the random seed.
 
@@ -41,10 +51,12 @@ for my $setup (@setups)
 {
 	my $name = $setup->{name};
 	my $node = pbt_new_node("crash_$name",
-		rmgr => $setup->{rmgr}, streaming => $setup->{streaming});
+		rmgr => $setup->{rmgr}, streaming => $setup->{streaming},
+		delta_always => 1);
 	$node->start;
 
-	pbt_create_schema($node);
+	pbt_create_schema($node, delta => 1);
+	my @delta = qw(t_dpk t_dls);
 	pbt_load($node, 1, 30000);
 	pbt_load($node, 1, 400, copies => 5);    # some duplicates
 
@@ -61,6 +73,8 @@ for my $setup (@setups)
 BEGIN;
 CREATE TABLE tmin (id bigserial, k int8 NOT NULL, s text NOT NULL, pad text);
 CREATE INDEX tmin_k ON tmin USING pagebtree (k);
+CREATE INDEX tmin_dpk ON tmin USING pagebtree (pad COLLATE "C", k) INCLUDE (id)
+  WITH (delta = on);
 INSERT INTO tmin (k, s, pad) SELECT g % 5000, md5(g::text), 'x' FROM generate_series(1, 20000) g;
 CREATE INDEX tmin_s ON tmin USING pagebtree (s);
 COMMIT;
@@ -71,16 +85,25 @@ INSERT INTO tmin (k, s, pad) SELECT g % 5000, md5(g::text), 'y' FROM generate_se
 	for my $cycle (1 .. $cycles)
 	{
 		my $label = "$name cycle $cycle";
+		my $heuristic = $setup->{rmgr} && $setup->{streaming} && $cycle % 2 == 0;
 		my $wl    = pbt_start_workload(
 			$node,
 			clients => 4,
 			seconds => 300,
 			seed    => int(rand(1 << 30)),
-			tag     => "${name}_$cycle");
+			tag     => "${name}_$cycle",
+			$heuristic ? (options => '-c pagebtree.delta_append_always=off') : ());
 
 		# crash after a varied amount of work
 		my $delay = 1 + rand(5);
 		sleep($delay);
+		my $runs = pbt_runs($node, \@delta);
+		ok($runs->{entries} > 0 && $runs->{folds} > 0,
+			"$label: entries pending in runs before the crash"
+			  . ($heuristic ? ' (appends to clean leaves only)' : ''))
+		  or diag("pending $runs->{entries}, folds $runs->{folds}");
+		note "$label: $runs->{entries} entries pending in $runs->{runs} runs, "
+		  . "$runs->{folds} folds before the crash";
 		my $how = ($cycle % 2 == 0) ? 'kill9' : 'immediate';
 		note "$label: crashing with $how after ${delay}s";
 		if ($how eq 'kill9')
@@ -115,6 +138,22 @@ INSERT INTO tmin (k, s, pad) SELECT g % 5000, md5(g::text), 'y' FROM generate_se
 	pbt_stop_workload($wl, name => "$name final", expect_ok => 1);
 	pbt_check_indexes($node, "$name final");
 	pbt_verify($node, "$name final");
+
+	# VACUUM folds the runs (and drops dead pending entries); then a crash
+	# right after it
+	my $before = pbt_runs($node, \@delta);
+	ok($before->{entries} > 0, "$name final: entries pending before VACUUM")
+	  or diag("pending $before->{entries}");
+	$node->safe_psql('postgres', 'VACUUM t');
+	my $after = pbt_runs($node, \@delta);
+	ok($after->{folds} > $before->{folds} && $after->{entries} < $before->{entries},
+		"$name final: VACUUM folded runs")
+	  or diag("pending $before->{entries} -> $after->{entries}, "
+		  . "folds $before->{folds} -> $after->{folds}");
+	$node->stop('immediate');
+	$node->start;
+	pbt_check_indexes($node, "$name after VACUUM and a crash");
+	pbt_verify($node, "$name after VACUUM and a crash", ranges => 2, text_ranges => 2);
 
 	my $wal_mode = $node->safe_psql('postgres',
 		"SELECT wal_mode FROM pagebtree_metapage('t_k')");

@@ -12,6 +12,12 @@
 # its leaves have the layouts that point lookups gave an adaptive index on
 # the primary (conversions are replayed; standby lookups convert nothing);
 # then the standby is promoted, pagebtree_check passes there and it takes writes.
+# The table has two indexes with a delta area (t_dpk, t_dls) and the primary
+# runs with pagebtree.delta_append_always = on: its inserts append to runs,
+# which fold at the threshold, at VACUUM and when their leaves split, and
+# the standby, whose scans merge the runs while it replays them, ends with
+# the primary's runs, entry for entry (entries must be pending on the
+# primary during the workload, and after it, when the comparison is made).
 
 use strict;
 use warnings;
@@ -31,9 +37,14 @@ my $workload_seconds = $ENV{PBT_STANDBY_SECONDS} // 20;
 for my $setup ({ name => 'rmgr', rmgr => 1 }, { name => 'generic', rmgr => 0 })
 {
 	my $name    = $setup->{name};
-	my $primary = pbt_new_node("primary_$name", rmgr => $setup->{rmgr}, streaming => 1);
+	my $primary = pbt_new_node("primary_$name", rmgr => $setup->{rmgr},
+		streaming => 1, delta_always => 1);
 	$primary->start;
-	pbt_create_schema($primary);
+	pbt_create_schema($primary, delta => 1);
+	my @delta = qw(t_dpk t_dls);
+	my $runs_q = q{SELECT i, leaf, entries, bytes, folds
+  FROM unnest(ARRAY['t_dpk', 't_dls']) i, LATERAL pagebtree_runs(i::regclass)
+ ORDER BY 1, 2};
 	pbt_load($primary, 1, 30000);
 	pbt_load($primary, 1, 400, copies => 5);
 
@@ -64,9 +75,12 @@ primary_slot_name = 'standby_$name'
 	my $deadline = time() + $workload_seconds - 2;
 	my $round    = 0;
 	my $restarted = 0;
+	my $max_pending = 0;
 	while (time() < $deadline)
 	{
 		$round++;
+		my $r = pbt_runs($primary, \@delta);
+		$max_pending = $r->{entries} if $r->{entries} > $max_pending;
 		pbt_verify($standby, "$name standby during replay, round $round",
 			ranges => 2, text_ranges => 1);
 		if (!$restarted && time() > $deadline - $workload_seconds / 2)
@@ -84,6 +98,29 @@ primary_slot_name = 'standby_$name'
 	}
 	ok($round >= 1, "$name: verified the standby $round times during replay");
 	pbt_stop_workload($wl, name => "$name primary workload", expect_ok => 1);
+
+	ok($max_pending > 0,
+		"$name: entries were pending in runs on the primary during the workload (up to $max_pending)");
+
+	# entries pending after the workload's last VACUUM, for the standby;
+	# it has the primary's runs, entry for entry (retried: autovacuum may
+	# fold some between reading the primary's and the standby's)
+	pbt_load($primary, 60001, 62000);
+	my $runs = pbt_runs($primary, \@delta);
+	ok($runs->{entries} > 0 && $runs->{folds} > 0,
+		"$name: entries pending in runs on the primary, runs folded")
+	  or diag("pending $runs->{entries}, folds $runs->{folds}");
+	note "$name: $runs->{entries} entries pending in $runs->{runs} runs, $runs->{folds} folds";
+	my ($runs_p, $runs_s);
+	for my $try (1 .. 5)
+	{
+		$runs_p = $primary->safe_psql('postgres', $runs_q);
+		$primary->wait_for_catchup($standby);
+		$runs_s = $standby->safe_psql('postgres', $runs_q);
+		last if $runs_s eq $runs_p;
+	}
+	ok($runs_s eq $runs_p, "$name: the standby replayed the primary's runs")
+	  or diag("primary:\n$runs_p\nstandby:\n$runs_s");
 
 	# an index built while the standby is streaming
 	$primary->safe_psql('postgres',
@@ -144,7 +181,8 @@ WHERE page_type = 'leaf' ORDER BY layout};
 	# pagebtree_check on the hot standby (read-only checks)
 	my ($ret, $out, $err) = $standby->psql('postgres',
 		"SELECT pagebtree_check('t_k', true), pagebtree_check('t_s', true), "
-		  . "pagebtree_check('adapt_k', true)");
+		  . "pagebtree_check('adapt_k', true), pagebtree_check('t_dpk', true), "
+		  . "pagebtree_check('t_dls', true)");
 	ok($ret == 0, "$name: pagebtree_check works on the hot standby")
 	  or diag($err);
 

@@ -15,6 +15,15 @@
 #   - the primary, stopped immediately, replays its WAL from the last
 #     checkpoint in crash recovery;
 #   - pagebtree_check passes on both.
+# Indexes with a delta area (WITH (delta = on), four layouts, normalized
+# and comparator keys, three group sizes) take part, with
+# pagebtree.delta_append_always = on: their inserts append to runs
+# (XLOG_PBT_RUN_APPEND, the first one of a side page initializing it), runs
+# fold at the threshold (XLOG_PBT_FOLD), leaves split with their runs
+# (XLOG_PBT_SPLIT with the side page as block 4), and VACUUM drops dead
+# pending entries and folds the rest (XLOG_PBT_FOLD); pg_waldump confirms
+# that each kind of record was written, and the standby must end with the
+# primary's runs.
 
 use strict;
 use warnings;
@@ -24,9 +33,11 @@ use lib "$FindBin::RealBin/../perl";
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use IPC::Run;
 use PagebtreeTest;
 
 my $primary = pbt_new_node('wcc_primary', rmgr => 1, streaming => 1,
+	delta_always => 1,
 	conf => "wal_consistency_checking = 'pagebtree'\n"
 	  . "wal_compression = lz4\n");
 $primary->start;
@@ -57,9 +68,30 @@ my %indexes = (
 	w_id_plain  => q{USING pagebtree (id) WITH (layout = 'plain')},
 	w_id_incl   => 'USING pagebtree (id) INCLUDE (pad)',
 	w_n         => 'USING pagebtree (n)',
+	# delta area, each with an order no other index gives (and none leading
+	# with url, which the lookups above must find in w_url): dense and
+	# plain leaves (ascending ids), heads, BPA and fingerprint leaves,
+	# comparator keys (numeric); 64, 16 and 4 leaves per side page
+	# (threshold 1, 5 and 20 %)
+	w_id_delta        => q{USING pagebtree (id, title) INCLUDE (pad) WITH (delta = on)},
+	w_id_plain_delta  => q{USING pagebtree (id, url) WITH (layout = 'plain', delta = on, delta_threshold = 20)},
+	w_title_delta     => q{USING pagebtree (title, id) WITH (delta = on, delta_threshold = 1)},
+	w_title_bpa_delta => q{USING pagebtree (title, url) WITH (layout = 'bpa', delta = on)},
+	w_title_fp_delta  => q{USING pagebtree (title DESC, id) WITH (layout = 'fingerprint', delta = on)},
+	w_n_delta         => q{USING pagebtree (n, id) WITH (delta = on)},
 );
+my @delta = sort grep { /_delta$/ } keys %indexes;
 $primary->safe_psql('postgres',
 	join('', map { "CREATE INDEX $_ ON w $indexes{$_};\n" } sort keys %indexes));
+is($primary->safe_psql('postgres', q{
+SELECT string_agg(m.delta_group::text, ',' ORDER BY o)
+  FROM unnest(ARRAY['w_title_delta', 'w_id_delta', 'w_id_plain_delta']) WITH ORDINALITY u(i, o),
+       LATERAL pagebtree_metapage(i::regclass) m}),
+	'64,16,4', 'delta areas of 64, 16 and 4 leaves per side page');
+# keeps the WAL from here on for pg_waldump
+$primary->safe_psql('postgres',
+	"SELECT pg_create_physical_replication_slot('wcc_dump', true)");
+my $start_lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
 
 my $rows = q{
 SELECT g, 'Adjective Noun ' || (g * 7919 %% 15013),
@@ -112,6 +144,81 @@ $primary->safe_psql('postgres',
 	sprintf("INSERT INTO w SELECT * FROM ($rows) s ORDER BY md5(g::text);",
 		12501, 15000));
 
+# delta area: entries of rows deleted while they are pending, which VACUUM
+# drops from the runs, folding the rest
+$primary->safe_psql('postgres',
+	sprintf("INSERT INTO w SELECT * FROM ($rows) s ORDER BY md5(g::text);",
+		15001, 16000));
+my $runs = pbt_runs($primary, \@delta);
+ok($runs->{entries} > 0 && $runs->{folds} > 0,
+	'delta indexes: entries pending in runs, runs folded')
+  or diag("pending $runs->{entries}, folds $runs->{folds}");
+$primary->safe_psql('postgres', q{
+DELETE FROM w WHERE id > 15000 AND id % 4 = 0;
+VACUUM w;
+});
+my $vac = pbt_runs($primary, \@delta);
+ok($vac->{entries} < $runs->{entries} && $vac->{folds} > $runs->{folds},
+	'VACUUM folded the runs')
+  or diag("pending $runs->{entries} -> $vac->{entries}, folds $runs->{folds} -> $vac->{folds}");
+$primary->safe_psql('postgres',
+	sprintf("INSERT INTO w SELECT * FROM ($rows) s ORDER BY md5(g::text);",
+		16001, 17000));
+$runs = pbt_runs($primary, \@delta);
+note "delta indexes: $runs->{entries} entries pending in $runs->{runs} runs, $runs->{folds} folds";
+
+# the records of the delta area, counted by pg_waldump (which names records
+# of a custom resource manager by number: custom140, UNKNOWN (info))
+{
+	my $end_lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_flush_lsn()');
+	my %delta_rel = map {
+		$primary->safe_psql('postgres', "SELECT pg_relation_filenode('$_')") => 1
+	} @delta;
+	my %n = (append => 0, fold => 0, fold_leaf => 0, split => 0, split_run => 0);
+	my $partial = '';
+	my $count = sub {
+		my ($line) = @_;
+		return unless $line =~ /desc: UNKNOWN \((\w+)\)/;
+		my $info = $1;
+		my %blk;
+		$blk{$1} = $2 while $line =~ /blkref #(\d+): rel \d+\/\d+\/(\d+)/g;
+		return unless defined $blk{0} ? $delta_rel{$blk{0}} : $delta_rel{$blk{1} // 0};
+		if ($info eq '40')
+		{
+			$n{append}++;
+		}
+		elsif ($info eq '50')
+		{
+			$n{fold}++;
+			$n{fold_leaf}++ if defined $blk{0};
+		}
+		elsif ($info eq '30')
+		{
+			$n{split}++;
+			$n{split_run}++ if defined $blk{4};
+		}
+	};
+	my $err = '';
+	my $ok = IPC::Run::run(
+		[ 'pg_waldump', '--path', $primary->data_dir . '/pg_wal',
+			'--rmgr', 'custom140', '--start', $start_lsn, '--end', $end_lsn ],
+		'<', \undef,
+		'>', sub {
+			$partial .= $_[0];
+			while ($partial =~ s/^([^\n]*)\n//)
+			{
+				$count->($1);
+			}
+		},
+		'2>', \$err);
+	ok($ok, 'pg_waldump read the WAL of the workload') or diag($err);
+	note 'delta-area records: ' . join(', ', map { "$_ $n{$_}" } sort keys %n);
+	ok($n{append} > 0, "RUN_APPEND records ($n{append})");
+	ok($n{fold_leaf} > 0, "FOLD records that fold into the leaf ($n{fold_leaf} of $n{fold})");
+	ok($n{split_run} > 0, "SPLIT records that take the run, block 4 ($n{split_run} of $n{split})");
+	$primary->safe_psql('postgres', "SELECT pg_drop_replication_slot('wcc_dump')");
+}
+
 my %kinds = map { $_ => 1 } split /\n/, $primary->safe_psql('postgres', q{
 SELECT DISTINCT layout FROM pagebtree_layout_summary('w_id') UNION
 SELECT DISTINCT layout FROM pagebtree_layout_summary('w_id_incl') UNION
@@ -125,6 +232,14 @@ ok($primary->safe_psql('postgres',
 $primary->wait_for_catchup($standby);
 ok(!$standby->log_contains('inconsistent page'),
 	'standby: redo matched every page image');
+
+delta_scans($standby, 'standby');
+
+my $runs_q = 'SELECT i, r.* FROM unnest(ARRAY[' . join(', ', map { "'$_'" } @delta)
+  . ']) i, LATERAL pagebtree_runs(i::regclass) r ORDER BY 1, 2';
+my $runs_p = $primary->safe_psql('postgres', $runs_q);
+is($standby->safe_psql('postgres', $runs_q), $runs_p,
+	"standby: the primary's runs, entry for entry");
 
 my $digest = q{
 SET enable_seqscan = off; SET enable_bitmapscan = off;
@@ -152,8 +267,41 @@ ok(!$primary->log_contains('inconsistent page'),
 	'primary: crash recovery matched every page image');
 is($primary->safe_psql('postgres', $digest), $expected,
 	'primary after crash recovery: index scan returns the same rows');
+is($primary->safe_psql('postgres', $runs_q), $runs_p,
+	'primary after crash recovery: the same runs');
+delta_scans($primary, 'primary after crash recovery');
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'w');
 
 $standby->stop;
 $primary->stop;
 done_testing();
+
+# Full scans of each delta index, forward and backward (index-only), against
+# a sequential scan and a sort.
+sub delta_scans
+{
+	my ($node, $label) = @_;
+	for my $idx (@delta)
+	{
+		my ($keys) = $indexes{$idx} =~ /\(([\w, ]+)\)/;
+		my @keys = split /, /, $keys;
+		my $cols = join(', ', map { (split / /)[0] } @keys);
+		for my $backward (0, 1)
+		{
+			my $order = join(', ',
+				map { $backward ? (/ DESC$/ ? (split / /)[0] : "$_ DESC") : $_ } @keys);
+			my $q = "SELECT count(*), md5(string_agg(x::text, ',')) FROM (SELECT $cols FROM w ORDER BY $order) x";
+			my $off = 'SET enable_bitmapscan = off; SET enable_incremental_sort = off; ';
+			my $plan = $node->safe_psql('postgres',
+				"${off}SET enable_seqscan = off; SET enable_sort = off; EXPLAIN (COSTS OFF) $q");
+			my $got = $node->safe_psql('postgres',
+				"${off}SET enable_seqscan = off; SET enable_sort = off; $q");
+			my $want = $node->safe_psql('postgres',
+				"${off}SET enable_indexscan = off; SET enable_indexonlyscan = off; $q");
+			ok($plan =~ /Index (Only )?Scan (Backward )?using $idx / && $got eq $want,
+				"$label: $idx ORDER BY $order returns the rows of a sequential scan")
+			  or diag("plan:\n$plan\nindex scan: $got\nsequential scan: $want");
+		}
+	}
+	return;
+}

@@ -7,20 +7,29 @@
 # per iteration through plain, index-only and bitmap scans.  Any difference
 # raises an error, which fails this test.
 #
+# Two of the pagebtree indexes (rd_p_k5d, rd_p_k53d) have a delta area and
+# the server runs with pagebtree.delta_append_always = on: their inserts go
+# to runs of pending entries, which fold at the threshold, at leaf splits
+# and at VACUUM; every round checks that entries are pending after its DML
+# and that VACUUM folded them (autovacuum is off for the two tables, so
+# that only these VACUUMs fold runs).
+#
 # PBT_DIFF_ROUNDS and PBT_DIFF_ROWS scale it (defaults: 10 rounds of
-# 100,000 new rows per table, 2 million rows inserted in all, plus the
+# 50,000 new rows per table, 1 million rows inserted in all, plus the
 # updates and deletes).
 
 use strict;
 use warnings;
 
 use FindBin;
+use lib "$FindBin::RealBin/../perl";
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use PagebtreeTest;
 
 my $rounds = $ENV{PBT_DIFF_ROUNDS} // 10;
-my $rows = $ENV{PBT_DIFF_ROWS} // 100000;
+my $rows = $ENV{PBT_DIFF_ROWS} // 50000;
 my $seed = $ENV{PBT_DIFF_SEED} // 0.4242;
 
 my $node = PostgreSQL::Test::Cluster->new('random_diff');
@@ -30,12 +39,16 @@ shared_preload_libraries = 'pagebtree'
 shared_buffers = 256MB
 max_wal_size = 2GB
 fsync = off
+pagebtree.delta_append_always = on
 });
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION pagebtree');
 $node->safe_psql('postgres',
 	PostgreSQL::Test::Utils::slurp_file("$FindBin::RealBin/../random/random_diff.sql"));
 $node->safe_psql('postgres', 'SELECT pbt_diff_setup()');
+# only the VACUUMs below: an autovacuum would fold the runs at any time
+$node->safe_psql('postgres',
+	'ALTER TABLE rd_p SET (autovacuum_enabled = off); ALTER TABLE rd_b SET (autovacuum_enabled = off)');
 
 my $total = 0;
 for my $round (1 .. $rounds)
@@ -47,7 +60,18 @@ for my $round (1 .. $rounds)
 	  or diag($stderr);
 	last if $ret != 0;
 	$total += $stdout;
-	$node->safe_psql('postgres', 'VACUUM rd_p, rd_b') if $round % 2 == 1;
+	my $runs = pbt_runs($node, [qw(rd_p_k5d rd_p_k53d)]);
+	ok($runs->{entries} > 0 && $runs->{folds} > 0,
+		"round $round: $runs->{entries} entries pending in $runs->{runs} runs, $runs->{folds} folds")
+	  or diag("pending $runs->{entries}, folds $runs->{folds}");
+	if ($round % 2 == 1)
+	{
+		$node->safe_psql('postgres', 'VACUUM rd_p, rd_b');
+		my $vac = pbt_runs($node, [qw(rd_p_k5d rd_p_k53d)]);
+		ok($vac->{entries} < $runs->{entries} && $vac->{folds} > $runs->{folds},
+			"round $round: VACUUM folded runs ($vac->{entries} entries still pending)")
+		  or diag("pending $runs->{entries} -> $vac->{entries}, folds $runs->{folds} -> $vac->{folds}");
+	}
 }
 
 my $nrows = $node->safe_psql('postgres', 'SELECT count(*) FROM rd_p');

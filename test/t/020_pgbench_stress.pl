@@ -7,6 +7,19 @@
 # (so VACUUM deletes and recycles pages) and VACUUM itself.  No client may
 # fail, and afterwards pagebtree_check must pass on every index and every
 # index must agree with a sequential scan.
+#
+# Three more indexes have a delta area (WITH (delta = on)): a unique one
+# and two others, normalized and comparator keys.  A second script (one
+# transaction in five) reads through them (point and range lookups, both
+# directions, index-only), inserts, and switches its session's
+# pagebtree.delta_append_always (on in postgresql.conf) on or off now and
+# then, so that appends to runs, folds at the threshold, folds of leaves
+# written anyway, splits that take runs and (auto)VACUUM folds run
+# concurrently with each other and with the readers; samples taken during
+# the run must show pending entries and folds.  Afterwards (autovacuum off,
+# and a few more inserts to leave entries pending) every delta index must
+# pass pagebtree_check and agree with a sequential scan both before and
+# after a VACUUM that folds the runs.
 
 use strict;
 use warnings;
@@ -14,6 +27,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use IPC::Run;
 
 my $seconds = $ENV{PBT_STRESS_SECONDS} // 120;
 
@@ -25,6 +39,7 @@ max_connections = 40
 autovacuum_naptime = 1s
 autovacuum_vacuum_threshold = 500
 autovacuum_vacuum_scale_factor = 0.02
+pagebtree.delta_append_always = on
 });
 $node->start;
 $node->safe_psql('postgres', q{
@@ -37,6 +52,9 @@ CREATE INDEX st_k ON st USING pagebtree (k DESC);
 CREATE INDEX st_t ON st USING pagebtree (t, v);
 CREATE INDEX st_n ON st USING pagebtree (n) INCLUDE (v);
 CREATE INDEX st_v ON st USING pagebtree (v);
+CREATE UNIQUE INDEX st_did ON st USING pagebtree ((-id)) WITH (delta = on);
+CREATE INDEX st_dkt ON st USING pagebtree ((k % 1000), t) INCLUDE (v) WITH (delta = on);
+CREATE INDEX st_dn ON st USING pagebtree ((n * 3), id) WITH (delta = on);
 });
 
 my $script = q{
@@ -60,13 +78,95 @@ VACUUM st;
 \endif
 };
 
+# through the indexes with a delta area
+my $delta_script = q{
+\set id random(1, 100000)
+\set k random(1, 900000)
+\set r random(1, 100)
+\set g random(1, 10)
+\if :g = 1
+SET pagebtree.delta_append_always = off;
+\elif :g = 2
+SET pagebtree.delta_append_always = on;
+\endif
+\if :r <= 20
+SELECT id, k FROM st WHERE -id = -:id;
+\elif :r <= 35
+SELECT count(*) FROM st WHERE -id BETWEEN -:id - 200 AND -:id;
+\elif :r <= 50
+SELECT k % 1000, t FROM st WHERE k % 1000 = :k % 1000 ORDER BY k % 1000 DESC, t DESC LIMIT 20;
+\elif :r <= 60
+SELECT k % 1000, t, v FROM st WHERE k % 1000 = :k % 1000 AND t >= md5(:id::text) ORDER BY k % 1000, t LIMIT 20;
+\elif :r <= 70
+SELECT n * 3, id FROM st WHERE n * 3 >= :r * 30 ORDER BY n * 3, id LIMIT 50;
+\elif :r <= 95
+INSERT INTO st VALUES (nextval('st_seq'), :k, md5(:k::text), :k % 1000, 2);
+\else
+UPDATE st SET v = v + 1, n = n + 1 WHERE id = :id;
+\endif
+};
+
+# pending entries and folds of the delta indexes, sampled during the run
+my $runs_q = q{SELECT sum(r.entries), sum(r.folds)
+  FROM unnest(ARRAY['st_did', 'st_dkt', 'st_dn']) i, LATERAL pagebtree_runs(i::regclass) r};
+$node->safe_psql('postgres', 'CREATE TABLE delta_samples (entries int8, folds int8)');
+my $sampler_file = $node->basedir . '/sample.sql';
+PostgreSQL::Test::Utils::append_to_file($sampler_file,
+	"\\sleep 300 ms\nINSERT INTO delta_samples $runs_q;\n");
+my $sampler = IPC::Run::start(
+	[ 'pgbench', '-n', '-h', $node->host, '-p', $node->port, '-c', 1,
+		'-T', $seconds, '-f', $sampler_file, 'postgres' ],
+	'<', \undef, '>', \my $sampler_out, '2>', \my $sampler_err);
+
 $node->pgbench(
 	"--no-vacuum --client=8 --jobs=2 --time=$seconds",
 	0, [qr{processed: [1-9]}, qr{number of failed transactions: 0}], [qr{^$}],
 	'8 clients of mixed reads, inserts, updates, deletes and VACUUM',
-	{ 'stress' => $script });
+	{ 'stress@4' => $script, 'delta@1' => $delta_script });
+$sampler->finish;
 
-$node->safe_psql('postgres', 'VACUUM st');
+my ($samples, $max_pending, $max_folds) = split /\|/, $node->safe_psql('postgres',
+	'SELECT count(*), max(entries), max(folds) FROM delta_samples');
+ok($max_pending > 0 && $max_folds > 0,
+	"delta indexes during the run: up to $max_pending entries pending, $max_folds folds ($samples samples)");
+
+# the indexes with a delta area, with entries pending (autovacuum off now,
+# so that they stay pending), then after VACUUM
+$node->safe_psql('postgres', q{
+ALTER TABLE st SET (autovacuum_enabled = off);
+SET pagebtree.delta_append_always = on;
+INSERT INTO st SELECT nextval('st_seq'), g * 13, md5(g::text), g % 1000, 3 FROM generate_series(1, 3000) g;
+});
+my @delta = qw(st_did st_dkt st_dn);
+my %dq = (
+	st_did => 'SELECT -id FROM st WHERE -id < 0 ORDER BY -id',
+	st_dkt => 'SELECT k % 1000, t FROM st WHERE k % 1000 >= 0 ORDER BY k % 1000, t',
+	st_dn  => 'SELECT n * 3, id FROM st WHERE n * 3 >= 0 ORDER BY n * 3 DESC, id DESC',
+);
+my ($pending, $folds) = split /\|/, $node->safe_psql('postgres', $runs_q);
+ok($pending > 0, "delta indexes: $pending entries pending before VACUUM");
+for my $when ('before VACUUM', 'after VACUUM')
+{
+	if ($when eq 'after VACUUM')
+	{
+		$node->safe_psql('postgres', 'VACUUM st');
+		my ($p, $f) = split /\|/, $node->safe_psql('postgres', $runs_q);
+		ok($p < $pending && $f > $folds, "VACUUM folded runs ($pending -> $p entries pending)");
+	}
+	for my $idx (@delta)
+	{
+		my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('$idx', true)");
+		is($ret, 0, "pagebtree_check($idx) passes $when") or diag($err);
+		my $off = 'SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off;';
+		my $plan = $node->safe_psql('postgres', "$off EXPLAIN (COSTS OFF) $dq{$idx}");
+		like($plan, qr/^ *(->  )?Index (Only )?Scan (Backward )?using $idx /m, "$idx is used for its query");
+		my $viaindex = $node->safe_psql('postgres',
+			"$off SELECT count(*), md5(string_agg(x::text, ',')) FROM ($dq{$idx}) x");
+		my $viaseq = $node->safe_psql('postgres',
+			"SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; SELECT count(*), md5(string_agg(x::text, ',')) FROM ($dq{$idx}) x");
+		is($viaindex, $viaseq, "$idx returns the same rows as a sequential scan $when");
+	}
+}
 for my $idx (qw(st_id st_k st_t st_n st_v))
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('$idx', true)");
