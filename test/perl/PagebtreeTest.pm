@@ -434,7 +434,8 @@ sub _compare_scan
 # ${t}_ks (k DESC, s COLLATE "C") INCLUDE (id), including index-only scans,
 # and the delta-area indexes ${t}_dpk (pad COLLATE "C", k) INCLUDE (id) and
 # ${t}_dls (lower(s)) (pbt_create_schema(delta => 1)), whose scans merge the
-# runs of pending entries.
+# runs of pending entries (one full scan each; backward over the rows the
+# workload inserted, and the text ranges).
 # Returns a fingerprint of the table (count and md5 of all rows) for
 # comparing nodes.
 # %opts: table ('t'), ranges (8), text_ranges (6), dbname ('postgres')
@@ -536,12 +537,12 @@ sub pbt_verify
 		push @checks,
 		  [ '(pad, k) delta forward', qr/Index Scan using ${t}_dpk on $t/,
 			qq{SELECT pad, k, id FROM $t ORDER BY pad COLLATE "C", k}, 2 ],
-		  [ '(pad, k) delta backward', qr/Index Scan Backward using ${t}_dpk on $t/,
-			qq{SELECT pad, k, id FROM $t ORDER BY pad COLLATE "C" DESC, k DESC}, 2 ],
+		  [ "(pad, k) delta backward, pad < 'load'", qr/Index Scan Backward using ${t}_dpk on $t/,
+			qq{SELECT pad, k, id FROM $t WHERE pad COLLATE "C" < 'load' ORDER BY pad COLLATE "C" DESC, k DESC}, 2 ],
 		  [ "(pad, k) delta index-only, k in [$lo, $hi]", qr/Index Only Scan using ${t}_dpk on $t/,
 			qq{SELECT pad, k, id FROM $t WHERE pad COLLATE "C" >= 'a' AND k BETWEEN $lo AND $hi ORDER BY pad COLLATE "C", k}, 2, 1 ],
-		  [ "(pad, k) delta index-only backward, k < $hi", qr/Index Only Scan Backward using ${t}_dpk on $t/,
-			qq{SELECT pad, k, id FROM $t WHERE pad COLLATE "C" > 'e' AND k < $hi ORDER BY pad COLLATE "C" DESC, k DESC}, 2, 1 ],
+		  [ "(pad, k) delta index-only backward, k in [$lo, $hi]", qr/Index Only Scan Backward using ${t}_dpk on $t/,
+			qq{SELECT pad, k, id FROM $t WHERE pad COLLATE "C" > 'e' AND k BETWEEN $lo AND $hi ORDER BY pad COLLATE "C" DESC, k DESC}, 2, 1 ],
 		  [ "(pad, k) delta = ANY", qr/Index (Only )?Scan using ${t}_dpk on $t/,
 			qq{SELECT pad, k, id FROM $t WHERE pad COLLATE "C" = ANY(ARRAY['ins', 'upd', 'dup', 'load', 'x', 'y']) AND k = ANY(ARRAY[$lo, $lo + 1, $lo + 7, $lo + 100, 1000, 2000, 20000]) ORDER BY pad COLLATE "C", k}, 2, 1 ];
 	}
@@ -549,9 +550,7 @@ sub pbt_verify
 	{
 		push @checks,
 		  [ 'lower(s) delta forward', qr/Index Scan using ${t}_dls on $t/,
-			"SELECT lower(s), id FROM $t ORDER BY lower(s)", 1 ],
-		  [ 'lower(s) delta backward', qr/Index Scan Backward using ${t}_dls on $t/,
-			"SELECT lower(s), id FROM $t ORDER BY lower(s) DESC", 1 ];
+			"SELECT lower(s), id FROM $t ORDER BY lower(s)", 1 ];
 		for my $r (@sranges)
 		{
 			push @checks,
