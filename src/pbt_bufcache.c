@@ -34,6 +34,28 @@ typedef struct RecentBuffer
 static RecentBuffer recent_hot[RECENT_HOT];
 static RecentBuffer recent_leaves[RECENT_LEAVES];
 
+/*
+ * Raise the usage count of a buffer this backend pinned, as ReadBuffer's pin
+ * does and ReadRecentBuffer's first pin does not: without it the clock
+ * sweep evicts pages that are read only through this cache, however hot.
+ * The same compare-and-swap as PinBuffer's, skipped while the header is
+ * locked (the count is a hint).
+ */
+static void
+raise_usage_count(Buffer buf)
+{
+	BufferDesc *desc = GetBufferDescriptor(buf - 1);
+	uint32		state = pg_atomic_read_u32(&desc->state);
+
+	while (BUF_STATE_GET_USAGECOUNT(state) < BM_MAX_USAGE_COUNT &&
+		   !(state & BM_LOCKED))
+	{
+		if (pg_atomic_compare_exchange_u32(&desc->state, &state,
+										   state + BUF_USAGECOUNT_ONE))
+			break;
+	}
+}
+
 static Buffer
 read_recent(Relation index, BlockNumber blkno, RecentBuffer *table, int size)
 {
@@ -49,6 +71,8 @@ read_recent(Relation index, BlockNumber blkno, RecentBuffer *table, int size)
 		BufferIsLocal(r->buf) == RelationUsesLocalBuffers(index) &&
 		ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blkno, r->buf))
 	{
+		if (!BufferIsLocal(r->buf))
+			raise_usage_count(r->buf);
 		/* what ReadBuffer counts for the index's I/O statistics */
 		pgstat_count_buffer_read(index);
 		pgstat_count_buffer_hit(index);
@@ -68,7 +92,7 @@ pbt_read_hot(Relation index, BlockNumber blkno)
 	return read_recent(index, blkno, recent_hot, RECENT_HOT);
 }
 
-/* ReadBuffer for the leaf a descent ends at */
+/* ReadBuffer for the leaf a descent ends at, or the side page of its run */
 Buffer
 pbt_read_leaf(Relation index, BlockNumber blkno)
 {

@@ -187,11 +187,11 @@ pbt_side_mask(Page page)
 
 /*
  * Copy the run of the locked leaf into *run, in no order, if it has one.
- * The side page is only pinned, not locked: its slot for the leaf changes
- * only under the leaf's exclusive lock, which the caller's lock excludes,
- * and changes to other slots do not touch the slot's bytes (generic WAL
- * copies the whole page back, but with the same bytes there).  A reader
- * of many leaves passes *keep, a pin it holds on to between them
+ * On a primary the side page is only pinned, not locked: its slot for the
+ * leaf changes only under the leaf's exclusive lock, which the caller's
+ * lock excludes, and changes to other slots do not touch the slot's bytes
+ * (generic WAL copies the whole page back, but with the same bytes there).
+ * A reader of many leaves passes *keep, a pin it holds on to between them
  * (InvalidBuffer at first; the caller releases it), which saves looking
  * the side page up again for the next leaf of its group, and lets the
  * memory of *run serve again.
@@ -199,6 +199,19 @@ pbt_side_mask(Page page)
 bool
 pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run,
 			 Buffer *keep)
+{
+	return pbt_run_read_filtered(index, st, leaf, run, keep, NULL, NULL);
+}
+
+/*
+ * pbt_run_read, keeping only the entries that filter accepts (a scan's key
+ * range): run->n counts those, run->used is still the slot's.  Returns
+ * whether any was kept.
+ */
+bool
+pbt_run_read_filtered(Relation index, PbtState *st, BlockNumber leaf,
+					  PbtRun *run, Buffer *keep,
+					  PbtRunFilter filter, void *filter_arg)
 {
 	uint32		group = pbt_delta_group(index, st);
 	Buffer		sbuf;
@@ -208,6 +221,7 @@ pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run,
 	char	   *copy;
 	int			need;
 	BlockNumber side;
+	bool		in_recovery = RecoveryInProgress();
 
 	run->n = 0;
 	run->used = 0;
@@ -226,21 +240,28 @@ pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run,
 		sbuf = *keep;
 	else
 	{
-		/*
-		 * (Not through the recent-buffer cache: ReadRecentBuffer does not
-		 * raise a buffer's usage count, and hot side pages must keep theirs.)
-		 */
 		if (keep && BufferIsValid(*keep))
 			ReleaseBuffer(*keep);
-		sbuf = ReadBuffer(index, side);
+		sbuf = pbt_read_leaf(index, side);
 		if (keep)
 			*keep = sbuf;
 	}
 	spage = BufferGetPage(sbuf);
+
+	/*
+	 * Redo changes runs without the leaf's lock (appends) and restores
+	 * whole side pages from images, so in recovery the slot is read under
+	 * the side page's share lock; redo of a fold or split keeps the leaf
+	 * locked until the slot is updated, so leaf and run agree.
+	 */
+	if (in_recovery)
+		LockBuffer(sbuf, BUFFER_LOCK_SHARE);
 	/* (a new side page may be initialized meanwhile: its slots stay 0) */
 	hdr = PbtIsSidePage(spage) ? pbt_side_run(spage, group, run->slot) : NULL;
 	if (hdr == NULL || hdr->nentries == 0)
 	{
+		if (in_recovery)
+			LockBuffer(sbuf, BUFFER_LOCK_UNLOCK);
 		if (!keep)
 			ReleaseBuffer(sbuf);
 		return false;
@@ -256,21 +277,28 @@ pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run,
 	}
 	copy = (char *) (run->items + run->n);
 	p = (const char *) (hdr + 1);
-	for (int i = 0; i < run->n; i++)
+	run->n = 0;
+	for (int i = 0; i < hdr->nentries; i++)
 	{
 		uint16		len;
 
 		memcpy(&len, p, sizeof(uint16));
 		copy = (char *) MAXALIGN(copy);
 		memcpy(copy, p + sizeof(uint16), len);
-		run->items[i].data = copy;
-		run->items[i].len = len;
-		copy += len;
 		p += PBT_RUN_ENTRY_COST(len);
+		/* (filtered aligned: comparator mode reads index tuples) */
+		if (filter && !filter(filter_arg, copy, len))
+			continue;
+		run->items[run->n].data = copy;
+		run->items[run->n].len = len;
+		run->n++;
+		copy += len;
 	}
+	if (in_recovery)
+		LockBuffer(sbuf, BUFFER_LOCK_UNLOCK);
 	if (!keep)
 		ReleaseBuffer(sbuf);
-	return true;
+	return run->n > 0;
 }
 
 /* Put a run's entries in key order. */
@@ -716,7 +744,8 @@ void
 pbt_redo_fold(XLogReaderState *record)
 {
 	xl_pbt_fold *xlrec = (xl_pbt_fold *) XLogRecGetData(record);
-	Buffer		buf;
+	Buffer		buf = InvalidBuffer;
+	Buffer		sbuf;
 
 	if (XLogRecHasBlockRef(record, 0) &&
 		XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
@@ -741,23 +770,24 @@ pbt_redo_fold(XLogReaderState *record)
 		pfree(items);
 		pfree(pos);
 	}
-	if (XLogRecHasBlockRef(record, 0) && BufferIsValid(buf))
-		UnlockReleaseBuffer(buf);
 
-	if (XLogReadBufferForRedo(record, 1, &buf) == BLK_NEEDS_REDO)
+	/* the leaf stays locked until its run agrees with it (pbt_run_read) */
+	if (XLogReadBufferForRedo(record, 1, &sbuf) == BLK_NEEDS_REDO)
 	{
 		Size		len;
 		char	   *data = XLogRecGetBlockData(record, 1, &len);
 		PbtItem    *items = palloc(sizeof(PbtItem) * Max(xlrec->nkept, 1));
-		Page		page = BufferGetPage(buf);
+		Page		page = BufferGetPage(sbuf);
 
 		unpack_items(data, xlrec->nkept, items, NULL);
 		pbt_side_run_set(page, xlrec->slot, items, xlrec->nkept,
 						 xlrec->ninserted > 0);
 		PageSetLSN(page, record->EndRecPtr);
-		MarkBufferDirty(buf);
+		MarkBufferDirty(sbuf);
 		pfree(items);
 	}
+	if (BufferIsValid(sbuf))
+		UnlockReleaseBuffer(sbuf);
 	if (BufferIsValid(buf))
 		UnlockReleaseBuffer(buf);
 }

@@ -75,8 +75,14 @@ typedef struct PbtRun
 
 extern uint32 pbt_delta_group(Relation index, PbtState *st);
 extern uint32 pbt_delta_group_for_build(Relation index);
+/* which of a run's entries a reader wants (aligned item bytes) */
+typedef bool (*PbtRunFilter) (void *arg, const char *item, int len);
+
 extern bool pbt_run_read(Relation index, PbtState *st, BlockNumber leaf,
 						 PbtRun *run, Buffer *keep);
+extern bool pbt_run_read_filtered(Relation index, PbtState *st,
+								  BlockNumber leaf, PbtRun *run, Buffer *keep,
+								  PbtRunFilter filter, void *filter_arg);
 extern void pbt_run_sort(PbtState *st, PbtRun *run);
 extern void pbt_run_free(PbtRun *run);
 extern bool pbt_run_append(Relation index, PbtState *st, Buffer leafbuf,

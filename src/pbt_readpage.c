@@ -29,23 +29,40 @@ typedef struct RunMatch
 } RunMatch;
 
 /*
- * Is a run entry in the key range the batch just read covers?  That range
- * runs from so->run_from (the key the read started at; NULL: the page's
- * edge) to the last item the batch examined if more follow on the page,
- * else to the page's edge.  A continuation starts from that item, so no
- * entry is returned twice.
+ * Could the read of a page return a run entry: is it on the far side of
+ * so->run_from (the key the read starts at; NULL: the page's edge) and
+ * within the scan's bounds?  (pbt_run_read_filtered's filter: most of a
+ * run fails it, and is neither kept nor merged.)
+ */
+static bool
+run_entry_in_range(void *arg, const char *item, int len)
+{
+	PbtScanOpaque so = (PbtScanOpaque) arg;
+	PbtState   *st = so->st;
+	PbtSearchKey *from = so->run_from;
+
+	if (from && (ScanDirectionIsForward(so->run_dir) ?
+				 pbt_compare(st, from, item, len) > 0 :
+				 pbt_compare(st, from, item, len) <= 0))
+		return false;
+	return !((so->has_lower && pbt_compare(st, &so->lowerkey, item, len) > 0) ||
+			 (so->has_upper && pbt_compare(st, &so->upperkey, item, len) <= 0));
+}
+
+/*
+ * Is a run entry in range (run_entry_in_range, checked as the run was read)
+ * in the key range the batch just read covers?  That range runs from
+ * so->run_from to the last item the batch examined if more follow on the
+ * page, else to the page's edge.  A continuation starts from that item, so
+ * no entry is returned twice.
  */
 static bool
 run_entry_in_batch(PbtScanOpaque so, const PbtItem *r)
 {
 	PbtState   *st = so->st;
 	bool		forward = ScanDirectionIsForward(so->run_dir);
-	PbtSearchKey *from = so->run_from;
 	bool		continuescan;
 
-	if (from && (forward ? pbt_compare(st, from, r->data, r->len) > 0 :
-				 pbt_compare(st, from, r->data, r->len) <= 0))
-		return false;
 	if (forward ? so->curr.restRight : so->curr.restLeft)
 	{
 		int			b = forward ? 1 : 0;
@@ -56,9 +73,6 @@ run_entry_in_batch(PbtScanOpaque so, const PbtItem *r)
 		if (forward ? c > 0 : c < 0)
 			return false;
 	}
-	if ((so->has_lower && pbt_compare(st, &so->lowerkey, r->data, r->len) > 0) ||
-		(so->has_upper && pbt_compare(st, &so->upperkey, r->data, r->len) <= 0))
-		return false;
 	return pbt_check_item_keys(so, r->data, r->len, so->run_dir, &continuescan);
 }
 
@@ -517,11 +531,10 @@ pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir,
 		   PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))));
 	Assert(!point || !ScanDirectionIsBackward(dir));
 	/* pending entries of the leaf, read while it is locked (done_with_page) */
-	if (pbt_run_read(scan->indexRelation, so->st, blkno, &so->run, &so->sidebuf))
-	{
-		so->run_dir = dir;
-		so->run_from = (PbtSearchKey *) from;
-	}
+	so->run_dir = dir;
+	so->run_from = (PbtSearchKey *) from;
+	pbt_run_read_filtered(scan->indexRelation, so->st, blkno, &so->run,
+						  &so->sidebuf, run_entry_in_range, so);
 	if (so->st->adaptive && (point || !so->bitmap))
 		convert = pbt_adapt_on_read(buf, point);
 	if (point && pbt_layout(BufferGetPage(buf))->probe)

@@ -120,11 +120,11 @@ pbt_redo_split(XLogReaderState *record)
 		MarkBufferDirty(bufs[3]);
 	}
 
-	for (int i = 0; i < 4; i++)
-		if (BufferIsValid(bufs[i]))
-			UnlockReleaseBuffer(bufs[i]);
-
-	/* the left page's run went into the halves */
+	/*
+	 * The left page's run went into the halves.  The halves stay locked
+	 * until the run is cleared, so that a hot-standby reader never sees
+	 * both (pbt_run_read).
+	 */
 	if (xlrec->run_slot >= 0)
 	{
 		Buffer		rbuf;
@@ -140,6 +140,10 @@ pbt_redo_split(XLogReaderState *record)
 		if (BufferIsValid(rbuf))
 			UnlockReleaseBuffer(rbuf);
 	}
+
+	for (int i = 0; i < 4; i++)
+		if (BufferIsValid(bufs[i]))
+			UnlockReleaseBuffer(bufs[i]);
 }
 
 static void

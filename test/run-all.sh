@@ -136,7 +136,7 @@ IS_ROOT=0
 # 1. Dependencies
 # ---------------------------------------------------------------------------
 PACKAGES="postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR
-          make gcc libc6-dev perl libipc-run-perl coreutils util-linux tar"
+          make gcc libc6-dev perl libipc-run-perl coreutils util-linux tar gdb"
 
 missing_packages() {
 	local p st
