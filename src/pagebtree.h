@@ -124,6 +124,15 @@ extern void pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno,
 /* pbt_bufcache.c */
 extern Buffer pbt_read_hot(Relation index, BlockNumber blkno);
 extern Buffer pbt_read_leaf(Relation index, BlockNumber blkno);
+extern void pbt_prefetch_recent_leaf(Relation index, BlockNumber blkno,
+									 int offset, int len);
+
+/* a CPU cache prefetch hint */
+#if defined(__GNUC__) || defined(__clang__)
+#define pbt_prefetch_mem(addr) __builtin_prefetch(addr)
+#else
+#define pbt_prefetch_mem(addr) ((void) 0)
+#endif
 
 /* pbt_search.c */
 extern Buffer pbt_get_root(Relation index, PbtState *st, int access);

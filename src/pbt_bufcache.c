@@ -85,6 +85,30 @@ read_recent(Relation index, BlockNumber blkno, RecentBuffer *table, int size)
 	return buf;
 }
 
+/*
+ * Ask the CPU to fetch lines of a page that the cache says a buffer holds,
+ * before this backend pins it: its buffer descriptor, page header and
+ * special space, and len bytes at offset.  Only a hint, never read: the
+ * buffer may hold another page by now, and a prefetch cannot fault.
+ */
+void
+pbt_prefetch_recent_leaf(Relation index, BlockNumber blkno, int offset, int len)
+{
+	RecentBuffer *r = &recent_leaves[(blkno + index->rd_node.relNode * 7919U) %
+									 RECENT_LEAVES];
+	char	   *page;
+
+	if (r->blkno != blkno || r->relnode != index->rd_node.relNode ||
+		!BufferIsValid(r->buf) || BufferIsLocal(r->buf))
+		return;
+	page = (char *) BufferGetBlock(r->buf);
+	pbt_prefetch_mem(GetBufferDescriptor(r->buf - 1));
+	pbt_prefetch_mem(page);
+	pbt_prefetch_mem(page + BLCKSZ - 1);
+	for (int off = 0; off < len; off += PG_CACHE_LINE_SIZE)
+		pbt_prefetch_mem(page + offset + off);
+}
+
 /* ReadBuffer for a page that every descent (or ascending insert) reads */
 Buffer
 pbt_read_hot(Relation index, BlockNumber blkno)

@@ -204,6 +204,23 @@ pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run,
 }
 
 /*
+ * Start fetching a leaf's run into the CPU cache, if its side page is in a
+ * shared buffer this backend used lately: a descent calls it before it
+ * reads the leaf, so that the misses overlap the leaf's search.
+ */
+void
+pbt_run_prefetch(Relation index, PbtState *st, BlockNumber leaf)
+{
+	uint32		group = pbt_delta_group(index, st);
+
+	if (group == 0 || pbt_is_side_block(group, leaf))
+		return;
+	pbt_prefetch_recent_leaf(index, pbt_side_block(group, leaf),
+							 pbt_side_slot_offset(group, pbt_side_slot(group, leaf)),
+							 Min(pbt_side_slot_size(group), 4 * PG_CACHE_LINE_SIZE));
+}
+
+/*
  * pbt_run_read, keeping only the entries that filter accepts (a scan's key
  * range): run->n counts those, run->used is still the slot's.  Returns
  * whether any was kept.
@@ -281,13 +298,17 @@ pbt_run_read_filtered(Relation index, PbtState *st, BlockNumber leaf,
 	for (int i = 0; i < hdr->nentries; i++)
 	{
 		uint16		len;
+		const char *entry;
 
 		memcpy(&len, p, sizeof(uint16));
-		copy = (char *) MAXALIGN(copy);
-		memcpy(copy, p + sizeof(uint16), len);
+		entry = p + sizeof(uint16);
 		p += PBT_RUN_ENTRY_COST(len);
-		/* (filtered aligned: comparator mode reads index tuples) */
-		if (filter && !filter(filter_arg, copy, len))
+		/* normalized keys compare unaligned; index tuples need alignment */
+		if (filter && st->normalized && !filter(filter_arg, entry, len))
+			continue;
+		copy = (char *) MAXALIGN(copy);
+		memcpy(copy, entry, len);
+		if (filter && !st->normalized && !filter(filter_arg, copy, len))
 			continue;
 		run->items[run->n].data = copy;
 		run->items[run->n].len = len;

@@ -53,11 +53,16 @@ pbt_side_slot_size(uint32 group)
 	return MAXALIGN_DOWN(PBT_USABLE_SPACE / group);
 }
 
+static inline int
+pbt_side_slot_offset(uint32 group, int slot)
+{
+	return MAXALIGN(SizeOfPageHeaderData) + slot * pbt_side_slot_size(group);
+}
+
 static inline PbtRunHeader *
 pbt_side_run(Page page, uint32 group, int slot)
 {
-	return (PbtRunHeader *) ((char *) page + MAXALIGN(SizeOfPageHeaderData) +
-							 slot * pbt_side_slot_size(group));
+	return (PbtRunHeader *) ((char *) page + pbt_side_slot_offset(group, slot));
 }
 
 #define PbtIsSidePage(page) \
@@ -80,6 +85,7 @@ typedef bool (*PbtRunFilter) (void *arg, const char *item, int len);
 
 extern bool pbt_run_read(Relation index, PbtState *st, BlockNumber leaf,
 						 PbtRun *run, Buffer *keep);
+extern void pbt_run_prefetch(Relation index, PbtState *st, BlockNumber leaf);
 extern bool pbt_run_read_filtered(Relation index, PbtState *st,
 								  BlockNumber leaf, PbtRun *run, Buffer *keep,
 								  PbtRunFilter filter, void *filter_arg);

@@ -41,12 +41,14 @@ run_entry_in_range(void *arg, const char *item, int len)
 	PbtState   *st = so->st;
 	PbtSearchKey *from = so->run_from;
 
+	/* (the upper bound first: a forward point lookup's entries fail early) */
+	if (so->has_upper && pbt_compare(st, &so->upperkey, item, len) <= 0)
+		return false;
 	if (from && (ScanDirectionIsForward(so->run_dir) ?
 				 pbt_compare(st, from, item, len) > 0 :
 				 pbt_compare(st, from, item, len) <= 0))
 		return false;
-	return !((so->has_lower && pbt_compare(st, &so->lowerkey, item, len) > 0) ||
-			 (so->has_upper && pbt_compare(st, &so->upperkey, item, len) <= 0));
+	return !(so->has_lower && pbt_compare(st, &so->lowerkey, item, len) > 0);
 }
 
 /*

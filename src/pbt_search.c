@@ -11,6 +11,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
+#include "pbt_delta.h"
 
 #include "miscadmin.h"
 
@@ -268,6 +269,8 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 
 		lockmode = (opaque->level - 1 == target_level) ? access : BUFFER_LOCK_SHARE;
 		child_inner = opaque->level > 1;
+		if (!child_inner)
+			pbt_run_prefetch(index, st, child);
 		UnlockReleaseBuffer(buf);
 		buf = child_inner ? pbt_read_hot(index, child) :
 			pbt_read_leaf(index, child);
