@@ -90,10 +90,7 @@ merge_run(IndexScanDesc scan, Page page)
 	PbtState   *st = so->st;
 	bool		within_end = so->batch_within_end;
 	RunMatch   *match = palloc(sizeof(RunMatch) * so->run.n);
-	ScanPosItem *merged;
 	int			nmatch = 0;
-	int			i = so->curr.firstItem;
-	int			k = 0;
 
 	/* the end key is checked for each entry: they are not in the batch */
 	so->batch_within_end = false;
@@ -123,25 +120,29 @@ merge_run(IndexScanDesc scan, Page page)
 	so->batch_within_end = within_end;
 	if (nmatch > 0)
 	{
-		merged = palloc(sizeof(ScanPosItem) *
-						(so->curr.lastItem - so->curr.firstItem + 1 + nmatch));
-		for (int j = 0; j < nmatch; j++)
+		ScanPosItem *items = so->curr.items;
+		int			n = so->curr.lastItem - so->curr.firstItem + 1;
+		int			i = n - 1;
+		int			w = n + nmatch - 1;
+
+		/* merged in place from the end: the batch's items move once */
+		Assert(w < PBT_MAX_BATCH_ITEMS - 1);
+		if (so->curr.firstItem > 0)
+			memmove(items, items + so->curr.firstItem, sizeof(ScanPosItem) * n);
+		for (int j = nmatch - 1; j >= 0; j--)
 		{
-			/* the batch's items before it (a probe's have no position) */
-			while (i <= so->curr.lastItem && so->curr.items[i].pos < match[j].pos)
-				merged[k++] = so->curr.items[i++];
+			/* the batch's items after it (a probe's have no position) */
+			while (i >= 0 && items[i].pos >= match[j].pos)
+				items[w--] = items[i--];
 			save_item(scan, PBT_MAX_BATCH_ITEMS - 1, PG_UINT16_MAX,
 					  match[j].item->data, match[j].item->len);
-			merged[k++] = so->curr.items[PBT_MAX_BATCH_ITEMS - 1];
+			items[w--] = items[PBT_MAX_BATCH_ITEMS - 1];
 		}
-		while (i <= so->curr.lastItem)
-			merged[k++] = so->curr.items[i++];
-		Assert(k < PBT_MAX_BATCH_ITEMS);
-		memcpy(so->curr.items, merged, sizeof(ScanPosItem) * k);
+		Assert(w == i);
 		so->curr.firstItem = 0;
-		so->curr.lastItem = k - 1;
-		so->curr.itemIndex = ScanDirectionIsForward(so->run_dir) ? 0 : k - 1;
-		pfree(merged);
+		so->curr.lastItem = n + nmatch - 1;
+		so->curr.itemIndex = ScanDirectionIsForward(so->run_dir) ?
+			0 : so->curr.lastItem;
 	}
 	pfree(match);
 	so->run.n = 0;				/* (its memory serves the next page) */
@@ -786,6 +787,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 			return false;
 		if (so->pf_distance > 0)
 			prefetch_ahead(scan, next);
+		pbt_run_prefetch(index, so->st, next);
 		buf = ReadBuffer(index, next);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		return pbt_read_page(scan, buf, 0, dir, NULL);
