@@ -1435,6 +1435,10 @@ class Bench:
         self.sql("DROP TABLE IF EXISTS p_cold_start")
         self.sql("CREATE TABLE p_cold_start AS SELECT bench_key_sparse(floor(bench_u('cs', i) * %d)::int8) AS k "
                  "FROM generate_series(1, %d) i" % (n * 9 // 10, p["cold_scans"]))
+        # = ANY: keys of one row in a thousand, spread over the whole index
+        self.sql("DROP TABLE IF EXISTS p_cold_any")
+        self.sql("CREATE TABLE p_cold_any AS SELECT bench_key_sparse(floor(bench_u('ca', i) * %d)::int8) AS k "
+                 "FROM generate_series(1, %d) i" % (n, n // 1000))
         for am in ams:
             t = "d_cold_%s" % self.ident(am)
             log("cold: %s: %d random inserts" % (am, n))
@@ -1458,6 +1462,13 @@ class Bench:
                 if r:
                     self.rec(ds, "cold_scan_rows_wall", am, r["rows_per_sec"])
                     self.rec(ds, "cold_scan_reads", am, r["reads_per_scan"])
+                self.restart_cold(settings)
+                t0 = time.time()
+                if self.attempt(ds, am, "= ANY cold", lambda: self.sql(
+                        "SET enable_seqscan = off; SET enable_bitmapscan = off; "
+                        "SELECT count(*) FROM %s WHERE k = ANY(ARRAY(SELECT k FROM p_cold_any)); "
+                        "RESET enable_seqscan; RESET enable_bitmapscan" % t) or True):
+                    self.rec(ds, "cold_any_secs", am, time.time() - t0)
                 self.sql("DELETE FROM %s WHERE v = %d" % (t, rep * 10 + 1))
                 self.restart_cold(settings)
                 t0 = time.time()
@@ -1469,6 +1480,7 @@ class Bench:
         for am in ams:
             self.sql("DROP TABLE IF EXISTS d_cold_%s" % self.ident(am))
         self.sql("DROP TABLE IF EXISTS p_cold_start")
+        self.sql("DROP TABLE IF EXISTS p_cold_any")
 
     # ------------------------------------------------------------------ run
     def run(self):

@@ -70,6 +70,7 @@ typedef PbtStackData *PbtStack;
 extern bool pbt_rmgr_registered;
 extern bool pbt_ablate_leaf_hints;
 extern bool pbt_delta_append_always;
+extern bool pbt_prefetch_arrays_always;
 extern PbtState *pbt_get_state(Relation index);
 extern PbtState *pbt_build_state(Relation index, MemoryContext cxt);
 extern void _PG_init(void);
@@ -139,6 +140,7 @@ extern Buffer pbt_get_root(Relation index, PbtState *st, int access);
 extern PbtStack pbt_search(Relation index, PbtState *st, PbtSearchKey *key,
 						   Buffer *bufp, int access, int target_level);
 extern int	pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key);
+extern bool pbt_beyond_hikey(PbtState *st, Page page, PbtSearchKey *key);
 extern int	pbt_page_first_key(Page page);
 extern BlockNumber pbt_page_child(Page page, int pos);
 extern void pbt_page_set_child(Page page, int pos, BlockNumber child);

@@ -36,6 +36,13 @@ bool		pbt_ablate_leaf_hints = false;
  */
 bool		pbt_delta_append_always = false;
 
+/*
+ * pagebtree.prefetch_arrays_always: = ANY scans prefetch the leaves of their
+ * next elements even before they read a block from disk (for tests, which
+ * cannot empty shared buffers).
+ */
+bool		pbt_prefetch_arrays_always = false;
+
 void
 _PG_init(void)
 {
@@ -72,6 +79,15 @@ _PG_init(void)
 							 "For tests: an index with delta = on then appends "
 							 "to runs until they fold, independently of checkpoints.",
 							 &pbt_delta_append_always,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("pagebtree.prefetch_arrays_always",
+							 "= ANY scans prefetch the leaves of their next elements from the start.",
+							 "For tests: otherwise a scan starts prefetching once "
+							 "it has read a block from disk.",
+							 &pbt_prefetch_arrays_always,
 							 false,
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,

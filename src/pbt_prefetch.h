@@ -28,6 +28,20 @@ typedef struct PbtLeafSource
 	int			next;
 } PbtLeafSource;
 
+/*
+ * The leaves where the next elements of a scan's = ANY array land, from the
+ * level above (pbt_array_source_next in pbt_scankey.c).
+ */
+typedef struct PbtArraySource
+{
+	int			next_elem;		/* the next element to locate */
+	BlockNumber last;			/* the leaf listed last */
+	StringInfoData keybuf;
+	BlockNumber leaves[PBT_LEAF_SOURCE_BATCH];
+	int			nleaves;
+	int			next;
+} PbtArraySource;
+
 #define PBT_PREFETCH_MAX_DISTANCE 256
 
 typedef struct PbtPrefetch

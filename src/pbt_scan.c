@@ -30,6 +30,7 @@
  */
 #include "pbt_scan.h"
 
+#include "executor/instrument.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
 #include "utils/memutils.h"
@@ -62,6 +63,7 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	so->currTuples.data = palloc(so->currTuples.size);
 	so->pf_distance = pbt_prefetch_distance(index, false);
 	initStringInfo(&so->pf_hikey);
+	initStringInfo(&so->pf_array_source.keybuf);
 	/* the runs of the leaves read, in the scan's memory (pbt_run_read) */
 	so->run.cap = 1024;
 	so->run.items = palloc(so->run.cap);
@@ -230,6 +232,46 @@ return_item(IndexScanDesc scan)
 		return_itup(scan, pi);
 }
 
+/*
+ * A forward scan of one = ANY array moved to its next element: keep the
+ * leaves of the elements after it requested ahead, once the scan has read
+ * blocks from disk (with every leaf in shared buffers, locating them would
+ * only cost time).
+ */
+static void
+prefetch_array_leaves(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	if (so->narrays != 1 || so->pf_distance == 0 || !so->st->normalized ||
+		!ScanDirectionIsForward(dir))
+		return;
+	if (!so->pf_array_on)
+	{
+		PbtArraySource *src = &so->pf_array_source;
+		ArrayKeyInfo *ak = &so->arrays[0];
+		Buffer		root;
+		int			levels;
+
+		if (pgBufferUsage.shared_blks_read + pgBufferUsage.local_blks_read ==
+			so->pf_array_reads && !pbt_prefetch_arrays_always)
+			return;
+		root = pbt_get_root(scan->indexRelation, so->st, BUFFER_LOCK_SHARE);
+		levels = PbtPageGetOpaque(BufferGetPage(root))->level;
+		UnlockReleaseBuffer(root);
+		if (levels == 0)
+			return;
+		so->pf_array_on = true;
+		src->next_elem = ak->cur +
+			(so->st->cols[so->keys[ak->keyidx].col].desc ? -1 : 1);
+		src->last = InvalidBlockNumber;
+		src->nleaves = src->next = 0;
+		pbt_prefetch_init(&so->pf_array, scan->indexRelation, so->st,
+						  so->pf_distance, pbt_array_source_next, scan);
+	}
+	pbt_prefetch_advance(&so->pf_array);
+}
+
 /* first or next match, moving on through array key combinations */
 static bool
 scan_advance(IndexScanDesc scan, ScanDirection dir)
@@ -255,6 +297,7 @@ scan_advance(IndexScanDesc scan, ScanDirection dir)
 			return true;
 		if (so->narrays == 0 || !pbt_advance_arrays(so, dir))
 			return false;
+		prefetch_array_leaves(scan, dir);
 	}
 }
 
@@ -330,6 +373,7 @@ pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 		}
 		if (so->narrays == 0 || !pbt_advance_arrays(so, ForwardScanDirection))
 			break;
+		prefetch_array_leaves(scan, ForwardScanDirection);
 	}
 	return ntids;
 }

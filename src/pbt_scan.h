@@ -157,6 +157,11 @@ typedef struct PbtScanOpaqueData
 	StringInfoData pf_hikey;	/* the high key of the page read last */
 	PbtLeafSource pf_source;
 	PbtPrefetch pf;
+	/* ... and of the next elements of an = ANY array, once it reads I/O */
+	bool		pf_array_on;
+	int64		pf_array_reads; /* blocks read before the array started */
+	PbtArraySource pf_array_source;
+	PbtPrefetch pf_array;
 } PbtScanOpaqueData;
 
 #define SCAN_FIRST_BATCH 32
@@ -168,6 +173,7 @@ typedef PbtScanOpaqueData *PbtScanOpaque;
 extern void pbt_preprocess_keys(IndexScanDesc scan);
 extern void pbt_encode_key(PbtScanOpaque so, ScanKeyInfo *k);
 extern void pbt_start_arrays(PbtScanOpaque so, ScanDirection dir);
+extern BlockNumber pbt_array_source_next(void *arg);
 extern bool pbt_advance_arrays(PbtScanOpaque so, ScanDirection dir);
 extern bool pbt_point_lookup(PbtScanOpaque so);
 extern bool pbt_build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,

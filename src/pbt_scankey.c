@@ -16,6 +16,7 @@
 #include "pbt_scan.h"
 
 #include "access/nbtree.h"
+#include "executor/instrument.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -153,6 +154,81 @@ pbt_start_arrays(PbtScanOpaque so, ScanDirection dir)
 		k->sk->sk_argument = ak->elems[ak->cur];
 		pbt_encode_key(so, k);
 	}
+	so->pf_array_on = false;
+	so->pf_array_reads = pgBufferUsage.shared_blks_read +
+		pgBufferUsage.local_blks_read;
+}
+
+/*
+ * The search key a scan positions at for element elem of its one array,
+ * in the source's buffer (normalized keys: bytes only).  The array's
+ * current element is left as it was.
+ */
+static void
+array_element_key(PbtScanOpaque so, int elem, PbtSearchKey *key)
+{
+	ArrayKeyInfo *ak = &so->arrays[0];
+	ScanKeyInfo *k = &so->keys[ak->keyidx];
+	StringInfo	buf = &so->pf_array_source.keybuf;
+	bool		strict;
+	ScanKeyInfo *bound;
+
+	Assert(so->st->normalized && so->narrays == 1);
+	k->sk->sk_argument = ak->elems[elem];
+	pbt_encode_key(so, k);
+	(void) pbt_build_boundary(so, true, key, buf, &strict, &bound);
+	key->nextkey = strict;
+	k->sk->sk_argument = ak->elems[ak->cur];
+	pbt_encode_key(so, k);
+}
+
+/*
+ * The next leaf a forward scan of one = ANY array will read for its later
+ * elements, as far as the level above knows (a PbtNextBlock; arg is the
+ * scan).  One descent to level 1 locates the elements that page covers.
+ */
+BlockNumber
+pbt_array_source_next(void *arg)
+{
+	IndexScanDesc scan = (IndexScanDesc) arg;
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtArraySource *src = &so->pf_array_source;
+	ArrayKeyInfo *ak = &so->arrays[0];
+	int			step = so->st->cols[so->keys[ak->keyidx].col].desc ? -1 : 1;
+
+	while (src->next == src->nleaves &&
+		   src->next_elem >= 0 && src->next_elem < ak->nelems)
+	{
+		PbtSearchKey key;
+		Buffer		buf;
+		Page		page;
+
+		src->nleaves = src->next = 0;
+		array_element_key(so, src->next_elem, &key);
+		pbt_free_stack(pbt_search(scan->indexRelation, so->st, &key, &buf,
+								  BUFFER_LOCK_SHARE, 1));
+		page = BufferGetPage(buf);
+		if (PbtPageGetOpaque(page)->level != 1)
+			src->next_elem = -1;	/* a tree of one leaf: nothing to fetch */
+		else
+		{
+			do
+			{
+				BlockNumber child = pbt_page_child(page,
+												   pbt_binsearch(so->st, page, &key));
+
+				if (child != src->last)
+					src->leaves[src->nleaves++] = src->last = child;
+				src->next_elem += step;
+				if (src->next_elem < 0 || src->next_elem >= ak->nelems)
+					break;
+				array_element_key(so, src->next_elem, &key);
+			} while (src->nleaves < PBT_LEAF_SOURCE_BATCH &&
+					 !pbt_beyond_hikey(so->st, page, &key));
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	return src->next < src->nleaves ? src->leaves[src->next++] : InvalidBlockNumber;
 }
 
 /* Advance to the next combination of array elements; false when done. */

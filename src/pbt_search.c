@@ -96,7 +96,7 @@ pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 }
 
 /* Does key belong to a page to the right of this one? */
-static inline bool
+bool
 pbt_beyond_hikey(PbtState *st, Page page, PbtSearchKey *key)
 {
 	PbtItem		hikey;

@@ -142,6 +142,31 @@ SELECT * FROM pbt_cmp_all(ARRAY[
     'SELECT a, b FROM s_multi WHERE a = ANY (''{30,10,20}'') AND b = ANY (''{k412,k138,k057,k999,k197}'') ORDER BY a, b'
 ]);
 
+-- = ANY over many leaves, the leaves of the next elements prefetched from
+-- the level above (pagebtree.prefetch_arrays_always: the index is in shared
+-- buffers, where a scan would not start prefetching); an ascending index,
+-- then a descending one
+CREATE TABLE s_any (id int, k int8) WITH (autovacuum_enabled = off);
+INSERT INTO s_any SELECT i, (i * 7919) % 40000 FROM generate_series(1, 40000) i;
+CREATE INDEX s_any_k ON s_any USING pagebtree (k);
+VACUUM ANALYZE s_any;
+SET pagebtree.prefetch_arrays_always = on;
+SET effective_io_concurrency = 8;
+SELECT * FROM pbt_cmp_all(ARRAY[
+    'SELECT id FROM s_any WHERE k = ANY (ARRAY(SELECT g * 3 FROM generate_series(-5, 14000) g))',
+    'SELECT k FROM s_any WHERE k = ANY (ARRAY(SELECT g * 97 FROM generate_series(0, 500) g)) ORDER BY k',
+    'SELECT k FROM s_any WHERE k = ANY (ARRAY(SELECT g * 97 FROM generate_series(0, 500) g)) ORDER BY k DESC',
+    'SELECT id FROM s_any WHERE k = ANY (''{39999,0,20000,5}'') AND k > 3'
+]);
+DROP INDEX s_any_k;
+CREATE INDEX s_any_kd ON s_any USING pagebtree (k DESC);
+SELECT * FROM pbt_cmp_all(ARRAY[
+    'SELECT id FROM s_any WHERE k = ANY (ARRAY(SELECT g * 3 FROM generate_series(-5, 14000) g))',
+    'SELECT k FROM s_any WHERE k = ANY (ARRAY(SELECT g * 97 FROM generate_series(0, 500) g)) ORDER BY k DESC'
+]);
+RESET pagebtree.prefetch_arrays_always;
+RESET effective_io_concurrency;
+
 -- IS NULL / IS NOT NULL on both columns
 SELECT * FROM pbt_cmp_all(ARRAY[
     'SELECT id FROM s_multi WHERE a IS NULL',
