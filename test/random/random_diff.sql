@@ -134,12 +134,13 @@ BEGIN
             dir := CASE WHEN random() < 0.5 THEN 'ASC' ELSE 'DESC' END;
             s := 'https://example.org/' || (random() * 50)::int;
             arr := format('ARRAY[%s, %s, %s, NULL, %s]', a, a + 1, (random() * 1e6)::int, a);
-            kind := (ARRAY['index', 'indexonly', 'bitmap'])[1 + (random() * 2.99)::int];
+            kind := (ARRAY['index', 'indexonly', 'bitmap'])[1 + floor(random() * 3)::int];
             FOREACH q IN ARRAY ARRAY[
                 format('SELECT k1 FROM $T WHERE k1 BETWEEN %s AND %s ORDER BY k1 %s', a, b, dir),
                 format('SELECT k1 FROM $T WHERE k1 > %s ORDER BY k1 %s LIMIT 50', a, dir),
                 format('SELECT k1 FROM $T WHERE k1 = %s::int4', a % 100000),
                 format('SELECT k1 FROM $T WHERE k1 = ANY(%s) ORDER BY k1 %s', arr, dir),
+                format('SELECT k1 FROM $T WHERE k1 = ANY(ARRAY(SELECT %s + g * 97 FROM generate_series(0, 300) g)) ORDER BY k1 %s', a, dir),
                 format('SELECT k1 FROM $T WHERE k1 IS NULL', a),
                 format('SELECT k1 FROM $T WHERE k1 < %s ORDER BY k1 %s LIMIT 30', a, dir),
                 format('SELECT k2 FROM $T WHERE k2 >= %L AND k2 < %L ORDER BY k2 %s', s, s || '/item/5', dir),

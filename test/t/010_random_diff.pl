@@ -3,9 +3,10 @@
 # test/random/random_diff.sql defines the workload: every round applies the
 # same deterministic INSERT/UPDATE/DELETE stream to a pagebtree-indexed and a
 # btree-indexed table, VACUUMs both on odd rounds, checks every pagebtree
-# index, and compares 19 random ordered/range/equality/= ANY/NULL queries
+# index, and compares 20 random ordered/range/equality/= ANY/NULL queries
 # per iteration through plain, index-only and bitmap scans.  Any difference
-# raises an error, which fails this test.
+# raises an error, which fails this test.  = ANY scans prefetch the leaves
+# of their next elements from the start (pagebtree.prefetch_arrays_always).
 #
 # Two of the pagebtree indexes (rd_p_k5d, rd_p_k53d) have a delta area and
 # the server runs with pagebtree.delta_append_always = on: their inserts go
@@ -40,6 +41,8 @@ shared_buffers = 256MB
 max_wal_size = 2GB
 fsync = off
 pagebtree.delta_append_always = on
+pagebtree.prefetch_arrays_always = on
+effective_io_concurrency = 8
 });
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION pagebtree');
