@@ -1464,6 +1464,14 @@ class Bench:
                     self.rec(ds, "cold_scan_reads", am, r["reads_per_scan"])
                 self.restart_cold(settings)
                 t0 = time.time()
+                if self.attempt(ds, am, "backward cold", lambda: self.sql(
+                        "SET enable_seqscan = off; SET enable_bitmapscan = off; "
+                        "SELECT count(*) FROM (SELECT k FROM %s WHERE k <= (SELECT max(k) FROM p_cold_start) "
+                        "ORDER BY k DESC LIMIT %d) s; "
+                        "RESET enable_seqscan; RESET enable_bitmapscan" % (t, p["cold_scan_rows"])) or True):
+                    self.rec(ds, "cold_backward_secs", am, time.time() - t0)
+                self.restart_cold(settings)
+                t0 = time.time()
                 if self.attempt(ds, am, "= ANY cold", lambda: self.sql(
                         "SET enable_seqscan = off; SET enable_bitmapscan = off; "
                         "SELECT count(*) FROM %s WHERE k = ANY(ARRAY(SELECT k FROM p_cold_any)); "

@@ -105,6 +105,7 @@ OOM_SECTION = ("Out of memory: index >= 4x shared_buffers, CHECKPOINT at a fixed
 COLD_SECTION = ("With the OS cache dropped and shared buffers empty before each measurement", [
     ("cold_scan_rows_wall", "long scans: rows/s (wall clock)", "/s", "high"),
     ("cold_scan_reads", "long scans: buffer reads/scan", "", "low"),
+    ("cold_backward_secs", "index-only backward scan, as many rows as a long scan: seconds", "s", "low"),
     ("cold_any_secs", "index-only scan of k = ANY(keys of 0.1% of the rows): seconds", "s", "low"),
     ("cold_vacuum_secs", "VACUUM after deleting 1% of the rows: seconds", "s", "low"),
 ])

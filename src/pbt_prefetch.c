@@ -25,19 +25,22 @@
 /*
  * Start a source at the level-1 page that holds key (the last key the
  * reader saw; NULL: the leftmost level-1 page), after the downlink to
- * leaf (InvalidBlockNumber: from its first downlink).  A tree of one level
- * has no source: pbt_leaf_source_next returns InvalidBlockNumber.
+ * leaf (InvalidBlockNumber: from its first downlink), or, backward, before
+ * it.  A tree of one level has no source: pbt_leaf_source_next returns
+ * InvalidBlockNumber.
  */
 void
 pbt_leaf_source_init(PbtLeafSource *src, Relation index, PbtState *st,
-					 PbtSearchKey *key, BlockNumber leaf)
+					 PbtSearchKey *key, BlockNumber leaf, bool backward)
 {
 	Buffer		buf;
 	Page		page;
 	int			n;
 
+	Assert(!backward || (key && leaf != InvalidBlockNumber));
 	src->index = index;
 	src->st = st;
+	src->backward = backward;
 	src->parent = InvalidBlockNumber;
 	src->pos = 0;
 	src->nleaves = src->next = 0;
@@ -56,12 +59,15 @@ pbt_leaf_source_init(PbtLeafSource *src, Relation index, PbtState *st,
 	n = pbt_layout(page)->count(page);
 	if (leaf != InvalidBlockNumber)
 	{
-		/* after the leaf's downlink; if it is not there, nowhere */
-		src->pos = n;
+		/*
+		 * After (before) the leaf's downlink; if it is not there, from the
+		 * next page on (the previous page's last downlink on)
+		 */
+		src->pos = backward ? -1 : n;
 		for (int i = 0; i < n; i++)
 			if (pbt_page_child(page, i) == leaf)
 			{
-				src->pos = i + 1;
+				src->pos = backward ? i - 1 : i + 1;
 				break;
 			}
 	}
@@ -69,7 +75,8 @@ pbt_leaf_source_init(PbtLeafSource *src, Relation index, PbtState *st,
 }
 
 /*
- * The next leaf in key order, as far as the parents know; a PbtNextBlock.
+ * The next leaf in key order (backward: reverse order), as far as the
+ * parents know; a PbtNextBlock.
  * Downlinks are copied a batch at a time.
  */
 BlockNumber
@@ -89,7 +96,7 @@ pbt_leaf_source_next(void *arg)
 		src->nleaves = src->next = 0;
 		if (!PbtIsTreePage(page) || opaque->level != 1)
 			src->parent = InvalidBlockNumber;	/* recycled: give up */
-		else
+		else if (!src->backward)
 		{
 			int			n = PbtIsDeleted(opaque) ? 0 : pbt_layout(page)->count(page);
 
@@ -99,6 +106,20 @@ pbt_leaf_source_next(void *arg)
 			{
 				src->parent = opaque->next;
 				src->pos = 0;
+			}
+		}
+		else
+		{
+			int			n = PbtIsDeleted(opaque) ? 0 : pbt_layout(page)->count(page);
+
+			/* (a left link may be stale: then the prefetches are useless) */
+			src->pos = Min(src->pos, n - 1);
+			while (src->pos >= 0 && src->nleaves < PBT_LEAF_SOURCE_BATCH)
+				src->leaves[src->nleaves++] = pbt_page_child(page, src->pos--);
+			if (src->pos < 0)
+			{
+				src->parent = opaque->prev;
+				src->pos = INT_MAX;
 			}
 		}
 		UnlockReleaseBuffer(buf);

@@ -20,8 +20,10 @@ typedef struct PbtLeafSource
 {
 	Relation	index;
 	PbtState   *st;
+	bool		backward;		/* right to left */
 	BlockNumber parent;			/* level-1 page being listed */
-	int			pos;			/* its next downlink */
+	int			pos;			/* its next downlink (backward: INT_MAX =
+								 * its last) */
 	/* downlinks copied from it, one visit for many leaves */
 	BlockNumber leaves[PBT_LEAF_SOURCE_BATCH];
 	int			nleaves;
@@ -58,7 +60,7 @@ typedef struct PbtPrefetch
 
 extern void pbt_leaf_source_init(PbtLeafSource *src, Relation index,
 								 PbtState *st, PbtSearchKey *key,
-								 BlockNumber leaf);
+								 BlockNumber leaf, bool backward);
 extern BlockNumber pbt_leaf_source_next(void *arg);
 extern void pbt_prefetch_init(PbtPrefetch *pf, Relation index, PbtState *st,
 							  int distance, PbtNextBlock next, void *arg);

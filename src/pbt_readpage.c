@@ -163,14 +163,25 @@ done_with_page(IndexScanDesc scan)
 
 	if (so->run.n > 0)
 		merge_run(scan, BufferGetPage(so->curr.buf));
-	/* where a long forward scan goes on: for prefetching (step_page) */
-	if (so->pf_distance > 0 && so->curr.moreRight && !so->probing)
+	/*
+	 * Where a long scan goes on, for prefetching (step_page): forward, the
+	 * high key; backward, any item of the page (it leads to the page's
+	 * downlink)
+	 */
+	if (so->pf_distance > 0 && !so->probing &&
+		(ScanDirectionIsForward(so->run_dir) ? so->curr.moreRight :
+		 so->curr.moreLeft))
 	{
-		PbtItem		hikey;
+		Page		page = BufferGetPage(so->curr.buf);
+		PbtItem		key;
+		PbtItemBuf	keybuf;
 
-		resetStringInfo(&so->pf_hikey);
-		if (pbt_page_get_hikey(BufferGetPage(so->curr.buf), &hikey))
-			appendBinaryStringInfo(&so->pf_hikey, hikey.data, hikey.len);
+		resetStringInfo(&so->pf_key);
+		if (ScanDirectionIsForward(so->run_dir) ?
+			pbt_page_get_hikey(page, &key) :
+			(pbt_layout(page)->count(page) > 0 &&
+			 (pbt_layout(page)->get(page, 0, &key, &keybuf), true)))
+			appendBinaryStringInfo(&so->pf_key, key.data, key.len);
 	}
 	so->curr.valid = true;
 	so->curr.lsn = BufferGetLSNAtomic(so->curr.buf);
@@ -733,33 +744,36 @@ walk_left(Relation index, BlockNumber target, BlockNumber prev)
 }
 
 /*
- * A forward scan steps to the leaf next: from its third page on (a long
- * scan), keep the leaves after it requested from the kernel ahead of the
- * reads, as listed in the level above, where the high key of the page it
- * leaves leads.
+ * A scan steps to the leaf next (backward: the leaf before): from its third
+ * page on (a long scan), keep the leaves beyond it requested from the
+ * kernel ahead of the reads, as listed in the level above, where the key
+ * done_with_page kept leads.
  */
 static void
-prefetch_ahead(IndexScanDesc scan, BlockNumber next)
+prefetch_ahead(IndexScanDesc scan, BlockNumber next, bool backward)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
-	if (++so->pf_steps < 2 || so->pf_hikey.len == 0)
+	/* a cursor that turns starts a new stretch */
+	if (so->pf_steps >= 2 && so->pf_source.backward != backward)
+		so->pf_steps = 0;
+	if (++so->pf_steps < 2 || so->pf_key.len == 0)
 		return;
 	if (so->pf_steps == 2)
 	{
 		PbtSearchKey key;
 
-		if (so->st->normalized)
+		if (so->st->normalized && !backward)
 		{
 			/* a separator, not an item: its bytes are the key */
-			key.bytes = so->pf_hikey.data;
-			key.len = so->pf_hikey.len;
+			key.bytes = so->pf_key.data;
+			key.len = so->pf_key.len;
 			key.nextkey = false;
 		}
 		else
-			pbt_key_from_item(so->st, so->pf_hikey.data, so->pf_hikey.len, &key);
+			pbt_key_from_item(so->st, so->pf_key.data, so->pf_key.len, &key);
 		pbt_leaf_source_init(&so->pf_source, scan->indexRelation, so->st, &key,
-							 next);
+							 next, backward);
 		pbt_prefetch_init(&so->pf, scan->indexRelation, so->st,
 						  so->pf_distance, pbt_leaf_source_next, &so->pf_source);
 	}
@@ -786,7 +800,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		if (!more)
 			return false;
 		if (so->pf_distance > 0)
-			prefetch_ahead(scan, next);
+			prefetch_ahead(scan, next, false);
 		pbt_run_prefetch(index, so->st, next);
 		buf = ReadBuffer(index, next);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -801,6 +815,8 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		release_pos(&so->curr);
 		if (!more)
 			return false;
+		if (so->pf_distance > 0)
+			prefetch_ahead(scan, blkno, true);
 		buf = walk_left(index, target, blkno);
 		if (!BufferIsValid(buf))
 			return false;
@@ -842,6 +858,7 @@ pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 	so->curr.restLeft = so->curr.restRight = false;
 	so->curr.firstItem = 0;
 	so->curr.lastItem = -1;
+	so->run_dir = dir;
 	done_with_page(scan);
 	return false;
 }

@@ -62,7 +62,7 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	so->currTuples.size = so->markTuples.size = 1024;
 	so->currTuples.data = palloc(so->currTuples.size);
 	so->pf_distance = pbt_prefetch_distance(index, false);
-	initStringInfo(&so->pf_hikey);
+	initStringInfo(&so->pf_key);
 	initStringInfo(&so->pf_array_source.keybuf);
 	/* the runs of the leaves read, in the scan's memory (pbt_run_read) */
 	so->run.cap = 1024;

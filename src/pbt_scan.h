@@ -154,7 +154,7 @@ typedef struct PbtScanOpaqueData
 	/* prefetching the next leaves of a long forward scan (pbt_prefetch.c) */
 	int			pf_distance;	/* 0: off */
 	int			pf_steps;		/* pages stepped to so far */
-	StringInfoData pf_hikey;	/* the high key of the page read last */
+	StringInfoData pf_key;		/* where the page read last leads on */
 	PbtLeafSource pf_source;
 	PbtPrefetch pf;
 	/* ... and of the next elements of an = ANY array, once it reads I/O */

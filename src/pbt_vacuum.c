@@ -200,7 +200,7 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 	UnlockReleaseBuffer(buf);
 	/* the leaves ahead, from the level above */
-	pbt_leaf_source_init(&source, index, st, NULL, InvalidBlockNumber);
+	pbt_leaf_source_init(&source, index, st, NULL, InvalidBlockNumber, false);
 	pbt_prefetch_init(&pf, index, st, pbt_prefetch_distance(index, true),
 					  pbt_leaf_source_next, &source);
 	while (blkno != InvalidBlockNumber)
