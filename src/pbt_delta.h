@@ -78,10 +78,14 @@ typedef struct PbtRun
 	int			cap;			/* bytes allocated at items */
 } PbtRun;
 
+/*
+ * Which of a run's entries a reader wants: given the item's bytes, on the
+ * side page (normalized keys, unaligned) or an aligned copy (comparator).
+ */
+typedef bool (*PbtRunFilter) (void *arg, const char *item, int len);
+
 extern uint32 pbt_delta_group(Relation index, PbtState *st);
 extern uint32 pbt_delta_group_for_build(Relation index);
-/* which of a run's entries a reader wants (aligned item bytes) */
-typedef bool (*PbtRunFilter) (void *arg, const char *item, int len);
 
 extern bool pbt_run_read(Relation index, PbtState *st, BlockNumber leaf,
 						 PbtRun *run, Buffer *keep);

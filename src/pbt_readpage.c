@@ -175,12 +175,14 @@ done_with_page(IndexScanDesc scan)
 		Page		page = BufferGetPage(so->curr.buf);
 		PbtItem		key;
 		PbtItemBuf	keybuf;
+		bool		have;
 
+		if (ScanDirectionIsForward(so->run_dir))
+			have = pbt_page_get_hikey(page, &key);
+		else if ((have = pbt_layout(page)->count(page) > 0))
+			pbt_layout(page)->get(page, 0, &key, &keybuf);
 		resetStringInfo(&so->pf_key);
-		if (ScanDirectionIsForward(so->run_dir) ?
-			pbt_page_get_hikey(page, &key) :
-			(pbt_layout(page)->count(page) > 0 &&
-			 (pbt_layout(page)->get(page, 0, &key, &keybuf), true)))
+		if (have)
 			appendBinaryStringInfo(&so->pf_key, key.data, key.len);
 	}
 	so->curr.valid = true;

@@ -208,24 +208,21 @@ pbt_array_source_next(void *arg)
 		pbt_free_stack(pbt_search(scan->indexRelation, so->st, &key, &buf,
 								  BUFFER_LOCK_SHARE, 1));
 		page = BufferGetPage(buf);
-		if (PbtPageGetOpaque(page)->level != 1)
-			src->next_elem = -1;	/* a tree of one leaf: nothing to fetch */
-		else
+		/* (started only for a tree with more than one level, which stays) */
+		Assert(PbtPageGetOpaque(page)->level == 1);
+		do
 		{
-			do
-			{
-				BlockNumber child = pbt_page_child(page,
-												   pbt_binsearch(so->st, page, &key));
+			BlockNumber child = pbt_page_child(page,
+											   pbt_binsearch(so->st, page, &key));
 
-				if (child != src->last)
-					src->leaves[src->nleaves++] = src->last = child;
-				src->next_elem += step;
-				if (src->next_elem < 0 || src->next_elem >= ak->nelems)
-					break;
-				array_element_key(so, src->next_elem, &key);
-			} while (src->nleaves < PBT_LEAF_SOURCE_BATCH &&
-					 !pbt_beyond_hikey(so->st, page, &key));
-		}
+			if (child != src->last)
+				src->leaves[src->nleaves++] = src->last = child;
+			src->next_elem += step;
+			if (src->next_elem < 0 || src->next_elem >= ak->nelems)
+				break;
+			array_element_key(so, src->next_elem, &key);
+		} while (src->nleaves < PBT_LEAF_SOURCE_BATCH &&
+				 !pbt_beyond_hikey(so->st, page, &key));
 		UnlockReleaseBuffer(buf);
 	}
 	return src->next < src->nleaves ? src->leaves[src->next++] : InvalidBlockNumber;
