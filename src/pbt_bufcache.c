@@ -59,7 +59,7 @@ raise_usage_count(Buffer buf)
 static Buffer
 read_recent(Relation index, BlockNumber blkno, RecentBuffer *table, int size)
 {
-	RecentBuffer *r = &table[(blkno + index->rd_node.relNode * 7919U) % size];
+	RecentBuffer *r = &table[(blkno + PbtRelationGetFileNumber(index) * 7919U) % size];
 	Buffer		buf;
 
 	/*
@@ -67,9 +67,9 @@ read_recent(Relation index, BlockNumber blkno, RecentBuffer *table, int size)
 	 * buffer tags only tell them apart by local or shared buffers.
 	 */
 	if (r->blkno == blkno && BufferIsValid(r->buf) &&
-		r->relnode == index->rd_node.relNode &&
+		r->relnode == PbtRelationGetFileNumber(index) &&
 		BufferIsLocal(r->buf) == RelationUsesLocalBuffers(index) &&
-		ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blkno, r->buf))
+		ReadRecentBuffer(PbtRelationGetLocator(index), MAIN_FORKNUM, blkno, r->buf))
 	{
 		if (!BufferIsLocal(r->buf))
 			raise_usage_count(r->buf);
@@ -79,7 +79,7 @@ read_recent(Relation index, BlockNumber blkno, RecentBuffer *table, int size)
 		return r->buf;
 	}
 	buf = ReadBuffer(index, blkno);
-	r->relnode = index->rd_node.relNode;
+	r->relnode = PbtRelationGetFileNumber(index);
 	r->blkno = blkno;
 	r->buf = buf;
 	return buf;

@@ -211,7 +211,7 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		int			ndel = 0;
 		int			pending = 0;
 
-		vacuum_delay_point();
+		pbt_vacuum_delay_point();
 		pbt_prefetch_advance(&pf);
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 info->strategy);
@@ -266,7 +266,7 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 	foreach(lc, empty)
 	{
-		vacuum_delay_point();
+		pbt_vacuum_delay_point();
 		if (delete_leaf(index, st, (BlockNumber) lfirst_int(lc)))
 		{
 			stats->pages_newly_deleted++;
@@ -307,7 +307,7 @@ recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		Buffer		buf;
 		Page		page;
 
-		vacuum_delay_point();
+		pbt_vacuum_delay_point();
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 info->strategy);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
