@@ -216,12 +216,10 @@ pbt_set_newer_am_fields(IndexAmRoutine *amroutine,
 	/* 17: CREATE INDEX runs in one process (no parallel build) */
 	amroutine->amcanbuildparallel = false;
 	amroutine->aminsertcleanup = NULL;
-	/* 17: btcostestimate charges per level descended, as for btree */
-	amroutine->amgettreeheight = gettreeheight;
-#else
-	(void) gettreeheight;
 #endif
 #if PG_VERSION_NUM >= 180000
+	/* 18: btcostestimate charges per level descended, as for btree */
+	amroutine->amgettreeheight = gettreeheight;
 
 	/*
 	 * 18: the opfamilies are btree's in all but name (btvalidate checks
@@ -236,6 +234,8 @@ pbt_set_newer_am_fields(IndexAmRoutine *amroutine,
 	amroutine->amconsistentordering = true;
 	amroutine->amtranslatestrategy = bttranslatestrategy;
 	amroutine->amtranslatecmptype = bttranslatecmptype;
+#else
+	(void) gettreeheight;
 #endif
 }
 

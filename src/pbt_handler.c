@@ -196,8 +196,8 @@ pbtcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 }
 
 /*
- * The root's level, for btcostestimate's charge per page descended (17 and
- * later ask the access method; earlier servers ask btree indexes only).
+ * The root's level, for btcostestimate's charge per page descended (18
+ * asks the access method; earlier servers ask btree indexes only).
  * Like btree's, the answer comes from the metapage as cached, and may be
  * stale by a root split.
  */
