@@ -8,6 +8,8 @@
 SELECT CASE WHEN current_setting('server_version_num')::int >= 180000 THEN '18'
             WHEN current_setting('server_version_num')::int >= 160000 THEN '16-17'
             ELSE '15' END AS server_versions;
+-- (without the library preloaded, the first build of a session says so)
+SET client_min_messages = warning;
 
 --
 -- 1. Boolean columns.  15's planner makes index conditions of "col",
