@@ -520,7 +520,7 @@ if [ "$PRIVATE" = 1 ]; then
 			"$PGXS_DIR/test/$d" --version >/dev/null 2>&1 && continue
 			"$SUBST_TEST_DIR/$d" --version >/dev/null 2>&1 \
 				|| die "$PGXS_DIR/test/$d does not run, nor does $SUBST_TEST_DIR/$d"
-			log "NOTE: $PGXS_DIR/test/$d does not run here; using $("$SUBST_TEST_DIR/$d" --version) instead"
+			log "NOTE: $PGXS_DIR/test/$d does not run here; using $SUBST_TEST_DIR/$d ($("$SUBST_TEST_DIR/$d" --version)) instead"
 			cp "$SUBST_TEST_DIR/$d" "$PGXS_DIR/test/$d"
 			if [ "$d" = isolation/pg_isolation_regress ]; then
 				cp "$SUBST_TEST_DIR/isolation/isolationtester" "$PGXS_DIR/test/isolation/isolationtester"
