@@ -31,9 +31,9 @@
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
-#include "storage/relfilenode.h"
 #include "utils/relcache.h"
 
+#include "pbt_compat.h"
 #include "pbt_page.h"
 #include "pbt_layout.h"
 #include "pbt_keys.h"

@@ -56,10 +56,16 @@ raise_usage_count(Buffer buf)
 	}
 }
 
+static inline RecentBuffer *
+recent_entry(Relation index, BlockNumber blkno, RecentBuffer *table, int size)
+{
+	return &table[(blkno + PbtRelationGetFileNumber(index) * 7919U) % size];
+}
+
 static Buffer
 read_recent(Relation index, BlockNumber blkno, RecentBuffer *table, int size)
 {
-	RecentBuffer *r = &table[(blkno + index->rd_node.relNode * 7919U) % size];
+	RecentBuffer *r = recent_entry(index, blkno, table, size);
 	Buffer		buf;
 
 	/*
@@ -67,9 +73,9 @@ read_recent(Relation index, BlockNumber blkno, RecentBuffer *table, int size)
 	 * buffer tags only tell them apart by local or shared buffers.
 	 */
 	if (r->blkno == blkno && BufferIsValid(r->buf) &&
-		r->relnode == index->rd_node.relNode &&
+		r->relnode == PbtRelationGetFileNumber(index) &&
 		BufferIsLocal(r->buf) == RelationUsesLocalBuffers(index) &&
-		ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blkno, r->buf))
+		ReadRecentBuffer(PbtRelationGetLocator(index), MAIN_FORKNUM, blkno, r->buf))
 	{
 		if (!BufferIsLocal(r->buf))
 			raise_usage_count(r->buf);
@@ -79,7 +85,7 @@ read_recent(Relation index, BlockNumber blkno, RecentBuffer *table, int size)
 		return r->buf;
 	}
 	buf = ReadBuffer(index, blkno);
-	r->relnode = index->rd_node.relNode;
+	r->relnode = PbtRelationGetFileNumber(index);
 	r->blkno = blkno;
 	r->buf = buf;
 	return buf;
@@ -94,11 +100,10 @@ read_recent(Relation index, BlockNumber blkno, RecentBuffer *table, int size)
 void
 pbt_prefetch_recent_leaf(Relation index, BlockNumber blkno, int offset, int len)
 {
-	RecentBuffer *r = &recent_leaves[(blkno + index->rd_node.relNode * 7919U) %
-									 RECENT_LEAVES];
+	RecentBuffer *r = recent_entry(index, blkno, recent_leaves, RECENT_LEAVES);
 	char	   *page;
 
-	if (r->blkno != blkno || r->relnode != index->rd_node.relNode ||
+	if (r->blkno != blkno || r->relnode != PbtRelationGetFileNumber(index) ||
 		!BufferIsValid(r->buf) || BufferIsLocal(r->buf))
 		return;
 	page = (char *) BufferGetBlock(r->buf);

@@ -196,7 +196,7 @@ next_sorted_item(BuildState *bs)
 		bool		isnull;
 		bytea	   *b;
 
-		if (!tuplesort_getdatum(bs->sort, true, &d, &isnull, NULL))
+		if (!pbt_tuplesort_getdatum(bs->sort, true, &d, &isnull))
 			return false;
 		b = DatumGetByteaPP(d);
 		resetStringInfo(&bs->item);
@@ -667,7 +667,7 @@ pbtbuildempty(Relation index)
 
 	PageSetChecksumInplace(meta.data, 0);
 	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, 0, meta.data, true);
-	log_newpage(&RelationGetSmgr(index)->smgr_rnode.node, INIT_FORKNUM, 0,
+	log_newpage(PbtSmgrGetLocator(RelationGetSmgr(index)), INIT_FORKNUM, 0,
 				meta.data, true);
 	if (rootblk == 2)
 	{
@@ -678,7 +678,7 @@ pbtbuildempty(Relation index)
 	}
 	PageSetChecksumInplace(root.data, rootblk);
 	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, rootblk, root.data, true);
-	log_newpage(&RelationGetSmgr(index)->smgr_rnode.node, INIT_FORKNUM, rootblk,
+	log_newpage(PbtSmgrGetLocator(RelationGetSmgr(index)), INIT_FORKNUM, rootblk,
 				root.data, true);
 	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
 }

@@ -83,16 +83,13 @@ pbt_delta_group(Relation index, PbtState *st)
 bool
 pbt_leaf_write_costly(Relation index, Buffer buf)
 {
-	uint32		state;
-
 	if (pbt_delta_append_always)
 		return true;
 	if (BufferIsLocal(buf))
 		return false;
 	if (!pbt_rmgr_registered && RelationNeedsWAL(index))
 		return true;
-	state = pg_atomic_read_u32(&GetBufferDescriptor(buf - 1)->state);
-	if (!(state & BM_DIRTY))
+	if (!pbt_buffer_is_dirty(buf))
 		return true;
 	return RelationNeedsWAL(index) && XLogCheckBufferNeedsBackup(buf);
 }

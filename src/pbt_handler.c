@@ -211,6 +211,22 @@ pbtcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 				   indexSelectivity, indexCorrelation, indexPages);
 }
 
+/*
+ * The root's level, for btcostestimate's charge per page descended (18
+ * asks the access method; earlier servers ask btree indexes only).
+ * Like btree's, the answer comes from the metapage as cached, and may be
+ * stale by a root split.
+ */
+static int
+pbtgettreeheight(Relation index)
+{
+	PbtState   *st = pbt_get_state(index);
+
+	if (st->root == InvalidBlockNumber)
+		UnlockReleaseBuffer(pbt_get_root(index, st, BUFFER_LOCK_SHARE));
+	return st->rootlevel;
+}
+
 Datum
 pagebtreehandler(PG_FUNCTION_ARGS)
 {
@@ -260,6 +276,7 @@ pagebtreehandler(PG_FUNCTION_ARGS)
 	amroutine->amestimateparallelscan = NULL;
 	amroutine->aminitparallelscan = NULL;
 	amroutine->amparallelrescan = NULL;
+	pbt_set_newer_am_fields(amroutine, pbtgettreeheight);
 
 	PG_RETURN_POINTER(amroutine);
 }

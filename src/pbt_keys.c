@@ -79,7 +79,7 @@ pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation, PbtColKind *kind)
 		case F_BTTEXTCMP:
 			/* only byte order is safe to store; libc/ICU orders can change */
 			*kind = PBT_COL_TEXT;
-			return OidIsValid(collation) && lc_collate_is_c(collation);
+			return OidIsValid(collation) && pbt_collation_is_c(collation);
 		default:
 			*kind = PBT_COL_OTHER;
 			return false;

@@ -9,6 +9,7 @@
 #ifndef PBT_LAYOUT_H
 #define PBT_LAYOUT_H
 
+#include "pbt_compat.h"
 #include "pbt_page.h"
 
 /* ----------------------------------------------------------------
@@ -240,7 +241,7 @@ pbt_iter_next(PbtIter *it, PbtItem *item)
  */
 #define PBT_MAX_LAYOUTS		16
 extern const PbtLayout *const pbt_layouts[256];
-extern void pbt_unknown_layout(uint8 tag) pg_attribute_noreturn();
+pg_noreturn extern void pbt_unknown_layout(uint8 tag);
 
 /* a layout by tag, NULL if there is none (the verifier, WAL masking) */
 static inline const PbtLayout *

@@ -127,7 +127,9 @@ Buffer
 pbt_new_page(Relation index)
 {
 	Buffer		buf;
-	bool		needlock = !RELATION_IS_LOCAL(index);
+
+	/* 16's ExtendBufferedRel takes the extension lock itself */
+	bool		needlock = PBT_EXTEND_NEEDS_LOCK && !RELATION_IS_LOCAL(index);
 
 	for (;;)
 	{
@@ -151,14 +153,13 @@ pbt_new_page(Relation index)
 
 	if (needlock)
 		LockRelationForExtension(index, ExclusiveLock);
-	buf = ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK, NULL);
+	buf = pbt_extend_relation(index);
 	/* side pages of the delta area stay zero until their first run */
 	while (pbt_is_side_block(pbt_delta_group(index, pbt_get_state(index)),
 							 BufferGetBlockNumber(buf)))
 	{
 		UnlockReleaseBuffer(buf);
-		buf = ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK,
-								 NULL);
+		buf = pbt_extend_relation(index);
 	}
 	if (needlock)
 		UnlockRelationForExtension(index, ExclusiveLock);

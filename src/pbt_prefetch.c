@@ -9,10 +9,19 @@
  * from the level above: a source walks the parent pages' downlinks left to
  * right (pbt_leaf_source_next), one parent page share-locked at a time.  The
  * prefetcher asks its source for the next block through a callback, so a
- * read stream (PostgreSQL 17 and later) can be fed by the same sources.
+ * read stream (PostgreSQL 17 and later) is fed by the same sources: VACUUM's
+ * pass over the leaves reads through one there (pbt_readahead_*).
  * Everything here is a hint: a split or a deletion since the parent was
  * read makes a prefetch useless, never a read wrong.  Side pages of the
  * delta area are prefetched with the first leaf of their group.
+ *
+ * Scans keep the PrefetchBuffer window on every version: a read stream
+ * holds pins on the leaves ahead of the reader, and VACUUM's cleanup lock
+ * on each leaf waits for every pin, so a cursor paused in a long scan would
+ * stall VACUUM at the leaves its stream had pinned (btree's scans do not
+ * use read streams either).  VACUUM itself is the only one to take those
+ * cleanup locks, and its pins ahead hold up nobody's share or exclusive
+ * lock.
  *
  *-------------------------------------------------------------------------
  */
@@ -142,6 +151,18 @@ pbt_prefetch_init(PbtPrefetch *pf, Relation index, PbtState *st,
 	pf->done = distance <= 0;
 }
 
+/* the side page of the delta area that blkno's group uses, with its first leaf */
+static inline void
+prefetch_side_page(PbtPrefetch *pf, BlockNumber blkno)
+{
+	if (pf->group > 0 &&
+		pbt_side_block(pf->group, blkno) != pf->last_side)
+	{
+		pf->last_side = pbt_side_block(pf->group, blkno);
+		PrefetchBuffer(pf->index, MAIN_FORKNUM, pf->last_side);
+	}
+}
+
 /*
  * The reader moves on to its next leaf: keep distance blocks requested
  * beyond it.
@@ -160,15 +181,185 @@ pbt_prefetch_advance(PbtPrefetch *pf)
 			pf->done = true;
 			break;
 		}
-		if (pf->group > 0 &&
-			pbt_side_block(pf->group, blkno) != pf->last_side)
-		{
-			pf->last_side = pbt_side_block(pf->group, blkno);
-			PrefetchBuffer(pf->index, MAIN_FORKNUM, pf->last_side);
-		}
+		prefetch_side_page(pf, blkno);
 		PrefetchBuffer(pf->index, MAIN_FORKNUM, blkno);
 		pf->ahead++;
 	}
+}
+
+#if PG_VERSION_NUM >= 170000
+/* position of blkno among the blocks the stream will return, or -1 */
+static int
+queued_position(PbtReadAhead *ra, BlockNumber blkno)
+{
+	for (int i = 0; i < ra->count; i++)
+		if (ra->queued[(ra->head + i) % PBT_READAHEAD_RING] == blkno)
+			return i;
+	return -1;
+}
+
+/*
+ * The read stream's callback: the source's next leaf, unless the stream
+ * already has it queued or the reader holds it (a parent that split while
+ * the source listed it lists some leaves twice).  So the stream never pins
+ * a leaf twice, and never one that the reader has: VACUUM's cleanup lock
+ * needs its backend's only pin.
+ */
+static BlockNumber
+readahead_next(ReadStream *stream, void *callback_private_data,
+			   void *per_buffer_data)
+{
+	PbtReadAhead *ra = (PbtReadAhead *) callback_private_data;
+
+	for (;;)
+	{
+		BlockNumber blkno;
+
+		/* more than the stream ever pins; end the look-ahead if it happens */
+		if (ra->count == PBT_READAHEAD_RING)
+			return InvalidBlockNumber;
+		blkno = ra->pf.next(ra->pf.arg);
+		if (blkno == InvalidBlockNumber)
+			return InvalidBlockNumber;
+		if (blkno == ra->held ||
+			(BufferIsValid(ra->peeked) && BufferGetBlockNumber(ra->peeked) == blkno) ||
+			queued_position(ra, blkno) >= 0)
+			continue;
+		prefetch_side_page(&ra->pf, blkno);
+		ra->queued[(ra->head + ra->count++) % PBT_READAHEAD_RING] = blkno;
+		return blkno;
+	}
+}
+
+/* the stream's next buffer, the block at the head of the queue */
+static Buffer
+stream_next(PbtReadAhead *ra)
+{
+	Buffer		buf = read_stream_next_buffer(ra->stream, NULL);
+
+	if (!BufferIsValid(buf))
+	{
+		ra->ended = true;
+		return InvalidBuffer;
+	}
+	Assert(ra->count > 0 && ra->queued[ra->head] == BufferGetBlockNumber(buf));
+	ra->head = (ra->head + 1) % PBT_READAHEAD_RING;
+	ra->count--;
+	return buf;
+}
+#endif
+
+/*
+ * Start reading leaves with look-ahead from next(arg), distance blocks
+ * ahead (at most; 0: none), for VACUUM (maintenance) or a scan, with the
+ * buffer access strategy given.
+ */
+void
+pbt_readahead_begin(PbtReadAhead *ra, Relation index, PbtState *st,
+					int distance, bool maintenance,
+					BufferAccessStrategy strategy, PbtNextBlock next,
+					void *arg)
+{
+	pbt_prefetch_init(&ra->pf, index, st, distance, next, arg);
+	ra->strategy = strategy;
+	ra->from_stream = ra->direct = 0;
+#if PG_VERSION_NUM >= 170000
+	ra->stream = NULL;
+	ra->ended = false;
+	ra->peeked = InvalidBuffer;
+	ra->held = InvalidBlockNumber;
+	ra->head = ra->count = 0;
+	/* the stream takes its distance from the same settings */
+	if (distance > 0)
+		ra->stream = read_stream_begin_relation(maintenance ?
+												READ_STREAM_MAINTENANCE :
+												READ_STREAM_DEFAULT,
+												strategy, index, MAIN_FORKNUM,
+												readahead_next, ra, 0);
+#endif
+}
+
+/*
+ * Leaf blkno, pinned, not locked; the caller has released the one before.
+ * The reader follows right-links, the look-ahead lists the level above's
+ * downlinks as they were: a leaf split since then is missing from the
+ * look-ahead, a leaf deleted since then is in it and never asked for.  So
+ * the stream's buffer is used when it holds blkno (the ones before it are
+ * dropped), and blkno is read directly when the stream has not queued it,
+ * keeping the stream's next buffer for the leaf after.
+ */
+Buffer
+pbt_readahead_read(PbtReadAhead *ra, BlockNumber blkno)
+{
+#if PG_VERSION_NUM >= 170000
+	if (ra->stream != NULL)
+	{
+		int			pos;
+
+		ra->held = InvalidBlockNumber;
+		for (;;)
+		{
+			if (BufferIsValid(ra->peeked))
+			{
+				if (BufferGetBlockNumber(ra->peeked) == blkno)
+				{
+					Buffer		buf = ra->peeked;
+
+					ra->peeked = InvalidBuffer;
+					ra->held = blkno;
+					ra->from_stream++;
+					return buf;
+				}
+				if (queued_position(ra, blkno) < 0)
+					break;		/* a leaf the stream does not have */
+				/* the peeked leaf is behind the reader now */
+				ReleaseBuffer(ra->peeked);
+				ra->peeked = InvalidBuffer;
+			}
+			pos = queued_position(ra, blkno);
+			if (pos >= 0)
+			{
+				/* drop the leaves the reader went past, take blkno's */
+				while (pos-- > 0)
+				{
+					Buffer		skipped = stream_next(ra);
+
+					if (BufferIsValid(skipped))
+						ReleaseBuffer(skipped);
+				}
+				ra->peeked = stream_next(ra);
+				Assert(BufferGetBlockNumber(ra->peeked) == blkno);
+				continue;
+			}
+			if (ra->ended || ra->count > 0)
+				break;			/* not queued: read it directly */
+			/* nothing queued yet: let the stream look ahead */
+			ra->peeked = stream_next(ra);
+			if (!BufferIsValid(ra->peeked))
+				break;
+		}
+		ra->held = blkno;
+	}
+#else
+	pbt_prefetch_advance(&ra->pf);
+#endif
+	ra->direct++;
+	return ReadBufferExtended(ra->pf.index, MAIN_FORKNUM, blkno, RBM_NORMAL,
+							  ra->strategy);
+}
+
+/* Release what the look-ahead still holds. */
+void
+pbt_readahead_end(PbtReadAhead *ra)
+{
+#if PG_VERSION_NUM >= 170000
+	if (BufferIsValid(ra->peeked))
+		ReleaseBuffer(ra->peeked);
+	ra->peeked = InvalidBuffer;
+	if (ra->stream != NULL)
+		read_stream_end(ra->stream);
+	ra->stream = NULL;
+#endif
 }
 
 /* How far ahead a scan (maintenance: VACUUM) of the index prefetches. */

@@ -10,6 +10,10 @@
 
 #include "pagebtree.h"
 
+#if PG_VERSION_NUM >= 170000
+#include "storage/read_stream.h"
+#endif
+
 /* the next block a reader will read, InvalidBlockNumber at the end */
 typedef BlockNumber (*PbtNextBlock) (void *arg);
 
@@ -58,6 +62,34 @@ typedef struct PbtPrefetch
 	bool		done;
 } PbtPrefetch;
 
+/*
+ * Reading leaves in key order with look-ahead (VACUUM's pass over the
+ * leaves): on 17 and later a read stream fed by the next-block callback,
+ * on 15 and 16 the PrefetchBuffer window.  The reader still follows the
+ * right-links and asks for each leaf by number; the look-ahead's order is
+ * only what the level above listed (see pbt_readahead_read).
+ */
+#define PBT_READAHEAD_RING 1024
+
+typedef struct PbtReadAhead
+{
+	PbtPrefetch pf;				/* the next-block callback; before 17 also
+								 * the window */
+	BufferAccessStrategy strategy;
+	uint64		from_stream;	/* leaves the read stream delivered */
+	uint64		direct;			/* leaves read without it */
+#if PG_VERSION_NUM >= 170000
+	ReadStream *stream;			/* NULL: no look-ahead */
+	bool		ended;			/* the stream has returned its last buffer */
+	Buffer		peeked;			/* taken from the stream, not yet asked for */
+	BlockNumber held;			/* the leaf the reader has now */
+	/* blocks the stream will return, in its order (a ring) */
+	int			head;
+	int			count;
+	BlockNumber queued[PBT_READAHEAD_RING];
+#endif
+} PbtReadAhead;
+
 extern void pbt_leaf_source_init(PbtLeafSource *src, Relation index,
 								 PbtState *st, PbtSearchKey *key,
 								 BlockNumber leaf, bool backward);
@@ -66,5 +98,11 @@ extern void pbt_prefetch_init(PbtPrefetch *pf, Relation index, PbtState *st,
 							  int distance, PbtNextBlock next, void *arg);
 extern void pbt_prefetch_advance(PbtPrefetch *pf);
 extern int	pbt_prefetch_distance(Relation index, bool maintenance);
+extern void pbt_readahead_begin(PbtReadAhead *ra, Relation index,
+								PbtState *st, int distance, bool maintenance,
+								BufferAccessStrategy strategy,
+								PbtNextBlock next, void *arg);
+extern Buffer pbt_readahead_read(PbtReadAhead *ra, BlockNumber blkno);
+extern void pbt_readahead_end(PbtReadAhead *ra);
 
 #endif							/* PBT_PREFETCH_H */

@@ -112,14 +112,15 @@ pbtendscan(IndexScanDesc scan)
 
 /* Position the scan at its first match in direction dir. */
 /*
- * Count an index scan for pg_stat_*_indexes where btree's _bt_first does:
- * once per positioning (every array-key combination), and for keys that
- * never match, except an empty = ANY array, which btree turns away before.
+ * Count an index scan for pg_stat_*_indexes (and, on 18, EXPLAIN ANALYZE's
+ * "Index Searches") where btree's _bt_first does: once per positioning
+ * (every array-key combination), and for keys that never match, except an
+ * empty = ANY array, which btree turns away before.
  */
 static inline void
 count_index_scan(IndexScanDesc scan)
 {
-	pgstat_count_index_scan(scan->indexRelation);
+	pbt_count_index_search(scan);
 }
 
 static bool

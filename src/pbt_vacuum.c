@@ -196,13 +196,13 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	List	   *empty = NIL;
 	ListCell   *lc;
 	PbtLeafSource source;
-	PbtPrefetch pf;
+	PbtReadAhead *ra = palloc(sizeof(PbtReadAhead));
 
 	UnlockReleaseBuffer(buf);
-	/* the leaves ahead, from the level above */
+	/* the leaves ahead, from the level above (a read stream from 17 on) */
 	pbt_leaf_source_init(&source, index, st, NULL, InvalidBlockNumber, false);
-	pbt_prefetch_init(&pf, index, st, pbt_prefetch_distance(index, true),
-					  pbt_leaf_source_next, &source);
+	pbt_readahead_begin(ra, index, st, pbt_prefetch_distance(index, true),
+						true, info->strategy, pbt_leaf_source_next, &source);
 	while (blkno != InvalidBlockNumber)
 	{
 		Page		page;
@@ -211,10 +211,8 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		int			ndel = 0;
 		int			pending = 0;
 
-		vacuum_delay_point();
-		pbt_prefetch_advance(&pf);
-		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
-								 info->strategy);
+		pbt_vacuum_delay_point();
+		buf = pbt_readahead_read(ra, blkno);
 		/* (VACUUM folds the runs of the delta area, if any, without one) */
 		if (callback)
 			LockBufferForCleanup(buf);
@@ -263,10 +261,14 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		blkno = PbtPageGetOpaque(page)->next;
 		UnlockReleaseBuffer(buf);
 	}
+	pbt_readahead_end(ra);
+	elog(DEBUG2, "pagebtree: VACUUM of \"%s\" read " UINT64_FORMAT " leaves from its read stream, " UINT64_FORMAT " directly",
+		 RelationGetRelationName(index), ra->from_stream, ra->direct);
+	pfree(ra);
 
 	foreach(lc, empty)
 	{
-		vacuum_delay_point();
+		pbt_vacuum_delay_point();
 		if (delete_leaf(index, st, (BlockNumber) lfirst_int(lc)))
 		{
 			stats->pages_newly_deleted++;
@@ -307,7 +309,7 @@ recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		Buffer		buf;
 		Page		page;
 
-		vacuum_delay_point();
+		pbt_vacuum_delay_point();
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 info->strategy);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);

@@ -22,6 +22,7 @@
 
 #include "access/bufmask.h"
 #include "access/generic_xlog.h"
+#include "access/relation.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "access/xlogreader.h"
@@ -42,10 +43,11 @@ pbt_redo_delete(XLogReaderState *record)
 	/* standby queries that may still see the heap tuples must end first */
 	if (InHotStandby)
 	{
-		RelFileNode rnode;
+		RelFileLocator rlocator;
 
-		XLogRecGetBlockTag(record, 0, &rnode, NULL, NULL);
-		ResolveRecoveryConflictWithSnapshot(xlrec->snapshotConflictHorizon, rnode);
+		XLogRecGetBlockTag(record, 0, &rlocator, NULL, NULL);
+		PbtResolveConflictWithSnapshot(xlrec->snapshotConflictHorizon,
+									   xlrec->isCatalogRel, rlocator);
 	}
 	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
 	{
@@ -179,7 +181,9 @@ pbt_redo(XLogReaderState *record)
 		{
 			xl_pbt_reuse_page *xlrec = (xl_pbt_reuse_page *) XLogRecGetData(record);
 
-			ResolveRecoveryConflictWithSnapshotFullXid(xlrec->safexid, xlrec->node);
+			PbtResolveConflictWithSnapshotFullXid(xlrec->safexid,
+												  xlrec->isCatalogRel,
+												  xlrec->node);
 		}
 		return;
 	}
@@ -320,6 +324,29 @@ pbt_register_rmgr(void)
 	pbt_rmgr_registered = true;
 }
 
+#if PG_VERSION_NUM >= 160000
+/*
+ * Does logical decoding read the index's table as a catalog (a system
+ * catalog, or a table with user_catalog_table)?  Then a recovery conflict
+ * that this change causes on a standby must also invalidate the logical
+ * slots there that still need the removed rows.  The caller is changing
+ * the index, so the table is locked and its relcache entry is open.
+ */
+static bool
+index_is_catalog(Relation index)
+{
+	Relation	heap;
+	bool		result;
+
+	if (!XLogLogicalInfoActive())
+		return false;
+	heap = relation_open(index->rd_index->indrelid, NoLock);
+	result = RelationIsAccessibleInLogicalDecoding(heap);
+	relation_close(heap, NoLock);
+	return result;
+}
+#endif
+
 /*
  * Before a deleted page is reused, standby queries whose snapshots could
  * still follow a link to it must be cancelled; only the custom record can
@@ -335,11 +362,14 @@ pbt_log_reuse_page(Relation index, BlockNumber blkno, FullTransactionId safexid)
 		return true;
 	if (!pbt_rmgr_registered)
 		return false;
-	xlrec.node = index->rd_node;
+	xlrec.node = PbtRelationGetLocator(index);
 	xlrec.block = blkno;
 	xlrec.safexid = safexid;
+#if PG_VERSION_NUM >= 160000
+	xlrec.isCatalogRel = index_is_catalog(index);
+#endif
 	XLogBeginInsert();
-	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+	XLogRegisterData((char *) &xlrec, SizeOfPbtReusePage);
 	XLogInsert(PBT_RMGR_ID, XLOG_PBT_REUSE_PAGE);
 	return true;
 }
@@ -432,6 +462,11 @@ pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
 
 	xlrec.snapshotConflictHorizon = snapshotConflictHorizon;
 	xlrec.ndeleted = n;
+#if PG_VERSION_NUM >= 160000
+	/* only a valid horizon causes a conflict */
+	xlrec.isCatalogRel = TransactionIdIsValid(snapshotConflictHorizon) &&
+		index_is_catalog(index);
+#endif
 	for (int i = 0; i < n; i++)
 		pos16[i] = positions[i];
 	log_page_change(index, buf, XLOG_PBT_DELETE, &xlrec, SizeOfPbtDelete,

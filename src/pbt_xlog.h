@@ -14,6 +14,7 @@
 #include "access/xlogreader.h"
 #include "storage/bufmgr.h"
 #include "utils/relcache.h"
+#include "pbt_compat.h"
 #include "pbt_page.h"
 
 /*
@@ -103,13 +104,27 @@ typedef struct xl_pbt_fold
  * XLOG_PBT_REUSE_PAGE: a deleted page is about to be reused.  No backup
  * blocks: redo only resolves recovery conflicts with standby queries that
  * may still see the page (logged only with wal_level >= replica).
+ *
+ * From 16 on, both records that resolve conflicts say whether the table is
+ * one that logical decoding reads as a catalog, as nbtree's do: then the
+ * conflict also invalidates a standby's logical slots that need the rows.
  */
 typedef struct xl_pbt_reuse_page
 {
-	RelFileNode node;
+	RelFileLocator node;
 	BlockNumber block;
 	FullTransactionId safexid;
+#if PG_VERSION_NUM >= 160000
+	bool		isCatalogRel;
+#endif
 } xl_pbt_reuse_page;
+
+/* logged size, without trailing padding (it would be uninitialized) */
+#if PG_VERSION_NUM >= 160000
+#define SizeOfPbtReusePage (offsetof(xl_pbt_reuse_page, isCatalogRel) + sizeof(bool))
+#else
+#define SizeOfPbtReusePage sizeof(xl_pbt_reuse_page)
+#endif
 
 /*
  * XLOG_PBT_DELETE: removal of leaf entries, by VACUUM (whose horizon is
@@ -124,10 +139,17 @@ typedef struct xl_pbt_delete
 {
 	TransactionId snapshotConflictHorizon;
 	uint16		ndeleted;
+#if PG_VERSION_NUM >= 160000
+	bool		isCatalogRel;
+#endif
 } xl_pbt_delete;
 
 /* logged size, without the trailing padding (it would be uninitialized) */
+#if PG_VERSION_NUM >= 160000
+#define SizeOfPbtDelete (offsetof(xl_pbt_delete, isCatalogRel) + sizeof(bool))
+#else
 #define SizeOfPbtDelete (offsetof(xl_pbt_delete, ndeleted) + sizeof(uint16))
+#endif
 
 extern void pbt_register_rmgr(void);
 extern void pbt_log_insert(Relation index, Buffer buf, int pos,

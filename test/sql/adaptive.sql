@@ -45,7 +45,7 @@ BEGIN
              generate_series(1, n / 12000)
         ORDER BY random()
     LOOP
-        EXECUTE 'SELECT array_agg(id ORDER BY id) FROM ad WHERE k = $1' INTO got USING key;
+        EXECUTE 'SELECT array_agg(id) FROM (SELECT id FROM ad WHERE k = $1 ORDER BY id) s' INTO got USING key;
         IF got IS DISTINCT FROM want THEN
             wrong := wrong + 1;
         END IF;
@@ -85,10 +85,12 @@ BEGIN
     RETURN wrong;
 END $$;
 
--- the plans the functions use
+-- the plans the functions use (the lookup sorts in a subquery: 16 and
+-- later would sort for array_agg(id ORDER BY id) below the aggregate, 15
+-- inside it)
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF) SELECT array_agg(id ORDER BY id) FROM ad WHERE k = 'x';
+EXPLAIN (COSTS OFF) SELECT array_agg(id) FROM (SELECT id FROM ad WHERE k = 'x' ORDER BY id) s;
 EXPLAIN (COSTS OFF) SELECT array_agg(k) FROM (SELECT k FROM ad WHERE k >= 'x' ORDER BY k LIMIT 20) s;
 RESET enable_seqscan;
 RESET enable_bitmapscan;

@@ -41,11 +41,11 @@ SELECT * FROM pbt_cmp('SELECT k FROM d_int WHERE k > 50000 ORDER BY k');
 SELECT * FROM pbt_cmp('SELECT k FROM d_int WHERE k < 50000 ORDER BY k DESC');
 SELECT * FROM pbt_cmp('SELECT k, note FROM d_int WHERE k = ANY (ARRAY(SELECT (i * 7919) % 100003 FROM generate_series(19990, 20030) i))');
 SELECT * FROM pbt_cmp('SELECT k FROM d_int ORDER BY k DESC LIMIT 500');
--- every row is found by its key
-SET enable_seqscan = off; SET enable_bitmapscan = off;
+-- every row is found by its key (18 would sort one side incrementally)
+SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_incremental_sort = off;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM d_int a WHERE NOT EXISTS (SELECT FROM d_int b WHERE b.k = a.k AND b.pad = a.pad);
 SELECT count(*) FROM d_int a WHERE NOT EXISTS (SELECT FROM d_int b WHERE b.k = a.k AND b.pad = a.pad);
-RESET enable_seqscan; RESET enable_bitmapscan;
+RESET enable_seqscan; RESET enable_bitmapscan; RESET enable_incremental_sort;
 
 -- a cursor going back and forth over pages with runs
 BEGIN;

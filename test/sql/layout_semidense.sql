@@ -280,6 +280,9 @@ SELECT index_name, semidense > 0 AS some_semidense, entries, checked
 FROM ls_summary('lsc');
 DELETE FROM lsc WHERE id % 3 = 0;
 INSERT INTO lsc SELECT -i, 17, (i - 127)::"char", 'again' FROM generate_series(0, 254, 3) i;
+-- no histogram on ch: PostgreSQL 18.4 fails to estimate an inequality on a
+-- "char" column that has one ("cache lookup failed for collation 0")
+ALTER TABLE lsc ALTER COLUMN ch SET STATISTICS 0;
 VACUUM ANALYZE lsc;
 SELECT index_name, entries, checked FROM ls_summary('lsc');
 SELECT * FROM pbt_verify(ARRAY[

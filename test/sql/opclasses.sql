@@ -350,9 +350,10 @@ SELECT * FROM pbt_check_type('oc_interval', 'justify_interval(v)', '''1 day''::i
 
 --
 -- bool
--- Note: the planner rewrites "v = false" to "NOT v", and only btree's own
--- boolean opfamily can turn that back into an index qual (IsBooleanOpfamily),
--- so that one query cannot use the index (idx_plan/bmp_plan f); the others can.
+-- Note: the planner rewrites "v = false" to "NOT v", which PostgreSQL 15
+-- turns back into an index qual only for btree's own boolean opfamily
+-- (IsBooleanOpfamily) and 16 and later for any opfamily with boolean
+-- equality: that query is in the versions test, the others are here.
 --
 CREATE TABLE oc_bool (id int, v bool) WITH (autovacuum_enabled = off);
 INSERT INTO oc_bool SELECT id, v_bool FROM oc_data WHERE id <= 3000;
@@ -362,11 +363,11 @@ VACUUM ANALYZE oc_bool;
 SELECT pagebtree_check('oc_bool_v', true);
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF) SELECT id FROM oc_bool WHERE v = false;
 EXPLAIN (COSTS OFF) SELECT id FROM oc_bool WHERE v > false;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
-SELECT * FROM pbt_check_type('oc_bool', 'v', 'false', 'true');
+SELECT * FROM pbt_check_type('oc_bool', 'v', 'false', 'true')
+WHERE query <> 'SELECT id FROM oc_bool WHERE v = false';
 
 --
 -- "char"
@@ -375,6 +376,9 @@ CREATE TABLE oc_char (id int, v "char") WITH (autovacuum_enabled = off);
 INSERT INTO oc_char SELECT id, v_char FROM oc_data WHERE id <= 3000;
 CREATE INDEX oc_char_v ON oc_char USING pagebtree (v);
 INSERT INTO oc_char SELECT id, v_char FROM oc_data WHERE id > 3000;
+-- no histogram: PostgreSQL 18.4 fails to estimate an inequality on a "char"
+-- column that has one ("cache lookup failed for collation 0", btree too)
+ALTER TABLE oc_char ALTER COLUMN v SET STATISTICS 0;
 VACUUM ANALYZE oc_char;
 SELECT pagebtree_check('oc_char_v', true);
 SET enable_seqscan = off;

@@ -67,14 +67,25 @@ CREATE TEMP TABLE s_ios AS SELECT a, b FROM s_multi;
 CREATE INDEX s_ios_ab ON s_ios USING pagebtree (a, b);
 VACUUM ANALYZE s_ios;
 SELECT pagebtree_check('s_ios_ab', true);
+-- EXPLAIN ANALYZE as 15 prints it: 18 also prints rows with two decimals
+-- and the index searches (which the versions test checks)
+CREATE FUNCTION s_explain_analyze(q text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+    ln text;
+BEGIN
+    FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || q LOOP
+        CONTINUE WHEN ln ~ '^\s*Index Searches: ';
+        RETURN NEXT regexp_replace(ln, '(rows=\d+)\.00 ', '\1 ');
+    END LOOP;
+END $$;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT a, b FROM s_ios WHERE a < 100;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT a, b FROM s_ios WHERE a > 1900 ORDER BY a DESC, b DESC;
+SELECT s_explain_analyze('SELECT a, b FROM s_ios WHERE a < 100');
+SELECT s_explain_analyze('SELECT a, b FROM s_ios WHERE a > 1900 ORDER BY a DESC, b DESC');
 RESET enable_seqscan;
 RESET enable_bitmapscan;
+DROP FUNCTION s_explain_analyze;
 SELECT * FROM pbt_cmp('SELECT a, b FROM s_ios WHERE a < 100', 'indexonly');
 DROP TABLE s_ios;
 SELECT * FROM pbt_cmp('SELECT a, b FROM s_multi WHERE a < 100', 'indexonly');
@@ -104,7 +115,7 @@ SELECT * FROM pbt_cmp_all(ARRAY[
     'SELECT id FROM s_multi WHERE b > ''k490''',
     'SELECT id FROM s_multi WHERE a > 5 AND a > 10 AND a < 20 AND a <= 19',
     'SELECT id FROM s_multi WHERE a > 10 AND a < 5',
-    'SELECT id FROM s_multi WHERE a = 5 AND a = 6',
+    'SELECT id FROM s_multi WHERE a = 5 AND a >= 6',
     'SELECT id FROM s_multi WHERE a = 5 AND a >= 5 AND a <= 5',
     'SELECT id FROM s_multi WHERE a >= 5 AND a = 7 AND b >= ''k000''',
     'SELECT id FROM s_multi WHERE a > 5::int8 AND a > 10::int2 AND a < 20::int8 AND a <= 30',

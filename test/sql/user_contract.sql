@@ -57,9 +57,12 @@ SELECT pagebtree_check('uc_i_bpa', true);
 DROP TABLE uc_i;
 
 -- 2. idx_scan, idx_tup_read and idx_tup_fetch count what btree's count,
--- for index, index-only and bitmap scans, arrays and keys that never match.
+-- for index, index-only and bitmap scans, and keys that never match.
 -- (The tables have no statistics: with a histogram, the planner reads a
 -- column's actual minimum or maximum from a btree index, which counts.)
+-- For = ANY arrays pagebtree counts a scan per element, as btree did up to
+-- 16; from 17 on btree counts its descents, which can be fewer, so arrays
+-- are checked against pagebtree's own rule below.
 CREATE TABLE uc_s_bt (k int8, v text) WITH (autovacuum_enabled = off);
 CREATE TABLE uc_s_pbt (k int8, v text) WITH (autovacuum_enabled = off);
 INSERT INTO uc_s_bt SELECT i, 'v' || i FROM generate_series(1, 5000) i;
@@ -80,8 +83,6 @@ BEGIN
         'SELECT * FROM %s WHERE k = 42',
         'SELECT * FROM %s WHERE k BETWEEN 100 AND 199',
         'SELECT k FROM %s WHERE k BETWEEN 300 AND 320',
-        'SELECT * FROM %s WHERE k = ANY (''{5, 50, 500, 5000, 50000}'')',
-        'SELECT * FROM %s WHERE k = ANY (''{}'')',
         'SELECT * FROM %s WHERE k IS NULL',
         'SELECT * FROM %s WHERE k < 0',
         'SELECT * FROM %s ORDER BY k DESC LIMIT 3']
@@ -111,7 +112,35 @@ SELECT b.idx_scan, b.idx_tup_read, b.idx_tup_fetch,
        (p.idx_scan, p.idx_tup_read, p.idx_tup_fetch) = (b.idx_scan, b.idx_tup_read, b.idx_tup_fetch) AS equal
 FROM pg_stat_user_indexes b, pg_stat_user_indexes p
 WHERE b.indexrelname = 'uc_s_bt_k' AND p.indexrelname = 'uc_s_pbt_k';
+-- arrays: one scan per element (5 by an index scan, 5 by a bitmap scan),
+-- none for an empty array
+CREATE FUNCTION uc_arrays(OUT idx_scan bigint, OUT idx_tup_read bigint,
+                          OUT idx_tup_fetch bigint, OUT rows bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+    n bigint;
+BEGIN
+    SELECT s.idx_scan, s.idx_tup_read, s.idx_tup_fetch
+    INTO idx_scan, idx_tup_read, idx_tup_fetch
+    FROM pg_stat_user_indexes s WHERE s.indexrelname = 'uc_s_pbt_k';
+    rows := 0;
+    SET LOCAL enable_seqscan = off;
+    SET LOCAL enable_indexonlyscan = off;
+    FOREACH n IN ARRAY ARRAY[0, 1] LOOP
+        EXECUTE format('SET LOCAL enable_indexscan = %s', n = 0);
+        EXECUTE format('SET LOCAL enable_bitmapscan = %s', n = 1);
+        SELECT rows + count(*) INTO rows FROM uc_s_pbt WHERE k = ANY ('{5, 50, 500, 5000, 50000}');
+        SELECT rows + count(*) INTO rows FROM uc_s_pbt WHERE k = ANY ('{}');
+    END LOOP;
+    PERFORM pg_stat_force_next_flush();
+END $$;
+CREATE TEMP TABLE uc_before AS SELECT * FROM uc_arrays();
+SELECT s.idx_scan - b.idx_scan AS idx_scan, s.idx_tup_read - b.idx_tup_read AS idx_tup_read,
+       s.idx_tup_fetch - b.idx_tup_fetch AS idx_tup_fetch, b.rows
+FROM pg_stat_user_indexes s, uc_before b WHERE s.indexrelname = 'uc_s_pbt_k';
 DROP FUNCTION uc_run;
+DROP FUNCTION uc_arrays;
+DROP TABLE uc_before;
 DROP TABLE uc_s_bt, uc_s_pbt;
 
 -- 3. Key bytes need SELECT on the table or on every column the index
@@ -218,25 +247,8 @@ SELECT * FROM pbt_cmp('SELECT * FROM uc_dup WHERE k = 77');
 DROP FUNCTION uc_counted;
 DROP TABLE uc_dup;
 
--- 6b. Boolean columns: PostgreSQL 15's planner makes index conditions of
--- "col", "NOT col", "col = true/false" and "col IS [NOT] TRUE/FALSE" only
--- for btree's own boolean operator family; results are right either way.
-CREATE TABLE uc_bool (b bool, id int);
-INSERT INTO uc_bool SELECT i % 3 = 0, i FROM generate_series(1, 3000) i;
-CREATE INDEX uc_bool_b ON uc_bool USING pagebtree (b);
-ANALYZE uc_bool;
-SET enable_seqscan = off;
-EXPLAIN (COSTS OFF) SELECT count(*) FROM uc_bool WHERE b;
-EXPLAIN (COSTS OFF) SELECT count(*) FROM uc_bool WHERE b = true;
-EXPLAIN (COSTS OFF) SELECT count(*) FROM uc_bool WHERE b IS TRUE;
-EXPLAIN (COSTS OFF) SELECT count(*) FROM uc_bool WHERE NOT b;
--- what does become an index condition: comparisons the planner keeps
-EXPLAIN (COSTS OFF) SELECT count(*) FROM uc_bool WHERE b > false;
-EXPLAIN (COSTS OFF) SELECT count(*) FROM uc_bool WHERE b = ANY ('{true}');
-RESET enable_seqscan;
-SELECT count(*) FROM uc_bool WHERE b;
-SELECT * FROM pbt_cmp('SELECT id FROM uc_bool WHERE b > false');
-DROP TABLE uc_bool;
+-- 6b. Boolean columns: see the versions test (which forms become index
+-- conditions depends on the server version).
 
 -- 6c. Comparator-mode keys are index tuples, compressed as btree's are:
 -- a 100,000-character key that compresses is accepted.
@@ -249,11 +261,8 @@ SELECT * FROM pbt_cmp($$SELECT n FROM uc_big WHERE t = repeat('y', 100000)::bpch
 INSERT INTO uc_big SELECT 3, string_agg(md5(i::text), '') FROM generate_series(1, 200) i;
 DROP TABLE uc_big;
 
--- 6d. Unique indexes on partitioned tables: PostgreSQL 15 refuses them for
--- every access method but btree.
-CREATE TABLE uc_up (k int8) PARTITION BY RANGE (k);
-CREATE UNIQUE INDEX uc_up_k ON uc_up USING pagebtree (k);
-DROP TABLE uc_up;
+-- 6d. Unique indexes on partitioned tables: see the versions test
+-- (PostgreSQL 18 takes them, earlier versions refuse them).
 
 -- 6e. Row comparisons become index conditions only for btree indexes
 -- (PostgreSQL 15 to 18); pagebtree filters them, with the same results.

@@ -1,0 +1,242 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_compat.h
+ *	  What differs between the PostgreSQL major versions pagebtree builds
+ *	  against (15, 16, 17, 18), in one place.
+ *
+ * The rest of the module is written against the names of the newest
+ * servers (RelFileLocator, BufferIsDirty, ...); for older servers this
+ * header maps those names onto what they have.  Each block says which
+ * release changed the interface.  Tested: 15 (Debian), 16 and 18.
+ * PostgreSQL 17 is not tested: its guards follow the release where each
+ * interface changed (16, 17 or 18), so it builds where its interfaces
+ * match 16 or 18.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PBT_COMPAT_H
+#define PBT_COMPAT_H
+
+#include "access/amapi.h"
+#include "access/relscan.h"
+#include "commands/vacuum.h"
+#include "pgstat.h"
+#include "storage/buf_internals.h"
+#include "storage/bufmgr.h"
+#include "storage/standby.h"
+#include "utils/rel.h"
+
+#if PG_VERSION_NUM < 150000
+#error "pagebtree needs PostgreSQL 15 or later"
+#endif
+
+/* ----------------------------------------------------------------
+ * Functions that do not return.  18 replaced the postfix
+ * pg_attribute_noreturn() by the prefix pg_noreturn (C11 _Noreturn); GCC
+ * and clang take the older attribute in prefix position too.
+ * ----------------------------------------------------------------
+ */
+#ifndef pg_noreturn
+#define pg_noreturn pg_attribute_noreturn()
+#endif
+
+/* ----------------------------------------------------------------
+ * Relation file identity.  16 renamed RelFileNode to RelFileLocator
+ * (spcNode, dbNode, relNode became spcOid, dbOid, relNumber), the
+ * relcache's rd_node to rd_locator and smgr's smgr_rnode.node to
+ * smgr_rlocator.locator.  The structs have the same layout, so WAL
+ * records that embed one are the same bytes.
+ * ----------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 160000
+#include "storage/relfilelocator.h"
+
+#define PbtRelationGetLocator(rel)		((rel)->rd_locator)
+#define PbtRelationGetFileNumber(rel)	((rel)->rd_locator.relNumber)
+#define PbtSmgrGetLocator(smgr)			(&(smgr)->smgr_rlocator.locator)
+#else
+#include "storage/relfilenode.h"
+
+typedef RelFileNode RelFileLocator;
+
+#define PbtRelationGetLocator(rel)		((rel)->rd_node)
+#define PbtRelationGetFileNumber(rel)	((rel)->rd_node.relNode)
+#define PbtSmgrGetLocator(smgr)			(&(smgr)->smgr_rnode.node)
+#endif
+
+/* ----------------------------------------------------------------
+ * Recovery conflicts.  16 added isCatalogRel: a conflict on a table that
+ * logical decoding reads as a catalog (a catalog or a user_catalog_table)
+ * also invalidates logical slots on a standby that need the removed rows.
+ * 15 has no logical decoding on standbys and takes no such argument.
+ * ----------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 160000
+#define PbtResolveConflictWithSnapshot(horizon, isCatalogRel, locator) \
+	ResolveRecoveryConflictWithSnapshot((horizon), (isCatalogRel), (locator))
+#define PbtResolveConflictWithSnapshotFullXid(horizon, isCatalogRel, locator) \
+	ResolveRecoveryConflictWithSnapshotFullXid((horizon), (isCatalogRel), (locator))
+#else
+#define PbtResolveConflictWithSnapshot(horizon, isCatalogRel, locator) \
+	ResolveRecoveryConflictWithSnapshot((horizon), (locator))
+#define PbtResolveConflictWithSnapshotFullXid(horizon, isCatalogRel, locator) \
+	ResolveRecoveryConflictWithSnapshotFullXid((horizon), (locator))
+#endif
+
+/* ----------------------------------------------------------------
+ * Relation extension.  16 replaced ReadBuffer(P_NEW), which needed the
+ * caller to hold the relation extension lock, by ExtendBufferedRel, which
+ * takes that lock itself (and, with EB_LOCK_FIRST, returns the new zeroed
+ * page exclusively locked, as RBM_ZERO_AND_LOCK did).  P_NEW still works
+ * on 16-18 but is deprecated and goes through the same path at a higher
+ * cost.
+ * ----------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 160000
+#define PBT_EXTEND_NEEDS_LOCK	false
+static inline Buffer
+pbt_extend_relation(Relation rel)
+{
+	return ExtendBufferedRel(BMR_REL(rel), MAIN_FORKNUM, NULL, EB_LOCK_FIRST);
+}
+#else
+#define PBT_EXTEND_NEEDS_LOCK	true
+static inline Buffer
+pbt_extend_relation(Relation rel)
+{
+	return ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK,
+							  NULL);
+}
+#endif
+
+/* ----------------------------------------------------------------
+ * Buffer state.  BufferIsDirty came with 17 (it asserts that the caller
+ * holds the content lock in exclusive mode).  Before it, read BM_DIRTY
+ * from the shared buffer's header, as it does, without the header lock:
+ * the answer is a hint either way.  Local buffers are never asked.
+ *
+ * The usage count (pbt_bufcache.c) has no function at all: 15 to 18 keep
+ * it in the same bits of BufferDesc.state (BUF_USAGECOUNT_ONE,
+ * BM_MAX_USAGE_COUNT, BM_LOCKED) and GetBufferDescriptor became an inline
+ * function in 16 with the same use, so that code is the same on every
+ * version.
+ * ----------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 170000
+#define pbt_buffer_is_dirty(buf)	BufferIsDirty(buf)
+#else
+static inline bool
+pbt_buffer_is_dirty(Buffer buf)
+{
+	Assert(!BufferIsLocal(buf));
+	return (pg_atomic_read_u32(&GetBufferDescriptor(buf - 1)->state) &
+			BM_DIRTY) != 0;
+}
+#endif
+
+/* ----------------------------------------------------------------
+ * Collations that order by bytes.  18 removed lc_collate_is_c; the locale
+ * object says it instead (true for "C", "POSIX" and, from 17 on, the
+ * builtin provider's C collations, which compare with memcmp too).
+ * ----------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 180000
+#include "utils/pg_locale.h"
+
+static inline bool
+pbt_collation_is_c(Oid collation)
+{
+	return pg_newlocale_from_collation(collation)->collate_is_c;
+}
+#else
+#define pbt_collation_is_c(collation)	lc_collate_is_c(collation)
+#endif
+
+/* ----------------------------------------------------------------
+ * Sorted datums.  16 added tuplesort_getdatum's copy argument; 15 always
+ * copies a pass-by-reference datum into the caller's memory context, and
+ * the caller frees it, so ask for the copy.
+ * ----------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 160000
+#define pbt_tuplesort_getdatum(state, forward, val, isNull) \
+	tuplesort_getdatum((state), (forward), true, (val), (isNull), NULL)
+#else
+#define pbt_tuplesort_getdatum(state, forward, val, isNull) \
+	tuplesort_getdatum((state), (forward), (val), (isNull), NULL)
+#endif
+
+/* ----------------------------------------------------------------
+ * VACUUM's cost-based delay: 18 tells it whether ANALYZE is calling.
+ * ----------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 180000
+#define pbt_vacuum_delay_point()	vacuum_delay_point(false)
+#else
+#define pbt_vacuum_delay_point()	vacuum_delay_point()
+#endif
+
+/* ----------------------------------------------------------------
+ * Index searches.  18's EXPLAIN ANALYZE reports "Index Searches" from a
+ * counter that the access method raises wherever it counts an index scan
+ * for pg_stat_*_indexes (btree: each _bt_first).
+ * ----------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 180000
+#define pbt_count_index_search(scan) \
+	do { \
+		pgstat_count_index_scan((scan)->indexRelation); \
+		if ((scan)->instrument) \
+			(scan)->instrument->nsearches++; \
+	} while (0)
+#else
+#define pbt_count_index_search(scan) \
+	pgstat_count_index_scan((scan)->indexRelation)
+#endif
+
+/* ----------------------------------------------------------------
+ * IndexAmRoutine fields added after 15 (makeNode zeroes the rest).  The
+ * handler sets the 15 fields; these say what pagebtree does on newer
+ * servers.
+ * ----------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 180000
+#include "access/nbtree.h"		/* bttranslatestrategy, bttranslatecmptype */
+#endif
+
+static inline void
+pbt_set_newer_am_fields(IndexAmRoutine *amroutine,
+						int (*gettreeheight) (Relation index))
+{
+#if PG_VERSION_NUM >= 160000
+	/* 16: entries are per heap tuple, not per block range (BRIN) */
+	amroutine->amsummarizing = false;
+#endif
+#if PG_VERSION_NUM >= 170000
+	/* 17: CREATE INDEX runs in one process (no parallel build) */
+	amroutine->amcanbuildparallel = false;
+	amroutine->aminsertcleanup = NULL;
+#endif
+#if PG_VERSION_NUM >= 180000
+	/* 18: btcostestimate charges per level descended, as for btree */
+	amroutine->amgettreeheight = gettreeheight;
+
+	/*
+	 * 18: the opfamilies are btree's in all but name (btvalidate checks
+	 * them), so equality and ordering are consistent across each family's
+	 * cross-type operators, as for btree, and strategy numbers translate
+	 * to compare types as btree's do.  The planner uses the translation to
+	 * find an index's sort order (for ORDER BY and merge joins) and CREATE
+	 * INDEX to match a unique index to a partition key.  No hashing.
+	 */
+	amroutine->amcanhash = false;
+	amroutine->amconsistentequality = true;
+	amroutine->amconsistentordering = true;
+	amroutine->amtranslatestrategy = bttranslatestrategy;
+	amroutine->amtranslatecmptype = bttranslatecmptype;
+#else
+	(void) gettreeheight;
+#endif
+}
+
+#endif							/* PBT_COMPAT_H */
