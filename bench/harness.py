@@ -63,7 +63,8 @@ SETTING_VARIANTS = {
 
 
 # --pbt-layouts entries 'delta' and 'delta-<threshold>' (2p5 = 2.5 %): the
-# default layouts with the delta area (issue #22)
+# default layouts with the delta area (issue #22); 'nodelta': without it
+# (the default, delta = auto, reserves one where leaf writes are costly)
 DELTA_VARIANT = re.compile(r"^delta(?:-(\d+)(?:p(\d+))?)?$")
 
 
@@ -71,9 +72,11 @@ def variant_options(layout):
     """Reloptions of a --pbt-layouts entry: 'plain' -> layout = plain;
     'bpa-l8-b32' -> layout = bpa with an 8-slot log and 32-slot blocks;
     'heads-nohints' -> layout = heads (see SETTING_VARIANTS);
-    'delta-2p5' -> delta = on, delta_threshold = 2.5."""
+    'delta-2p5' -> delta = on, delta_threshold = 2.5; 'nodelta' -> delta = off."""
     if layout is None:
         return {}
+    if layout == "nodelta":
+        return {"delta": "off"}
     m = DELTA_VARIANT.match(layout)
     if m:
         opts = {"delta": "on"}

@@ -47,7 +47,7 @@ typedef struct PbtOptions
 	int			layout;			/* PbtLayoutOption (pbt_policy.c) */
 	int			bpa_log_size;	/* BPA leaves: insert log slots */
 	int			bpa_block_size; /* BPA leaves: slots per block */
-	bool		delta;			/* inserts may go to the delta area */
+	int			delta;			/* PbtDeltaOption */
 	double		delta_threshold;	/* a run folds at this % of a page */
 } PbtOptions;
 

@@ -67,6 +67,7 @@ typedef struct BuildState
 	TupleTableSlot *slot;		/* for putting entries into the sort */
 	TupleTableSlot *sortedslot; /* for getting them back */
 	double		indtuples;
+	double		leaf_bytes;		/* estimated bytes of the leaf entries */
 	StringInfoData item;
 	bool		item_alive;		/* its heap tuple is live (unique checks) */
 	bool		unique;
@@ -107,6 +108,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 
 		pbt_form_leaf_item(st, values, isnull, tid, &bs->item);
 		pbt_check_item_size(index, bs->item.len);
+		bs->leaf_bytes += sizeof(PbtSlot) + bs->item.len;
 		/* a trailing byte carries tupleIsAlive; it cannot affect the order */
 		appendStringInfoChar(&bs->item, tupleIsAlive ? 1 : 0);
 		datum = palloc(VARHDRSZ + bs->item.len);
@@ -128,6 +130,8 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 		slot->tts_isnull[st->natts + 1] = false;
 		ExecStoreVirtualTuple(slot);
 		tuplesort_puttupleslot(bs->sort, slot);
+		bs->leaf_bytes += sizeof(PbtSlot) + sizeof(ItemPointerData) +
+			MAXALIGN(heap_compute_data_size(st->tupdesc, values, isnull));
 	}
 	bs->indtuples += 1;
 }
@@ -532,6 +536,7 @@ write_metapage(Relation index, PbtState *st, BlockNumber root, uint32 level)
 	meta = PbtPageGetMeta(BufferGetPage(buf));
 	meta->root = root;
 	meta->level = level;
+	meta->delta_group = st->delta_group;
 	MarkBufferDirty(buf);
 	UnlockReleaseBuffer(buf);
 }
@@ -591,12 +596,11 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	initStringInfo(&bs.item);
 
 	/* metapage first, so that it is block 0 */
-	bs.st->delta_group = pbt_delta_group_for_build(index);
+	bs.st->delta_group = 0;
 	bs.st->delta_known = true;
 	metabuf = pbt_new_page(index);
 	pbt_meta_init(BufferGetPage(metabuf),
 				  bs.st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR);
-	PbtPageGetMeta(BufferGetPage(metabuf))->delta_group = bs.st->delta_group;
 	MarkBufferDirty(metabuf);
 	UnlockReleaseBuffer(metabuf);
 
@@ -607,6 +611,10 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_SORT);
 	tuplesort_performsort(bs.sort);
+
+	/* the delta area's side pages are reserved from block 1 on */
+	bs.st->delta_group = pbt_delta_group_for_build(index, bs.leaf_bytes /
+												   (PBT_USABLE_SPACE * bs.st->fillfactor / 100.0));
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_LOAD);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) bs.indtuples);
@@ -652,7 +660,7 @@ pbtbuildempty(Relation index)
 	PGAlignedBlock meta;
 	PGAlignedBlock root;
 	PbtMetaPageData *m;
-	uint32		group = pbt_delta_group_for_build(index);
+	uint32		group = pbt_delta_group_for_build(index, 0);
 	/* block 1 is the first side page of a delta area, all zeros until used */
 	BlockNumber rootblk = pbt_is_side_block(group, 1) ? 2 : 1;
 

@@ -37,16 +37,36 @@
 #include "miscadmin.h"
 #include "utils/rel.h"
 
+/*
+ * Does the delta area pay for an index built now, with delta = auto?  It
+ * spares leaf writes that are costly: without the resource manager every
+ * leaf insert logs its page's shifted bytes, and an index larger than
+ * shared buffers has its leaves evicted, and so written, between changes.
+ * Otherwise its cost (a side page read with every leaf) buys nothing.
+ * estimated_leaves is the build's estimate of its leaf pages.
+ */
+static bool
+delta_pays(Relation index, double estimated_leaves)
+{
+	if (index->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
+		return false;			/* local buffers: appends never pay */
+	if (!pbt_rmgr_registered && RelationNeedsWAL(index))
+		return true;
+	return estimated_leaves >= NBuffers;
+}
+
 /* Leaves per side page for a new build of the index, 0 = no delta area. */
 uint32
-pbt_delta_group_for_build(Relation index)
+pbt_delta_group_for_build(Relation index, double estimated_leaves)
 {
 	PbtOptions *opts = (PbtOptions *) index->rd_options;
+	int			option = opts ? opts->delta : PBT_DEFAULT_DELTA;
 	double		pct = opts ? opts->delta_threshold : PBT_DEFAULT_DELTA_THRESHOLD;
 	int			want = (int) (PBT_USABLE_SPACE * pct / 100);
 	uint32		group = PBT_MAX_DELTA_GROUP;
 
-	if (opts ? !opts->delta : !PBT_DEFAULT_DELTA)
+	if (option == PBT_DELTA_OFF ||
+		(option == PBT_DELTA_AUTO && !delta_pays(index, estimated_leaves)))
 		return 0;
 	/* the most leaves per side page whose slots hold the threshold */
 	while (group > PBT_MIN_DELTA_GROUP &&

@@ -43,6 +43,16 @@ bool		pbt_delta_append_always = false;
  */
 bool		pbt_prefetch_arrays_always = false;
 
+/* delta: a boolean before "auto" existed, so its spellings stay valid */
+static relopt_enum_elt_def pbt_delta_values[] = {
+	{"auto", PBT_DELTA_AUTO},
+	{"on", PBT_DELTA_ON},
+	{"off", PBT_DELTA_OFF},
+	{"true", PBT_DELTA_ON},
+	{"false", PBT_DELTA_OFF},
+	{NULL}
+};
+
 void
 _PG_init(void)
 {
@@ -58,9 +68,11 @@ _PG_init(void)
 	add_int_reloption(pbt_relopt_kind, "bpa_block_size",
 					  "Slots per block of BPA leaves (a power of two)",
 					  PBT_BPA_DEFAULT_BLOCK, 4, 64, ShareUpdateExclusiveLock);
-	add_bool_reloption(pbt_relopt_kind, "delta",
+	add_enum_reloption(pbt_relopt_kind, "delta",
 					   "Inserts into clean leaves go to the delta area (reserved at the index's build)",
-					   PBT_DEFAULT_DELTA, ShareUpdateExclusiveLock);
+					   pbt_delta_values, PBT_DEFAULT_DELTA,
+					   "Valid values are \"auto\", \"on\" and \"off\".",
+					   ShareUpdateExclusiveLock);
 	add_real_reloption(pbt_relopt_kind, "delta_threshold",
 					   "A leaf's pending entries fold into it at this percentage of a page",
 					   PBT_DEFAULT_DELTA_THRESHOLD, 1, 20, ShareUpdateExclusiveLock);
@@ -111,7 +123,7 @@ pbtoptions(Datum reloptions, bool validate)
 		{"layout", RELOPT_TYPE_ENUM, offsetof(PbtOptions, layout)},
 		{"bpa_log_size", RELOPT_TYPE_INT, offsetof(PbtOptions, bpa_log_size)},
 		{"bpa_block_size", RELOPT_TYPE_INT, offsetof(PbtOptions, bpa_block_size)},
-		{"delta", RELOPT_TYPE_BOOL, offsetof(PbtOptions, delta)},
+		{"delta", RELOPT_TYPE_ENUM, offsetof(PbtOptions, delta)},
 		{"delta_threshold", RELOPT_TYPE_REAL, offsetof(PbtOptions, delta_threshold)},
 	};
 	PbtOptions *opts;
@@ -172,7 +184,7 @@ pbt_build_state(Relation index, MemoryContext cxt)
 			has_string_column = true;
 	}
 	st->fillfactor = opts ? opts->fillfactor : PBT_DEFAULT_FILLFACTOR;
-	st->delta_on = opts ? opts->delta : PBT_DEFAULT_DELTA;
+	st->delta_on = (opts ? opts->delta : PBT_DEFAULT_DELTA) != PBT_DELTA_OFF;
 	st->delta_threshold = PBT_USABLE_SPACE *
 		(opts ? opts->delta_threshold : PBT_DEFAULT_DELTA_THRESHOLD) / 100;
 	pbt_set_layouts(st, opts, has_string_column);

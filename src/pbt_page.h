@@ -206,7 +206,14 @@ typedef struct PbtItem
 #define PBT_INNER_FILLFACTOR	70
 
 /* the delta area (pbt_delta.h) */
-#define PBT_DEFAULT_DELTA		false
+typedef enum PbtDeltaOption
+{
+	PBT_DELTA_OFF,
+	PBT_DELTA_ON,
+	PBT_DELTA_AUTO				/* where leaf writes are costly: see
+								 * pbt_delta_group_for_build() */
+} PbtDeltaOption;
+#define PBT_DEFAULT_DELTA		PBT_DELTA_AUTO
 #define PBT_DEFAULT_DELTA_THRESHOLD 5.0	/* % of a page */
 #define PBT_MIN_DELTA_GROUP		4
 #define PBT_MAX_DELTA_GROUP		64

@@ -14,10 +14,25 @@ CREATE TABLE d_geo (k int8);
 CREATE INDEX d_geo_a ON d_geo USING pagebtree (k) WITH (delta = on);
 CREATE INDEX d_geo_b ON d_geo USING pagebtree (k) WITH (delta = on, delta_threshold = 2.5);
 CREATE INDEX d_geo_c ON d_geo USING pagebtree (k) WITH (delta = on, delta_threshold = 20);
-CREATE INDEX d_geo_d ON d_geo USING pagebtree (k);
+CREATE INDEX d_geo_true ON d_geo USING pagebtree (k) WITH (delta = true);
+CREATE INDEX d_geo_off ON d_geo USING pagebtree (k) WITH (delta = off);
 SELECT i.relname, m.delta_group
 FROM pg_class i, LATERAL pagebtree_metapage(i.oid) m
 WHERE i.relname LIKE 'd_geo_%' ORDER BY 1;
+-- auto (the default): a delta area where leaf writes are costly, that is
+-- without the resource manager (not preloaded), or for an index of at least
+-- shared_buffers (test/t/001_crash_recovery.pl); never for a temporary one
+CREATE INDEX d_geo_auto ON d_geo USING pagebtree (k) WITH (delta = auto);
+CREATE INDEX d_geo_default ON d_geo USING pagebtree (k);
+CREATE TEMP TABLE d_geo_tmp (k int8);
+CREATE INDEX d_geo_tmp_k ON d_geo_tmp USING pagebtree (k);
+SELECT i.relname,
+       (m.delta_group > 0) = (i.relpersistence = 'p' AND
+                              current_setting('shared_preload_libraries') NOT LIKE '%pagebtree%')
+         AS as_expected
+FROM pg_class i, LATERAL pagebtree_metapage(i.oid) m
+WHERE i.relname IN ('d_geo_auto', 'd_geo_default', 'd_geo_tmp_k') ORDER BY 1;
+DROP TABLE d_geo_tmp;
 -- bad values are refused when set
 CREATE INDEX d_geo_e ON d_geo USING pagebtree (k) WITH (delta_threshold = 0.5);
 CREATE INDEX d_geo_e ON d_geo USING pagebtree (k) WITH (delta_threshold = 30);

@@ -7,11 +7,14 @@
 --
 -- NOTICEs differ between server configurations (e.g. the one about
 -- shared_preload_libraries at index build), so show warnings and up only.
+-- Indexes are built WITH (delta = off): these tests read pages by block
+-- number, and without preloading an index reserves blocks for its delta
+-- area by default (delta.sql).
 SET client_min_messages = warning;
 
 CREATE TABLE ins (id int, k int) WITH (autovacuum_enabled = off);
 INSERT INTO ins SELECT i, i * 10 FROM generate_series(1, 10) i;
-CREATE INDEX ins_k ON ins USING pagebtree (k);
+CREATE INDEX ins_k ON ins USING pagebtree (k) WITH (delta = off);
 
 -- wal_mode depends on shared_preload_libraries, so it is not shown as such
 SELECT magic, to_hex(magic) AS magic_hex, version, root, level, key_mode,
@@ -43,23 +46,23 @@ SELECT i, i, date '2020-01-01' + i, timestamp '2020-01-01' + i * interval '1 hou
        i, i % 2 = 0, md5(i::text)::uuid, md5(i::text), decode(md5(i::text), 'hex'),
        i / 3.0, i / 3.0, i::text, i::text, i * interval '1 minute'
 FROM generate_series(1, 100) i;
-CREATE INDEX ins_types_i4 ON ins_types USING pagebtree (i4);
-CREATE INDEX ins_types_i8 ON ins_types USING pagebtree (i8 DESC);
-CREATE INDEX ins_types_d ON ins_types USING pagebtree (d);
-CREATE INDEX ins_types_ts ON ins_types USING pagebtree (ts);
-CREATE INDEX ins_types_o ON ins_types USING pagebtree (o);
-CREATE INDEX ins_types_b ON ins_types USING pagebtree (b);
-CREATE INDEX ins_types_u ON ins_types USING pagebtree (u);
-CREATE INDEX ins_types_tc ON ins_types USING pagebtree (tc);
-CREATE INDEX ins_types_ba ON ins_types USING pagebtree (ba);
-CREATE INDEX ins_types_multi ON ins_types USING pagebtree (i4, tc DESC NULLS LAST, d);
-CREATE INDEX ins_types_incl ON ins_types USING pagebtree (i4) INCLUDE (n, tc);
-CREATE INDEX ins_types_n ON ins_types USING pagebtree (n);
-CREATE INDEX ins_types_f8 ON ins_types USING pagebtree (f8);
-CREATE INDEX ins_types_bp ON ins_types USING pagebtree (bp);
-CREATE INDEX ins_types_nm ON ins_types USING pagebtree (nm);
-CREATE INDEX ins_types_iv ON ins_types USING pagebtree (iv);
-CREATE INDEX ins_types_mixed ON ins_types USING pagebtree (i4, n);
+CREATE INDEX ins_types_i4 ON ins_types USING pagebtree (i4) WITH (delta = off);
+CREATE INDEX ins_types_i8 ON ins_types USING pagebtree (i8 DESC) WITH (delta = off);
+CREATE INDEX ins_types_d ON ins_types USING pagebtree (d) WITH (delta = off);
+CREATE INDEX ins_types_ts ON ins_types USING pagebtree (ts) WITH (delta = off);
+CREATE INDEX ins_types_o ON ins_types USING pagebtree (o) WITH (delta = off);
+CREATE INDEX ins_types_b ON ins_types USING pagebtree (b) WITH (delta = off);
+CREATE INDEX ins_types_u ON ins_types USING pagebtree (u) WITH (delta = off);
+CREATE INDEX ins_types_tc ON ins_types USING pagebtree (tc) WITH (delta = off);
+CREATE INDEX ins_types_ba ON ins_types USING pagebtree (ba) WITH (delta = off);
+CREATE INDEX ins_types_multi ON ins_types USING pagebtree (i4, tc DESC NULLS LAST, d) WITH (delta = off);
+CREATE INDEX ins_types_incl ON ins_types USING pagebtree (i4) INCLUDE (n, tc) WITH (delta = off);
+CREATE INDEX ins_types_n ON ins_types USING pagebtree (n) WITH (delta = off);
+CREATE INDEX ins_types_f8 ON ins_types USING pagebtree (f8) WITH (delta = off);
+CREATE INDEX ins_types_bp ON ins_types USING pagebtree (bp) WITH (delta = off);
+CREATE INDEX ins_types_nm ON ins_types USING pagebtree (nm) WITH (delta = off);
+CREATE INDEX ins_types_iv ON ins_types USING pagebtree (iv) WITH (delta = off);
+CREATE INDEX ins_types_mixed ON ins_types USING pagebtree (i4, n) WITH (delta = off);
 SELECT c.relname, m.key_mode, pagebtree_check(c.oid, true) IS NOT NULL AS checked
 FROM pg_class c, LATERAL pagebtree_metapage(c.oid) m
 WHERE c.relname LIKE 'ins_types_%' AND c.relkind = 'i'
@@ -70,7 +73,7 @@ ORDER BY c.relname;
 --
 CREATE TABLE ins2 (id int, k int) WITH (autovacuum_enabled = off);
 INSERT INTO ins2 SELECT i, i FROM generate_series(1, 3000) i;
-CREATE INDEX ins2_k ON ins2 USING pagebtree (k);
+CREATE INDEX ins2_k ON ins2 USING pagebtree (k) WITH (delta = off);
 INSERT INTO ins2 SELECT i, i FROM generate_series(3001, 4000) i;
 SELECT pagebtree_check('ins2_k', true);
 SELECT level >= 1 AS multi_level, root > 0 AS root_not_meta, key_mode

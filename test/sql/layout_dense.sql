@@ -13,6 +13,9 @@
 --
 -- NOTICEs differ between server configurations (e.g. the one about
 -- shared_preload_libraries at index build), so show warnings and up only.
+-- Indexes are built WITH (delta = off): these tests read pages by block
+-- number, and without preloading an index reserves blocks for its delta
+-- area by default (delta.sql).
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
 
@@ -81,7 +84,7 @@ $$;
 --
 CREATE TABLE ld_small (id int, k int8) WITH (autovacuum_enabled = off);
 INSERT INTO ld_small SELECT i, 1000 + i FROM generate_series(1, 10) i;
-CREATE INDEX ld_small_k ON ld_small USING pagebtree (k);
+CREATE INDEX ld_small_k ON ld_small USING pagebtree (k) WITH (delta = off);
 SELECT blkno, page_type, layout, level, live_items, flags
 FROM pagebtree_page_stats('ld_small_k', (SELECT root FROM pagebtree_metapage('ld_small_k')));
 SELECT itemno, heap_tid, item_length, data
@@ -122,8 +125,8 @@ SELECT * FROM pbt_verify(ld_queries('ld_small', 'k', 1000, 1020));
 CREATE TABLE ld8 (id int, k int8, kd int8, kb int8, v int)
 WITH (autovacuum_enabled = off);
 INSERT INTO ld8 SELECT i, i, i, i, i FROM generate_series(1, 20000) i;
-CREATE INDEX ld8_auto ON ld8 USING pagebtree (k);
-CREATE INDEX ld8_dense ON ld8 USING pagebtree (kd) WITH (layout = dense);
+CREATE INDEX ld8_auto ON ld8 USING pagebtree (k) WITH (delta = off);
+CREATE INDEX ld8_dense ON ld8 USING pagebtree (kd) WITH (delta = off, layout = dense);
 CREATE INDEX ld8_bt ON ld8 USING btree (kb);
 VACUUM ANALYZE ld8;
 -- every leaf is dense; each holds fillfactor (90%) of a dense page
@@ -193,8 +196,8 @@ SELECT * FROM pbt_verify(ld_queries('ld8', 'kd', 100000, 110000));
 -- fit, with auto once they are also smaller than heads.
 CREATE TABLE ldg (id int, k int8, kd int8) WITH (autovacuum_enabled = off);
 INSERT INTO ldg SELECT i, i, i FROM generate_series(1, 30000, 3) i;
-CREATE INDEX ldg_auto ON ldg USING pagebtree (k);
-CREATE INDEX ldg_dense ON ldg USING pagebtree (kd) WITH (layout = dense);
+CREATE INDEX ldg_auto ON ldg USING pagebtree (k) WITH (delta = off);
+CREATE INDEX ldg_dense ON ldg USING pagebtree (kd) WITH (delta = off, layout = dense);
 SELECT * FROM ld_summary('ldg');
 INSERT INTO ldg SELECT i, i, i FROM generate_series(30001, 45000, 3) i;
 SELECT * FROM ld_summary('ldg');
@@ -218,13 +221,13 @@ SELECT i, i, i, date '2000-01-01' + i, date '2000-01-01' + i,
        timestamp '2000-01-01' + i * interval '1 second',
        timestamp '2000-01-01' + i * interval '1 microsecond'
 FROM generate_series(1, 6000) i;
-CREATE INDEX ldt_i4 ON ldt USING pagebtree (i4);
-CREATE INDEX ldt_i4d ON ldt USING pagebtree (i4d) WITH (layout = dense);
-CREATE INDEX ldt_d ON ldt USING pagebtree (d);
-CREATE INDEX ldt_dd ON ldt USING pagebtree (dd) WITH (layout = dense);
-CREATE INDEX ldt_ts ON ldt USING pagebtree (ts);
-CREATE INDEX ldt_tsd ON ldt USING pagebtree (tsd) WITH (layout = dense);
-CREATE INDEX ldt_tsu ON ldt USING pagebtree (tsu DESC);
+CREATE INDEX ldt_i4 ON ldt USING pagebtree (i4) WITH (delta = off);
+CREATE INDEX ldt_i4d ON ldt USING pagebtree (i4d) WITH (delta = off, layout = dense);
+CREATE INDEX ldt_d ON ldt USING pagebtree (d) WITH (delta = off);
+CREATE INDEX ldt_dd ON ldt USING pagebtree (dd) WITH (delta = off, layout = dense);
+CREATE INDEX ldt_ts ON ldt USING pagebtree (ts) WITH (delta = off);
+CREATE INDEX ldt_tsd ON ldt USING pagebtree (tsd) WITH (delta = off, layout = dense);
+CREATE INDEX ldt_tsu ON ldt USING pagebtree (tsu DESC) WITH (delta = off);
 SELECT * FROM ld_summary('ldt');
 -- inserts: descending and random order below and above the built range
 INSERT INTO ldt
@@ -259,7 +262,7 @@ SELECT * FROM pbt_verify(ld_queries('ldt', 'tsu', -3000, 9000,
 --
 CREATE TABLE ldm (id int, g int4, s int4) WITH (autovacuum_enabled = off);
 INSERT INTO ldm SELECT i, i / 2000, i % 2000 FROM generate_series(1, 12000) i;
-CREATE INDEX ldm_gs ON ldm USING pagebtree (g, s);
+CREATE INDEX ldm_gs ON ldm USING pagebtree (g, s) WITH (delta = off);
 SELECT * FROM ld_summary('ldm');
 INSERT INTO ldm SELECT i, 7, i FROM generate_series(1, 3000) i ORDER BY (i * 7919) % 3001;
 VACUUM ANALYZE ldm;
@@ -282,18 +285,18 @@ SELECT * FROM pbt_verify(ARRAY[
 CREATE TABLE ldx (id int, t text COLLATE "C", n numeric, k int8)
 WITH (autovacuum_enabled = off);
 INSERT INTO ldx SELECT i, md5(i::text), i, i FROM generate_series(1, 3000) i;
-CREATE INDEX ldx_t ON ldx USING pagebtree (t) WITH (layout = dense);
-CREATE INDEX ldx_incl ON ldx USING pagebtree (k) INCLUDE (id) WITH (layout = dense);
+CREATE INDEX ldx_t ON ldx USING pagebtree (t) WITH (delta = off, layout = dense);
+CREATE INDEX ldx_incl ON ldx USING pagebtree (k) INCLUDE (id) WITH (delta = off, layout = dense);
 SELECT * FROM ld_summary('ldx');
 INSERT INTO ldx SELECT i, md5(i::text), i, i FROM generate_series(3001, 4000) i;
 SELECT index_name, dense, entries, checked FROM ld_summary('ldx');
 -- a comparator-mode key: the option is ignored with a NOTICE, leaves are plain
 SET client_min_messages = notice;
-CREATE INDEX ldx_n ON ldx USING pagebtree (n) WITH (layout = dense);
+CREATE INDEX ldx_n ON ldx USING pagebtree (n) WITH (delta = off, layout = dense);
 RESET client_min_messages;
 SELECT DISTINCT layout FROM pagebtree_layout_summary('ldx_n');
 -- switching an index away from dense: later splits make heads halves
-CREATE INDEX ldx_k ON ldx USING pagebtree (k) WITH (layout = dense);
+CREATE INDEX ldx_k ON ldx USING pagebtree (k) WITH (delta = off, layout = dense);
 SELECT dense > 0 AS dense, heads FROM ld_leaves('ldx_k');
 ALTER INDEX ldx_k SET (layout = heads);
 UPDATE ldx SET id = -id WHERE k % 2 = 0;
@@ -314,7 +317,7 @@ SELECT * FROM pbt_verify(ARRAY[
 -- split converts to dense instead.  Both end far below btree's size.
 CREATE TABLE ldp (id int, t text COLLATE "C", k int8, tb text COLLATE "C", kb int8)
 WITH (autovacuum_enabled = off);
-CREATE INDEX ldp_tk ON ldp USING pagebtree (t, k);
+CREATE INDEX ldp_tk ON ldp USING pagebtree (t, k) WITH (delta = off);
 CREATE INDEX ldp_tk_bt ON ldp USING btree (tb, kb);
 INSERT INTO ldp SELECT i, 'tenant_' || (i % 20), i / 20, 'tenant_' || (i % 20), i / 20
 FROM generate_series(1, 60000) i;
@@ -329,7 +332,7 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT t, k FROM ldp WHERE t < ''tenant_10'' ORDER BY t DESC, k DESC LIMIT 40'
 ]);
 CREATE TABLE ldr (id int, k int8, kb int8) WITH (autovacuum_enabled = off);
-CREATE INDEX ldr_k ON ldr USING pagebtree (k);
+CREATE INDEX ldr_k ON ldr USING pagebtree (k) WITH (delta = off);
 CREATE INDEX ldr_k_bt ON ldr USING btree (kb);
 INSERT INTO ldr SELECT i, i, i FROM generate_series(1, 60000) i ORDER BY md5(i::text);
 SELECT dense >= 0.9 * leaves AS mostly_dense,
@@ -344,7 +347,7 @@ SELECT * FROM pbt_verify(ld_queries('ldr', 'k', 1, 60000));
 -- after the rebuild).  Leaf 1 gets a 700-byte high key between long keys,
 -- loses them to VACUUM, and is refilled with short keys at its end.
 CREATE TABLE ldh (s text COLLATE "C") WITH (autovacuum_enabled = off);
-CREATE INDEX ldh_s ON ldh USING pagebtree (s) WITH (fillfactor = 100);
+CREATE INDEX ldh_s ON ldh USING pagebtree (s) WITH (delta = off, fillfactor = 100);
 INSERT INTO ldh SELECT 'a' || lpad(i::text, 4, '0') FROM generate_series(1, 20) i;
 INSERT INTO ldh SELECT 'c' || repeat('z', 700) || lpad(i::text, 3, '0')
 FROM generate_series(1, 40) i;

@@ -11,6 +11,9 @@
 --
 -- NOTICEs differ between server configurations (e.g. the one about
 -- shared_preload_libraries at index build), so show warnings and up only.
+-- Indexes are built WITH (delta = off): these tests read pages by block
+-- number, and without preloading an index reserves blocks for its delta
+-- area by default (delta.sql).
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
 
@@ -79,7 +82,7 @@ $$;
 --
 CREATE TABLE ls_small (id int, k int8, p text) WITH (autovacuum_enabled = off);
 INSERT INTO ls_small SELECT i, 1000 + i, repeat('p', i) FROM generate_series(1, 10) i;
-CREATE INDEX ls_small_k ON ls_small USING pagebtree (k) INCLUDE (p);
+CREATE INDEX ls_small_k ON ls_small USING pagebtree (k) INCLUDE (p) WITH (delta = off);
 SELECT blkno, page_type, layout, level, live_items, flags
 FROM pagebtree_page_stats('ls_small_k', (SELECT root FROM pagebtree_metapage('ls_small_k')));
 SELECT itemno, heap_tid, item_length, data
@@ -138,10 +141,10 @@ INSERT INTO ls8
 SELECT i, i, repeat('x', i % 13), i, repeat('x', i % 13), i, repeat('x', i % 13),
        i, repeat('x', i % 13), i
 FROM generate_series(1, 30000) i;
-CREATE INDEX ls8_auto ON ls8 USING pagebtree (k) INCLUDE (p);
-CREATE INDEX ls8_sdl ON ls8 USING pagebtree (kd) INCLUDE (pd) WITH (layout = semidense);
+CREATE INDEX ls8_auto ON ls8 USING pagebtree (k) INCLUDE (p) WITH (delta = off);
+CREATE INDEX ls8_sdl ON ls8 USING pagebtree (kd) INCLUDE (pd) WITH (delta = off, layout = semidense);
 CREATE INDEX ls8_bt ON ls8 USING btree (kb) INCLUDE (pb);
-CREATE INDEX ls8_heads ON ls8 USING pagebtree (kh) INCLUDE (ph) WITH (layout = heads);
+CREATE INDEX ls8_heads ON ls8 USING pagebtree (kh) INCLUDE (ph) WITH (delta = off, layout = heads);
 VACUUM ANALYZE ls8;
 -- every leaf is semidense, and the index is smaller than btree's (0.95 of
 -- it; with heads leaves it is 1.07) and than the same index with heads
@@ -230,8 +233,8 @@ SELECT * FROM pbt_verify(ls_queries('ls8', 'k', 'p', 25000, 40000));
 CREATE TABLE lsg (id int, k int8, p text, kd int8, pd text)
 WITH (autovacuum_enabled = off);
 INSERT INTO lsg SELECT i, i, 'g' || i, i, 'g' || i FROM generate_series(1, 30000, 5) i;
-CREATE INDEX lsg_auto ON lsg USING pagebtree (k) INCLUDE (p);
-CREATE INDEX lsg_sdl ON lsg USING pagebtree (kd) INCLUDE (pd) WITH (layout = semidense);
+CREATE INDEX lsg_auto ON lsg USING pagebtree (k) INCLUDE (p) WITH (delta = off);
+CREATE INDEX lsg_sdl ON lsg USING pagebtree (kd) INCLUDE (pd) WITH (delta = off, layout = semidense);
 SELECT * FROM ls_summary('lsg');
 INSERT INTO lsg SELECT i, i, 'g' || i, i, 'g' || i FROM generate_series(2, 30000, 5) i;
 INSERT INTO lsg SELECT i, i, 'g' || i, i, 'g' || i FROM generate_series(3, 30000, 5) i;
@@ -250,8 +253,8 @@ CREATE TABLE lsm (id int, d date, g int4, s int4, note text)
 WITH (autovacuum_enabled = off);
 INSERT INTO lsm SELECT i, date '2000-01-01' + i, i / 2000, i % 2000, 'n' || (i % 97)
 FROM generate_series(1, 12000) i;
-CREATE INDEX lsm_d ON lsm USING pagebtree (d) INCLUDE (id, note);
-CREATE INDEX lsm_gs ON lsm USING pagebtree (g, s) INCLUDE (note);
+CREATE INDEX lsm_d ON lsm USING pagebtree (d) INCLUDE (id, note) WITH (delta = off);
+CREATE INDEX lsm_gs ON lsm USING pagebtree (g, s) INCLUDE (note) WITH (delta = off);
 SELECT * FROM ls_summary('lsm');
 INSERT INTO lsm SELECT -i, date '2000-01-01' - i, 7, i, 'new' FROM generate_series(1, 3000) i
 ORDER BY (i * 7919) % 3001;
@@ -275,7 +278,7 @@ SELECT * FROM pbt_verify(ARRAY[
 CREATE TABLE lsc (id int, g int4, ch "char", note text) WITH (autovacuum_enabled = off);
 INSERT INTO lsc SELECT i, i / 255, ((i % 255) - 127)::"char", 'c' || i
 FROM generate_series(0, 10199) i;
-CREATE INDEX lsc_gc ON lsc USING pagebtree (g, ch) INCLUDE (note);
+CREATE INDEX lsc_gc ON lsc USING pagebtree (g, ch) INCLUDE (note) WITH (delta = off);
 SELECT index_name, semidense > 0 AS some_semidense, entries, checked
 FROM ls_summary('lsc');
 DELETE FROM lsc WHERE id % 3 = 0;
@@ -304,16 +307,16 @@ SELECT * FROM pbt_verify(ARRAY[
 CREATE TABLE lsx (id int, t text COLLATE "C", n numeric, k int8)
 WITH (autovacuum_enabled = off);
 INSERT INTO lsx SELECT i, 'key' || i, i, i FROM generate_series(1, 3000) i;
-CREATE INDEX lsx_k ON lsx USING pagebtree (k) WITH (layout = semidense);
-CREATE INDEX lsx_t ON lsx USING pagebtree (t) INCLUDE (k) WITH (layout = semidense);
+CREATE INDEX lsx_k ON lsx USING pagebtree (k) WITH (delta = off, layout = semidense);
+CREATE INDEX lsx_t ON lsx USING pagebtree (t) INCLUDE (k) WITH (delta = off, layout = semidense);
 SELECT index_name, leaves, semidense, heads, checked FROM ls_summary('lsx');
 -- a comparator-mode key: the option is ignored with a NOTICE, leaves are plain
 SET client_min_messages = notice;
-CREATE INDEX lsx_n ON lsx USING pagebtree (n) INCLUDE (k) WITH (layout = semidense);
+CREATE INDEX lsx_n ON lsx USING pagebtree (n) INCLUDE (k) WITH (delta = off, layout = semidense);
 RESET client_min_messages;
 SELECT DISTINCT layout FROM pagebtree_layout_summary('lsx_n');
 -- switching an index away from semidense: later splits make heads halves
-CREATE INDEX lsx_ki ON lsx USING pagebtree (k) INCLUDE (t);
+CREATE INDEX lsx_ki ON lsx USING pagebtree (k) INCLUDE (t) WITH (delta = off);
 SELECT semidense > 0 AS semidense, heads FROM ls_leaves('lsx_ki');
 ALTER INDEX lsx_ki SET (layout = heads);
 INSERT INTO lsx SELECT i, 'key' || i, i, i FROM generate_series(3001, 9000) i;

@@ -7,6 +7,9 @@
 -- emptied by VACUUM and refilled.  Every index must agree with a seqscan
 -- and pass pagebtree_check after every step.
 --
+-- Indexes are built WITH (delta = off): these tests read pages by block
+-- number, and without preloading an index reserves blocks for its delta
+-- area by default (delta.sql).
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
 
@@ -22,9 +25,9 @@ CREATE FUNCTION ly_indexes(layout text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     n text := replace(layout, '-', '_');
 BEGIN
-    EXECUTE format('CREATE INDEX ly_t_%1$s ON ly USING pagebtree (t) WITH (layout = %2$L)', n, layout);
-    EXECUTE format('CREATE INDEX ly_b_%1$s ON ly USING pagebtree (b) WITH (layout = %2$L)', n, layout);
-    EXECUTE format('CREATE INDEX ly_vk_%1$s ON ly USING pagebtree (v, k DESC) INCLUDE (id) WITH (layout = %2$L)', n, layout);
+    EXECUTE format('CREATE INDEX ly_t_%1$s ON ly USING pagebtree (t) WITH (delta = off, layout = %2$L)', n, layout);
+    EXECUTE format('CREATE INDEX ly_b_%1$s ON ly USING pagebtree (b) WITH (delta = off, layout = %2$L)', n, layout);
+    EXECUTE format('CREATE INDEX ly_vk_%1$s ON ly USING pagebtree (v, k DESC) INCLUDE (id) WITH (delta = off, layout = %2$L)', n, layout);
     IF layout = 'bpa' THEN
         ALTER INDEX ly_t_bpa SET (bpa_log_size = 4, bpa_block_size = 8);
         ALTER INDEX ly_vk_bpa SET (bpa_log_size = 64, bpa_block_size = 4);
@@ -138,11 +141,11 @@ SELECT * FROM ly_verify_all();
 --    strings; after ALTER INDEX, leaves take the new layout when they split
 --    (if the halves fit it); comparator
 --    mode (numeric, or text under a non-C collation) cannot use heads.
-CREATE INDEX ly_t_auto ON ly USING pagebtree (t);
-CREATE INDEX ly_n_auto ON ly USING pagebtree ((k::numeric));
+CREATE INDEX ly_t_auto ON ly USING pagebtree (t) WITH (delta = off);
+CREATE INDEX ly_n_auto ON ly USING pagebtree ((k::numeric)) WITH (delta = off);
 SELECT index_name, page_type, layout FROM ly_layouts()
 WHERE index_name IN ('ly_t_auto', 'ly_n_auto', 'ly_t_heads', 'ly_t_plain');
-CREATE INDEX ly_t_conv ON ly USING pagebtree (t) WITH (layout = plain);
+CREATE INDEX ly_t_conv ON ly USING pagebtree (t) WITH (delta = off, layout = plain);
 ALTER INDEX ly_t_conv SET (layout = heads);
 INSERT INTO ly SELECT 300000 + i, 'https://example.com/new/' || i, NULL, i, 1
 FROM generate_series(1, 3000) i;
@@ -159,27 +162,27 @@ SELECT * FROM pbt_verify(ARRAY[
 -- server, built with ICU or not)
 CREATE COLLATION ly_libc (provider = libc, locale = 'C.UTF-8');
 SET client_min_messages = notice;
-CREATE INDEX ly_cmp1 ON ly USING pagebtree ((k::numeric)) WITH (layout = heads);
-CREATE INDEX ly_cmp2 ON ly USING pagebtree (t COLLATE ly_libc) WITH (layout = heads);
-CREATE INDEX ly_cmp3 ON ly USING pagebtree ((k::numeric)) WITH (layout = dense);
-CREATE INDEX ly_cmp4 ON ly USING pagebtree ((k::numeric)) WITH (layout = bpa);
-CREATE INDEX ly_cmp5 ON ly USING pagebtree ((k::numeric)) WITH (layout = fingerprint);
+CREATE INDEX ly_cmp1 ON ly USING pagebtree ((k::numeric)) WITH (delta = off, layout = heads);
+CREATE INDEX ly_cmp2 ON ly USING pagebtree (t COLLATE ly_libc) WITH (delta = off, layout = heads);
+CREATE INDEX ly_cmp3 ON ly USING pagebtree ((k::numeric)) WITH (delta = off, layout = dense);
+CREATE INDEX ly_cmp4 ON ly USING pagebtree ((k::numeric)) WITH (delta = off, layout = bpa);
+CREATE INDEX ly_cmp5 ON ly USING pagebtree ((k::numeric)) WITH (delta = off, layout = fingerprint);
 RESET client_min_messages;
 SELECT index_name, page_type, layout FROM ly_layouts() WHERE index_name LIKE 'ly_cmp%';
 DROP INDEX ly_cmp1, ly_cmp2, ly_cmp3, ly_cmp4, ly_cmp5;
 DROP COLLATION ly_libc;
 -- values that no index can use are refused
-CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = fancy);
+CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (delta = off, layout = fancy);
 -- heads-nohints was an ablation, the setting pagebtree.ablate_leaf_hints now:
 -- still accepted (dumps restore), ignored with a NOTICE, leaves as auto's
 SET client_min_messages = notice;
-CREATE INDEX ly_retired ON ly USING pagebtree (t) WITH (layout = 'heads-nohints');
+CREATE INDEX ly_retired ON ly USING pagebtree (t) WITH (delta = off, layout = 'heads-nohints');
 RESET client_min_messages;
 SELECT page_type, layout FROM ly_layouts() WHERE index_name = 'ly_retired';
 SELECT pagebtree_check('ly_retired', true);
 DROP INDEX ly_retired;
-CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = bpa, bpa_log_size = 12);
-CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (layout = bpa, bpa_block_size = 128);
+CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (delta = off, layout = bpa, bpa_log_size = 12);
+CREATE INDEX ly_bad ON ly USING pagebtree (t) WITH (delta = off, layout = bpa, bpa_block_size = 128);
 DROP TABLE ly;
 DROP FUNCTION ly_indexes(text), ly_verify(text), ly_verify_all(), ly_layouts();
 
@@ -188,7 +191,7 @@ DROP FUNCTION ly_indexes(text), ly_verify(text), ly_verify_all(), ly_layouts();
 CREATE TABLE lyp (id int, s text COLLATE "C") WITH (autovacuum_enabled = off);
 INSERT INTO lyp SELECT i, repeat('x', 2000) || lpad(i::text, 6, '0')
 FROM generate_series(1, 5000) i;
-CREATE INDEX lyp_s ON lyp USING pagebtree (s) INCLUDE (id);
+CREATE INDEX lyp_s ON lyp USING pagebtree (s) INCLUDE (id) WITH (delta = off);
 VACUUM ANALYZE lyp;
 SELECT * FROM pbt_verify(ARRAY[
     'SELECT s AS c FROM lyp ORDER BY s',
@@ -201,7 +204,7 @@ DROP TABLE lyp;
 --    deletes, and runs of equal keys (ordered by heap TID).
 CREATE TABLE lyb (id int, k int2) WITH (autovacuum_enabled = off);
 CREATE INDEX lyb_k ON lyb USING pagebtree (k)
-    WITH (layout = bpa, bpa_log_size = 4, bpa_block_size = 4);
+    WITH (delta = off, layout = bpa, bpa_log_size = 4, bpa_block_size = 4);
 INSERT INTO lyb SELECT i, (hashint4(i) % 3000)::int2 FROM generate_series(1, 30000) i;
 DELETE FROM lyb WHERE id % 3 = 0;
 VACUUM lyb;
@@ -228,7 +231,7 @@ CREATE TABLE lyq (id int, t text COLLATE "C") WITH (autovacuum_enabled = off);
 INSERT INTO lyq SELECT i, 'tenant-0042/orders/' || lpad((hashint4(i) & 65535)::text, 6, '0')
 FROM generate_series(1, 6000) i;
 CREATE INDEX lyq_t ON lyq USING pagebtree (t) INCLUDE (id)
-    WITH (layout = bpa, bpa_log_size = 4, bpa_block_size = 8);
+    WITH (delta = off, layout = bpa, bpa_log_size = 4, bpa_block_size = 8);
 CREATE FUNCTION lyq_prefixes()
 RETURNS TABLE (blkno bigint, prefix_len int) LANGUAGE plpgsql AS $$
 BEGIN
@@ -276,10 +279,10 @@ DROP FUNCTION lyq_prefixes();
 --     entries when the left half was reloaded into blocks 3/4 full).  Then
 --     deletes, VACUUM, and inserts into the cut leaves.
 CREATE TABLE lys (id int8, t text COLLATE "C") WITH (autovacuum_enabled = off);
-CREATE INDEX lys_id ON lys USING pagebtree (id) WITH (layout = bpa);
-CREATE INDEX lys_id_heads ON lys USING pagebtree (id) WITH (layout = heads);
+CREATE INDEX lys_id ON lys USING pagebtree (id) WITH (delta = off, layout = bpa);
+CREATE INDEX lys_id_heads ON lys USING pagebtree (id) WITH (delta = off, layout = heads);
 CREATE INDEX lys_t ON lys USING pagebtree (t)
-    WITH (layout = bpa, bpa_log_size = 4, bpa_block_size = 8);
+    WITH (delta = off, layout = bpa, bpa_log_size = 4, bpa_block_size = 8);
 INSERT INTO lys SELECT i, 'order-' || lpad(i::text, 7, '0')
 FROM generate_series(1, 40000) i;
 SELECT b.pages <= 1.15 * h.pages AS bpa_leaves_full
@@ -320,8 +323,8 @@ DROP TABLE lys;
 --    entries killed by deletes), ranges and ordered scans merge the sorted
 --    and unsorted ranges.
 CREATE TABLE lyf (id int, k int8, t text COLLATE "C") WITH (autovacuum_enabled = off);
-CREATE INDEX lyf_k ON lyf USING pagebtree (k) WITH (layout = fingerprint);
-CREATE INDEX lyf_kt ON lyf USING pagebtree (k, t) WITH (layout = fingerprint);
+CREATE INDEX lyf_k ON lyf USING pagebtree (k) WITH (delta = off, layout = fingerprint);
+CREATE INDEX lyf_kt ON lyf USING pagebtree (k, t) WITH (delta = off, layout = fingerprint);
 INSERT INTO lyf SELECT i, CASE WHEN i % 50 = 0 THEN NULL ELSE hashint4(i) % 2000 END,
     'v' || (i % 7) FROM generate_series(1, 20000) i;
 INSERT INTO lyf SELECT 20000 + i, 7, 'dup' || i FROM generate_series(1, 1500) i;

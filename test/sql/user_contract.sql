@@ -6,6 +6,9 @@
 -- README's statements about fingerprint leaves, booleans, compressed keys,
 -- partitioned unique indexes and row comparisons.
 --
+-- Indexes are built WITH (delta = off): these tests read pages by block
+-- number, and without preloading an index reserves blocks for its delta
+-- area by default (delta.sql).
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
 
@@ -15,7 +18,7 @@ SET max_parallel_workers_per_gather = 0;
 -- made before NOTICEs are shown.)
 CREATE TABLE uc_f (f float8, g float8);
 INSERT INTO uc_f SELECT i / 7.0, i FROM generate_series(1, 2000) i;
-CREATE INDEX uc_f_f ON uc_f USING pagebtree (f);
+CREATE INDEX uc_f_f ON uc_f USING pagebtree (f) WITH (delta = off);
 SET client_min_messages = notice;
 ALTER INDEX uc_f_f SET (layout = heads);
 TRUNCATE uc_f;
@@ -37,13 +40,13 @@ SELECT pagebtree_check('uc_f_f', true);
 SELECT DISTINCT layout FROM pagebtree_layout_summary('uc_f_f') ORDER BY 1;
 SELECT * FROM pbt_cmp('SELECT f FROM uc_f WHERE f BETWEEN 10 AND 20 ORDER BY f');
 -- the same at CREATE INDEX, and for layouts whose payload needs differ
-CREATE INDEX uc_f_g ON uc_f USING pagebtree (g) WITH (layout = bpa);
+CREATE INDEX uc_f_g ON uc_f USING pagebtree (g) WITH (delta = off, layout = bpa);
 CREATE TABLE uc_i (k int8, v int8);
 INSERT INTO uc_i SELECT i, i FROM generate_series(1, 1000) i;
-CREATE INDEX uc_i_dense ON uc_i USING pagebtree (k) INCLUDE (v) WITH (layout = dense);
-CREATE INDEX uc_i_fp ON uc_i USING pagebtree (k) INCLUDE (v) WITH (layout = fingerprint);
-CREATE INDEX uc_i_semi ON uc_i USING pagebtree (k) WITH (layout = semidense);
-CREATE INDEX uc_i_bpa ON uc_i USING pagebtree (k) INCLUDE (v) WITH (layout = bpa);
+CREATE INDEX uc_i_dense ON uc_i USING pagebtree (k) INCLUDE (v) WITH (delta = off, layout = dense);
+CREATE INDEX uc_i_fp ON uc_i USING pagebtree (k) INCLUDE (v) WITH (delta = off, layout = fingerprint);
+CREATE INDEX uc_i_semi ON uc_i USING pagebtree (k) WITH (delta = off, layout = semidense);
+CREATE INDEX uc_i_bpa ON uc_i USING pagebtree (k) INCLUDE (v) WITH (delta = off, layout = bpa);
 SELECT pagebtree_check('uc_i_dense', true), pagebtree_check('uc_i_fp', true),
        pagebtree_check('uc_i_semi', true), pagebtree_check('uc_i_bpa', true);
 -- values no index can use are refused when they are set
@@ -68,7 +71,7 @@ CREATE TABLE uc_s_pbt (k int8, v text) WITH (autovacuum_enabled = off);
 INSERT INTO uc_s_bt SELECT i, 'v' || i FROM generate_series(1, 5000) i;
 INSERT INTO uc_s_pbt SELECT * FROM uc_s_bt;
 CREATE INDEX uc_s_bt_k ON uc_s_bt USING btree (k);
-CREATE INDEX uc_s_pbt_k ON uc_s_pbt USING pagebtree (k);
+CREATE INDEX uc_s_pbt_k ON uc_s_pbt USING pagebtree (k) WITH (delta = off);
 VACUUM uc_s_bt, uc_s_pbt;
 CREATE FUNCTION uc_run(tab text, OUT plans text, OUT rows bigint)
 LANGUAGE plpgsql AS $$
@@ -147,7 +150,7 @@ DROP TABLE uc_s_bt, uc_s_pbt;
 -- stores, and no row-level security; EXECUTE alone is not enough.
 CREATE TABLE uc_p (k int8, secret text COLLATE "C", other int);
 INSERT INTO uc_p SELECT i, 'secret ' || i, i FROM generate_series(1, 500) i;
-CREATE INDEX uc_p_k ON uc_p USING pagebtree (k) INCLUDE (secret);
+CREATE INDEX uc_p_k ON uc_p USING pagebtree (k) INCLUDE (secret) WITH (delta = off);
 CREATE ROLE regress_pbt_monitor;
 GRANT EXECUTE ON FUNCTION pagebtree_page_items(regclass, bigint),
     pagebtree_page_stats(regclass, bigint), pagebtree_metapage(regclass),
@@ -181,8 +184,8 @@ DROP ROLE regress_pbt_monitor;
 -- 4. Size limits of normalized keys, in the user's bytes: text up to 2,684
 -- bytes, bytea up to 2,683 bytes counting each zero byte twice.
 CREATE TABLE uc_b (b bytea, t text COLLATE "C");
-CREATE INDEX uc_b_b ON uc_b USING pagebtree (b);
-CREATE INDEX uc_b_t ON uc_b USING pagebtree (t);
+CREATE INDEX uc_b_b ON uc_b USING pagebtree (b) WITH (delta = off);
+CREATE INDEX uc_b_t ON uc_b USING pagebtree (t) WITH (delta = off);
 INSERT INTO uc_b (b) VALUES (convert_to(repeat('a', 2683), 'UTF8'));
 INSERT INTO uc_b (b) VALUES (decode(repeat('00', 1341), 'hex') || '\x61'::bytea);
 INSERT INTO uc_b (t) VALUES (repeat('a', 2684));
@@ -195,7 +198,7 @@ DROP TABLE uc_b;
 -- 5. Every SQL function names what is wrong with its arguments.
 CREATE TABLE uc_part (k int8) PARTITION BY RANGE (k);
 CREATE TABLE uc_part_1 PARTITION OF uc_part FOR VALUES FROM (0) TO (1000);
-CREATE INDEX uc_part_k ON uc_part USING pagebtree (k);
+CREATE INDEX uc_part_k ON uc_part USING pagebtree (k) WITH (delta = off);
 CREATE INDEX uc_f_btree ON uc_f (g);
 SELECT pagebtree_check('4294967294'::oid::regclass);
 SELECT pagebtree_metapage('4294967294'::oid::regclass);
@@ -224,8 +227,8 @@ DROP TABLE uc_part;
 -- string keys whose heads collide do.
 CREATE TABLE uc_dup (k int8, t text COLLATE "C");
 INSERT INTO uc_dup SELECT i / 4, md5((i / 400)::text) || (i / 4) FROM generate_series(1, 20000) i;
-CREATE INDEX uc_dup_k ON uc_dup USING pagebtree (k);
-CREATE INDEX uc_dup_t ON uc_dup USING pagebtree (t);
+CREATE INDEX uc_dup_k ON uc_dup USING pagebtree (k) WITH (delta = off);
+CREATE INDEX uc_dup_t ON uc_dup USING pagebtree (t) WITH (delta = off);
 CREATE FUNCTION uc_counted(idx regclass) RETURNS bigint LANGUAGE sql AS $$
     SELECT count(*) FROM generate_series(1, pg_relation_size(idx) / 8192 - 1) b,
         LATERAL pagebtree_page_stats(idx, b) s
@@ -253,7 +256,7 @@ DROP TABLE uc_dup;
 -- 6c. Comparator-mode keys are index tuples, compressed as btree's are:
 -- a 100,000-character key that compresses is accepted.
 CREATE TABLE uc_big (n numeric, t bpchar);
-CREATE INDEX uc_big_t ON uc_big USING pagebtree (t);
+CREATE INDEX uc_big_t ON uc_big USING pagebtree (t) WITH (delta = off);
 INSERT INTO uc_big VALUES (1, repeat('x', 100000)), (2, repeat('y', 100000));
 SELECT key_mode FROM pagebtree_metapage('uc_big_t');
 SELECT * FROM pbt_cmp($$SELECT n FROM uc_big WHERE t = repeat('y', 100000)::bpchar$$);
@@ -268,7 +271,7 @@ DROP TABLE uc_big;
 -- (PostgreSQL 15 to 18); pagebtree filters them, with the same results.
 CREATE TABLE uc_row (a int, b text COLLATE "C");
 INSERT INTO uc_row SELECT i / 10, 'x' || (i % 10) FROM generate_series(1, 2000) i;
-CREATE INDEX uc_row_ab ON uc_row USING pagebtree (a, b);
+CREATE INDEX uc_row_ab ON uc_row USING pagebtree (a, b) WITH (delta = off);
 ANALYZE uc_row;
 SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT * FROM uc_row WHERE (a, b) > (100, 'x5') ORDER BY a, b LIMIT 5;

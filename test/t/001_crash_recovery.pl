@@ -64,6 +64,24 @@ for my $setup (@setups)
 		"SELECT level FROM pagebtree_metapage('t_s')");
 	note "$name: t_s has level $level after the initial load";
 
+	# delta = auto (the default) gives an index a delta area when it is
+	# built larger than shared_buffers (2MB: 256 pages), or when the
+	# resource manager is not loaded
+	$node->safe_psql('postgres', q{
+CREATE TABLE tsize AS
+  SELECT g::int8 AS k, repeat('x', 100) || g AS v FROM generate_series(1, 30000) g;
+CREATE INDEX tsize_k ON tsize USING pagebtree (k);
+CREATE INDEX tsize_v ON tsize USING pagebtree (v);
+});
+	is( $node->safe_psql('postgres', q{
+SELECT string_agg(format('%s %s %s', relname, delta_group > 0, nblocks > 256), ', ' ORDER BY relname)
+FROM pg_class, LATERAL pagebtree_metapage(oid) WHERE relname LIKE 'tsize_%'}),
+		$setup->{rmgr}
+		  ? 'tsize_k f f, tsize_v t t'
+		  : 'tsize_k t f, tsize_v t t',
+		"$name: delta = auto reserves a delta area for large indexes, and for all without the resource manager");
+	$node->safe_psql('postgres', 'DROP TABLE tsize');
+
 	if (!$setup->{streaming})
 	{
 		# wal_level = minimal: a table and index created and filled in one
