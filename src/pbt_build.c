@@ -32,6 +32,7 @@
 #include "pgstat.h"
 #include "storage/smgr.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/tuplesort.h"
 
@@ -57,12 +58,82 @@ typedef struct LevelBuilder
 	int			run_limit;		/* fillfactor share of that page's capacity */
 } LevelBuilder;
 
+/*
+ * Normalized keys are sorted in memory while they fit in
+ * maintenance_work_mem: entries ordered by their first eight bytes as an
+ * integer (then memcmp) need no pointer chasing for most comparisons, where
+ * tuplesort compares bytea datums scattered through its memory and copies
+ * each one back out.  Past the limit they move to a tuplesort, which spills.
+ */
+#define MEMSORT_INLINE_MAX	18
+
+typedef struct MemSortEntry
+{
+	uint64		abbrev;			/* first 8 bytes, big-endian, zero-padded */
+	union
+	{
+		char	   *ptr;		/* in the arena */
+		char		bytes[MEMSORT_INLINE_MAX];	/* short items: no pointer
+												 * to chase after the sort */
+	}			item;
+	uint16		len;
+	bool		alive;
+} MemSortEntry;
+
+static inline const char *
+memsort_item(const MemSortEntry *e)
+{
+	return e->len <= MEMSORT_INLINE_MAX ? e->item.bytes : e->item.ptr;
+}
+
+typedef struct MemSort
+{
+	MemoryContext cxt;
+	MemSortEntry *entries;
+	int64		n;
+	int64		cap;
+	int64		next;			/* next entry to return, once sorted */
+	char	   *arena;			/* item bytes are carved from blocks */
+	Size		arena_left;
+	Size		used;			/* bytes of entries and blocks */
+} MemSort;
+
+#define MEMSORT_BLOCK_SIZE	(1024 * 1024)
+#define MEMSORT_PREFETCH_DISTANCE 16
+
+static inline uint64
+memsort_abbrev(const char *item, int len)
+{
+	uint64		v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | (i < len ? (uint8) item[i] : 0);
+	return v;
+}
+
+static inline int
+memsort_cmp(const MemSortEntry *a, const MemSortEntry *b)
+{
+	if (a->abbrev != b->abbrev)
+		return a->abbrev < b->abbrev ? -1 : 1;
+	return pbt_bytes_cmp(memsort_item(a), a->len, memsort_item(b), b->len);
+}
+
+#define ST_SORT memsort_entries
+#define ST_ELEMENT_TYPE MemSortEntry
+#define ST_COMPARE(a, b) memsort_cmp(a, b)
+#define ST_SCOPE static
+#define ST_DECLARE
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
 typedef struct BuildState
 {
 	Relation	heap;
 	Relation	index;
 	PbtState   *st;
-	Tuplesortstate *sort;
+	Tuplesortstate *sort;		/* NULL while the entries are in memsort */
+	MemSort    *memsort;		/* normalized keys that fit in memory */
 	TupleDesc	sortdesc;		/* comparator mode: index columns + tid */
 	TupleTableSlot *slot;		/* for putting entries into the sort */
 	TupleTableSlot *sortedslot; /* for getting them back */
@@ -95,6 +166,93 @@ pbtbuildphasename(int64 phasenum)
 	}
 }
 
+/* A normalized item into the tuplesort, as bytea. */
+static void
+sort_put_item(BuildState *bs, const char *item, int len, bool alive)
+{
+	bytea	   *datum = palloc(VARHDRSZ + len + 1);
+
+	SET_VARSIZE(datum, VARHDRSZ + len + 1);
+	memcpy(VARDATA(datum), item, len);
+	/* a trailing byte carries tupleIsAlive; it cannot affect the order */
+	VARDATA(datum)[len] = alive ? 1 : 0;
+	tuplesort_putdatum(bs->sort, PointerGetDatum(datum), false);
+	pfree(datum);
+}
+
+static void
+begin_datum_sort(BuildState *bs)
+{
+	bs->sort = tuplesort_begin_datum(BYTEAOID, ByteaLessOperator,
+									 InvalidOid, false,
+									 maintenance_work_mem, NULL,
+									 TUPLESORT_NONE);
+}
+
+static void
+memsort_begin(BuildState *bs)
+{
+	MemSort    *ms = palloc0(sizeof(MemSort));
+
+	ms->cxt = AllocSetContextCreate(CurrentMemoryContext,
+									"pagebtree build sort",
+									ALLOCSET_DEFAULT_SIZES);
+	ms->cap = 1024;
+	ms->entries = MemoryContextAllocHuge(ms->cxt, ms->cap * sizeof(MemSortEntry));
+	ms->used = ms->cap * sizeof(MemSortEntry);
+	bs->memsort = ms;
+}
+
+/* Past maintenance_work_mem: everything so far into a tuplesort. */
+static void
+memsort_spill(BuildState *bs)
+{
+	MemSort    *ms = bs->memsort;
+
+	begin_datum_sort(bs);
+	for (int64 i = 0; i < ms->n; i++)
+		sort_put_item(bs, memsort_item(&ms->entries[i]), ms->entries[i].len,
+					  ms->entries[i].alive);
+	MemoryContextDelete(ms->cxt);
+	pfree(ms);
+	bs->memsort = NULL;
+}
+
+static void
+memsort_add(BuildState *bs, const char *item, int len, bool alive)
+{
+	MemSort    *ms = bs->memsort;
+	MemSortEntry *e;
+
+	if (ms->n == ms->cap)
+	{
+		ms->entries = repalloc_huge(ms->entries, 2 * ms->cap * sizeof(MemSortEntry));
+		ms->used += ms->cap * sizeof(MemSortEntry);
+		ms->cap *= 2;
+	}
+	e = &ms->entries[ms->n++];
+	e->len = len;
+	e->alive = alive;
+	e->abbrev = memsort_abbrev(item, len);
+	if (len <= MEMSORT_INLINE_MAX)
+		memcpy(e->item.bytes, item, len);
+	else
+	{
+		if ((Size) len > ms->arena_left)
+		{
+			ms->arena = MemoryContextAlloc(ms->cxt, MEMSORT_BLOCK_SIZE);
+			ms->arena_left = MEMSORT_BLOCK_SIZE;
+			ms->used += MEMSORT_BLOCK_SIZE;
+		}
+		e->item.ptr = ms->arena;
+		memcpy(ms->arena, item, len);
+		ms->arena += len;
+		ms->arena_left -= len;
+	}
+	if (ms->used > (Size) maintenance_work_mem * 1024)
+		memsort_spill(bs);
+}
+
 static void
 build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 			   bool tupleIsAlive, void *state)
@@ -104,18 +262,13 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 
 	if (st->normalized)
 	{
-		bytea	   *datum;
-
 		pbt_form_leaf_item(st, values, isnull, tid, &bs->item);
 		pbt_check_item_size(index, bs->item.len);
 		bs->leaf_bytes += sizeof(PbtSlot) + bs->item.len;
-		/* a trailing byte carries tupleIsAlive; it cannot affect the order */
-		appendStringInfoChar(&bs->item, tupleIsAlive ? 1 : 0);
-		datum = palloc(VARHDRSZ + bs->item.len);
-		SET_VARSIZE(datum, VARHDRSZ + bs->item.len);
-		memcpy(VARDATA(datum), bs->item.data, bs->item.len);
-		tuplesort_putdatum(bs->sort, PointerGetDatum(datum), false);
-		pfree(datum);
+		if (bs->memsort)
+			memsort_add(bs, bs->item.data, bs->item.len, tupleIsAlive);
+		else
+			sort_put_item(bs, bs->item.data, bs->item.len, tupleIsAlive);
 	}
 	else
 	{
@@ -149,10 +302,7 @@ begin_sort(BuildState *bs)
 
 	if (st->normalized)
 	{
-		bs->sort = tuplesort_begin_datum(BYTEAOID, ByteaLessOperator,
-										 InvalidOid, false,
-										 maintenance_work_mem, NULL,
-										 TUPLESORT_NONE);
+		memsort_begin(bs);
 		return;
 	}
 
@@ -194,6 +344,22 @@ next_sorted_item(BuildState *bs)
 {
 	PbtState   *st = bs->st;
 
+	if (bs->memsort)
+	{
+		MemSort    *ms = bs->memsort;
+
+		if (ms->next == ms->n)
+			return false;
+		/* long items lie in heap order: fetch ahead of the sorted walk */
+		if (ms->next + MEMSORT_PREFETCH_DISTANCE < ms->n)
+			pbt_prefetch_mem(memsort_item(&ms->entries[ms->next + MEMSORT_PREFETCH_DISTANCE]));
+		resetStringInfo(&bs->item);
+		appendBinaryStringInfo(&bs->item, memsort_item(&ms->entries[ms->next]),
+							   ms->entries[ms->next].len);
+		bs->item_alive = ms->entries[ms->next].alive;
+		ms->next++;
+		return true;
+	}
 	if (st->normalized)
 	{
 		Datum		d;
@@ -610,7 +776,10 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 									   build_callback, &bs, NULL);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_SORT);
-	tuplesort_performsort(bs.sort);
+	if (bs.memsort)
+		memsort_entries(bs.memsort->entries, bs.memsort->n);
+	else
+		tuplesort_performsort(bs.sort);
 
 	/* the delta area's side pages are reserved from block 1 on */
 	bs.st->delta_group = pbt_delta_group_for_build(index, bs.leaf_bytes /
@@ -631,7 +800,10 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		}
 	}
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
-	tuplesort_end(bs.sort);
+	if (bs.memsort)
+		MemoryContextDelete(bs.memsort->cxt);
+	else
+		tuplesort_end(bs.sort);
 	if (bs.slot)
 	{
 		ExecDropSingleTupleTableSlot(bs.slot);

@@ -280,6 +280,37 @@ SELECT * FROM pbt_verify(ARRAY['SELECT md5(t) FROM bd_big WHERE t < ''8'' ORDER 
 SELECT n, pg_indexam_progress_phasename((SELECT oid FROM pg_am WHERE amname = 'pagebtree'), n)
 FROM generate_series(0, 4) n;
 
+-- 19. Builds sort normalized keys in memory while they fit in
+-- maintenance_work_mem, and move them to a tuplesort past it: short items
+-- (int8) are held in the sort's entries, long ones (text) apart; a unique
+-- build finds its duplicate either way.
+CREATE TABLE bd_sort (k int8, t text) WITH (autovacuum_enabled = off);
+INSERT INTO bd_sort SELECT (i * 7919) % 100003, md5(i::text) || i
+FROM generate_series(1, 60000) i;
+SET maintenance_work_mem = '1MB';
+CREATE INDEX bd_sort_k_spill ON bd_sort USING pagebtree (k) WITH (delta = off);
+CREATE INDEX bd_sort_t_spill ON bd_sort USING pagebtree (t COLLATE "C");
+CREATE UNIQUE INDEX bd_sort_u_spill ON bd_sort USING pagebtree ((k % 50000));
+RESET maintenance_work_mem;
+CREATE INDEX bd_sort_k_mem ON bd_sort USING pagebtree (k) WITH (delta = off);
+CREATE INDEX bd_sort_t_mem ON bd_sort USING pagebtree (t COLLATE "C");
+CREATE UNIQUE INDEX bd_sort_u_mem ON bd_sort USING pagebtree ((k % 50000));
+SELECT pagebtree_check('bd_sort_k_spill', true), pagebtree_check('bd_sort_t_spill', true),
+       pagebtree_check('bd_sort_k_mem', true), pagebtree_check('bd_sort_t_mem', true);
+-- both builds leave the same leaves (no delta area: no side pages to skip)
+SELECT (SELECT array_agg(data ORDER BY blk, itemno) FROM pagebtree_metapage('bd_sort_k_spill') m,
+          generate_series(1, m.nblocks - 1) blk, LATERAL pagebtree_page_items('bd_sort_k_spill', blk)
+        WHERE child IS NULL) =
+       (SELECT array_agg(data ORDER BY blk, itemno) FROM pagebtree_metapage('bd_sort_k_mem') m,
+          generate_series(1, m.nblocks - 1) blk, LATERAL pagebtree_page_items('bd_sort_k_mem', blk)
+        WHERE child IS NULL) AS same_leaves;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT k FROM bd_sort ORDER BY k',
+    'SELECT k FROM bd_sort WHERE k BETWEEN 500 AND 5000 ORDER BY k DESC',
+    'SELECT t COLLATE "C" FROM bd_sort ORDER BY t COLLATE "C"',
+    'SELECT t COLLATE "C" FROM bd_sort WHERE t COLLATE "C" > ''c'' ORDER BY t COLLATE "C" DESC'
+]);
+
 -- clean up
-DROP TABLE bd, bd_ff, bd_empty, bd_unl, bd_tmp, bd_big;
+DROP TABLE bd, bd_ff, bd_empty, bd_unl, bd_tmp, bd_big, bd_sort;
 DROP FUNCTION bd_verify();
