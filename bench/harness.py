@@ -37,7 +37,7 @@ REPO = os.path.dirname(HERE)
 PGBENCH_DIR = os.path.join(HERE, "pgbench")
 
 ORDERED_AMS = ("btree", "pagebtree")
-PHASES = ("datasets", "update-growth", "oom", "cold")
+PHASES = ("datasets", "builds", "update-growth", "oom", "cold")
 LAYOUT_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 
@@ -439,7 +439,9 @@ class Bench:
         self.phases = [ph for ph in args.phases if not (
             (ph == "oom" and args.no_oom) or (ph == "update-growth" and args.no_update_growth))]
         self.p["phases"] = self.phases
-        self.datasets = (args.datasets or list(DATASETS)) if "datasets" in self.phases else []
+        # builds: only the index builds of the data sets (no other measurement)
+        self.datasets = (args.datasets or list(DATASETS)) \
+            if "datasets" in self.phases or "builds" in self.phases else []
         pbd = self.p["pgbench_datasets"] or list(DATASETS)
         if args.pgbench_datasets is not None:
             pbd = [d for d in args.pgbench_datasets.split(",") if d]
@@ -1506,11 +1508,12 @@ class Bench:
             for ds in self.datasets:
                 self.setup_dataset(ds)
                 self.measure_builds(ds)
-                self.measure_am_reads(ds)
-                self.measure_am_inserts(ds)
-                self.measure_sql_inserts(ds)
-                if ds in self.pgbench_datasets:
-                    self.measure_pgbench(ds)
+                if "datasets" in self.phases:
+                    self.measure_am_reads(ds)
+                    self.measure_am_inserts(ds)
+                    self.measure_sql_inserts(ds)
+                    if ds in self.pgbench_datasets:
+                        self.measure_pgbench(ds)
                 self.drop_dataset(ds)
                 self.sql("CHECKPOINT")
             if "update-growth" in self.phases:

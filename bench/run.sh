@@ -25,7 +25,8 @@
 # Often used harness options:
 #   --pbt-layouts plain,heads   measure each pagebtree layout as its own variant
 #                               (pagebtree[plain], ...; 'default' = no reloption)
-#   --phases update-growth      run only some phases (datasets,update-growth,oom)
+#   --phases update-growth      run only some phases (datasets,builds,update-growth,oom,cold;
+#                               builds: only the data sets' index builds)
 #   --no-update-growth, --no-oom, --datasets url,uuid, --rows N, --reps N
 set -euo pipefail
 

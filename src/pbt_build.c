@@ -139,7 +139,9 @@ typedef struct BuildState
 	TupleTableSlot *sortedslot; /* for getting them back */
 	double		indtuples;
 	double		leaf_bytes;		/* estimated bytes of the leaf entries */
-	StringInfoData item;
+	StringInfoData item;		/* a leaf item being formed */
+	const char *cur;			/* the sorted item being loaded */
+	int			curlen;
 	bool		item_alive;		/* its heap tuple is live (unique checks) */
 	bool		unique;
 	StringInfoData prev;		/* previous live item, for unique checks */
@@ -197,7 +199,9 @@ memsort_begin(BuildState *bs)
 	ms->cxt = AllocSetContextCreate(CurrentMemoryContext,
 									"pagebtree build sort",
 									ALLOCSET_DEFAULT_SIZES);
-	ms->cap = 1024;
+	/* sized for the heap's estimate (up to the memory allowed) */
+	ms->cap = Max(1024, Min(bs->heap->rd_rel->reltuples,
+							(double) maintenance_work_mem * 1024 / sizeof(MemSortEntry)));
 	ms->entries = MemoryContextAllocHuge(ms->cxt, ms->cap * sizeof(MemSortEntry));
 	ms->used = ms->cap * sizeof(MemSortEntry);
 	bs->memsort = ms;
@@ -338,7 +342,7 @@ begin_sort(BuildState *bs)
 									NULL, TUPLESORT_NONE);
 }
 
-/* next sorted leaf item into bs->item; false at the end */
+/* next sorted leaf item into bs->cur; false at the end */
 static bool
 next_sorted_item(BuildState *bs)
 {
@@ -353,9 +357,8 @@ next_sorted_item(BuildState *bs)
 		/* long items lie in heap order: fetch ahead of the sorted walk */
 		if (ms->next + MEMSORT_PREFETCH_DISTANCE < ms->n)
 			pbt_prefetch_mem(memsort_item(&ms->entries[ms->next + MEMSORT_PREFETCH_DISTANCE]));
-		resetStringInfo(&bs->item);
-		appendBinaryStringInfo(&bs->item, memsort_item(&ms->entries[ms->next]),
-							   ms->entries[ms->next].len);
+		bs->cur = memsort_item(&ms->entries[ms->next]);
+		bs->curlen = ms->entries[ms->next].len;
 		bs->item_alive = ms->entries[ms->next].alive;
 		ms->next++;
 		return true;
@@ -371,6 +374,8 @@ next_sorted_item(BuildState *bs)
 		b = DatumGetByteaPP(d);
 		resetStringInfo(&bs->item);
 		appendBinaryStringInfo(&bs->item, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b) - 1);
+		bs->cur = bs->item.data;
+		bs->curlen = bs->item.len;
 		bs->item_alive = VARDATA_ANY(b)[VARSIZE_ANY_EXHDR(b) - 1] != 0;
 		pfree(DatumGetPointer(d));
 		return true;
@@ -386,6 +391,8 @@ next_sorted_item(BuildState *bs)
 						   (ItemPointer) DatumGetPointer(slot->tts_values[st->natts]),
 						   &bs->item);
 		pbt_check_item_size(bs->index, bs->item.len);
+		bs->cur = bs->item.data;
+		bs->curlen = bs->item.len;
 		bs->item_alive = DatumGetBool(slot->tts_values[st->natts + 1]);
 		return true;
 	}
@@ -402,17 +409,17 @@ check_unique_sorted(BuildState *bs)
 	bool		nulls_distinct = !bs->index->rd_index->indnullsnotdistinct;
 
 	if (!bs->item_alive ||
-		(nulls_distinct && pbt_item_has_null_key(st, bs->item.data, bs->item.len)))
+		(nulls_distinct && pbt_item_has_null_key(st, bs->cur, bs->curlen)))
 		return;
 	if (bs->has_prev &&
 		pbt_items_keys_equal(st, bs->prev.data, bs->prev.len,
-							 bs->item.data, bs->item.len))
+							 bs->cur, bs->curlen))
 	{
 		Datum		values[INDEX_MAX_KEYS];
 		bool		isnull[INDEX_MAX_KEYS];
 		char	   *desc;
 
-		pbt_decode_item(st, bs->item.data, bs->item.len, values, isnull);
+		pbt_decode_item(st, bs->cur, bs->curlen, values, isnull);
 		desc = BuildIndexValueDescription(bs->index, values, isnull);
 		ereport(ERROR,
 				(errcode(ERRCODE_UNIQUE_VIOLATION),
@@ -423,7 +430,7 @@ check_unique_sorted(BuildState *bs)
 				 errtableconstraint(bs->heap, RelationGetRelationName(bs->index))));
 	}
 	resetStringInfo(&bs->prev);
-	appendBinaryStringInfo(&bs->prev, bs->item.data, bs->item.len);
+	appendBinaryStringInfo(&bs->prev, bs->cur, bs->curlen);
 	bs->has_prev = true;
 }
 
@@ -792,7 +799,7 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	{
 		if (bs.unique)
 			check_unique_sorted(&bs);
-		add_to_level(&bs, bs.leaf, bs.item.data, bs.item.len);
+		add_to_level(&bs, bs.leaf, bs.cur, bs.curlen);
 		if (++loaded % 1024 == 0)
 		{
 			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
