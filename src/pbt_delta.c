@@ -55,14 +55,29 @@ delta_pays(Relation index, double estimated_leaves)
 	return estimated_leaves >= NBuffers;
 }
 
+/*
+ * The fold threshold in % of a page.  By default 5% with the resource
+ * manager, and 10% without it, where a fold logs about a full page of
+ * generic WAL and so pays for twice the entries (docs/decisions.md).
+ */
+double
+pbt_delta_threshold_pct(Relation index)
+{
+	PbtOptions *opts = (PbtOptions *) index->rd_options;
+	double		pct = opts ? opts->delta_threshold : PBT_DEFAULT_DELTA_THRESHOLD;
+
+	if (pct == 0)
+		pct = pbt_rmgr_registered ? PBT_RMGR_DELTA_THRESHOLD : PBT_GENERIC_DELTA_THRESHOLD;
+	return pct;
+}
+
 /* Leaves per side page for a new build of the index, 0 = no delta area. */
 uint32
 pbt_delta_group_for_build(Relation index, double estimated_leaves)
 {
 	PbtOptions *opts = (PbtOptions *) index->rd_options;
 	int			option = opts ? opts->delta : PBT_DEFAULT_DELTA;
-	double		pct = opts ? opts->delta_threshold : PBT_DEFAULT_DELTA_THRESHOLD;
-	int			want = (int) (PBT_USABLE_SPACE * pct / 100);
+	int			want = (int) (PBT_USABLE_SPACE * pbt_delta_threshold_pct(index) / 100);
 	uint32		group = PBT_MAX_DELTA_GROUP;
 
 	if (option == PBT_DELTA_OFF ||

@@ -6,6 +6,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
+#include "pbt_delta.h"
 
 #include "access/nbtree.h"
 #include "access/reloptions.h"
@@ -74,8 +75,8 @@ _PG_init(void)
 					   "Valid values are \"auto\", \"on\" and \"off\".",
 					   ShareUpdateExclusiveLock);
 	add_real_reloption(pbt_relopt_kind, "delta_threshold",
-					   "A leaf's pending entries fold into it at this percentage of a page",
-					   PBT_DEFAULT_DELTA_THRESHOLD, 1, 20, ShareUpdateExclusiveLock);
+					   "A leaf's pending entries fold into it at this percentage of a page (0: 5 when preloaded, else 10)",
+					   PBT_DEFAULT_DELTA_THRESHOLD, 0, 20, ShareUpdateExclusiveLock);
 
 	DefineCustomBoolVariable("pagebtree.ablate_leaf_hints",
 							 "Heads leaves are searched without their hints.",
@@ -138,6 +139,12 @@ pbtoptions(Datum reloptions, bool validate)
 				 errmsg("bpa_log_size and bpa_block_size must be powers of two"),
 				 errdetail("bpa_log_size is %d and bpa_block_size is %d.",
 						   opts->bpa_log_size, opts->bpa_block_size)));
+	if (opts && validate &&
+		opts->delta_threshold > 0 && opts->delta_threshold < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("delta_threshold must be 0 or between 1 and 20"),
+				 errdetail("0 chooses 5 when pagebtree is preloaded, else 10.")));
 	return (bytea *) opts;
 }
 
@@ -185,8 +192,7 @@ pbt_build_state(Relation index, MemoryContext cxt)
 	}
 	st->fillfactor = opts ? opts->fillfactor : PBT_DEFAULT_FILLFACTOR;
 	st->delta_on = (opts ? opts->delta : PBT_DEFAULT_DELTA) != PBT_DELTA_OFF;
-	st->delta_threshold = PBT_USABLE_SPACE *
-		(opts ? opts->delta_threshold : PBT_DEFAULT_DELTA_THRESHOLD) / 100;
+	st->delta_threshold = PBT_USABLE_SPACE * pbt_delta_threshold_pct(index) / 100;
 	pbt_set_layouts(st, opts, has_string_column);
 	st->root = InvalidBlockNumber;
 	st->rightmost_leaf = InvalidBlockNumber;

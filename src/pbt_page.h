@@ -214,7 +214,9 @@ typedef enum PbtDeltaOption
 								 * pbt_delta_group_for_build() */
 } PbtDeltaOption;
 #define PBT_DEFAULT_DELTA		PBT_DELTA_AUTO
-#define PBT_DEFAULT_DELTA_THRESHOLD 5.0	/* % of a page */
+#define PBT_DEFAULT_DELTA_THRESHOLD 0	/* % of a page; 0: as below */
+#define PBT_RMGR_DELTA_THRESHOLD	5.0 /* with the resource manager */
+#define PBT_GENERIC_DELTA_THRESHOLD 10.0	/* with generic WAL */
 #define PBT_MIN_DELTA_GROUP		4
 #define PBT_MAX_DELTA_GROUP		64
 
