@@ -130,7 +130,6 @@ SELECT * FROM par_cmp_all(ARRAY[
   'SELECT g FROM par WHERE g = ANY (''{0,9,250,251,498,499}'') ORDER BY g DESC',
   'SELECT g FROM par WHERE g = ANY (''{0,9,250,251,498,499}'') ORDER BY g',
   'SELECT count(*), sum(g) FROM par WHERE g = ANY (''{-1,3,4,5,6,7,8,200,400}'') AND g > 4',
-  'SELECT count(*) FROM par WHERE k > 1000000',
   'SELECT t FROM par WHERE t BETWEEN ''v010000'' AND ''v04''',
   'SELECT t FROM par WHERE t > ''v02'' ORDER BY t DESC LIMIT 30000',
   'SELECT t FROM par WHERE t >= ''v01'' ORDER BY t LIMIT 5000',
@@ -173,9 +172,23 @@ SET enable_material = off;
 CREATE TABLE par_outer (lo int8);
 INSERT INTO par_outer VALUES (0), (1), (2);
 ANALYZE par_outer;
-EXPLAIN (COSTS OFF)
+-- (the plan's shape only: servers differ in how they show the outer side)
+CREATE FUNCTION par_plan(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    plan text := '';
+    ln text;
+BEGIN
+    FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        plan := plan || ln || E'\n';
+    END LOOP;
+    RETURN plan;
+END;
+$$;
+SELECT par_plan($$
 SELECT o.lo, count(*) FROM par_outer o JOIN par p ON (p.k + o.lo) % 2 = 0
-WHERE p.k BETWEEN 3000 AND 90000 GROUP BY o.lo ORDER BY o.lo;
+WHERE p.k BETWEEN 3000 AND 90000 GROUP BY o.lo ORDER BY o.lo$$)
+  ~ 'Nested Loop.*->  Gather\s+Workers Planned: \d\s+->  Parallel Index Only Scan using par_k'
+  AS gather_rescanned_in_nested_loop;
 SELECT o.lo, count(*) FROM par_outer o JOIN par p ON (p.k + o.lo) % 2 = 0
 WHERE p.k BETWEEN 3000 AND 90000 GROUP BY o.lo ORDER BY o.lo;
 RESET enable_hashjoin;
@@ -186,3 +199,4 @@ RESET cpu_operator_cost;
 DROP TABLE par, par_bpa, par_plain, par_outer;
 DROP FUNCTION par_cmp_all(text[]);
 DROP FUNCTION par_cmp(text);
+DROP FUNCTION par_plan(text);
