@@ -167,6 +167,9 @@ extern int64 pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void pbtendscan(IndexScanDesc scan);
 extern void pbtmarkpos(IndexScanDesc scan);
 extern void pbtrestrpos(IndexScanDesc scan);
+extern Size pbtestimateparallelscan(PBT_ESTIMATE_PARALLEL_ARGS);
+extern void pbtinitparallelscan(void *target);
+extern void pbtparallelrescan(IndexScanDesc scan);
 
 /* pbt_build.c */
 extern IndexBuildResult *pbtbuild(Relation heap, Relation index,

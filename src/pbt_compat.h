@@ -195,6 +195,28 @@ pbt_collation_is_c(Oid collation)
 #endif
 
 /* ----------------------------------------------------------------
+ * Parallel index scans.  17 gave amestimateparallelscan the number of
+ * scan keys and ORDER BY keys (nbtree sizes its shared array keys by
+ * them), 18 the index too.  18 split ps_offset into ps_offset_am (the
+ * access method's shared state) and ps_offset_ins (instrumentation).
+ * pagebtree's shared state has a fixed size (pbt_scan.c).
+ * ----------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 180000
+#define PBT_ESTIMATE_PARALLEL_ARGS	Relation index, int nkeys, int norderbys
+#define PbtParallelScanAmState(pscan) \
+	((void *) ((char *) (pscan) + (pscan)->ps_offset_am))
+#elif PG_VERSION_NUM >= 170000
+#define PBT_ESTIMATE_PARALLEL_ARGS	int nkeys, int norderbys
+#define PbtParallelScanAmState(pscan) \
+	((void *) ((char *) (pscan) + (pscan)->ps_offset))
+#else
+#define PBT_ESTIMATE_PARALLEL_ARGS	void
+#define PbtParallelScanAmState(pscan) \
+	((void *) ((char *) (pscan) + (pscan)->ps_offset))
+#endif
+
+/* ----------------------------------------------------------------
  * IndexAmRoutine fields added after 15 (makeNode zeroes the rest).  The
  * handler sets the 15 fields; these say what pagebtree does on newer
  * servers.

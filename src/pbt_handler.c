@@ -264,7 +264,7 @@ pagebtreehandler(PG_FUNCTION_ARGS)
 	amroutine->amstorage = false;
 	amroutine->amclusterable = true;
 	amroutine->ampredlocks = false;
-	amroutine->amcanparallel = false;
+	amroutine->amcanparallel = true;
 	amroutine->amcaninclude = true;
 	amroutine->amusemaintenanceworkmem = false;
 	amroutine->amparallelvacuumoptions =
@@ -291,9 +291,9 @@ pagebtreehandler(PG_FUNCTION_ARGS)
 	amroutine->amendscan = pbtendscan;
 	amroutine->ammarkpos = pbtmarkpos;
 	amroutine->amrestrpos = pbtrestrpos;
-	amroutine->amestimateparallelscan = NULL;
-	amroutine->aminitparallelscan = NULL;
-	amroutine->amparallelrescan = NULL;
+	amroutine->amestimateparallelscan = pbtestimateparallelscan;
+	amroutine->aminitparallelscan = pbtinitparallelscan;
+	amroutine->amparallelrescan = pbtparallelrescan;
 	pbt_set_newer_am_fields(amroutine, pbtgettreeheight);
 
 	PG_RETURN_POINTER(amroutine);

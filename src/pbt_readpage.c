@@ -285,6 +285,22 @@ begin_page(IndexScanDesc scan, Buffer buf)
 	so->curr.moreRight = !PbtIsRightmost(opaque);
 	so->curr.moreLeft = !PbtIsLeftmost(opaque);
 	so->curr.restLeft = so->curr.restRight = false;
+
+	/*
+	 * A parallel scan we hold: the leaf is ours (locked; a parallel scan
+	 * reads it whole), so let the next participant go on past it now, while
+	 * we decode it.  Whether its items end the scan is not known yet; if
+	 * they do, the next participant reads one leaf in vain.
+	 */
+	if (so->par_seized)
+	{
+		if (ScanDirectionIsForward(so->run_dir))
+			pbt_parallel_release(scan, opaque->next, InvalidBlockNumber,
+								 so->curr.moreRight);
+		else
+			pbt_parallel_release(scan, so->curr.blkno, opaque->prev,
+								 so->curr.moreLeft);
+	}
 }
 
 /* The page read into so->curr.items[0, k): done with it; any found? */
@@ -783,6 +799,18 @@ prefetch_ahead(IndexScanDesc scan, BlockNumber next, bool backward)
 }
 
 /*
+ * step_page found no leaf left in its direction: so has a parallel scan,
+ * for every participant.
+ */
+static bool
+scan_ended(IndexScanDesc scan)
+{
+	if (((PbtScanOpaque) scan->opaque)->par)
+		pbt_parallel_done(scan);
+	return false;
+}
+
+/*
  * Read the first batch of the next page in direction dir.  Returns false
  * if it has no match, with so->curr invalid if the scan has ended.
  */
@@ -793,6 +821,26 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 	Relation	index = scan->indexRelation;
 	Buffer		buf;
 
+	/*
+	 * A parallel scan goes on where the shared state says, not from its own
+	 * page, unless it still holds the scan (a backward scan's first leaf had
+	 * nothing before its key, and the scan steps left from it).
+	 */
+	if (so->par && !so->par_seized)
+	{
+		bool		more = ScanDirectionIsForward(dir) ? so->curr.moreRight :
+			so->curr.moreLeft;
+		BlockNumber blkno;
+		BlockNumber prev;
+
+		release_pos(&so->curr);
+		if (!more)
+			return scan_ended(scan);
+		if (pbt_parallel_seize(scan, &blkno, &prev) != PBT_PAR_IDLE)
+			return false;		/* done (a rescan cannot happen meanwhile) */
+		return pbt_read_shared(scan, dir, blkno, prev);
+	}
+
 	if (ScanDirectionIsForward(dir))
 	{
 		BlockNumber next = so->curr.next;
@@ -800,7 +848,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 
 		release_pos(&so->curr);
 		if (!more)
-			return false;
+			return scan_ended(scan);
 		if (so->pf_distance > 0)
 			prefetch_ahead(scan, next, false);
 		pbt_run_prefetch(index, so->st, next);
@@ -816,14 +864,42 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 
 		release_pos(&so->curr);
 		if (!more)
-			return false;
+			return scan_ended(scan);
 		if (so->pf_distance > 0)
 			prefetch_ahead(scan, blkno, true);
 		buf = walk_left(index, target, blkno);
 		if (!BufferIsValid(buf))
-			return false;
+			return scan_ended(scan);
 		return pbt_read_page(scan, buf, PBT_MAX_ITEMS_PER_PAGE, dir, NULL);
 	}
+}
+
+/*
+ * A parallel scan seized at blkno (see PbtParallelScanData): read the leaf
+ * there, or, backward, the one to the left of it, as step_page would from
+ * a page of our own.  Returns false if it has no match, with so->curr
+ * invalid if the scan has ended.
+ */
+bool
+pbt_read_shared(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
+				BlockNumber prev)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	Assert(so->par && so->par_seized && !ScanPosIsValid(so->curr));
+	Assert(!BufferIsValid(so->curr.buf));
+	if (ScanDirectionIsForward(dir))
+	{
+		so->curr.next = blkno;
+		so->curr.moreRight = true;
+	}
+	else
+	{
+		so->curr.blkno = blkno;
+		so->curr.prev = prev;
+		so->curr.moreLeft = true;
+	}
+	return step_page(scan, dir);
 }
 
 /*

@@ -22,6 +22,10 @@
  * right, where the scan then goes as usual).  Bitmap scans and indexes
  * without WAL (whose LSN does not move) read whole pages.
  *
+ * A parallel scan (Parallel Index [Only] Scan) shares its leaves among the
+ * participants, one whole leaf at a time, through the state at the end of
+ * this file; see pbt_parallel_seize.
+ *
  * Scan keys, = ANY arrays and IS [NOT] NULL are prepared and evaluated in
  * pbt_scankey.c, leaf pages are read in pbt_readpage.c; pbt_scan.h holds
  * the scan state the three files share.
@@ -93,6 +97,22 @@ pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 		so->keys[i].required_fwd = so->keys[i].required_bwd = false;
 	pbt_preprocess_keys(scan);
 	so->batch = RelationNeedsWAL(scan->indexRelation) ? SCAN_FIRST_BATCH : 0;
+
+	/*
+	 * A parallel scan hands out whole leaves: a participant that read part
+	 * of one would have to come back to it while others read on.  It does
+	 * not prefetch: its next leaf is whichever the shared state names when
+	 * it gets there, and the participants together read ahead anyway.
+	 * (parallel_scan is set only after ambeginscan, so decide here.)
+	 */
+	so->par = scan->parallel_scan != NULL;
+	Assert(!so->par_seized);
+	so->par_seized = false;
+	if (so->par)
+	{
+		so->batch = 0;
+		so->pf_distance = 0;
+	}
 }
 
 void
@@ -186,6 +206,29 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 		so->keys_hold &= so->keys[i].covered ||
 			(so->keys[i].nonnull_only && so->keys[i].col == 0);
 	so->probing = forward && point;
+
+	if (so->par)
+	{
+		BlockNumber blkno;
+		BlockNumber prev;
+
+		switch (pbt_parallel_seize(scan, &blkno, &prev))
+		{
+			case PBT_PAR_DONE:
+				return false;
+			case PBT_PAR_IDLE:
+				/* another participant positioned the scan: go on from there */
+				found = pbt_read_shared(scan, dir, blkno, prev);
+				/* (no position: the scan had ended there) */
+				return found ||
+					(ScanPosIsValid(so->curr) && pbt_read_on(scan, dir));
+			case PBT_PAR_NOT_STARTED:
+				break;			/* we position it, as a serial scan */
+			case PBT_PAR_ADVANCING:
+				Assert(false);	/* pbt_parallel_seize waits it out */
+				break;
+		}
+	}
 
 	if (forward ? so->has_lower : so->has_upper)
 		found = pbt_read_from_key(scan, forward ? &so->lowerkey : &so->upperkey, dir);
@@ -303,6 +346,24 @@ scan_advance(IndexScanDesc scan, ScanDirection dir)
 }
 
 /*
+ * Take a parallel scan not yet started for ourselves alone, leaving the
+ * others a finished one.  False if another participant started it.
+ */
+static bool
+claim_whole_scan(IndexScanDesc scan)
+{
+	PbtParallelScan ps = PbtParallelScanAmState(scan->parallel_scan);
+	bool		claimed;
+
+	SpinLockAcquire(&ps->mutex);
+	claimed = ps->status == PBT_PAR_NOT_STARTED;
+	if (claimed)
+		ps->status = PBT_PAR_DONE;
+	SpinLockRelease(&ps->mutex);
+	return claimed;
+}
+
+/*
  * pbtgettuple beyond the batch in hand: (re)positioning, reading on.  Not
  * inlined, so that the per-row path below keeps a small frame.
  */
@@ -313,9 +374,26 @@ gettuple_slow(IndexScanDesc scan, ScanDirection dir)
 
 	/* (re)start array keys when (re)positioning, now that dir is known */
 	if (!ScanPosIsValid(so->curr) && so->qual_ok)
+	{
+		/*
+		 * A parallel scan with = ANY arrays: the first participant does the
+		 * whole scan, every element, as a serial scan; the others find it
+		 * done.  Sharing each element's leaves would need the participants
+		 * to agree on the element too (nbtree keeps a shared array-key
+		 * counter for that); see docs/decisions.md.
+		 */
+		if (so->par && so->narrays > 0)
+		{
+			if (!claim_whole_scan(scan))
+				return false;
+			so->par = false;
+		}
 		pbt_start_arrays(so, dir);
+	}
 	if (!scan_advance(scan, dir))
 		return false;
+	/* a participant never keeps the shared scan while returning tuples */
+	Assert(!so->par_seized);
 	return_item(scan);
 	return true;
 }
@@ -423,4 +501,147 @@ pbtrestrpos(IndexScanDesc scan)
 		kill_items(scan);
 		release_pos(&so->curr);
 	}
+}
+
+/*
+ * Parallel scans.
+ *
+ * The participants (the leader and the workers of a Gather or Gather
+ * Merge) share one PbtParallelScanData in the DSM, as nbtree shares its
+ * BTParallelScanDescData: a spinlock over a status and the next leaf, and
+ * a condition variable to wait on while one of them advances.  Every
+ * participant positions itself (scan_first computes the keys and bounds,
+ * which are per backend); the first to seize the scan while it has not
+ * started descends to the first leaf, as a serial scan does, and the
+ * others go on from where the shared state says.  Reading a leaf
+ * publishes its right-link (forward) or itself and its left-link
+ * (backward) as soon as the leaf is share-locked (begin_page in
+ * pbt_readpage.c), so the next participant reads on while this one
+ * decodes and returns its leaf's items.  A participant that finds the
+ * scan's end (no more leaves, or an item past the end key) marks it done.
+ */
+
+Size
+pbtestimateparallelscan(PBT_ESTIMATE_PARALLEL_ARGS)
+{
+	return sizeof(PbtParallelScanData);
+}
+
+void
+pbtinitparallelscan(void *target)
+{
+	PbtParallelScan ps = (PbtParallelScan) target;
+
+	SpinLockInit(&ps->mutex);
+	ps->status = PBT_PAR_NOT_STARTED;
+	ps->blkno = InvalidBlockNumber;
+	ps->prev = InvalidBlockNumber;
+	ConditionVariableInit(&ps->cv);
+}
+
+/*
+ * Reset the shared state for a rescan.  The executor calls this with no
+ * participant scanning (workers are started afresh for the rescan).
+ */
+void
+pbtparallelrescan(IndexScanDesc scan)
+{
+	PbtParallelScan ps = PbtParallelScanAmState(scan->parallel_scan);
+
+	SpinLockAcquire(&ps->mutex);
+	ps->status = PBT_PAR_NOT_STARTED;
+	ps->blkno = InvalidBlockNumber;
+	ps->prev = InvalidBlockNumber;
+	SpinLockRelease(&ps->mutex);
+}
+
+/*
+ * Seize the parallel scan to read its next leaf, waiting while another
+ * participant advances it.  NOT_STARTED: the caller positions the scan
+ * (descends); IDLE: it reads from *blkno (and *prev, backward); both leave
+ * the scan ADVANCING and the caller holding it until pbt_parallel_release
+ * or pbt_parallel_done.  DONE: nothing is left to read.
+ */
+PbtParallelStatus
+pbt_parallel_seize(IndexScanDesc scan, BlockNumber *blkno, BlockNumber *prev)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtParallelScan ps = PbtParallelScanAmState(scan->parallel_scan);
+	PbtParallelStatus status;
+
+	Assert(so->par && !so->par_seized);
+	for (;;)
+	{
+		SpinLockAcquire(&ps->mutex);
+		status = ps->status;
+		if (status == PBT_PAR_NOT_STARTED || status == PBT_PAR_IDLE)
+		{
+			*blkno = ps->blkno;
+			*prev = ps->prev;
+			ps->status = PBT_PAR_ADVANCING;
+		}
+		SpinLockRelease(&ps->mutex);
+		if (status != PBT_PAR_ADVANCING)
+			break;
+		/* (nbtree's wait event: extensions on 15 cannot name their own) */
+		ConditionVariableSleep(&ps->cv, WAIT_EVENT_BTREE_PAGE);
+	}
+	ConditionVariableCancelSleep();
+	so->par_seized = status != PBT_PAR_DONE;
+	Assert(status != PBT_PAR_IDLE || BlockNumberIsValid(*blkno));
+	return status;
+}
+
+/*
+ * The seizing participant has the next leaf locked: publish where the scan
+ * goes on after it (see PbtParallelScanData), or that it ends there (!more:
+ * the leaf is the last in the scan's direction), and let the next
+ * participant in.
+ */
+void
+pbt_parallel_release(IndexScanDesc scan, BlockNumber blkno, BlockNumber prev,
+					 bool more)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtParallelScan ps = PbtParallelScanAmState(scan->parallel_scan);
+	bool		done;
+
+	Assert(so->par_seized);
+	Assert(!more || BlockNumberIsValid(blkno));
+	SpinLockAcquire(&ps->mutex);
+	/* (a participant that found the end may have marked it done already) */
+	if (ps->status != PBT_PAR_DONE)
+	{
+		Assert(ps->status == PBT_PAR_ADVANCING);
+		ps->status = more ? PBT_PAR_IDLE : PBT_PAR_DONE;
+		ps->blkno = blkno;
+		ps->prev = prev;
+	}
+	done = ps->status == PBT_PAR_DONE;
+	SpinLockRelease(&ps->mutex);
+	so->par_seized = false;
+	if (done)
+		ConditionVariableBroadcast(&ps->cv);
+	else
+		ConditionVariableSignal(&ps->cv);
+}
+
+/*
+ * The scan has ended for every participant: nothing in its direction past
+ * what this one read can match.  The caller need not hold it.
+ */
+void
+pbt_parallel_done(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtParallelScan ps = PbtParallelScanAmState(scan->parallel_scan);
+	bool		changed;
+
+	SpinLockAcquire(&ps->mutex);
+	changed = ps->status != PBT_PAR_DONE;
+	ps->status = PBT_PAR_DONE;
+	SpinLockRelease(&ps->mutex);
+	so->par_seized = false;
+	if (changed)
+		ConditionVariableBroadcast(&ps->cv);
 }

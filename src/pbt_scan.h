@@ -18,6 +18,9 @@
 #include "pbt_delta.h"
 #include "pbt_prefetch.h"
 
+#include "storage/condition_variable.h"
+#include "storage/spin.h"
+
 /* a batch: a page's items and its run's (pbt_delta.h), which are fewer */
 #define PBT_MAX_RUN_ITEMS \
 	(PBT_USABLE_SPACE / PBT_MIN_DELTA_GROUP / PBT_RUN_ENTRY_COST(1))
@@ -162,9 +165,43 @@ typedef struct PbtScanOpaqueData
 	int64		pf_array_reads; /* blocks read before the array started */
 	PbtArraySource pf_array_source;
 	PbtPrefetch pf_array;
+	/* a parallel scan (scan->parallel_scan) that shares its leaves */
+	bool		par;
+	bool		par_seized;		/* we hold it ADVANCING (pbt_parallel_seize) */
 } PbtScanOpaqueData;
 
 #define SCAN_FIRST_BATCH 32
+
+/*
+ * A parallel scan's shared state, in the DSM (pbt_scan.c): which leaf the
+ * participants read next.  One participant at a time "seizes" the scan
+ * (ADVANCING), reads the next leaf, publishes where the scan goes on and
+ * releases it (IDLE) before it returns that leaf's tuples.
+ */
+typedef enum PbtParallelStatus
+{
+	PBT_PAR_NOT_STARTED,		/* nobody has positioned the scan yet */
+	PBT_PAR_ADVANCING,			/* a participant is reading the next leaf */
+	PBT_PAR_IDLE,				/* blkno (and prev) say where to go on */
+	PBT_PAR_DONE				/* no leaf left to read */
+} PbtParallelStatus;
+
+typedef struct PbtParallelScanData
+{
+	slock_t		mutex;			/* protects status, blkno and prev */
+	PbtParallelStatus status;
+	/*
+	 * Forward: the leaf to read next (the right-link of the leaf read
+	 * last).  Backward: the leaf read last, and its left-link when read;
+	 * the next participant walks left from it (walk_left), since the page
+	 * to its left may have split or gone meanwhile.
+	 */
+	BlockNumber blkno;
+	BlockNumber prev;
+	ConditionVariable cv;		/* waits for the end of ADVANCING */
+} PbtParallelScanData;
+
+typedef PbtParallelScanData *PbtParallelScan;
 
 
 typedef PbtScanOpaqueData *PbtScanOpaque;
@@ -182,12 +219,22 @@ extern bool pbt_build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 extern bool pbt_check_item_keys(PbtScanOpaque so, const char *item, int len,
 								ScanDirection dir, bool *continuescan);
 
+/* pbt_scan.c: parallel scans */
+extern PbtParallelStatus pbt_parallel_seize(IndexScanDesc scan,
+											BlockNumber *blkno,
+											BlockNumber *prev);
+extern void pbt_parallel_release(IndexScanDesc scan, BlockNumber blkno,
+								 BlockNumber prev, bool more);
+extern void pbt_parallel_done(IndexScanDesc scan);
+
 /* pbt_readpage.c */
 extern bool pbt_read_page(IndexScanDesc scan, Buffer buf, int pos,
 						  ScanDirection dir, const PbtSearchKey *from);
 extern bool pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key,
 							  ScanDirection dir);
 extern bool pbt_read_on(IndexScanDesc scan, ScanDirection dir);
+extern bool pbt_read_shared(IndexScanDesc scan, ScanDirection dir,
+							BlockNumber blkno, BlockNumber prev);
 extern void pbt_kill_items_now(IndexScanDesc scan);
 
 /* pbt_kill_items_now, without a call when there is nothing to hint */

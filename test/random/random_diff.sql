@@ -5,8 +5,8 @@
 -- btree, with the same index definitions (one pagebtree index has BPA
 -- leaves).  After every round, random
 -- ordered, range, equality, = ANY and NULL queries run on both through
--- their indexes (plain, index-only and bitmap scans, both directions), and
--- the results must be identical.  pagebtree_check(..., true) runs on every
+-- their indexes (plain, index-only and bitmap scans, both directions, and
+-- parallel plans), and the results must be identical.  pagebtree_check(..., true) runs on every
 -- index after every round.
 --
 -- Usage (VACUUM cannot run inside a function, so the driver loops):
@@ -106,10 +106,38 @@ BEGIN
     END IF;
 END $$;
 
+-- The same through a parallel plan where the planner picks one (parallel
+-- costs zeroed; Gather Merge's comparisons too, so ordered scans go
+-- parallel): compared as sorted sets, since a Gather returns rows in any
+-- order, while the inner ORDER BY (and LIMIT) still select the rows.
+-- Returns 1 if the pagebtree plan was a Parallel Index (Only) Scan.  The
+-- SET clauses undo the settings when the function returns.  (No JIT: the
+-- outer sort, disabled by pbt_diff_query, costs enough to compile every
+-- query, which would take most of the test's time.)
+CREATE OR REPLACE FUNCTION pbt_diff_query_parallel(q text, idx text DEFAULT NULL) RETURNS int
+LANGUAGE plpgsql
+SET parallel_setup_cost = 0 SET parallel_tuple_cost = 0 SET cpu_operator_cost = 0
+SET min_parallel_index_scan_size = 0 SET min_parallel_table_scan_size = 0
+SET max_parallel_workers_per_gather = 2 SET jit = off
+AS $$
+DECLARE
+    plan text := '';
+    line text;
+BEGIN
+    q := 'SELECT * FROM (' || q || ') s ORDER BY s';
+    PERFORM pbt_diff_query(q, 'index', idx);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || replace(q, '$T', 'rd_p') LOOP
+        plan := plan || line || E'\n';
+    END LOOP;
+    RETURN (plan ~ 'Parallel Index (Only )?Scan (Backward )?using rd_p_')::int;
+END $$;
+
 CREATE OR REPLACE FUNCTION pbt_diff_round(seed float8, r int, nrows int, final bool)
 RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
     nq int := 0;
+    npar int := 0;
+    ntried int := 0;
     i int;
     a int8;
     b int8;
@@ -134,7 +162,9 @@ BEGIN
             dir := CASE WHEN random() < 0.5 THEN 'ASC' ELSE 'DESC' END;
             s := 'https://example.org/' || (random() * 50)::int;
             arr := format('ARRAY[%s, %s, %s, NULL, %s]', a, a + 1, (random() * 1e6)::int, a);
-            kind := (ARRAY['index', 'indexonly', 'bitmap'])[1 + floor(random() * 3)::int];
+            -- (parallel one time in seven: its queries cost more)
+            kind := (ARRAY['index', 'indexonly', 'bitmap', 'index', 'indexonly', 'bitmap',
+                           'parallel'])[1 + floor(random() * 7)::int];
             FOREACH q IN ARRAY ARRAY[
                 format('SELECT k1 FROM $T WHERE k1 BETWEEN %s AND %s ORDER BY k1 %s', a, b, dir),
                 format('SELECT k1 FROM $T WHERE k1 > %s ORDER BY k1 %s LIMIT 50', a, dir),
@@ -169,7 +199,12 @@ BEGIN
                 IF kind = 'bitmap' THEN
                     q := 'SELECT * FROM (' || regexp_replace(q, ' (ORDER BY .*|LIMIT .*)$', '') || ') s ORDER BY s';
                 END IF;
-                PERFORM pbt_diff_query(q, kind);
+                IF kind = 'parallel' THEN
+                    npar := npar + pbt_diff_query_parallel(q);
+                    ntried := ntried + 1;
+                ELSE
+                    PERFORM pbt_diff_query(q, kind);
+                END IF;
                 nq := nq + 1;
             END LOOP;
             -- the indexes with a delta area (k5 = md5 of 0 .. 1000)
@@ -193,9 +228,19 @@ BEGIN
                 IF kind = 'bitmap' THEN
                     q := 'SELECT * FROM (' || regexp_replace(q, ' (ORDER BY .*|LIMIT .*)$', '') || ') s ORDER BY s';
                 END IF;
-                PERFORM pbt_diff_query(q, kind, 'rd_p_k5');
+                IF kind = 'parallel' THEN
+                    npar := npar + pbt_diff_query_parallel(q, 'rd_p_k5');
+                    ntried := ntried + 1;
+                ELSE
+                    PERFORM pbt_diff_query(q, kind, 'rd_p_k5');
+                END IF;
                 nq := nq + 1;
             END LOOP;
         END LOOP;
+        -- the parallel kind must have exercised parallel scans
+        IF ntried > 0 AND npar = 0 THEN
+            RAISE EXCEPTION 'no parallel index scan among % parallel queries', ntried;
+        END IF;
+        RAISE NOTICE 'round %: % parallel index scans of % queries tried in parallel', r, npar, ntried;
     RETURN nq;
 END $$;

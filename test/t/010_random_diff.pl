@@ -4,8 +4,10 @@
 # same deterministic INSERT/UPDATE/DELETE stream to a pagebtree-indexed and a
 # btree-indexed table, VACUUMs both on odd rounds, checks every pagebtree
 # index, and compares 20 random ordered/range/equality/= ANY/NULL queries
-# per iteration through plain, index-only and bitmap scans.  Any difference
-# raises an error, which fails this test.  = ANY scans prefetch the leaves
+# per iteration through plain, index-only and bitmap scans, and one
+# iteration in seven through parallel plans (Parallel Index [Only] Scan
+# where the planner picks one, with parallel costs zeroed; every round must
+# have some).  Any difference raises an error, which fails this test.  = ANY scans prefetch the leaves
 # of their next elements from the start (pagebtree.prefetch_arrays_always).
 #
 # Two of the pagebtree indexes (rd_p_k5d, rd_p_k53d) have a delta area and
