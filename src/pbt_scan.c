@@ -34,6 +34,8 @@
  */
 #include "pbt_scan.h"
 
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
 #include "executor/instrument.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
@@ -243,6 +245,60 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
  * Form the current item's index tuple for an index-only scan.  Not inlined:
  * its arrays would give pbtgettuple, called for every row, a large frame.
  */
+/*
+ * index_form_tuple() into the scan's buffer: an index-only scan returns a
+ * tuple per row, and a palloc and context reset for each cost a tenth of
+ * its time.  Values it would detoast or compress (none that decoding
+ * makes, short of very long strings) take index_form_tuple() itself.
+ */
+static IndexTuple
+form_itup_reusing(IndexScanDesc scan, Datum *values, bool *isnull)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	TupleDesc	desc = so->st->tupdesc;
+	bool		hasnull = false;
+	Size		hoff;
+	Size		data_size;
+	Size		size;
+	uint16		tupmask = 0;
+	IndexTuple	itup;
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (isnull[i])
+			hasnull = true;
+		else if (att->attlen == -1 &&
+				 (VARATT_IS_EXTENDED(DatumGetPointer(values[i])) ||
+				  VARSIZE(DatumGetPointer(values[i])) > TOAST_INDEX_TARGET))
+			return index_form_tuple(desc, values, isnull);
+	}
+	hoff = IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0);
+	data_size = heap_compute_data_size(desc, values, isnull);
+	size = MAXALIGN(hoff + data_size);
+	if (size > INDEX_SIZE_MASK)
+		return index_form_tuple(desc, values, isnull);
+	if (size > so->itup_cap)
+	{
+		if (so->itup_buf)
+			pfree(so->itup_buf);
+		so->itup_cap = Max(size, 64);
+		so->itup_buf = MemoryContextAlloc(GetMemoryChunkContext(so), so->itup_cap);
+	}
+	memset(so->itup_buf, 0, size);
+	itup = (IndexTuple) so->itup_buf;
+	heap_fill_tuple(desc, values, isnull, so->itup_buf + hoff, data_size,
+					&tupmask,
+					hasnull ? (bits8 *) so->itup_buf + sizeof(IndexTupleData) : NULL);
+	itup->t_info = size;
+	if (hasnull)
+		itup->t_info |= INDEX_NULL_MASK;
+	if (tupmask & HEAP_HASVARWIDTH)
+		itup->t_info |= INDEX_VAR_MASK;
+	return itup;
+}
+
 static pg_noinline void
 return_itup(IndexScanDesc scan, ScanPosItem *pi)
 {
@@ -257,10 +313,12 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 		scan->xs_itup = (IndexTuple) data;
 		return;
 	}
-	MemoryContextReset(so->tupcxt);
+	/* (nothing to free when the last row's decoding allocated nothing) */
+	if (!so->tupcxt->isReset)
+		MemoryContextReset(so->tupcxt);
 	oldcxt = MemoryContextSwitchTo(so->tupcxt);
 	pbt_decode_item(so->st, data, pi->tuplen, values, isnull);
-	scan->xs_itup = index_form_tuple(so->st->tupdesc, values, isnull);
+	scan->xs_itup = form_itup_reusing(scan, values, isnull);
 	MemoryContextSwitchTo(oldcxt);
 }
 

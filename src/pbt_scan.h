@@ -119,6 +119,8 @@ typedef struct PbtScanOpaqueData
 {
 	PbtState   *st;
 	MemoryContext tupcxt;		/* per returned index tuple */
+	char	   *itup_buf;		/* the returned index tuple, reused */
+	Size		itup_cap;
 	MemoryContext keycxt;		/* per rescan: array keys */
 	bool		qual_ok;
 	bool		empty_array;	/* qual_ok is false for an empty = ANY */
