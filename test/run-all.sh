@@ -177,7 +177,8 @@ IS_ROOT=0
 # ---------------------------------------------------------------------------
 # Debian's 15 for every version: its Perl test modules serve the wheels' servers
 PACKAGES="postgresql-$DEBIAN_MAJOR postgresql-server-dev-$DEBIAN_MAJOR postgresql-client-$DEBIAN_MAJOR
-          make gcc libc6-dev perl libipc-run-perl coreutils util-linux tar gdb"
+          make gcc libc6-dev perl libipc-run-perl coreutils util-linux tar gdb
+          python3 python3-jsonschema"
 
 missing_packages() {
 	local p st
@@ -447,7 +448,7 @@ tar -C "$SRCDIR" -cf - \
 	--exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
 	--exclude=./results --exclude=./output_iso --exclude=./tmp_check \
 	--exclude=./log --exclude='regression.diffs' --exclude='regression.out' \
-	--exclude=./pagebtree--0.1.sql . \
+	--exclude=./pagebtree--0.*.sql . \
 	| tar -C "$TREE" -xf - || die "copying the source tree failed"
 chown -R "$TEST_USER" "$WORK"
 
@@ -587,6 +588,19 @@ SUMMARY=()
 server_log_problems() {
 	grep -E 'terminated by signal|TRAP:|PANIC:|was terminated by exception|stuck spinlock' "$1" 2>/dev/null | head -n 20
 }
+
+# ---------------------------------------------------------------------------
+# 3b. META.json: valid PGXN metadata (meta-spec 1.0.x) that agrees with the
+#     control file (test/meta/validate-meta.py, a JSON Schema check)
+# ---------------------------------------------------------------------------
+log "META.json (test/meta/validate-meta.py)"
+if python3 "$TREE/test/meta/validate-meta.py" >"$RESULTS/meta.log" 2>&1; then
+	SUMMARY+=("PASS  META.json: $(tail -n 1 "$RESULTS/meta.log")")
+else
+	cat "$RESULTS/meta.log"
+	FAILED+=("META.json")
+	SUMMARY+=("FAIL  META.json: $(tail -n 1 "$RESULTS/meta.log")")
+fi
 
 # ---------------------------------------------------------------------------
 # 4. regress + isolation, once per WAL configuration
