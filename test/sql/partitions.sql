@@ -1,6 +1,6 @@
 --
 -- partitions: pagebtree indexes on partitioned tables (issue #26, item 2).
--- A range-partitioned and a list-partitioned table (50,000 rows) with
+-- A range-partitioned and a list-partitioned table (58,000 rows) with
 -- pagebtree indexes created on the parent: every partition gets a pagebtree
 -- index of its own, so do partitions attached or created later, and an
 -- attached table's matching pagebtree index is reused.  Scans of pruned
