@@ -33,7 +33,10 @@ OBJS = \
 	src/pbt_check.o
 
 EXTENSION = pagebtree
-DATA_built = pagebtree--0.1.sql
+# the current version's install script is built from src/sql/; the scripts of
+# released versions and the upgrade scripts between them are kept frozen in sql/
+DATA_built = pagebtree--0.2.sql
+DATA = sql/pagebtree--0.1.sql sql/pagebtree--0.1--0.2.sql
 PGFILEDESC = "pagebtree - B-link tree index access method"
 
 REGRESS = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
@@ -42,7 +45,7 @@ ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec))
 ISOLATION_OPTS = --inputdir=test --load-extension=pagebtree
 TAP_TESTS = 1
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
-EXTRA_CLEAN = pagebtree--0.1.sql
+EXTRA_CLEAN = pagebtree--0.2.sql
 
 PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla
 # Nothing interposes the module's own functions: let calls within a file be
@@ -73,7 +76,7 @@ ifneq ($(PBT_REJECTED_CFLAGS),)
 override CFLAGS := $(filter-out $(PBT_REJECTED_CFLAGS),$(CFLAGS))
 endif
 
-pagebtree--0.1.sql: src/sql/pagebtree_functions.sql src/sql/pagebtree_opclasses.sql
+pagebtree--0.2.sql: src/sql/pagebtree_functions.sql src/sql/pagebtree_opclasses.sql
 	cat $^ > $@
 
 $(OBJS): src/pagebtree.h src/pbt_page.h src/pbt_layout.h src/pbt_keys.h src/pbt_xlog.h src/pbt_dense_util.h src/pbt_parts.h src/pbt_slots.h src/pbt_insert.h src/pbt_scan.h src/pbt_layout_bpa.h src/pbt_delta.h src/pbt_prefetch.h

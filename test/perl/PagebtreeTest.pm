@@ -40,7 +40,7 @@ use Test::More;
 our @EXPORT = qw(
   pbt_new_node pbt_create_schema pbt_load pbt_start_workload pbt_stop_workload
   pbt_verify pbt_check_indexes pbt_start_after_crash pbt_seed
-  pbt_text_expr pbt_runs
+  pbt_text_expr pbt_runs pbt_index_vs_seqscan pbt_extension_objects
 );
 
 # Random seed for the workloads: PBT_TEST_SEED or a fixed default, so that a
@@ -619,6 +619,55 @@ COMMIT;
 	my $fp = join('', @{ $sec->{fp} // [] });
 	note "$name: rows/fingerprint $fp";
 	return $fp;
+}
+
+# Run $query twice in database $dbname: with only (plain or index-only)
+# index scans allowed, where the plan must scan index $index (a name, or a
+# regular expression that the index's name in EXPLAIN must match), and with
+# only a sequential scan.  The two must return the same rows (compared as
+# sorted lines) and at least one row.  Returns the number of rows.
+sub pbt_index_vs_seqscan
+{
+	my ($node, $dbname, $query, $index) = @_;
+	my $idxpat = ref $index ? $index : qr/\Q$index\E/;
+	my $idxonly = 'SET enable_seqscan = off; SET enable_bitmapscan = off;';
+	my $seqonly = 'SET enable_indexscan = off; SET enable_indexonlyscan = off; '
+	  . 'SET enable_bitmapscan = off;';
+	my $plan = $node->safe_psql($dbname, "$idxonly EXPLAIN (COSTS OFF) $query");
+	like($plan, qr/Index (?:Only )?Scan (?:Backward )?using $idxpat\b/,
+		"$dbname: the plan of <$query> scans $index");
+	my @got  = sort split /\n/, $node->safe_psql($dbname, "$idxonly $query");
+	my @want = sort split /\n/, $node->safe_psql($dbname, "$seqonly $query");
+	ok(@want > 0, "$dbname: <$query> returns rows");
+	is_deeply(\@got, \@want, "$dbname: <$query>: the index scan returns what a sequential scan does ("
+		  . scalar(@want) . " rows)");
+	return scalar(@want);
+}
+
+# The member objects of the extension pagebtree in database $dbname, one
+# line each, sorted: what pg_describe_object says of every object that
+# pg_depend lists as a member, and for functions also their arguments,
+# result, language, source, volatility, parallel safety, strictness and
+# access privileges, and the comments on the members.
+sub pbt_extension_objects
+{
+	my ($node, $dbname) = @_;
+	return $node->safe_psql(
+		$dbname, q{
+SELECT pg_describe_object(d.classid, d.objid, d.objsubid)
+       || coalesce(' | ' || pg_get_function_arguments(p.oid)
+                   || ' | ' || pg_get_function_result(p.oid)
+                   || ' | ' || l.lanname || ' | ' || p.prosrc
+                   || ' | ' || p.provolatile::text || p.proparallel::text || p.proisstrict::text
+                   || ' | ' || coalesce(p.proacl::text, 'default acl'), '')
+       || coalesce(' | comment: ' || obj_description(d.objid, d.classid::regclass::name), '')
+FROM pg_depend d
+LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
+LEFT JOIN pg_language l ON l.oid = p.prolang
+WHERE d.refclassid = 'pg_extension'::regclass
+  AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pagebtree')
+  AND d.deptype = 'e'
+ORDER BY 1});
 }
 
 1;
