@@ -21,19 +21,29 @@
 
 #include "access/genam.h"
 #include "access/nbtree.h"
+#include "access/parallel.h"
+#include "access/table.h"
 #include "access/tableam.h"
 #include "access/xloginsert.h"
 #include "catalog/index.h"
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
 #include "commands/progress.h"
+#include "executor/instrument.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "pgstat.h"
+#include "port/pg_bswap.h"
+#include "storage/buffile.h"
+#include "storage/sharedfileset.h"
 #include "storage/smgr.h"
+#include "storage/spin.h"
+#include "tcop/tcopprot.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/tuplesort.h"
 
 #define PBT_PHASE_SCAN		2
@@ -106,6 +116,11 @@ memsort_abbrev(const char *item, int len)
 {
 	uint64		v = 0;
 
+	if (len >= 8)
+	{
+		memcpy(&v, item, sizeof(v));
+		return pg_ntoh64(v);
+	}
 	for (int i = 0; i < 8; i++)
 		v = (v << 8) | (i < len ? (uint8) item[i] : 0);
 	return v;
@@ -127,11 +142,30 @@ memsort_cmp(const MemSortEntry *a, const MemSortEntry *b)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+/*
+ * A sorted stream of leaf items that a parallel build's leader merges:
+ * its own sort (file == NULL) or the run a worker wrote to a file.
+ */
+typedef struct SortedRun
+{
+	BufFile    *file;
+	char	   *chunk;			/* RUN_CHUNK_SIZE bytes read from the file */
+	int			chunk_len;
+	int			chunk_pos;		/* the next item's header */
+	const char *cur;			/* the run's current item; NULL: exhausted */
+	int			curlen;
+	bool		alive;
+	uint64		abbrev;			/* memsort_abbrev of cur */
+} SortedRun;
+
+typedef struct PbtBuildLeader PbtBuildLeader;
+
 typedef struct BuildState
 {
 	Relation	heap;
 	Relation	index;
 	PbtState   *st;
+	int			sortmem;		/* kB for this participant's sort */
 	Tuplesortstate *sort;		/* NULL while the entries are in memsort */
 	MemSort    *memsort;		/* normalized keys that fit in memory */
 	TupleDesc	sortdesc;		/* comparator mode: index columns + tid */
@@ -148,6 +182,10 @@ typedef struct BuildState
 	bool		has_prev;
 	LevelBuilder *leaf;
 	uint16		pageflags;
+	PbtBuildLeader *leader;		/* a parallel build's, in its leader */
+	SortedRun  *runs;			/* what the leader merges */
+	int			nruns;
+	SortedRun  *last_run;		/* the run the last item came from */
 } BuildState;
 
 char *
@@ -187,27 +225,26 @@ begin_datum_sort(BuildState *bs)
 {
 	bs->sort = tuplesort_begin_datum(BYTEAOID, ByteaLessOperator,
 									 InvalidOid, false,
-									 maintenance_work_mem, NULL,
-									 TUPLESORT_NONE);
+									 bs->sortmem, NULL, TUPLESORT_NONE);
 }
 
 static void
-memsort_begin(BuildState *bs)
+memsort_begin(BuildState *bs, int participants)
 {
 	MemSort    *ms = palloc0(sizeof(MemSort));
 
 	ms->cxt = AllocSetContextCreate(CurrentMemoryContext,
 									"pagebtree build sort",
 									ALLOCSET_DEFAULT_SIZES);
-	/* sized for the heap's estimate (up to the memory allowed) */
-	ms->cap = Max(1024, Min(bs->heap->rd_rel->reltuples,
-							(double) maintenance_work_mem * 1024 / sizeof(MemSortEntry)));
+	/* sized for this participant's share of the heap's estimate */
+	ms->cap = Max(1024, Min(bs->heap->rd_rel->reltuples / participants,
+							(double) bs->sortmem * 1024 / sizeof(MemSortEntry)));
 	ms->entries = MemoryContextAllocHuge(ms->cxt, ms->cap * sizeof(MemSortEntry));
 	ms->used = ms->cap * sizeof(MemSortEntry);
 	bs->memsort = ms;
 }
 
-/* Past maintenance_work_mem: everything so far into a tuplesort. */
+/* Past the memory allowed: everything so far into a tuplesort. */
 static void
 memsort_spill(BuildState *bs)
 {
@@ -253,7 +290,7 @@ memsort_add(BuildState *bs, const char *item, int len, bool alive)
 		ms->arena += len;
 		ms->arena_left -= len;
 	}
-	if (ms->used > (Size) maintenance_work_mem * 1024)
+	if (ms->used > (Size) bs->sortmem * 1024)
 		memsort_spill(bs);
 }
 
@@ -294,7 +331,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 }
 
 static void
-begin_sort(BuildState *bs)
+begin_sort(BuildState *bs, int participants)
 {
 	PbtState   *st = bs->st;
 	Relation	index = bs->index;
@@ -306,7 +343,7 @@ begin_sort(BuildState *bs)
 
 	if (st->normalized)
 	{
-		memsort_begin(bs);
+		memsort_begin(bs, participants);
 		return;
 	}
 
@@ -338,13 +375,36 @@ begin_sort(BuildState *bs)
 	colls[n] = InvalidOid;
 	nullsfirst[n] = false;
 	bs->sort = tuplesort_begin_heap(bs->sortdesc, n + 1, attnums, sortops,
-									colls, nullsfirst, maintenance_work_mem,
+									colls, nullsfirst, bs->sortmem,
 									NULL, TUPLESORT_NONE);
 }
 
-/* next sorted leaf item into bs->cur; false at the end */
+static void
+perform_sort(BuildState *bs)
+{
+	if (bs->memsort)
+		memsort_entries(bs->memsort->entries, bs->memsort->n);
+	else
+		tuplesort_performsort(bs->sort);
+}
+
+static void
+end_sort(BuildState *bs)
+{
+	if (bs->memsort)
+		MemoryContextDelete(bs->memsort->cxt);
+	else
+		tuplesort_end(bs->sort);
+	if (bs->slot)
+	{
+		ExecDropSingleTupleTableSlot(bs->slot);
+		ExecDropSingleTupleTableSlot(bs->sortedslot);
+	}
+}
+
+/* The next item of this backend's own sort; false at the end. */
 static bool
-next_sorted_item(BuildState *bs)
+sort_next(BuildState *bs, const char **item, int *len, bool *alive)
 {
 	PbtState   *st = bs->st;
 
@@ -357,9 +417,9 @@ next_sorted_item(BuildState *bs)
 		/* long items lie in heap order: fetch ahead of the sorted walk */
 		if (ms->next + MEMSORT_PREFETCH_DISTANCE < ms->n)
 			pbt_prefetch_mem(memsort_item(&ms->entries[ms->next + MEMSORT_PREFETCH_DISTANCE]));
-		bs->cur = memsort_item(&ms->entries[ms->next]);
-		bs->curlen = ms->entries[ms->next].len;
-		bs->item_alive = ms->entries[ms->next].alive;
+		*item = memsort_item(&ms->entries[ms->next]);
+		*len = ms->entries[ms->next].len;
+		*alive = ms->entries[ms->next].alive;
 		ms->next++;
 		return true;
 	}
@@ -374,11 +434,8 @@ next_sorted_item(BuildState *bs)
 		b = DatumGetByteaPP(d);
 		resetStringInfo(&bs->item);
 		appendBinaryStringInfo(&bs->item, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b) - 1);
-		bs->cur = bs->item.data;
-		bs->curlen = bs->item.len;
-		bs->item_alive = VARDATA_ANY(b)[VARSIZE_ANY_EXHDR(b) - 1] != 0;
+		*alive = VARDATA_ANY(b)[VARSIZE_ANY_EXHDR(b) - 1] != 0;
 		pfree(DatumGetPointer(d));
-		return true;
 	}
 	else
 	{
@@ -391,11 +448,47 @@ next_sorted_item(BuildState *bs)
 						   (ItemPointer) DatumGetPointer(slot->tts_values[st->natts]),
 						   &bs->item);
 		pbt_check_item_size(bs->index, bs->item.len);
-		bs->cur = bs->item.data;
-		bs->curlen = bs->item.len;
-		bs->item_alive = DatumGetBool(slot->tts_values[st->natts + 1]);
-		return true;
+		*alive = DatumGetBool(slot->tts_values[st->natts + 1]);
 	}
+	*item = bs->item.data;
+	*len = bs->item.len;
+	return true;
+}
+
+static void run_advance(BuildState *bs, SortedRun *run);
+
+/*
+ * The next sorted leaf item into bs->cur; false at the end.  A parallel
+ * build's leader merges the runs: the smallest current item is next.  Its
+ * run moves on only at the next call, so that bs->cur stays valid.
+ */
+static bool
+next_sorted_item(BuildState *bs)
+{
+	SortedRun  *best = NULL;
+
+	if (bs->runs == NULL)
+		return sort_next(bs, &bs->cur, &bs->curlen, &bs->item_alive);
+	if (bs->last_run)
+		run_advance(bs, bs->last_run);
+	for (int i = 0; i < bs->nruns; i++)
+	{
+		SortedRun  *run = &bs->runs[i];
+
+		if (run->cur == NULL)
+			continue;
+		if (best == NULL || run->abbrev < best->abbrev ||
+			(run->abbrev == best->abbrev &&
+			 pbt_bytes_cmp(run->cur, run->curlen, best->cur, best->curlen) < 0))
+			best = run;
+	}
+	bs->last_run = best;
+	if (best == NULL)
+		return false;
+	bs->cur = best->cur;
+	bs->curlen = best->curlen;
+	bs->item_alive = best->alive;
+	return true;
 }
 
 /*
@@ -730,6 +823,375 @@ check_layout_option(Relation index, PbtState *st)
 				 errdetail("%s", conflict)));
 }
 
+/* ----------------------------------------------------------------
+ * Parallel build
+ *
+ * As nbtree's: the leader and its workers each scan part of the heap
+ * through a parallel table scan and sort what they see with their share
+ * of maintenance_work_mem.  A worker writes its sorted run to a file of a
+ * shared file set and exits; the leader then merges the runs with its own
+ * sort and loads the leaves as a serial build does.  Normalized keys only:
+ * their runs merge by memcmp, with no comparator state to share.
+ * ----------------------------------------------------------------
+ */
+#define PBT_KEY_SHARED			UINT64CONST(0xB7EE000000000001)
+#define PBT_KEY_WAL_USAGE		UINT64CONST(0xB7EE000000000002)
+#define PBT_KEY_BUFFER_USAGE	UINT64CONST(0xB7EE000000000003)
+#define PBT_KEY_QUERY_TEXT		UINT64CONST(0xB7EE000000000004)
+
+typedef struct PbtBuildShared
+{
+	Oid			heaprelid;
+	Oid			indexrelid;
+	bool		isconcurrent;
+	int			participants;	/* planned: the workers asked for + leader */
+	SharedFileSet fileset;		/* the workers' runs */
+	slock_t		mutex;
+	/* the workers' totals, under mutex */
+	double		reltuples;
+	double		indtuples;
+	double		leaf_bytes;
+	bool		brokenhotchain;
+	/* the parallel table scan follows */
+} PbtBuildShared;
+
+#define ParallelTableScanFromShared(shared) \
+	((ParallelTableScanDesc) ((char *) (shared) + BUFFERALIGN(sizeof(PbtBuildShared))))
+
+struct PbtBuildLeader
+{
+	ParallelContext *pcxt;
+	PbtBuildShared *shared;
+	Snapshot	snapshot;
+	WalUsage   *walusage;
+	BufferUsage *bufferusage;
+};
+
+PGDLLEXPORT void pbt_parallel_build_main(dsm_segment *seg, shm_toc *toc);
+
+static void
+run_file_name(char *name, int worker)
+{
+	snprintf(name, MAXPGPATH, "pagebtree-run-%d", worker);
+}
+
+/*
+ * A run in a file is a sequence of [uint16 len][uint8 alive][len bytes],
+ * written and read a chunk at a time so that the merge takes items in
+ * place.  A chunk holds at least one whole item.
+ */
+#define RUN_HEADER_SIZE		3
+#define RUN_CHUNK_SIZE		(64 * 1024)
+StaticAssertDecl(RUN_CHUNK_SIZE >= RUN_HEADER_SIZE + PBT_MAX_ITEM_SIZE,
+				 "a run's chunk holds an item");
+
+/* Move run on to its next item (cur = NULL at its end). */
+static void
+run_advance(BuildState *bs, SortedRun *run)
+{
+	if (run->file == NULL)
+	{
+		if (!sort_next(bs, &run->cur, &run->curlen, &run->alive))
+			run->cur = NULL;
+	}
+	else
+	{
+		int			left = run->chunk_len - run->chunk_pos;
+		uint16		len = 0;
+
+		if (left >= RUN_HEADER_SIZE)
+			memcpy(&len, run->chunk + run->chunk_pos, sizeof(len));
+		/* a partial item at the end of the chunk: move it up, read on */
+		if (left < RUN_HEADER_SIZE + len)
+		{
+			memmove(run->chunk, run->chunk + run->chunk_pos, left);
+			run->chunk_len = left + BufFileRead(run->file, run->chunk + left,
+												RUN_CHUNK_SIZE - left);
+			run->chunk_pos = 0;
+			left = run->chunk_len;
+		}
+		if (left == 0)
+			run->cur = NULL;
+		else
+		{
+			char	   *p = run->chunk + run->chunk_pos;
+
+			memcpy(&len, p, sizeof(len));
+			if (left < RUN_HEADER_SIZE + len)
+				ereport(ERROR,
+						(errcode_for_file_access(),
+						 errmsg("could not read from temporary file: it ends within an item")));
+			run->alive = p[2] != 0;
+			run->cur = p + RUN_HEADER_SIZE;
+			run->curlen = len;
+			run->chunk_pos += RUN_HEADER_SIZE + len;
+		}
+	}
+	if (run->cur)
+		run->abbrev = memsort_abbrev(run->cur, run->curlen);
+}
+
+/* A worker's sorted items into a file of the set, as a run. */
+static void
+write_run(BuildState *bs, FileSet *fileset, const char *name)
+{
+	BufFile    *file = BufFileCreateFileSet(fileset, name);
+	char	   *chunk = palloc(RUN_CHUNK_SIZE);
+	int			used = 0;
+	const char *item;
+	int			len;
+	bool		alive;
+	int64		n = 0;
+
+	while (sort_next(bs, &item, &len, &alive))
+	{
+		uint16		len16 = len;
+
+		if (used + RUN_HEADER_SIZE + len > RUN_CHUNK_SIZE)
+		{
+			BufFileWrite(file, chunk, used);
+			used = 0;
+		}
+		memcpy(chunk + used, &len16, sizeof(len16));
+		chunk[used + 2] = alive ? 1 : 0;
+		memcpy(chunk + used + RUN_HEADER_SIZE, item, len);
+		used += RUN_HEADER_SIZE + len;
+		if (++n % 1024 == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	BufFileWrite(file, chunk, used);
+	BufFileClose(file);
+	pfree(chunk);
+}
+
+/*
+ * How many workers to ask for: the planner's choice, as for btree (which
+ * index_build makes for us from PostgreSQL 17 on, amcanbuildparallel).
+ */
+static int
+build_workers(BuildState *bs, IndexInfo *indexInfo)
+{
+	if (!bs->st->normalized)
+		return 0;
+#if PG_VERSION_NUM >= 170000
+	return indexInfo->ii_ParallelWorkers;
+#else
+	if (!IsNormalProcessingMode() || IsInParallelMode())
+		return 0;
+	return plan_create_index_workers(RelationGetRelid(bs->heap),
+									 RelationGetRelid(bs->index));
+#endif
+}
+
+static void
+end_parallel(BuildState *bs)
+{
+	PbtBuildLeader *leader = bs->leader;
+
+	for (int i = 0; i < bs->nruns; i++)
+		if (bs->runs[i].file)
+			BufFileClose(bs->runs[i].file);
+	if (IsMVCCSnapshot(leader->snapshot))
+		UnregisterSnapshot(leader->snapshot);
+	DestroyParallelContext(leader->pcxt);
+	ExitParallelMode();
+	bs->leader = NULL;
+}
+
+/*
+ * Launch the workers, if the planner wants some and any start: then
+ * bs->leader is set.  Otherwise the build stays serial.
+ */
+static void
+begin_parallel(BuildState *bs, IndexInfo *indexInfo)
+{
+	int			request = build_workers(bs, indexInfo);
+	ParallelContext *pcxt;
+	PbtBuildLeader *leader;
+	PbtBuildShared *shared;
+	Snapshot	snapshot;
+	Size		estshared;
+	int			querylen = debug_query_string ? strlen(debug_query_string) : 0;
+
+	if (request <= 0)
+		return;
+	EnterParallelMode();
+	pcxt = CreateParallelContext("pagebtree", "pbt_parallel_build_main", request);
+
+	/*
+	 * A normal build indexes recently dead tuples too, and so scans with
+	 * SnapshotAny; a concurrent one what its MVCC snapshot sees.
+	 */
+	snapshot = indexInfo->ii_Concurrent ?
+		RegisterSnapshot(GetTransactionSnapshot()) : SnapshotAny;
+	estshared = add_size(BUFFERALIGN(sizeof(PbtBuildShared)),
+						 table_parallelscan_estimate(bs->heap, snapshot));
+	shm_toc_estimate_chunk(&pcxt->estimator, estshared);
+	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(sizeof(WalUsage), request));
+	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(sizeof(BufferUsage), request));
+	shm_toc_estimate_keys(&pcxt->estimator, 3);
+	if (debug_query_string)
+	{
+		shm_toc_estimate_chunk(&pcxt->estimator, querylen + 1);
+		shm_toc_estimate_keys(&pcxt->estimator, 1);
+	}
+	InitializeParallelDSM(pcxt);
+
+	leader = palloc0(sizeof(PbtBuildLeader));
+	leader->pcxt = pcxt;
+	leader->snapshot = snapshot;
+	bs->leader = leader;
+	if (pcxt->seg == NULL)
+	{
+		end_parallel(bs);
+		return;
+	}
+
+	shared = shm_toc_allocate(pcxt->toc, estshared);
+	shared->heaprelid = RelationGetRelid(bs->heap);
+	shared->indexrelid = RelationGetRelid(bs->index);
+	shared->isconcurrent = indexInfo->ii_Concurrent;
+	shared->participants = request + 1;
+	SharedFileSetInit(&shared->fileset, pcxt->seg);
+	SpinLockInit(&shared->mutex);
+	shared->reltuples = 0;
+	shared->indtuples = 0;
+	shared->leaf_bytes = 0;
+	shared->brokenhotchain = false;
+	table_parallelscan_initialize(bs->heap, ParallelTableScanFromShared(shared),
+								  snapshot);
+	shm_toc_insert(pcxt->toc, PBT_KEY_SHARED, shared);
+	leader->shared = shared;
+	leader->walusage = shm_toc_allocate(pcxt->toc,
+										mul_size(sizeof(WalUsage), request));
+	shm_toc_insert(pcxt->toc, PBT_KEY_WAL_USAGE, leader->walusage);
+	leader->bufferusage = shm_toc_allocate(pcxt->toc,
+										   mul_size(sizeof(BufferUsage), request));
+	shm_toc_insert(pcxt->toc, PBT_KEY_BUFFER_USAGE, leader->bufferusage);
+	if (debug_query_string)
+	{
+		char	   *query = shm_toc_allocate(pcxt->toc, querylen + 1);
+
+		memcpy(query, debug_query_string, querylen + 1);
+		shm_toc_insert(pcxt->toc, PBT_KEY_QUERY_TEXT, query);
+	}
+
+	LaunchParallelWorkers(pcxt);
+	ereport(DEBUG1,
+			(errmsg_internal("pagebtree: building index \"%s\" with %d of %d parallel workers",
+							 RelationGetRelationName(bs->index),
+							 pcxt->nworkers_launched, request)));
+	if (pcxt->nworkers_launched == 0)
+	{
+		WaitForParallelWorkersToFinish(pcxt);
+		end_parallel(bs);
+	}
+}
+
+/*
+ * The leader's part: scan and sort its share, wait for the workers, take
+ * their totals and open their runs for the merge.  Returns the heap tuples
+ * scanned by all.
+ */
+static double
+leader_scan_and_merge(BuildState *bs, IndexInfo *indexInfo)
+{
+	PbtBuildLeader *leader = bs->leader;
+	PbtBuildShared *shared = leader->shared;
+	int			nworkers = leader->pcxt->nworkers_launched;
+	double		reltuples;
+
+	bs->sortmem = maintenance_work_mem / (nworkers + 1);
+	begin_sort(bs, nworkers + 1);
+	reltuples = table_index_build_scan(bs->heap, bs->index, indexInfo, true, true,
+									   build_callback, bs,
+									   table_beginscan_parallel(bs->heap,
+																ParallelTableScanFromShared(shared)));
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_SORT);
+	perform_sort(bs);
+
+	/* a worker's run is complete once it has exited */
+	WaitForParallelWorkersToFinish(leader->pcxt);
+	for (int i = 0; i < nworkers; i++)
+		InstrAccumParallelQuery(&leader->bufferusage[i], &leader->walusage[i]);
+	reltuples += shared->reltuples;
+	bs->indtuples += shared->indtuples;
+	bs->leaf_bytes += shared->leaf_bytes;
+	if (shared->brokenhotchain)
+		indexInfo->ii_BrokenHotChain = true;
+
+	bs->nruns = nworkers + 1;
+	bs->runs = palloc0(sizeof(SortedRun) * bs->nruns);
+	for (int i = 0; i < bs->nruns; i++)
+	{
+		SortedRun  *run = &bs->runs[i];
+
+		if (i < nworkers)
+		{
+			char		name[MAXPGPATH];
+
+			run_file_name(name, i);
+			run->file = BufFileOpenFileSet(&shared->fileset.fs, name, O_RDONLY,
+										   false);
+			run->chunk = palloc(RUN_CHUNK_SIZE);
+		}
+		run_advance(bs, run);
+	}
+	return reltuples;
+}
+
+/* A worker's part: scan and sort its share, and write it as a run. */
+void
+pbt_parallel_build_main(dsm_segment *seg, shm_toc *toc)
+{
+	PbtBuildShared *shared = shm_toc_lookup(toc, PBT_KEY_SHARED, false);
+	WalUsage   *walusage = shm_toc_lookup(toc, PBT_KEY_WAL_USAGE, false);
+	BufferUsage *bufferusage = shm_toc_lookup(toc, PBT_KEY_BUFFER_USAGE, false);
+	/* the locks index.c's caller holds, which the worker shares as a group */
+	LOCKMODE	heaplock = shared->isconcurrent ? ShareUpdateExclusiveLock : ShareLock;
+	LOCKMODE	indexlock = shared->isconcurrent ? RowExclusiveLock : AccessExclusiveLock;
+	IndexInfo  *indexInfo;
+	BuildState	bs;
+	char		name[MAXPGPATH];
+	double		reltuples;
+
+	debug_query_string = shm_toc_lookup(toc, PBT_KEY_QUERY_TEXT, true);
+	pgstat_report_activity(STATE_RUNNING, debug_query_string);
+
+	memset(&bs, 0, sizeof(bs));
+	bs.heap = table_open(shared->heaprelid, heaplock);
+	bs.index = index_open(shared->indexrelid, indexlock);
+	bs.st = pbt_get_state(bs.index);
+	initStringInfo(&bs.item);
+	indexInfo = BuildIndexInfo(bs.index);
+	indexInfo->ii_Concurrent = shared->isconcurrent;
+	SharedFileSetAttach(&shared->fileset, seg);
+	InstrStartParallelQuery();
+
+	bs.sortmem = maintenance_work_mem / shared->participants;
+	begin_sort(&bs, shared->participants);
+	reltuples = table_index_build_scan(bs.heap, bs.index, indexInfo, true, false,
+									   build_callback, &bs,
+									   table_beginscan_parallel(bs.heap,
+																ParallelTableScanFromShared(shared)));
+	perform_sort(&bs);
+	run_file_name(name, ParallelWorkerNumber);
+	write_run(&bs, &shared->fileset.fs, name);
+	end_sort(&bs);
+
+	SpinLockAcquire(&shared->mutex);
+	shared->reltuples += reltuples;
+	shared->indtuples += bs.indtuples;
+	shared->leaf_bytes += bs.leaf_bytes;
+	shared->brokenhotchain |= indexInfo->ii_BrokenHotChain;
+	SpinLockRelease(&shared->mutex);
+
+	InstrEndParallelQuery(&bufferusage[ParallelWorkerNumber],
+						  &walusage[ParallelWorkerNumber]);
+	index_close(bs.index, indexlock);
+	table_close(bs.heap, heaplock);
+}
+
 /* has this backend said that its index builds log generic WAL? */
 static bool generic_wal_noticed = false;
 
@@ -778,15 +1240,18 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	UnlockReleaseBuffer(metabuf);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_SCAN);
-	begin_sort(&bs);
-	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
-									   build_callback, &bs, NULL);
-
-	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_SORT);
-	if (bs.memsort)
-		memsort_entries(bs.memsort->entries, bs.memsort->n);
+	begin_parallel(&bs, indexInfo);
+	if (bs.leader)
+		reltuples = leader_scan_and_merge(&bs, indexInfo);
 	else
-		tuplesort_performsort(bs.sort);
+	{
+		bs.sortmem = maintenance_work_mem;
+		begin_sort(&bs, 1);
+		reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+										   build_callback, &bs, NULL);
+		pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_SORT);
+		perform_sort(&bs);
+	}
 
 	/* the delta area's side pages are reserved from block 1 on */
 	bs.st->delta_group = pbt_delta_group_for_build(index, bs.leaf_bytes /
@@ -807,15 +1272,9 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		}
 	}
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
-	if (bs.memsort)
-		MemoryContextDelete(bs.memsort->cxt);
-	else
-		tuplesort_end(bs.sort);
-	if (bs.slot)
-	{
-		ExecDropSingleTupleTableSlot(bs.slot);
-		ExecDropSingleTupleTableSlot(bs.sortedslot);
-	}
+	end_sort(&bs);
+	if (bs.leader)
+		end_parallel(&bs);
 
 	root = finish_levels(&bs, &rootlevel);
 	write_metapage(index, bs.st, root, rootlevel);

@@ -235,8 +235,8 @@ pbt_set_newer_am_fields(IndexAmRoutine *amroutine,
 	amroutine->amsummarizing = false;
 #endif
 #if PG_VERSION_NUM >= 170000
-	/* 17: CREATE INDEX runs in one process (no parallel build) */
-	amroutine->amcanbuildparallel = false;
+	/* 17: index_build asks the planner for CREATE INDEX's workers */
+	amroutine->amcanbuildparallel = true;
 	amroutine->aminsertcleanup = NULL;
 #endif
 #if PG_VERSION_NUM >= 180000
@@ -260,5 +260,22 @@ pbt_set_newer_am_fields(IndexAmRoutine *amroutine,
 	(void) gettreeheight;
 #endif
 }
+
+/* 16 added BufFileReadExact, which errors on a short read */
+#if PG_VERSION_NUM < 160000
+#include "storage/buffile.h"
+
+static inline void
+BufFileReadExact(BufFile *file, void *ptr, size_t size)
+{
+	size_t		nread = BufFileRead(file, ptr, size);
+
+	if (nread != size)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from temporary file: read only %zu of %zu bytes",
+						nread, size)));
+}
+#endif
 
 #endif							/* PBT_COMPAT_H */

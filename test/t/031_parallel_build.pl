@@ -1,0 +1,156 @@
+# Parallel CREATE INDEX (issue #25 item 2).  Each index is built twice,
+# with max_parallel_maintenance_workers = 2 and with 0: the parallel build
+# must say that it launched its workers, and give the same index as the
+# serial one, page by page (the leader merges the sorted runs into the
+# order a serial build sorts), pass pagebtree_check with heapallindexed,
+# and answer queries as a sequential scan does.  Also: a unique violation
+# between rows that different participants sort, runs that spill past
+# maintenance_work_mem, CREATE INDEX CONCURRENTLY and REINDEX, and an index
+# in comparator mode, which builds serially.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('parallel_build');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'pagebtree'
+max_worker_processes = 8
+max_parallel_workers = 8
+maintenance_work_mem = 64MB
+});
+$node->start;
+
+# parallel_workers on the table: the planner asks for 2 workers whatever
+# the table's size and maintenance_work_mem
+$node->safe_psql('postgres', q{
+CREATE EXTENSION pagebtree;
+CREATE TABLE pb (id int8, k int8, t text COLLATE "C", u uuid, n int4, m numeric)
+  WITH (parallel_workers = 2);
+INSERT INTO pb
+  SELECT i,
+         CASE WHEN i % 97 = 0 THEN NULL ELSE (hashint8(i) % 100000)::int8 END,
+         repeat(md5(i::text), 1 + i % 3),
+         md5(i::text)::uuid,
+         i % 10,
+         (i % 1000) / 7.0
+  FROM generate_series(1, 200000) i;
+VACUUM ANALYZE pb;
+});
+
+# blocks that differ between two indexes (their statistics, and the items
+# of tree pages), or -1 if their sizes differ
+$node->safe_psql('postgres', q{
+CREATE FUNCTION page_text(idx regclass, blk int8) RETURNS text LANGUAGE sql AS $$
+  SELECT s::text || CASE WHEN s.page_type IN ('leaf', 'inner') THEN
+    (SELECT array_agg(i::text)::text FROM pagebtree_page_items(idx, blk) i) ELSE '' END
+  FROM pagebtree_page_stats(idx, blk) s $$;
+});
+
+sub pages_differing
+{
+	my ($a, $b) = @_;
+	return $node->safe_psql('postgres', qq{
+SELECT CASE WHEN pg_relation_size('$a') <> pg_relation_size('$b') THEN -1 ELSE
+  (SELECT count(*) FROM generate_series(1, pg_relation_size('$a') / 8192 - 1) blk
+   WHERE page_text('$a', blk) IS DISTINCT FROM page_text('$b', blk)) END});
+}
+
+# CREATE INDEX with the given workers; returns its psql stderr (DEBUG1)
+sub build
+{
+	my ($workers, $sql, $settings) = @_;
+	$settings //= '';
+	my ($ret, $out, $err) = $node->psql('postgres', qq{
+SET max_parallel_maintenance_workers = $workers;
+$settings
+SET client_min_messages = debug1;
+$sql});
+	is($ret, 0, "built: $sql") or diag($err);
+	return $err;
+}
+
+my %indexes = (
+	k       => '(k)',
+	t       => '(t)',
+	u       => '(u)',
+	n       => '(n)',
+	kdt     => '(k DESC NULLS LAST, t) INCLUDE (id)',
+	kdelta  => '(k) WITH (delta = on)',
+	id_uniq => 'UNIQUE:(id)',
+);
+for my $name (sort keys %indexes)
+{
+	my ($unique, $def) = $indexes{$name} =~ /^(UNIQUE:)?(.*)$/;
+	my $create = $unique ? 'CREATE UNIQUE INDEX' : 'CREATE INDEX';
+	my $err = build(2, "$create p_$name ON pb USING pagebtree $def;");
+	like($err, qr/pagebtree: building index "p_$name" with 2 of 2 parallel workers/,
+		"p_$name: built with 2 workers");
+	$err = build(0, "$create s_$name ON pb USING pagebtree $def;");
+	unlike($err, qr/parallel workers/, "s_$name: built serially");
+	is(pages_differing("p_$name", "s_$name"), 0,
+		"p_$name: the same pages as the serial build");
+	$node->safe_psql('postgres', "SELECT pagebtree_check('p_$name', true)");
+	pass("p_$name: pagebtree_check with heapallindexed");
+}
+
+# the parallel-built indexes answer as a sequential scan does (the serial
+# ones dropped for it, in a transaction rolled back)
+my $query = q{SELECT count(*), sum(id), md5(string_agg(id::text, ',' ORDER BY k DESC NULLS LAST, t, id))
+  FROM pb WHERE k BETWEEN 1000 AND 60000};
+my $seq = $node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_bitmapscan = off; $query");
+my $drop = 'BEGIN; DROP INDEX ' . join(', ', map { "s_$_" } sort keys %indexes) . ';';
+my ($plan, $idx) = split /\n---\n/, $node->safe_psql('postgres', qq{$drop
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) $query;
+SELECT '---';
+$query;
+ROLLBACK;});
+like($plan, qr/Index (Only )?Scan (Backward )?using p_/, 'range query uses a parallel-built index');
+is($idx, $seq, 'range query through it equals a sequential scan');
+
+# runs that pass their share of maintenance_work_mem go to a tuplesort
+my $err = build(2, 'CREATE INDEX p_spill ON pb USING pagebtree (t, k);',
+	"SET maintenance_work_mem = '1MB';");
+like($err, qr/with 2 of 2 parallel workers/, 'spilling build: 2 workers');
+build(0, 'CREATE INDEX s_spill ON pb USING pagebtree (t, k);');
+is(pages_differing('p_spill', 's_spill'), 0, 'spilled runs: the same pages as the serial build');
+
+# CREATE INDEX CONCURRENTLY and REINDEX, in parallel
+$err = build(2, 'CREATE INDEX CONCURRENTLY p_cic ON pb USING pagebtree (u);');
+like($err, qr/building index "p_cic" with 2 of 2 parallel workers/, 'CIC: 2 workers');
+is(pages_differing('p_cic', 's_u'), 0, 'CIC: the same pages as the serial build');
+$err = build(2, 'REINDEX INDEX p_k;');
+like($err, qr/building index "p_k" with 2 of 2 parallel workers/, 'REINDEX: 2 workers');
+is(pages_differing('p_k', 's_k'), 0, 'REINDEX: the same pages as the serial build');
+is($node->safe_psql('postgres', q{SELECT bool_and(indisvalid) FROM pg_index
+  WHERE indexrelid::regclass::text IN ('p_cic', 'p_k')}), 't', 'CIC and REINDEX: valid');
+$node->safe_psql('postgres', "SELECT pagebtree_check('p_cic', true), pagebtree_check('p_k', true)");
+pass('CIC and REINDEX: pagebtree_check with heapallindexed');
+
+# comparator mode (numeric) builds serially
+$err = build(2, 'CREATE INDEX p_m ON pb USING pagebtree (m);');
+unlike($err, qr/pagebtree: building index "p_m" with/, 'comparator mode: serial');
+$node->safe_psql('postgres', "SELECT pagebtree_check('p_m', true)");
+is($node->safe_psql('postgres', q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+  SELECT count(*), sum(m) FROM pb WHERE m < 50}),
+	$node->safe_psql('postgres', q{SET enable_indexscan = off; SET enable_bitmapscan = off;
+  SELECT count(*), sum(m) FROM pb WHERE m < 50}), 'comparator mode: equals a sequential scan');
+
+# a duplicate far apart in the heap: the participants most likely sort the
+# two rows in different runs, and the leader's merge must find them adjacent
+$node->safe_psql('postgres', 'DROP INDEX p_id_uniq, s_id_uniq; UPDATE pb SET id = 5 WHERE id = 199990');
+my ($ret, $out);
+($ret, $out, $err) = $node->psql('postgres', q{
+SET max_parallel_maintenance_workers = 2;
+CREATE UNIQUE INDEX p_dup ON pb USING pagebtree (id);});
+isnt($ret, 0, 'unique build over a duplicate fails');
+like($err, qr/could not create unique index "p_dup".*Key \(id\)=\(5\) is duplicated/s,
+	'unique violation found by the merge');
+
+$node->stop;
+done_testing();
