@@ -55,7 +55,6 @@ typedef struct LevelBuilder
 {
 	uint16		level;
 	Buffer		buf;			/* current (rightmost) page, locked */
-	StringInfoData last;		/* copy of the last item on it */
 	struct LevelBuilder *parent;
 	/*
 	 * Leaf level of an index whose rebuilt layout is filled by runs (dense):
@@ -542,7 +541,6 @@ new_level(BuildState *bs, uint16 level)
 	lb->level = level;
 	lb->buf = pbt_new_page(bs->index);
 	init_level_page(bs, BufferGetPage(lb->buf), level);
-	initStringInfo(&lb->last);
 	initStringInfo(&lb->first);
 	return lb;
 }
@@ -685,7 +683,8 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	if (full)
 	{
 		StringInfoData sep;
-		PbtItem		lastleft = {lb->last.data, lb->last.len};
+		PbtItem		lastleft;
+		PbtItemBuf	lastbuf;
 		PbtItem		firstright = {item, len};
 		PbtItem		hikey;
 		Buffer		nbuf;
@@ -693,8 +692,13 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		BlockNumber nblk;
 
 		initStringInfo(&sep);
+		Assert(n > 0);
 		if (leaf)
+		{
+			/* the last item, as the page holds it */
+			layout->get(page, n - 1, &lastleft, &lastbuf);
 			pbt_separator(st, &lastleft, &firstright, &sep);
+		}
 		else
 			appendBinaryStringInfo(&sep, item + dl, len - dl);
 		hikey.data = sep.data;
@@ -740,8 +744,6 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	}
 	if (!placed && !layout->insert(page, n, item, len))
 		elog(ERROR, "pagebtree build: item does not fit on an empty page");
-	resetStringInfo(&lb->last);
-	appendBinaryStringInfo(&lb->last, item, len);
 
 	if (runs && n == 0)
 	{
