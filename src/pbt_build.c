@@ -323,8 +323,10 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 		slot->tts_isnull[st->natts + 1] = false;
 		ExecStoreVirtualTuple(slot);
 		tuplesort_puttupleslot(bs->sort, slot);
-		bs->leaf_bytes += sizeof(PbtSlot) + sizeof(ItemPointerData) +
-			MAXALIGN(heap_compute_data_size(st->tupdesc, values, isnull));
+		/* the leaf-size estimate (delta area) from every 16th entry */
+		if ((int64) bs->indtuples % 16 == 0)
+			bs->leaf_bytes += 16 * (sizeof(PbtSlot) + sizeof(ItemPointerData) +
+									MAXALIGN(heap_compute_data_size(st->tupdesc, values, isnull)));
 	}
 	bs->indtuples += 1;
 }
