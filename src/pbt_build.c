@@ -1098,7 +1098,7 @@ begin_parallel(BuildState *bs, IndexInfo *indexInfo)
  * scanned by all.
  */
 static double
-leader_scan_and_merge(BuildState *bs, IndexInfo *indexInfo)
+leader_scan_and_collect(BuildState *bs, IndexInfo *indexInfo)
 {
 	PbtBuildLeader *leader = bs->leader;
 	PbtBuildShared *shared = leader->shared;
@@ -1246,7 +1246,7 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_SCAN);
 	begin_parallel(&bs, indexInfo);
 	if (bs.leader)
-		reltuples = leader_scan_and_merge(&bs, indexInfo);
+		reltuples = leader_scan_and_collect(&bs, indexInfo);
 	else
 	{
 		bs.sortmem = maintenance_work_mem;
