@@ -332,7 +332,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 }
 
 static void
-begin_sort(BuildState *bs, int participants)
+begin_sort(BuildState *bs, int participants, SortCoordinate coordinate)
 {
 	PbtState   *st = bs->st;
 	Relation	index = bs->index;
@@ -348,13 +348,17 @@ begin_sort(BuildState *bs, int participants)
 		return;
 	}
 
-	bs->sortdesc = CreateTemplateTupleDesc(st->natts + 2);
-	for (int i = 0; i < st->natts; i++)
-		TupleDescCopyEntry(bs->sortdesc, i + 1, st->tupdesc, i + 1);
-	TupleDescInitEntry(bs->sortdesc, st->natts + 1, "tid", TIDOID, -1, 0);
-	TupleDescInitEntry(bs->sortdesc, st->natts + 2, "alive", BOOLOID, -1, 0);
-	bs->slot = MakeSingleTupleTableSlot(bs->sortdesc, &TTSOpsVirtual);
-	bs->sortedslot = MakeSingleTupleTableSlot(bs->sortdesc, &TTSOpsMinimalTuple);
+	/* a parallel build's leader begins a second sort, to merge */
+	if (bs->sortdesc == NULL)
+	{
+		bs->sortdesc = CreateTemplateTupleDesc(st->natts + 2);
+		for (int i = 0; i < st->natts; i++)
+			TupleDescCopyEntry(bs->sortdesc, i + 1, st->tupdesc, i + 1);
+		TupleDescInitEntry(bs->sortdesc, st->natts + 1, "tid", TIDOID, -1, 0);
+		TupleDescInitEntry(bs->sortdesc, st->natts + 2, "alive", BOOLOID, -1, 0);
+		bs->slot = MakeSingleTupleTableSlot(bs->sortdesc, &TTSOpsVirtual);
+		bs->sortedslot = MakeSingleTupleTableSlot(bs->sortdesc, &TTSOpsMinimalTuple);
+	}
 
 	for (int i = 0; i < n; i++)
 	{
@@ -377,7 +381,7 @@ begin_sort(BuildState *bs, int participants)
 	nullsfirst[n] = false;
 	bs->sort = tuplesort_begin_heap(bs->sortdesc, n + 1, attnums, sortops,
 									colls, nullsfirst, bs->sortmem,
-									NULL, TUPLESORT_NONE);
+									coordinate, TUPLESORT_NONE);
 }
 
 static void
@@ -834,14 +838,16 @@ check_layout_option(Relation index, PbtState *st)
  * through a parallel table scan and sort what they see with their share
  * of maintenance_work_mem.  A worker writes its sorted run to a file of a
  * shared file set and exits; the leader then merges the runs with its own
- * sort and loads the leaves as a serial build does.  Normalized keys only:
- * their runs merge by memcmp, with no comparator state to share.
+ * sort and loads the leaves as a serial build does.  Normalized keys merge
+ * by memcmp; comparator-mode entries go through tuplesort's own parallel
+ * sort instead (worker sorts whose runs a leader sort merges).
  * ----------------------------------------------------------------
  */
 #define PBT_KEY_SHARED			UINT64CONST(0xB7EE000000000001)
 #define PBT_KEY_WAL_USAGE		UINT64CONST(0xB7EE000000000002)
 #define PBT_KEY_BUFFER_USAGE	UINT64CONST(0xB7EE000000000003)
 #define PBT_KEY_QUERY_TEXT		UINT64CONST(0xB7EE000000000004)
+#define PBT_KEY_TUPLESORT		UINT64CONST(0xB7EE000000000005)
 
 typedef struct PbtBuildShared
 {
@@ -866,6 +872,7 @@ struct PbtBuildLeader
 {
 	ParallelContext *pcxt;
 	PbtBuildShared *shared;
+	Sharedsort *sharedsort;		/* comparator mode */
 	Snapshot	snapshot;
 	WalUsage   *walusage;
 	BufferUsage *bufferusage;
@@ -975,8 +982,6 @@ write_run(BuildState *bs, FileSet *fileset, const char *name)
 static int
 build_workers(BuildState *bs, IndexInfo *indexInfo)
 {
-	if (!bs->st->normalized)
-		return 0;
 #if PG_VERSION_NUM >= 170000
 	return indexInfo->ii_ParallelWorkers;
 #else
@@ -1034,6 +1039,11 @@ begin_parallel(BuildState *bs, IndexInfo *indexInfo)
 	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(sizeof(WalUsage), request));
 	shm_toc_estimate_chunk(&pcxt->estimator, mul_size(sizeof(BufferUsage), request));
 	shm_toc_estimate_keys(&pcxt->estimator, 3);
+	if (!bs->st->normalized)
+	{
+		shm_toc_estimate_chunk(&pcxt->estimator, tuplesort_estimate_shared(request + 1));
+		shm_toc_estimate_keys(&pcxt->estimator, 1);
+	}
 	if (debug_query_string)
 	{
 		shm_toc_estimate_chunk(&pcxt->estimator, querylen + 1);
@@ -1066,6 +1076,13 @@ begin_parallel(BuildState *bs, IndexInfo *indexInfo)
 								  snapshot);
 	shm_toc_insert(pcxt->toc, PBT_KEY_SHARED, shared);
 	leader->shared = shared;
+	if (!bs->st->normalized)
+	{
+		leader->sharedsort = shm_toc_allocate(pcxt->toc,
+											  tuplesort_estimate_shared(request + 1));
+		tuplesort_initialize_shared(leader->sharedsort, request + 1, pcxt->seg);
+		shm_toc_insert(pcxt->toc, PBT_KEY_TUPLESORT, leader->sharedsort);
+	}
 	leader->walusage = shm_toc_allocate(pcxt->toc,
 										mul_size(sizeof(WalUsage), request));
 	shm_toc_insert(pcxt->toc, PBT_KEY_WAL_USAGE, leader->walusage);
@@ -1105,14 +1122,18 @@ leader_scan_and_collect(BuildState *bs, IndexInfo *indexInfo)
 	int			nworkers = leader->pcxt->nworkers_launched;
 	double		reltuples;
 
+	SortCoordinateData coordinate = {true, -1, leader->sharedsort};
+
 	bs->sortmem = maintenance_work_mem / (nworkers + 1);
-	begin_sort(bs, nworkers + 1);
+	begin_sort(bs, nworkers + 1, leader->sharedsort ? &coordinate : NULL);
 	reltuples = table_index_build_scan(bs->heap, bs->index, indexInfo, true, true,
 									   build_callback, bs,
 									   table_beginscan_parallel(bs->heap,
 																ParallelTableScanFromShared(shared)));
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_SORT);
 	perform_sort(bs);
+	if (leader->sharedsort)
+		tuplesort_end(bs->sort);	/* its run stays, for the leader's sort */
 
 	/* a worker's run is complete once it has exited */
 	WaitForParallelWorkersToFinish(leader->pcxt);
@@ -1123,6 +1144,17 @@ leader_scan_and_collect(BuildState *bs, IndexInfo *indexInfo)
 	bs->leaf_bytes += shared->leaf_bytes;
 	if (shared->brokenhotchain)
 		indexInfo->ii_BrokenHotChain = true;
+
+	if (leader->sharedsort)
+	{
+		/* the leader's sort merges the participants' runs */
+		coordinate.isWorker = false;
+		coordinate.nParticipants = nworkers + 1;
+		bs->sortmem = maintenance_work_mem;
+		begin_sort(bs, 1, &coordinate);
+		tuplesort_performsort(bs->sort);
+		return reltuples;
+	}
 
 	bs->nruns = nworkers + 1;
 	bs->runs = palloc0(sizeof(SortedRun) * bs->nruns);
@@ -1156,6 +1188,8 @@ pbt_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	LOCKMODE	indexlock = shared->isconcurrent ? RowExclusiveLock : AccessExclusiveLock;
 	IndexInfo  *indexInfo;
 	BuildState	bs;
+	Sharedsort *sharedsort;
+	SortCoordinateData coordinate;
 	char		name[MAXPGPATH];
 	double		reltuples;
 
@@ -1172,15 +1206,28 @@ pbt_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	SharedFileSetAttach(&shared->fileset, seg);
 	InstrStartParallelQuery();
 
+	sharedsort = shm_toc_lookup(toc, PBT_KEY_TUPLESORT, true);
+	if (sharedsort)
+	{
+		coordinate.isWorker = true;
+		coordinate.nParticipants = -1;
+		coordinate.sharedsort = sharedsort;
+		tuplesort_attach_shared(sharedsort, seg);
+	}
+
 	bs.sortmem = maintenance_work_mem / shared->participants;
-	begin_sort(&bs, shared->participants);
+	begin_sort(&bs, shared->participants, sharedsort ? &coordinate : NULL);
 	reltuples = table_index_build_scan(bs.heap, bs.index, indexInfo, true, false,
 									   build_callback, &bs,
 									   table_beginscan_parallel(bs.heap,
 																ParallelTableScanFromShared(shared)));
 	perform_sort(&bs);
-	run_file_name(name, ParallelWorkerNumber);
-	write_run(&bs, &shared->fileset.fs, name);
+	/* a comparator-mode run is in the shared tuplesort's files already */
+	if (!sharedsort)
+	{
+		run_file_name(name, ParallelWorkerNumber);
+		write_run(&bs, &shared->fileset.fs, name);
+	}
 	end_sort(&bs);
 
 	SpinLockAcquire(&shared->mutex);
@@ -1250,7 +1297,7 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	else
 	{
 		bs.sortmem = maintenance_work_mem;
-		begin_sort(&bs, 1);
+		begin_sort(&bs, 1, NULL);
 		reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 										   build_callback, &bs, NULL);
 		pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_SORT);

@@ -5,8 +5,8 @@
 # order a serial build sorts), pass pagebtree_check with heapallindexed,
 # and answer queries as a sequential scan does.  Also: a unique violation
 # between rows that different participants sort, runs that spill past
-# maintenance_work_mem, CREATE INDEX CONCURRENTLY and REINDEX, and an index
-# in comparator mode, which builds serially.
+# maintenance_work_mem, CREATE INDEX CONCURRENTLY and REINDEX, and indexes
+# in comparator mode (tuplesort's parallel sort).
 
 use strict;
 use warnings;
@@ -132,10 +132,20 @@ is($node->safe_psql('postgres', q{SELECT bool_and(indisvalid) FROM pg_index
 $node->safe_psql('postgres', "SELECT pagebtree_check('p_cic', true), pagebtree_check('p_k', true)");
 pass('CIC and REINDEX: pagebtree_check with heapallindexed');
 
-# comparator mode (numeric) builds serially
-$err = build(2, 'CREATE INDEX p_m ON pb USING pagebtree (m);');
-unlike($err, qr/pagebtree: building index "p_m" with/, 'comparator mode: serial');
-$node->safe_psql('postgres', "SELECT pagebtree_check('p_m', true)");
+# comparator mode (numeric): tuplesort's parallel sort, in memory and
+# spilling; the same pages as the serial build
+$err = build(2, 'CREATE INDEX p_m ON pb USING pagebtree (m, id);');
+like($err, qr/building index "p_m" with 2 of 2 parallel workers/, 'comparator mode: 2 workers');
+build(0, 'CREATE INDEX s_m ON pb USING pagebtree (m, id);');
+is(pages_differing('p_m', 's_m'), 0, 'comparator mode: the same pages as the serial build');
+$err = build(2, 'CREATE INDEX p_mspill ON pb USING pagebtree (m DESC, t);',
+	"SET maintenance_work_mem = '1MB';");
+like($err, qr/with 2 of 2 parallel workers/, 'comparator mode, spilling: 2 workers');
+build(0, 'CREATE INDEX s_mspill ON pb USING pagebtree (m DESC, t);');
+is(pages_differing('p_mspill', 's_mspill'), 0,
+	'comparator mode, spilling: the same pages as the serial build');
+$node->safe_psql('postgres', "SELECT pagebtree_check('p_m', true), pagebtree_check('p_mspill', true)");
+pass('comparator mode: pagebtree_check with heapallindexed');
 is($node->safe_psql('postgres', q{SET enable_seqscan = off; SET enable_bitmapscan = off;
   SELECT count(*), sum(m) FROM pb WHERE m < 50}),
 	$node->safe_psql('postgres', q{SET enable_indexscan = off; SET enable_bitmapscan = off;
