@@ -15,36 +15,11 @@ set -euo pipefail
 ROWS=${1:-10000000}
 REPS=${2:-7}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PGV=15
-[ "$(id -u)" = 0 ] || { echo "run as root (the server runs as postgres)" >&2; exit 2; }
-
-W=$(mktemp -d /tmp/pbt-par.XXXXXX)
-BIN=$W/usr/lib/postgresql/$PGV/bin
 PORT=${PBT_BENCH_PORT:-5631}
-trap 'su postgres -c "$BIN/pg_ctl -D $W/data -m immediate stop" >/dev/null 2>&1 || true; rm -rf "$W"' EXIT
-mkdir -p "$W/usr/lib/postgresql" "$W/usr/share/postgresql" "$W/sock"
-cp -a /usr/lib/postgresql/$PGV "$W/usr/lib/postgresql/"
-cp -a /usr/share/postgresql/$PGV "$W/usr/share/postgresql/"
-cp -a "$HERE" "$W/src"
-make -s -C "$W/src" clean >/dev/null
-make -s -C "$W/src" >/dev/null
-make -s -C "$W/src" install DESTDIR="$W" >/dev/null
-chown -R postgres "$W"
-su postgres -c "$BIN/initdb -D $W/data -A trust" >/dev/null
-cat >>"$W/data/postgresql.conf" <<CONF
-port = $PORT
-listen_addresses = ''
-unix_socket_directories = '$W/sock'
-shared_preload_libraries = 'pagebtree'
-shared_buffers = 2GB
+SERVER_CONF="shared_buffers = 2GB
 max_worker_processes = 8
-max_parallel_workers = 4
-autovacuum = off
-jit = off
-CONF
-su postgres -c "$BIN/pg_ctl -D $W/data -l $W/log -w start" >/dev/null
-PSQL="$BIN/psql -X -q -h $W/sock -p $PORT -d postgres -v ON_ERROR_STOP=1"
-sql() { su postgres -c "$PSQL -At -c \"$1\""; }
+max_parallel_workers = 4"
+. "$HERE/bench/private-server.sh"
 
 LO=$((ROWS / 20))
 HI=$((ROWS - ROWS / 20))

@@ -1,0 +1,34 @@
+# Sourced by the benchmarks that need a server of their own (as root):
+# copies Debian's PostgreSQL $PGV (default 15) into a scratch directory,
+# builds and installs pagebtree from this tree into the copy, and starts a
+# cluster on a Unix socket only, with the library preloaded and the
+# settings given (postgresql.conf lines) in $SERVER_CONF.  Defines W
+# (scratch directory), BIN, PSQL and sql (one statement, unaligned output);
+# stops the server and removes W on exit.  HERE must be the repository.
+PGV=${PGV:-15}
+[ "$(id -u)" = 0 ] || { echo "run as root (the server runs as postgres)" >&2; exit 2; }
+
+W=$(mktemp -d /tmp/pbt-bench.XXXXXX)
+BIN=$W/usr/lib/postgresql/$PGV/bin
+trap 'su postgres -c "$BIN/pg_ctl -D $W/data -m immediate stop" >/dev/null 2>&1 || true; rm -rf "$W"' EXIT
+mkdir -p "$W/usr/lib/postgresql" "$W/usr/share/postgresql" "$W/sock"
+cp -a /usr/lib/postgresql/$PGV "$W/usr/lib/postgresql/"
+cp -a /usr/share/postgresql/$PGV "$W/usr/share/postgresql/"
+cp -a "$HERE" "$W/src"
+make -s -C "$W/src" clean >/dev/null
+make -s -C "$W/src" >/dev/null
+make -s -C "$W/src" install DESTDIR="$W" >/dev/null
+chown -R postgres "$W"
+su postgres -c "$BIN/initdb -D $W/data -A trust --no-locale -E UTF8" >/dev/null
+cat >>"$W/data/postgresql.conf" <<CONF
+port = ${PORT:-5631}
+listen_addresses = ''
+unix_socket_directories = '$W/sock'
+shared_preload_libraries = 'pagebtree'
+autovacuum = off
+jit = off
+$SERVER_CONF
+CONF
+su postgres -c "$BIN/pg_ctl -D $W/data -l $W/log -w start" >/dev/null
+PSQL="$BIN/psql -X -q -h $W/sock -p ${PORT:-5631} -d postgres -v ON_ERROR_STOP=1"
+sql() { su postgres -c "$PSQL -At -c \"$1\""; }
