@@ -15,5 +15,10 @@
 set -euo pipefail
 SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${1:-$SRCDIR/bench/results/citus-pgbench.md}
-export CITUS_BENCH_COMMAND="bash bench/citus.sh${1:+ $1}"
+# the command as the report quotes it, with the settings given
+ENVS=
+for v in CITUS_BENCH_RUNS CITUS_BENCH_SECONDS CITUS_BENCH_CLIENTS CITUS_BENCH_ROWS; do
+	if [ -n "${!v:-}" ]; then ENVS="$ENVS$v=${!v} "; fi
+done
+export CITUS_BENCH_COMMAND="${ENVS}bash bench/citus.sh${1:+ $1}"
 exec bash "$SRCDIR/test/citus/run.sh" --bench-only="$OUT"
