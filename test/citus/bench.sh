@@ -64,10 +64,17 @@ run_bench() {
 		fi
 	done
 
-	run_one() {	# run_one KIND SECONDS: prints "tps latency_ms"
-		as_user "$SYS_BINDIR/pgbench" -n -M prepared -h "$SOCK" -p "$PORT_C" -c "$BENCH_CLIENTS" -j 2 \
+	run_one() {	# run_one KIND SECONDS [RUN]: prints "tps latency_ms"; with RUN,
+		# appends "KIND<TAB>latency_ms<TAB>statement" of each SQL statement
+		# (pgbench -r) to $WORK/statements.tsv
+		as_user "$SYS_BINDIR/pgbench" -n -r -M prepared -h "$SOCK" -p "$PORT_C" -c "$BENCH_CLIENTS" -j 2 \
 			-T "$2" -f "$WORK/bench-$1.sql" postgres >"$WORK/log/pgbench-$1.out" 2>&1 \
 			|| { cat "$WORK/log/pgbench-$1.out" >&2; return 1; }
+		if [ -n "${3:-}" ]; then
+			awk -v kind="$1" '/^ +[0-9.]+ +[0-9]+ +(SELECT|UPDATE|INSERT)/ {
+				stmt = $0; sub(/^ +[0-9.]+ +[0-9]+ +/, "", stmt); gsub(/bench_(pagebtree|btree)/, "bench_<am>", stmt)
+				printf "%s\t%s\t%s\n", kind, $1, stmt }' "$WORK/log/pgbench-$1.out" >>"$WORK/statements.tsv"
+		fi
 		awk '/^latency average/ { lat = $4 } /^tps = / { tps = $3 } END { print tps, lat }' "$WORK/log/pgbench-$1.out"
 	}
 
@@ -79,7 +86,7 @@ run_bench() {
 	for ((r = 1; r <= BENCH_RUNS; r++)); do
 		if ((r % 2)); then order="pagebtree btree"; else order="btree pagebtree"; fi
 		for kind in $order; do
-			out=$(run_one "$kind" "$BENCH_SECONDS") || die "bench: pgbench failed"
+			out=$(run_one "$kind" "$BENCH_SECONDS" "$r") || die "bench: pgbench failed"
 			TPS[$kind]="${TPS[$kind]:-} ${out% *}"
 			LAT[$kind]="${LAT[$kind]:-} ${out#* }"
 			printf 'run %d %-9s tps %s, latency %s ms\n' "$r" "$kind" "${out% *}" "${out#* }"
@@ -105,6 +112,26 @@ run_bench() {
 		fi
 	done
 
+	# per statement: median latency of each kind over the runs, and the ratio
+	local stmt_md
+	stmt_md=$(awk -F'\t' '
+		{ key = $3; if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+		  v[$1, key, ++c[$1, key]] = $2 }
+		function med(kind, key,    m, i, j, t, a) {
+			m = c[kind, key]
+			for (i = 1; i <= m; i++) a[i] = v[kind, key, i]
+			for (i = 2; i <= m; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+			return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				p = med("pagebtree", order[i]); b = med("btree", order[i])
+				printf "| `%s` | %.3f | %.3f | %.2f |\n", order[i], p, b, (b > 0 ? p / b : 0)
+			}
+		}' "$WORK/statements.tsv")
+	echo "per statement (median ms, pagebtree, btree, ratio):"
+	printf '%s\n' "$stmt_md"
+
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
 	mkdir -p "$(dirname "$BENCH_OUT")"
 	cat >"$BENCH_OUT" <<-EOF
@@ -120,6 +147,12 @@ run_bench() {
 		| run | indexes | tps | latency average (ms) |
 		|---|---|---|---|
 		${rows_md}
+		## Per statement (\`pgbench -r\`: median over the runs of each statement's average latency)
+
+		| statement | pagebtree (ms) | btree (ms) | ratio (below 1: pagebtree faster) |
+		|---|---|---|---|
+		${stmt_md}
+
 		Index size after the runs (all shards, both indexes): pagebtree $size_p, btree $size_b.
 
 		## Setup
@@ -138,7 +171,7 @@ run_bench() {
 		  \`acct (id bigint, k int, v int, pad text)\` distributed by \`id\` into 8
 		  shards, $BENCH_ROWS rows, 10 rows per \`k\`; \`CREATE UNIQUE INDEX ... USING <am> (id)\`,
 		  \`CREATE INDEX ... USING <am> (k)\`.
-		- pgbench: \`pgbench -n -M prepared -c $BENCH_CLIENTS -j 2 -T $BENCH_SECONDS -f <script>\` against the
+		- pgbench: \`pgbench -n -r -M prepared -c $BENCH_CLIENTS -j 2 -T $BENCH_SECONDS -f <script>\` against the
 		  coordinator, after a 10 s warm-up of each; the script (schema \`bench_pagebtree\` or \`bench_btree\`):
 
 		\`\`\`

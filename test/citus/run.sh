@@ -23,14 +23,18 @@
 #      - point, range, ordered-LIMIT and join queries return what a
 #        sequential scan returns (index scans switched off on the workers
 #        through SET LOCAL with citus.propagate_set_commands = 'local'),
-#      - what Citus refuses (unique indexes without the distribution column)
-#        is refused with Citus's error, and what it takes is enforced,
+#      - the unique indexes reject duplicates, and what Citus or PostgreSQL
+#        refuses (a unique index without the distribution column, ON
+#        CONFLICT, PRIMARY KEY USING INDEX, a logical-replication shard move
+#        without a replica identity) is refused with their errors,
+#      - every shard index passes pagebtree_check(index, true),
 #   5. adds a third worker, runs the rebalancer and one
 #      citus_move_shard_placement (default transfer mode: logical
 #      replication, with a unique pagebtree index as replica identity) while
-#      pgbench writes through the coordinator, and checks the moved shards:
-#      pagebtree_check(index, true) on every shard index, the access method
-#      on every shard, and the query comparisons again.
+#      pgbench writes through the coordinator, stops the writes and checks
+#      the moved shards: pagebtree_check(index, true) on every shard index,
+#      the access method on every shard, and the query comparisons again,
+#      then once more after further updates, deletes and VACUUM.
 # --keep keeps the scratch directory; --pgroot=DIR reuses the server copy
 # (DIR = <kept scratch directory>/pgroot) of an earlier run instead of
 # building Citus and pagebtree again (for working on the test itself).
