@@ -25,6 +25,8 @@ index_size() {
 run_bench() {
 	local kind schema nk run order tps lat out r i
 	local -A TPS LAT
+	local -a PAIR=()
+	local last_pagebtree last_btree
 	nk=$((BENCH_ROWS / 10))
 	log "bench: loading the schemas bench_pagebtree and bench_btree ($BENCH_ROWS rows each)"
 	for kind in pagebtree btree; do
@@ -91,17 +93,23 @@ run_bench() {
 			LAT[$kind]="${LAT[$kind]:-} ${out#* }"
 			printf 'run %d %-9s tps %s, latency %s ms\n' "$r" "$kind" "${out% *}" "${out#* }"
 			rows_md+="| $r | $kind | ${out% *} | ${out#* } |"$'\n'
+			eval "last_$kind=\${out% *}"
 		done
+		# the ratio within each pair of runs: the machine's load shifts
+		# between pairs more than within one
+		PAIR+=("$(awk -v a="$last_pagebtree" -v b="$last_btree" 'BEGIN { printf "%.3f", a / b }')")
 	done
 
-	local med_p med_b lat_p lat_b ratio size_p size_b load
+	local med_p med_b lat_p lat_b ratio size_p size_b load pair_med
 	# shellcheck disable=SC2086
 	med_p=$(median ${TPS[pagebtree]}); med_b=$(median ${TPS[btree]})
 	# shellcheck disable=SC2086
 	lat_p=$(median ${LAT[pagebtree]}); lat_b=$(median ${LAT[btree]})
 	ratio=$(awk -v a="$med_p" -v b="$med_b" 'BEGIN { printf "%.3f", a / b }')
 	size_p=$(index_size pagebtree); size_b=$(index_size btree)
+	pair_med=$(median "${PAIR[@]}")
 	echo "median tps: pagebtree $med_p, btree $med_b, ratio pagebtree/btree $ratio"
+	echo "ratio pagebtree/btree within each pair of runs: ${PAIR[*]} (median $pair_med)"
 	# both schemas hold the same rows after the same statements? (counts
 	# differ by the inserts each did; the original rows must all be there)
 	for kind in pagebtree btree; do
@@ -141,6 +149,9 @@ run_bench() {
 
 		**Median throughput: pagebtree $med_p tps, btree $med_b tps; ratio pagebtree/btree = $ratio**
 		(median latency $lat_p ms against $lat_b ms).
+		Ratio pagebtree/btree within each pair of consecutive runs: ${PAIR[*]}
+		(median **$pair_med**; the load of the machine shifts between pairs more
+		than within one).
 
 		## Runs (alternating, $BENCH_RUNS per index kind, ${BENCH_SECONDS} s each)
 

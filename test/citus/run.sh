@@ -307,7 +307,7 @@ start_node worker2 "$PORT_W2"
 for p in "$PORT_C" "$PORT_W1" "$PORT_W2"; do
 	sql "$p" -c "CREATE EXTENSION citus" || die "CREATE EXTENSION citus failed on port $p"
 done
-sql "$PORT_C" <<-EOF || die "adding the nodes failed"
+sql "$PORT_C" <<-EOF >/dev/null || die "adding the nodes failed"
 	SELECT citus_set_coordinator_host('localhost', $PORT_C);
 	SELECT citus_add_node('localhost', $PORT_W1);
 	SELECT citus_add_node('localhost', $PORT_W2);
