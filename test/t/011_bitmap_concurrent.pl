@@ -156,7 +156,8 @@ for my $line (split /\n/, slurp_file($node->logfile))
 	$more_direct++ if $2 > 1;
 }
 note "the readers' bitmap scans: $scans stretches with look-ahead, $from_stream leaves from the read stream, "
-  . "$direct directly; $more_direct stretches read leaves the look-ahead had not listed";
+  . "$direct directly"
+  . ($major >= 17 ? "; $more_direct stretches read leaves the read stream had not queued" : '');
 ok($scans > 0 && ($major >= 17 ? $from_stream > $direct : $from_stream == 0),
 	'the readers\' bitmap scans read ahead (' . ($major >= 17 ? 'a read stream' : 'the PrefetchBuffer window') . ')');
 
