@@ -1,8 +1,9 @@
 #!/bin/bash
 # Cold and warm reads on another server version (issue #24): VACUUM's pass
-# over the leaves (a read stream from PostgreSQL 17 on, the PrefetchBuffer
-# window before) and long forward index-only scans (the window on every
-# version), pagebtree with and without look-ahead against btree.
+# over the leaves and a bitmap scan's leaves (a read stream from PostgreSQL
+# 17 on, the PrefetchBuffer window before) and long forward index-only
+# scans (the window on every version), pagebtree with and without
+# look-ahead against btree.
 #
 #   bash bench/versions-cold.sh [16|18] [rows]     (as root; default 18, 1000000)
 #
@@ -14,6 +15,14 @@
 # "cold": server restarted and the OS cache dropped before each run; "warm":
 # the same statement run again at once.  Three repetitions, methods
 # alternating; medians; writes bench/results/versions-cold-<version>.md.
+#
+# The bitmap scan counts the rows of the lowest 5% of the keys (index and
+# plain scans off).  The heap's rows are in random order, so its heap part
+# reads nearly every heap page whatever the index; the table reports the
+# Bitmap Index Scan node's time from EXPLAIN ANALYZE (the one amgetbitmap
+# call that reads the leaves) and the statement's execution time.  "No
+# look-ahead" (effective_io_concurrency = 0) also turns off the heap
+# part's prefetching, so its totals differ by more than the index's reads.
 set -euo pipefail
 V=${1:-18}
 ROWS=${2:-1000000}
@@ -80,6 +89,28 @@ EOF
 }
 cold() { stop; sync; echo 3 >/proc/sys/vm/drop_caches; start; }
 
+# the bitmap scan of table t_$2 under settings $1: prints the seconds of
+# its Bitmap Index Scan node and of the whole statement (EXPLAIN ANALYZE)
+BITMAP_HI=-1932735283	# -2^31 + 5% of 2^32: the lowest 5% of hashint8 (an int4)
+bitmap() {
+	local set=$1 am=$2
+	su postgres -c "$BIN/psql -h $W -p 5477 -X -q -At -d postgres" <<EOF |
+$set
+SET enable_seqscan = off; SET enable_indexscan = off; SET enable_indexonlyscan = off;
+SET enable_bitmapscan = on;
+EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM t_$am WHERE k < $BITMAP_HI;
+EOF
+	awk -v am="$am" '
+		/Bitmap Index Scan on x_/ && match($0, /actual time=[0-9.]+\.\.[0-9.]+/) {
+			t = substr($0, RSTART + 12, RLENGTH - 12); sub(/.*\.\./, "", t); idx = t
+		}
+		/Execution Time:/ { tot = $3 }
+		END {
+			if (idx == "" || tot == "") { print "no Bitmap Index Scan of x_" am > "/dev/stderr"; exit 1 }
+			printf "%.4f %.4f\n", idx / 1000, tot / 1000
+		}'
+}
+
 declare -A R
 variants=("btree|" "pagebtree|" "pagebtree (no look-ahead)|SET effective_io_concurrency = 0; SET maintenance_io_concurrency = 0;")
 for rep in $(seq $REPS); do
@@ -92,6 +123,15 @@ for rep in $(seq $REPS); do
 		cold
 		R["$name|scan cold"]+="$(timed "$set" "$scan") "
 		R["$name|scan warm"]+="$(timed "$set" "$scan") "
+		cold
+		read -r bi bt < <(bitmap "$set" "$am")
+		[ -n "$bt" ] || { echo "bitmap scan of t_$am failed" >&2; exit 1; }
+		R["$name|bitmap index cold"]+="$bi "
+		R["$name|bitmap total cold"]+="$bt "
+		read -r bi bt < <(bitmap "$set" "$am")
+		[ -n "$bt" ] || { echo "bitmap scan of t_$am failed" >&2; exit 1; }
+		R["$name|bitmap index warm"]+="$bi "
+		R["$name|bitmap total warm"]+="$bt "
 		sql "DELETE FROM t_$am WHERE v = $rep"
 		cold
 		R["$name|vacuum cold"]+="$(timed "$set" "VACUUM t_$am;") "
@@ -110,10 +150,13 @@ OUT=$HERE/bench/results/versions-cold-$V.md
 	echo "effective_io_concurrency and maintenance_io_concurrency 32 (0 for \"no look-ahead\"). Seconds, medians of $REPS"
 	echo "repetitions (methods alternating); cold: restart and OS cache dropped; warm: the same statement again."
 	echo "Scan: index-only, forward, a quarter of the rows. VACUUM: after deleting 0.1% of the rows."
+	echo "Bitmap: \`SELECT count(*) ... WHERE k < -2^31 + 5% of 2^32\` (the lowest 5% of the keys) with index and"
+	echo "index-only scans off; \"bitmap index\": the Bitmap Index Scan node (amgetbitmap, the leaf reads), \"bitmap total\":"
+	echo "the statement's execution time, both from EXPLAIN ANALYZE (its heap part reads nearly every heap page)."
 	echo
 	echo "| measure | btree | pagebtree | pagebtree (no look-ahead) | pagebtree/btree | pagebtree/no look-ahead |"
 	echo "|---|---|---|---|---|---|"
-	for m in "scan cold" "scan warm" "vacuum cold"; do
+	for m in "scan cold" "scan warm" "bitmap index cold" "bitmap index warm" "bitmap total cold" "bitmap total warm" "vacuum cold"; do
 		b=$(echo "${R[btree|$m]}" | median)
 		p=$(echo "${R[pagebtree|$m]}" | median)
 		n=$(echo "${R[pagebtree (no look-ahead)|$m]}" | median)

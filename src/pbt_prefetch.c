@@ -10,18 +10,22 @@
  * right (pbt_leaf_source_next), one parent page share-locked at a time.  The
  * prefetcher asks its source for the next block through a callback, so a
  * read stream (PostgreSQL 17 and later) is fed by the same sources: VACUUM's
- * pass over the leaves reads through one there (pbt_readahead_*).
+ * pass over the leaves and a bitmap scan's leaves read through one there
+ * (pbt_readahead_*).
  * Everything here is a hint: a split or a deletion since the parent was
  * read makes a prefetch useless, never a read wrong.  Side pages of the
  * delta area are prefetched with the first leaf of their group.
  *
- * Scans keep the PrefetchBuffer window on every version: a read stream
- * holds pins on the leaves ahead of the reader, and VACUUM's cleanup lock
- * on each leaf waits for every pin, so a cursor paused in a long scan would
- * stall VACUUM at the leaves its stream had pinned (btree's scans do not
- * use read streams either).  VACUUM itself is the only one to take those
- * cleanup locks, and its pins ahead hold up nobody's share or exclusive
- * lock.
+ * Scans that return tuples keep the PrefetchBuffer window on every
+ * version: a read stream holds pins on the leaves ahead of the reader, and
+ * VACUUM's cleanup lock on each leaf waits for every pin, so a cursor
+ * paused in a long scan would stall VACUUM at the leaves its stream had
+ * pinned (btree's scans do not use read streams either).  VACUUM itself is
+ * the only one to take those cleanup locks, and its pins ahead hold up
+ * nobody's share or exclusive lock.  A bitmap scan (amgetbitmap) reads all
+ * its leaves in one call and ends its stream before it returns, so its
+ * pins ahead are gone before the executor runs again; it reads through a
+ * read stream like VACUUM (bitmap_read_leaf in pbt_readpage.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -251,8 +255,10 @@ stream_next(PbtReadAhead *ra)
 
 /*
  * Start reading leaves with look-ahead from next(arg), distance blocks
- * ahead (at most; 0: none), for VACUUM (maintenance) or a scan, with the
- * buffer access strategy given.
+ * ahead (at most; 0: none), for VACUUM (maintenance) or a bitmap scan,
+ * with the buffer access strategy given.  The caller ends it
+ * (pbt_readahead_end) before it lets anyone wait for its pins: a bitmap
+ * scan before amgetbitmap returns.
  */
 void
 pbt_readahead_begin(PbtReadAhead *ra, Relation index, PbtState *st,

@@ -16,6 +16,7 @@
 #include "pbt_scan.h"
 
 #include "miscadmin.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 static inline void save_item(IndexScanDesc scan, int slot, int pos,
@@ -762,6 +763,30 @@ walk_left(Relation index, BlockNumber target, BlockNumber prev)
 }
 
 /*
+ * Start so->pf_source at the leaves after next (backward: before it), in
+ * the level-1 page where the key done_with_page kept leads.
+ */
+static void
+start_leaf_source(IndexScanDesc scan, BlockNumber next, bool backward)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtSearchKey key;
+
+	Assert(so->pf_key.len > 0);
+	if (so->st->normalized && !backward)
+	{
+		/* a separator, not an item: its bytes are the key */
+		key.bytes = so->pf_key.data;
+		key.len = so->pf_key.len;
+		key.nextkey = false;
+	}
+	else
+		pbt_key_from_item(so->st, so->pf_key.data, so->pf_key.len, &key);
+	pbt_leaf_source_init(&so->pf_source, scan->indexRelation, so->st, &key,
+						 next, backward);
+}
+
+/*
  * A scan steps to the leaf next (backward: the leaf before): from its third
  * page on (a long scan), keep the leaves beyond it requested from the
  * kernel ahead of the reads, as listed in the level above, where the key
@@ -779,23 +804,66 @@ prefetch_ahead(IndexScanDesc scan, BlockNumber next, bool backward)
 		return;
 	if (so->pf_steps == 2)
 	{
-		PbtSearchKey key;
-
-		if (so->st->normalized && !backward)
-		{
-			/* a separator, not an item: its bytes are the key */
-			key.bytes = so->pf_key.data;
-			key.len = so->pf_key.len;
-			key.nextkey = false;
-		}
-		else
-			pbt_key_from_item(so->st, so->pf_key.data, so->pf_key.len, &key);
-		pbt_leaf_source_init(&so->pf_source, scan->indexRelation, so->st, &key,
-							 next, backward);
+		start_leaf_source(scan, next, backward);
 		pbt_prefetch_init(&so->pf, scan->indexRelation, so->st,
 						  so->pf_distance, pbt_leaf_source_next, &so->pf_source);
 	}
 	pbt_prefetch_advance(&so->pf);
+}
+
+/*
+ * A bitmap scan steps to the leaf next: read it, pinned, not locked.
+ *
+ * amgetbitmap reads all its leaves in one call and releases every pin
+ * before it returns, so unlike a cursor it never pauses with pins held
+ * ahead of it, and VACUUM's cleanup lock on a leaf waits for it at most
+ * until the call ends.  Its leaves can therefore come through a read
+ * stream, as VACUUM's do (pbt_readahead_read: a read stream on 17 and
+ * later, the PrefetchBuffer window on 15 and 16), fed by the same leaf
+ * source from its third page on.  The reader still follows right-links
+ * and asks for each leaf by number, so a concurrent split only makes the
+ * look-ahead miss a leaf, which is then read directly.
+ */
+static Buffer
+bitmap_read_leaf(IndexScanDesc scan, BlockNumber next)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	Assert(so->bitmap && !so->par);
+	if (!so->bm_ra_on && so->pf_distance > 0 && ++so->pf_steps >= 2 &&
+		so->pf_key.len > 0)
+	{
+		if (so->bm_ra == NULL)
+			so->bm_ra = MemoryContextAlloc(GetMemoryChunkContext(so),
+										   sizeof(PbtReadAhead));
+		start_leaf_source(scan, next, false);
+		pbt_readahead_begin(so->bm_ra, scan->indexRelation, so->st,
+							so->pf_distance, false, NULL,
+							pbt_leaf_source_next, &so->pf_source);
+		so->bm_ra_on = true;
+	}
+	if (so->bm_ra_on)
+		return pbt_readahead_read(so->bm_ra, next);
+	return ReadBuffer(scan->indexRelation, next);
+}
+
+/*
+ * A bitmap scan's stretch of leaves has ended (the scan is done, or it
+ * descends again for the next = ANY element): release the leaves read
+ * ahead, before amgetbitmap returns.
+ */
+void
+pbt_bitmap_readahead_end(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	if (!so->bm_ra_on)
+		return;
+	pbt_readahead_end(so->bm_ra);
+	so->bm_ra_on = false;
+	elog(DEBUG2, "pagebtree: bitmap scan of \"%s\" read " UINT64_FORMAT " leaves from its read stream, " UINT64_FORMAT " directly",
+		 RelationGetRelationName(scan->indexRelation),
+		 so->bm_ra->from_stream, so->bm_ra->direct);
 }
 
 /*
@@ -849,10 +917,15 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		release_pos(&so->curr);
 		if (!more)
 			return scan_ended(scan);
-		if (so->pf_distance > 0)
-			prefetch_ahead(scan, next, false);
 		pbt_run_prefetch(index, so->st, next);
-		buf = ReadBuffer(index, next);
+		if (so->bitmap)
+			buf = bitmap_read_leaf(scan, next);
+		else
+		{
+			if (so->pf_distance > 0)
+				prefetch_ahead(scan, next, false);
+			buf = ReadBuffer(index, next);
+		}
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		return pbt_read_page(scan, buf, 0, dir, NULL);
 	}
@@ -916,6 +989,7 @@ pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 	int			pos;
 
 	so->pf_steps = 0;			/* a new stretch of pages */
+	pbt_bitmap_readahead_end(scan);
 	stack = pbt_search(scan->indexRelation, so->st, key, &buf,
 					   BUFFER_LOCK_SHARE, 0);
 	pbt_free_stack(stack);

@@ -512,6 +512,9 @@ pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			break;
 		prefetch_array_leaves(scan, ForwardScanDirection);
 	}
+	/* no leaf stays pinned ahead once the executor has the bitmap */
+	pbt_bitmap_readahead_end(scan);
+	Assert(!so->bm_ra_on);
 	return ntids;
 }
 

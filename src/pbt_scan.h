@@ -162,6 +162,9 @@ typedef struct PbtScanOpaqueData
 	StringInfoData pf_key;		/* where the page read last leads on */
 	PbtLeafSource pf_source;
 	PbtPrefetch pf;
+	/* a bitmap scan's leaves through pbt_readahead_read instead */
+	bool		bm_ra_on;		/* within one amgetbitmap call only */
+	PbtReadAhead *bm_ra;		/* allocated at first use */
 	/* ... and of the next elements of an = ANY array, once it reads I/O */
 	bool		pf_array_on;
 	int64		pf_array_reads; /* blocks read before the array started */
@@ -238,6 +241,7 @@ extern bool pbt_read_on(IndexScanDesc scan, ScanDirection dir);
 extern bool pbt_read_shared(IndexScanDesc scan, ScanDirection dir,
 							BlockNumber blkno, BlockNumber prev);
 extern void pbt_kill_items_now(IndexScanDesc scan);
+extern void pbt_bitmap_readahead_end(IndexScanDesc scan);
 
 /* pbt_kill_items_now, without a call when there is nothing to hint */
 static inline void

