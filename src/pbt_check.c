@@ -326,6 +326,143 @@ check_side_pages(Relation index, PbtState *st)
 }
 
 /*
+ * Checks run on copies of pages, taken under a share lock that is released
+ * before any other page is locked: a checker that held a parent while it
+ * locked a child could deadlock with an insert that holds the child and
+ * waits for the parent to add a downlink.  Concurrent inserts, splits and
+ * page deletions may then make a copy disagree with a page read later, so
+ * a disagreement is reported only once it is seen again against pages
+ * that did not change in between.
+ */
+#define PBT_CHECK_RETRIES	100
+
+/* copy of the page at blkno, checked as a page of this index */
+static void
+copy_page(Relation index, BlockNumber blkno, Page copy)
+{
+	Buffer		buf = read_locked(index, blkno);
+
+	memcpy(copy, BufferGetPage(buf), BLCKSZ);
+	UnlockReleaseBuffer(buf);
+	pbt_check_page(index, copy, blkno);
+}
+
+/* does the page at blkno still hold what copy holds? */
+static bool
+page_unchanged(Relation index, BlockNumber blkno, Page copy)
+{
+	Buffer		buf = read_locked(index, blkno);
+	bool		same = memcmp(BufferGetPage(buf), copy, BLCKSZ) == 0;
+
+	UnlockReleaseBuffer(buf);
+	return same;
+}
+
+/*
+ * Is blkno's left-link the page whose right-link is blkno?  The walk came
+ * from another page when that one split, or was deleted, after it was read.
+ */
+static bool
+left_link_consistent(Relation index, BlockNumber blkno)
+{
+	for (int attempt = 0; attempt < PBT_CHECK_RETRIES; attempt++)
+	{
+		Buffer		buf = read_locked(index, blkno);
+		BlockNumber left = PbtPageGetOpaque(BufferGetPage(buf))->prev;
+		PbtPageOpaque lo;
+		bool		ok;
+
+		UnlockReleaseBuffer(buf);
+		if (left == InvalidBlockNumber)
+			return false;
+		buf = read_locked(index, left);
+		lo = PbtPageGetOpaque(BufferGetPage(buf));
+		ok = lo->page_id == PBT_PAGE_ID && lo->next == blkno && !PbtIsDeleted(lo);
+		UnlockReleaseBuffer(buf);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The children of the inner page at blkno, of which page is a copy: one
+ * level down, high keys equal to the next separator.  A child that
+ * disagrees is checked again against a fresh copy of the parent (it may
+ * have split, or been deleted, after the copy); only a disagreement with a
+ * parent that did not change is corruption.  Returns the first child.
+ */
+static BlockNumber
+check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
+			   uint32 level)
+{
+	for (int attempt = 0;; attempt++)
+	{
+		const PbtLayout *layout = pbt_layout(page);
+		int			n = layout->count(page);
+		const char *problem = NULL;
+		int			bad = 0;
+		BlockNumber child = InvalidBlockNumber;
+		BlockNumber first = InvalidBlockNumber;
+
+		for (int i = 0; i < n && problem == NULL; i++)
+		{
+			PbtItem		item;
+			PbtItemBuf	keybuf;
+			Buffer		cbuf;
+			Page		cpage;
+			PbtPageOpaque copaque;
+			PbtItem		chk;
+			bool		has_chk;
+
+			CHECK_FOR_INTERRUPTS();
+			layout->get(page, i, &item, &keybuf);
+			child = pbt_item_child(item.data);
+			if (i == 0)
+				first = child;
+			cbuf = read_locked(index, child);
+			cpage = BufferGetPage(cbuf);
+			copaque = PbtPageGetOpaque(cpage);
+			has_chk = pbt_page_get_hikey(cpage, &chk);
+			if (copaque->page_id != PBT_PAGE_ID || copaque->level + 1 != level)
+				problem = "downlink to a page of the wrong level";
+			else if (!(copaque->flags & PBT_INCOMPLETE_SPLIT))
+			{
+				PbtItem		expect;
+				bool		has_expect;
+
+				if (i + 1 < n)
+				{
+					item_key(st, page, i + 1, &expect, &keybuf);
+					has_expect = true;
+				}
+				else
+					has_expect = pbt_page_get_hikey(page, &expect);
+				if (has_chk != has_expect ||
+					(has_chk && (chk.len != expect.len ||
+								 memcmp(chk.data, expect.data, chk.len) != 0)))
+					problem = "child's high key differs from the parent's next separator";
+			}
+			UnlockReleaseBuffer(cbuf);
+			bad = i;
+		}
+		if (problem == NULL)
+			return first;
+		if (page_unchanged(index, blkno, page))
+			corrupt(index, blkno, bad, problem, psprintf("child block %u", child));
+		if (attempt == PBT_CHECK_RETRIES)
+		{
+			/* the parent keeps changing: leave the rest unchecked */
+			ereport(DEBUG1,
+					(errmsg_internal("pagebtree_check: children of block %u of index \"%s\" left unchecked: the page kept changing",
+									 blkno, RelationGetRelationName(index))));
+			return first;
+		}
+		copy_page(index, blkno, page);
+	}
+}
+
+/*
  * Check one level, left to right.  Returns the leftmost page of the level
  * below (InvalidBlockNumber at the leaf level) and adds leaf items to
  * *nitems.
@@ -339,28 +476,39 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 	BlockNumber firstchild = InvalidBlockNumber;
 	StringInfoData prevhikey;
 	bool		has_prevhikey = false;
+	PGAlignedBlock copy;
+	Page		page = copy.data;
 
 	initStringInfo(&prevhikey);
 	while (blkno != InvalidBlockNumber)
 	{
 		Buffer		buf = read_locked(index, blkno);
-		Page		page = BufferGetPage(buf);
-		PbtPageOpaque opaque = PbtPageGetOpaque(page);
-		const PbtLayout *layout;
+		PbtPageOpaque opaque;
 		int			n;
 		PbtItem		key;
 		PbtItemBuf	keybuf;
 
 		CHECK_FOR_INTERRUPTS();
+		memcpy(page, BufferGetPage(buf), BLCKSZ);
 		pbt_check_page(index, page, blkno);
+		opaque = PbtPageGetOpaque(page);
 		if (pbt_is_side_block(pbt_delta_group(index, st), blkno))
 			corrupt(index, blkno, 0, "a tree page is on a side page's block", NULL);
 		if (opaque->level != level)
 			corrupt(index, blkno, 0, "page is on the wrong level", NULL);
-		if (opaque->prev != prevblk)
+		n = pbt_layout(page)->count(page);
+		/* a leaf's run is read under the leaf's lock (pbt_delta.c) */
+		if (PbtIsLeaf(opaque))
+		{
+			PbtItem		phk = {prevhikey.data, prevhikey.len};
+
+			*nitems += n + check_run(index, st, blkno, BufferGetPage(buf),
+									 has_prevhikey ? &phk : NULL);
+		}
+		UnlockReleaseBuffer(buf);
+
+		if (opaque->prev != prevblk && !left_link_consistent(index, blkno))
 			corrupt(index, blkno, 0, "left-link does not point to the left sibling", NULL);
-		layout = pbt_layout(page);
-		n = layout->count(page);
 
 		/* everything here is >= the left sibling's high key */
 		if (has_prevhikey && n > pbt_page_first_key(page))
@@ -373,62 +521,16 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 						"key is below the left sibling's high key", NULL);
 		}
 
-		if (PbtIsLeaf(opaque))
+		if (!PbtIsLeaf(opaque))
 		{
-			PbtItem		phk = {prevhikey.data, prevhikey.len};
+			BlockNumber first = check_children(index, st, blkno, page, level);
 
-			*nitems += n + check_run(index, st, blkno, page,
-									 has_prevhikey ? &phk : NULL);
-		}
-		else
-		{
-			/* children: one level down, high keys equal the next separator */
-			for (int i = 0; i < n; i++)
-			{
-				PbtItem		item;
-				BlockNumber child;
-				Buffer		cbuf;
-				Page		cpage;
-				PbtPageOpaque copaque;
-				PbtItem		chk;
-				bool		has_chk;
-
-				layout->get(page, i, &item, &keybuf);
-				child = pbt_item_child(item.data);
-				if (blkno == leftmost && i == 0)
-					firstchild = child;
-				cbuf = read_locked(index, child);
-				cpage = BufferGetPage(cbuf);
-				copaque = PbtPageGetOpaque(cpage);
-				if (copaque->page_id != PBT_PAGE_ID || copaque->level + 1 != level)
-					corrupt(index, blkno, i, "downlink to a page of the wrong level", NULL);
-				has_chk = pbt_page_get_hikey(cpage, &chk);
-				if (!(copaque->flags & PBT_INCOMPLETE_SPLIT))
-				{
-					PbtItem		expect;
-					bool		has_expect;
-
-					if (i + 1 < n)
-					{
-						item_key(st, page, i + 1, &expect, &keybuf);
-						has_expect = true;
-					}
-					else
-						has_expect = pbt_page_get_hikey(page, &expect);
-					if (has_chk != has_expect ||
-						(has_chk && (chk.len != expect.len ||
-									 memcmp(chk.data, expect.data, chk.len) != 0)))
-						corrupt(index, blkno, i,
-								"child's high key differs from the parent's next separator",
-								psprintf("child block %u", child));
-				}
-				UnlockReleaseBuffer(cbuf);
-			}
+			if (blkno == leftmost)
+				firstchild = first;
 		}
 		copy_hikey(page, &prevhikey, &has_prevhikey);
 		prevblk = blkno;
 		blkno = opaque->next;
-		UnlockReleaseBuffer(buf);
 	}
 	pfree(prevhikey.data);
 	return firstchild;
@@ -581,6 +683,7 @@ pagebtree_check(PG_FUNCTION_ARGS)
 	PbtMetaPageData meta;
 	BlockNumber blkno;
 	double		nitems = 0;
+	Snapshot	snapshot = NULL;
 
 	/* lock the table before its index, as the executor does */
 	check_is_index(indexoid);
@@ -594,26 +697,41 @@ pagebtree_check(PG_FUNCTION_ARGS)
 				 errmsg("cannot check index \"%s\"", RelationGetRelationName(index)),
 				 errdetail("Index is not valid.")));
 
-	metabuf = read_locked(index, PBT_METAPAGE_BLKNO);
-	meta = *PbtPageGetMeta(BufferGetPage(metabuf));
-	UnlockReleaseBuffer(metabuf);
-	if (meta.magic != PBT_MAGIC || meta.version != PBT_VERSION)
-		corrupt(index, PBT_METAPAGE_BLKNO, 0, "bad metapage magic or version", NULL);
-	if (meta.key_mode != (st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR))
-		corrupt(index, PBT_METAPAGE_BLKNO, 0,
-				"metapage key mode disagrees with the index definition", NULL);
-
-	/* the root must be the only page of the top level */
+	/* the root must be the only page of the top level (it may split) */
+	for (int attempt = 0;; attempt++)
 	{
-		Buffer		rbuf = read_locked(index, meta.root);
-		PbtPageOpaque ro = PbtPageGetOpaque(BufferGetPage(rbuf));
+		Buffer		rbuf;
+		PbtPageOpaque ro;
+		const char *problem = NULL;
 
+		metabuf = read_locked(index, PBT_METAPAGE_BLKNO);
+		meta = *PbtPageGetMeta(BufferGetPage(metabuf));
+		UnlockReleaseBuffer(metabuf);
+		if (meta.magic != PBT_MAGIC || meta.version != PBT_VERSION)
+			corrupt(index, PBT_METAPAGE_BLKNO, 0, "bad metapage magic or version", NULL);
+		if (meta.key_mode != (st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR))
+			corrupt(index, PBT_METAPAGE_BLKNO, 0,
+					"metapage key mode disagrees with the index definition", NULL);
+		rbuf = read_locked(index, meta.root);
+		ro = PbtPageGetOpaque(BufferGetPage(rbuf));
 		if (ro->page_id != PBT_PAGE_ID || !PbtIsRoot(ro) || ro->level != meta.level)
-			corrupt(index, meta.root, 0, "metapage does not point to the root", NULL);
-		if (!PbtIsLeftmost(ro) || !PbtIsRightmost(ro))
-			corrupt(index, meta.root, 0, "root has siblings", NULL);
+			problem = "metapage does not point to the root";
+		else if (!PbtIsLeftmost(ro) || !PbtIsRightmost(ro))
+			problem = "root has siblings";
 		UnlockReleaseBuffer(rbuf);
+		if (problem == NULL)
+			break;
+		if (attempt == PBT_CHECK_RETRIES)
+			corrupt(index, meta.root, 0, problem, NULL);
 	}
+
+	/*
+	 * Every heap tuple this snapshot sees was indexed before the walk
+	 * below began, and stays indexed while the snapshot is held: the walk's
+	 * count of entries cannot be below the number of those tuples.
+	 */
+	if (heapallindexed)
+		snapshot = RegisterSnapshot(GetTransactionSnapshot());
 
 	blkno = meta.root;
 	for (int64 level = meta.level; level >= 0; level--)
@@ -623,7 +741,6 @@ pagebtree_check(PG_FUNCTION_ARGS)
 	if (heapallindexed)
 	{
 		IndexInfo  *indexInfo = BuildIndexInfo(index);
-		Snapshot	snapshot = RegisterSnapshot(GetTransactionSnapshot());
 		TableScanDesc scan;
 		HeapCheckState hs;
 
