@@ -41,6 +41,7 @@ our @EXPORT = qw(
   pbt_new_node pbt_create_schema pbt_load pbt_start_workload pbt_stop_workload
   pbt_verify pbt_check_indexes pbt_start_after_crash pbt_seed
   pbt_text_expr pbt_runs pbt_index_vs_seqscan pbt_extension_objects
+  pbt_start_script
 );
 
 # Random seed for the workloads: PBT_TEST_SEED or a fixed default, so that a
@@ -259,6 +260,24 @@ sub pbt_start_workload
 		push @err, "${logbase}_maint.err";
 	}
 	return { harnesses => \@h, errs => \@err };
+}
+
+# Start pgbench in the background: $clients clients running the custom
+# script $script (text) for $seconds seconds.  Returns the IPC::Run handle
+# and references to its stdout and stderr, filled as it runs.
+sub pbt_start_script
+{
+	my ($node, $script, $clients, $seconds) = @_;
+	my $file = PostgreSQL::Test::Utils::tempdir() . '/script.sql';
+	my ($out, $err) = ('', '');
+
+	PostgreSQL::Test::Utils::append_to_file($file, $script);
+	my $h = IPC::Run::start(
+		[ 'pgbench', '-n', '-h', $node->host, '-p', $node->port,
+			'-c', $clients, '-j', ($clients > 1 ? 2 : 1),
+			'-T', $seconds, '-f', $file, 'postgres' ],
+		'<', \undef, '>', \$out, '2>', \$err);
+	return ($h, \$out, \$err);
 }
 
 # Wait for (after a crash: reap) a workload started by pbt_start_workload.

@@ -18,7 +18,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PagebtreeTest;
 use Time::HiRes qw(usleep);
 
 my $seconds = $ENV{PBT_CIC_SECONDS} // 20;
@@ -50,13 +52,7 @@ UPDATE cb SET k = k + 1, t = t || 'u', v = v + 1 WHERE id = :id;
 DELETE FROM cb WHERE id BETWEEN :id AND :id + 5;
 \endif
 };
-my $script_file = $node->basedir . '/load.sql';
-PostgreSQL::Test::Utils::append_to_file($script_file, $script);
-my ($out, $err) = ('', '');
-my $load = IPC::Run::start(
-	[ 'pgbench', '-n', '-h', $node->host, '-p', $node->port, '-c', 4, '-j', 2,
-		'-T', $seconds, '-f', $script_file, 'postgres' ],
-	'<', \undef, '>', \$out, '2>', \$err);
+my ($load, $outref, $errref) = pbt_start_script($node, $script, 4, $seconds);
 # let the load start
 usleep(1_000_000);
 
@@ -127,9 +123,9 @@ for my $idx (@order)
 }
 ok($load->pumpable, 'the write load was still running when the builds finished');
 $load->finish;
-is($load->result(0), 0, 'pgbench succeeded') or diag($err);
-like($out, qr{processed: [1-9]}, 'pgbench processed transactions');
-like($out, qr{number of failed transactions: 0}, 'no pgbench transaction failed');
+is($load->result(0), 0, 'pgbench succeeded') or diag($$errref);
+like($$outref, qr{processed: [1-9]}, 'pgbench processed transactions');
+like($$outref, qr{number of failed transactions: 0}, 'no pgbench transaction failed');
 
 # each index's ordered contents, through the index and through the heap
 my %q = (

@@ -17,7 +17,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PagebtreeTest;
 use Time::HiRes qw(time);
 
 my $seconds = $ENV{PBT_CHECK_SECONDS} // 20;
@@ -54,13 +56,7 @@ DELETE FROM cc WHERE id BETWEEN :id AND :id + 20;
 VACUUM cc;
 \endif
 };
-my $script_file = $node->basedir . '/load.sql';
-PostgreSQL::Test::Utils::append_to_file($script_file, $script);
-my ($out, $err) = ('', '');
-my $load = IPC::Run::start(
-	[ 'pgbench', '-n', '-h', $node->host, '-p', $node->port, '-c', 4, '-j', 2,
-		'-T', $seconds, '-f', $script_file, 'postgres' ],
-	'<', \undef, '>', \$out, '2>', \$err);
+my ($load, $outref, $errref) = pbt_start_script($node, $script, 4, $seconds);
 
 # checks until the load is over; a hang would stop the test here
 my @indexes = qw(cc_k cc_t cc_kd cc_n);
@@ -79,8 +75,8 @@ while (time() < $deadline)
 }
 my $during = $node->safe_psql('postgres', 'SELECT count(*) FROM cc');
 $load->finish;
-is($load->result(0), 0, 'pgbench succeeded') or diag($err);
-like($out, qr{number of failed transactions: 0}, 'no pgbench transaction failed');
+is($load->result(0), 0, 'pgbench succeeded') or diag($$errref);
+like($$outref, qr{number of failed transactions: 0}, 'no pgbench transaction failed');
 is(scalar(@failures), 0, 'every check during the load passed')
   or diag(join("\n", @failures[0 .. ($#failures < 4 ? $#failures : 4)]));
 for my $idx (@indexes)
