@@ -195,6 +195,28 @@ pbt_side_run_set(Page page, int slot, const PbtItem *items, int n, bool folded)
 		pbt_side_run_append(page, slot, items[i].data, items[i].len);
 }
 
+/*
+ * Make a run hold the entries packed in data[0..len) (pbt_run_pack), counting
+ * a fold: the redo of a split that kept them pending.
+ */
+void
+pbt_side_run_set_packed(Page page, int slot, const char *data, int len)
+{
+	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
+
+	memcpy(run + 1, data, len);
+	run->used = len;
+	run->nentries = 0;
+	for (int off = 0; off < len; run->nentries++)
+	{
+		uint16		len16;
+
+		memcpy(&len16, data + off, sizeof(uint16));
+		off += PBT_RUN_ENTRY_COST(len16);
+	}
+	run->folds++;
+}
+
 /* wal_consistency_checking: bytes past each run's end are left over */
 void
 pbt_side_mask(Page page)
@@ -562,6 +584,13 @@ pack_items(const PbtItem *items, int n, const uint16 *pos, int *size)
 	}
 	*size = total;
 	return buf;
+}
+
+/* entries as a run stores them, for WAL data */
+char *
+pbt_run_pack(const PbtItem *items, int n, int *size)
+{
+	return pack_items(items, n, NULL, size);
 }
 
 /* the inverse of pack_items; items point into data */

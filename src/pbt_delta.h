@@ -112,6 +112,9 @@ extern void pbt_side_page_init(Page page, uint32 group);
 extern void pbt_side_run_append(Page page, int slot, const char *data, int len);
 extern void pbt_side_run_set(Page page, int slot, const PbtItem *items, int n,
 							 bool folded);
+extern void pbt_side_run_set_packed(Page page, int slot, const char *data,
+									int len);
+extern char *pbt_run_pack(const PbtItem *items, int n, int *size);
 extern void pbt_side_mask(Page page);
 
 /* WAL */

@@ -362,6 +362,41 @@ insert_with_run(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	return true;
 }
 
+/*
+ * Insert item, whose key is key, into the exclusively locked leaf in buf
+ * where it belongs (or its run).  If it does not fit, entries of dead heap
+ * tuples are deleted first (heapRel, if not NULL), bottom-up too if the
+ * update did not change the indexed values.  Releases buf.
+ */
+static void
+insert_into_leaf(Relation index, PbtState *st, Relation heapRel, Buffer buf,
+				 PbtStack stack, PbtSearchKey *key, const char *item, int len,
+				 bool indexUnchanged)
+{
+	Page		page = BufferGetPage(buf);
+	bool		fits;
+
+	if (pbt_delta_group(index, st) > 0 &&
+		insert_with_run(index, st, buf, stack, key, item, len))
+		return;
+	/* the fit test can cost a pass over the page (fingerprint, BPA) */
+	fits = page_fits(page, item, len);
+	if (!fits && heapRel)
+	{
+		pbt_delete_entries(index, st, heapRel, buf, item, len, false);
+		fits = page_fits(page, item, len);
+		if (!fits && indexUnchanged)
+		{
+			pbt_delete_entries(index, st, heapRel, buf, item, len, true);
+			fits = page_fits(page, item, len);
+		}
+	}
+	insert_on_page(index, st, buf, stack,
+				   pbt_layout(page)->insert_anywhere && fits ? 0 :
+				   pbt_binsearch(st, page, key),
+				   item, len, fits, InvalidBuffer);
+}
+
 bool
 pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  Relation heapRel, IndexUniqueCheck checkUnique, bool indexUnchanged,
@@ -453,36 +488,10 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		UnlockReleaseBuffer(buf);	/* only a check: the entry is there */
 	else
 	{
-		Page		page;
-		bool		fits;
-
 		if (checking)
 			buf = step_right_coupled(index, st, &key, buf, stack);
-		if (pbt_delta_group(index, st) > 0 &&
-			insert_with_run(index, st, buf, stack, &key, item.data, item.len))
-		{
-			pbt_free_stack(stack);
-			return is_unique;
-		}
-		page = BufferGetPage(buf);
-		/* the fit test can cost a pass over the page (fingerprint, BPA) */
-		fits = page_fits(page, item.data, item.len);
-		if (!fits)
-		{
-			pbt_delete_entries(index, st, heapRel, buf, item.data, item.len,
-							   false);
-			fits = page_fits(page, item.data, item.len);
-		}
-		if (!fits && indexUnchanged)
-		{
-			pbt_delete_entries(index, st, heapRel, buf, item.data, item.len,
-							   true);
-			fits = page_fits(page, item.data, item.len);
-		}
-		insert_on_page(index, st, buf, stack,
-					   pbt_layout(page)->insert_anywhere && fits ? 0 :
-					   pbt_binsearch(st, page, &key),
-					   item.data, item.len, fits, InvalidBuffer);
+		insert_into_leaf(index, st, heapRel, buf, stack, &key, item.data,
+						 item.len, indexUnchanged);
 	}
 	pbt_free_stack(stack);
 	return is_unique;
@@ -518,12 +527,15 @@ copy_item(ItemCopies *copies, PbtItem *item)
  * new right page into the parent.  lpage is the left page built in backend
  * memory (keep: how many of the page's items it kept in place, or -1 if it
  * was rebuilt); the right page gets ritems[0..nright) and the page's high
- * key, in layout rtag.  Releases buf and cbuf.
+ * key, in layout rtag.  A leaf's run (in run_slot, or -1) holds
+ * kept[0..nkept) afterwards; its other entries went into the halves.
+ * Releases buf and cbuf.
  */
 static void
 write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 			Page lpage, int keep, StringInfo sep,
-			PbtItem *ritems, int nright, uint8 rtag, Buffer cbuf, int run_slot)
+			PbtItem *ritems, int nright, uint8 rtag, Buffer cbuf, int run_slot,
+			const PbtItem *kept, int nkept)
 {
 	Page		origpage = BufferGetPage(buf);
 	PbtPageOpaque oopaque = PbtPageGetOpaque(origpage);
@@ -571,7 +583,7 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		LockBuffer(runbuf, BUFFER_LOCK_EXCLUSIVE);
 	}
 	pbt_log_split(index, buf, lpage, keep, sep->data, sep->len, rbuf, rpage,
-				  sbuf, cbuf, runbuf, run_slot);
+				  sbuf, cbuf, runbuf, run_slot, kept, nkept);
 	if (BufferIsValid(runbuf))
 		UnlockReleaseBuffer(runbuf);
 	pfree(lpage);
@@ -669,7 +681,7 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 	}
 	rtag = pbt_choose_append_layout(st, layout, &items[1], nright);
 	write_split(index, st, buf, stack, lpage, s, &sep, &items[1], nright,
-				rtag, cbuf, -1);
+				rtag, cbuf, -1, NULL, 0);
 	pfree(sep.data);
 	pfree(items);
 	return true;
@@ -677,20 +689,21 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 
 /*
  * Merge a leaf's run (sorted) into items[0..n), sorted, which has room for
- * it; returns the new count.
+ * it; pending[k] says whether items[k] came from the run.  Returns the new
+ * count.
  */
 static int
-merge_run(PbtState *st, PbtItem *items, int n, const PbtRun *run)
+merge_run(PbtState *st, PbtItem *items, int n, const PbtRun *run,
+		  bool *pending)
 {
 	int			i = n - 1;
 	int			j = run->n - 1;
 
-	for (int k = n + run->n - 1; j >= 0; k--)
+	for (int k = n + run->n - 1; k >= 0; k--)
 	{
-		if (i >= 0 && pbt_item_cmp(st, &items[i], &run->items[j]) > 0)
-			items[k] = items[i--];
-		else
-			items[k] = run->items[j--];
+		pending[k] = j >= 0 &&
+			(i < 0 || pbt_item_cmp(st, &items[i], &run->items[j]) <= 0);
+		items[k] = pending[k] ? run->items[j--] : items[i--];
 	}
 	return n + run->n;
 }
@@ -730,6 +743,14 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	ItemCopies	copies = {NULL, 0};
 	PbtRun		run;
 	int			nitems;
+	bool	   *pending = NULL;
+	bool		keep_run = false;
+	bool		reinsert = false;
+	bool		in_place;
+	PbtItem    *litems;
+	int			nleft;
+	PbtItem    *kept = NULL;
+	int			nkept = 0;
 
 	/* a leaf's pending entries go into the halves too */
 	memset(&run, 0, sizeof(run));
@@ -756,7 +777,10 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	}
 	nitems = n + 1;
 	if (run.n > 0)
-		nitems = merge_run(st, items, nitems, &run);
+	{
+		pending = palloc(sizeof(bool) * (n + 1 + run.n));
+		nitems = merge_run(st, items, nitems, &run, pending);
+	}
 
 	/*
 	 * A leaf that would split may instead hold all its items and the new one
@@ -819,9 +843,44 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 							 has_hikey ? oldhikey.len : 0, leaf, appending,
 							 fillfactor, leaf && st->normalized);
 	}
-	if (s < 0)
-		elog(ERROR, "pagebtree: could not find a split point");
 	ltag = rtag = newlayout;
+	initStringInfo(&sep);
+	if (s < 0 && run.n > 0)
+	{
+		/*
+		 * No two pages hold the items with the run's entries: split the page
+		 * and its run without the new item, the left half keeping what it
+		 * cannot take pending, and insert the new item again afterwards.
+		 */
+		int			j = 0;
+
+		for (int i = 0; i < nitems; i++)
+		{
+			if (items[i].data == newitem)
+				continue;
+			pending[j] = pending[i];
+			items[j++] = items[i];
+		}
+		nitems = j;
+		reinsert = true;
+		s = pbt_split_keeping_run(st, items, pending, nitems,
+								  has_hikey ? &oldhikey : NULL, newlayout,
+								  &sep, &ltag, &rtag, &keep_run);
+	}
+	if (s < 0)
+	{
+		int			longest = 0;
+
+		for (int i = 0; i < nitems; i++)
+			longest = Max(longest, items[i].len);
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("pagebtree: could not split page %u of index \"%s\"",
+						BufferGetBlockNumber(buf),
+						RelationGetRelationName(index)),
+				 errdetail("No split point leaves both halves within a page: %d items (%d of them pending in the delta area, the longest %d bytes) in layout %s.",
+						   nitems, run.n, longest, layout->name)));
+	}
 
 	/*
 	 * Partition detection (after the paper's densifying split): if the items
@@ -832,7 +891,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * below a range's growing end.
 	 */
 	if (leaf && st->normalized && st->rebuilt_layout != 0 &&
-		pbt_layout_by_tag(st->rebuilt_layout)->run_span && !appending)
+		pbt_layout_by_tag(st->rebuilt_layout)->run_span && !appending &&
+		!reinsert)
 	{
 		int			end = pbt_partition_end(pbt_layout_by_tag(st->rebuilt_layout),
 											items, nitems);
@@ -842,8 +902,9 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	}
 
 	/* the separator becomes the left high key and the parent's new key */
-	initStringInfo(&sep);
-	if (leaf && st->normalized)
+	if (reinsert)
+		;						/* pbt_split_keeping_run chose it */
+	else if (leaf && st->normalized)
 		s = pbt_fit_leaf_split(st, items, nitems, s,
 							   has_hikey ? &oldhikey : NULL, newlayout, &sep,
 							   &ltag, &rtag);
@@ -862,30 +923,61 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * always rebuilt, so that its window ends at its new high key instead
 	 * of keeping slots for the keys that moved right.
 	 */
+	litems = items;
+	nleft = s;
+	if (keep_run)
+	{
+		litems = palloc(sizeof(PbtItem) * s);
+		kept = palloc(sizeof(PbtItem) * s);
+		nleft = 0;
+		for (int i = 0; i < s; i++)
+		{
+			if (pending[i])
+				kept[nkept++] = items[i];
+			else
+				litems[nleft++] = items[i];
+		}
+	}
+	/* are the left half's items the page's first nleft? */
+	in_place = true;
+	for (int i = 0; i < nleft; i++)
+		if (litems[i].data == newitem || (pending && !keep_run && pending[i]))
+			in_place = false;
 	lpage = memcpy(palloc(BLCKSZ), origpage, BLCKSZ);
 	sepitem.data = sep.data;
 	sepitem.len = sep.len;
-	keep = s;
-	if (pos < s || run.n > 0 || ltag != oopaque->layout ||
+	keep = nleft;
+	if (!in_place || ltag != oopaque->layout ||
 		(pbt_layout_by_tag(ltag)->flags & PBT_LF_SPLIT_REBUILDS) ||
-		(layout->truncate(lpage, s), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
+		(layout->truncate(lpage, nleft), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
 	{
-		pbt_page_rebuild_as(lpage, ltag, st, items, s, &sepitem);
+		pbt_page_rebuild_as(lpage, ltag, st, litems, nleft, &sepitem);
 		keep = -1;
 	}
 
 	/* key-adaption: the halves inherit the page's counter */
-	if (pbt_adapt_leaf(st, lpage, oopaque->op_counter, items, s, &sepitem))
+	if (pbt_adapt_leaf(st, lpage, oopaque->op_counter, litems, nleft, &sepitem))
 		keep = -1;
 
 	/* on inner pages, the right page's first key is -inf */
 	if (!leaf)
 		items[s].len = dl;
 	write_split(index, st, buf, stack, lpage, keep, &sep, items + s,
-				nitems - s, rtag, cbuf, run.n > 0 ? run.slot : -1);
+				nitems - s, rtag, cbuf, run.n > 0 ? run.slot : -1, kept, nkept);
 	pfree(items);
 	pbt_run_free(&run);
 	pfree(sep.data);
+	if (reinsert)
+	{
+		PbtSearchKey key;
+		PbtStack	newstack;
+
+		pbt_key_from_item(st, newitem, newlen, &key);
+		newstack = pbt_search(index, st, &key, &buf, BUFFER_LOCK_EXCLUSIVE, 0);
+		insert_into_leaf(index, st, NULL, buf, newstack, &key, newitem, newlen,
+						 false);
+		pbt_free_stack(newstack);
+	}
 }
 
 /*

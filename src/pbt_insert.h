@@ -20,6 +20,10 @@ extern int	pbt_choose_split(const PbtLayout *layout, const PbtItem *items,
 extern int	pbt_fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0,
 							   PbtItem *oldhikey, uint8 fallback,
 							   StringInfo sep, uint8 *ltag, uint8 *rtag);
+extern int	pbt_split_keeping_run(PbtState *st, PbtItem *items,
+								  const bool *pending, int n, PbtItem *oldhikey,
+								  uint8 fallback, StringInfo sep, uint8 *ltag,
+								  uint8 *rtag, bool *keep);
 extern int	pbt_partition_end(const PbtLayout *layout, const PbtItem *items,
 							  int n);
 

@@ -275,6 +275,82 @@ pbt_fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0,
 }
 
 /*
+ * Does a leaf half of these items fit: as half_fits with normalized keys;
+ * in comparator mode in fallback, the layout it planned with.
+ */
+static bool
+leaf_half_fits(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
+			   uint8 fallback, uint8 *tag)
+{
+	if (st->normalized)
+		return half_fits(st, items, n, hikey, fallback, tag);
+	*tag = fallback;
+	return pbt_layout_by_tag(fallback)->space_needed(items, n, true) +
+		(hikey ? MAXALIGN(hikey->len) : 0) <= PBT_USABLE_SPACE;
+}
+
+/*
+ * A leaf and its run whose entries fit in no two pages (pbt_choose_split
+ * found no point): a page of one key's duplicates, which a prefix-truncating
+ * layout stores in a few bytes each, with pending entries on both sides that
+ * do not share their prefix, would need three.  Then the left half may keep
+ * its share of the run pending instead of taking it in: items[0..n) are the
+ * page's items and the run's, sorted (pending[] marks the run's).  Returns
+ * the split point nearest the balance of bytes where the right half (all
+ * items from it) fits and the left half either takes all items below it
+ * (*keep = false) or only the page's (*keep = true: the run's entries below
+ * it stay pending); -1 if none.  sep, ltag and rtag as pbt_fit_leaf_split.
+ */
+int
+pbt_split_keeping_run(PbtState *st, PbtItem *items, const bool *pending,
+					  int n, PbtItem *oldhikey, uint8 fallback, StringInfo sep,
+					  uint8 *ltag, uint8 *rtag, bool *keep)
+{
+	PbtItem    *pageitems = palloc(sizeof(PbtItem) * n);
+	int		   *npage = palloc(sizeof(int) * (n + 1));
+	int			total = 0;
+	int			left = 0;
+	int			s0 = 1;
+	int			found = -1;
+
+	/* npage[s]: how many of the page's items are below split point s */
+	npage[0] = 0;
+	for (int i = 0; i < n; i++)
+	{
+		if (!pending[i])
+			pageitems[npage[i]] = items[i];
+		npage[i + 1] = npage[i] + (pending[i] ? 0 : 1);
+		total += items[i].len;
+	}
+	while (s0 < n - 1 && 2 * (left += items[s0 - 1].len) < total)
+		s0++;
+
+	for (int d = 0; d < n && found < 0; d++)
+	{
+		for (int side = 0; side < (d == 0 ? 1 : 2) && found < 0; side++)
+		{
+			int			s = side == 0 ? s0 - d : s0 + d;
+			PbtItem		hikey;
+
+			if (s < 1 || s >= n ||
+				!leaf_half_fits(st, items + s, n - s, oldhikey, fallback, rtag))
+				continue;
+			pbt_separator(st, &items[s - 1], &items[s], sep);
+			hikey.data = sep->data;
+			hikey.len = sep->len;
+			*keep = !leaf_half_fits(st, items, s, &hikey, fallback, ltag);
+			if (!*keep ||
+				(npage[s] > 0 && npage[s] < s &&
+				 leaf_half_fits(st, pageitems, npage[s], &hikey, fallback, ltag)))
+				found = s;
+		}
+	}
+	pfree(pageitems);
+	pfree(npage);
+	return found;
+}
+
+/*
  * If items [0, s) could make one page of layout (filled by runs: dense, see
  * PbtLayout.run_span) and items[s] starts another partition (its key
  * differs before the numeric tail, or its tail is more than a page's worth

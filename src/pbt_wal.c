@@ -123,9 +123,9 @@ pbt_redo_split(XLogReaderState *record)
 	}
 
 	/*
-	 * The left page's run went into the halves.  The halves stay locked
-	 * until the run is cleared, so that a hot-standby reader never sees
-	 * both (pbt_run_read).
+	 * The left page's run went into the halves, but for the entries that
+	 * stay pending.  The halves stay locked until the run is set, so that a
+	 * hot-standby reader never sees an entry in both (pbt_run_read).
 	 */
 	if (xlrec->run_slot >= 0)
 	{
@@ -134,8 +134,10 @@ pbt_redo_split(XLogReaderState *record)
 		if (XLogReadBufferForRedo(record, 4, &rbuf) == BLK_NEEDS_REDO)
 		{
 			Page		page = BufferGetPage(rbuf);
+			Size		len;
+			char	   *kept = XLogRecGetBlockData(record, 4, &len);
 
-			pbt_side_run_set(page, xlrec->run_slot, NULL, 0, true);
+			pbt_side_run_set_packed(page, xlrec->run_slot, kept, len);
 			PageSetLSN(page, record->EndRecPtr);
 			MarkBufferDirty(rbuf);
 		}
@@ -512,14 +514,16 @@ pbt_log_insert(Relation index, Buffer buf, int pos, const char *data, int len,
  * the exclusively locked pages in lbuf (the page that split) and rbuf (its
  * new right sibling), point the old right sibling in sbuf (if valid) back at
  * rbuf, clear the incomplete-split flag of the child in cbuf (if valid), and
- * log it all as one atomic change.  keep >= 0 says that lpage is lbuf's page
+ * log it all as one atomic change; a leaf's run in run_slot (>= 0) on the
+ * side page in runbuf holds kept[0..nkept) afterwards.  keep >= 0 says that lpage is lbuf's page
  * truncated to its first keep items with hikey as its new high key (redo
  * repeats that); keep < 0 that lpage was rebuilt, and it is logged whole.
  */
 void
 pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 			  const char *hikey, int hikeylen, Buffer rbuf, Page rpage,
-			  Buffer sbuf, Buffer cbuf, Buffer runbuf, int run_slot)
+			  Buffer sbuf, Buffer cbuf, Buffer runbuf, int run_slot,
+			  const PbtItem *kept, int nkept)
 {
 	BlockNumber rblkno = BufferGetBlockNumber(rbuf);
 
@@ -537,6 +541,8 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 		Buffer		bufs[4] = {lbuf, rbuf, sbuf, cbuf};
 		xl_pbt_split xlrec;
 		XLogRecPtr	recptr;
+		int			keptlen = 0;
+		char	   *keptdata = nkept > 0 ? pbt_run_pack(kept, nkept, &keptlen) : NULL;
 
 		xlrec.keep = keep;
 		xlrec.run_slot = run_slot;
@@ -545,7 +551,7 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 		memcpy(BufferGetPage(rbuf), rpage, BLCKSZ);
 		if (run_slot >= 0)
 		{
-			pbt_side_run_set(BufferGetPage(runbuf), run_slot, NULL, 0, true);
+			pbt_side_run_set(BufferGetPage(runbuf), run_slot, kept, nkept, true);
 			MarkBufferDirty(runbuf);
 		}
 		if (BufferIsValid(sbuf))
@@ -572,7 +578,11 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 		if (BufferIsValid(cbuf))
 			XLogRegisterBuffer(3, cbuf, REGBUF_STANDARD);
 		if (run_slot >= 0)
+		{
 			XLogRegisterBuffer(4, runbuf, REGBUF_STANDARD);
+			if (nkept > 0)
+				XLogRegisterBufData(4, keptdata, keptlen);
+		}
 		recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_SPLIT);
 		for (int i = 0; i < 4; i++)
 			if (BufferIsValid(bufs[i]))
@@ -580,6 +590,8 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 		if (run_slot >= 0)
 			PageSetLSN(BufferGetPage(runbuf), recptr);
 		END_CRIT_SECTION();
+		if (keptdata)
+			pfree(keptdata);
 	}
 	else
 	{
@@ -598,7 +610,7 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 		Assert(run_slot < 0 || !BufferIsValid(cbuf));
 		if (run_slot >= 0)
 			pbt_side_run_set(GenericXLogRegisterBuffer(xlog, runbuf, 0),
-							 run_slot, NULL, 0, true);
+							 run_slot, kept, nkept, true);
 		GenericXLogFinish(xlog);
 	}
 }

@@ -65,9 +65,10 @@ typedef struct xl_pbt_insert
 typedef struct xl_pbt_split
 {
 	int16		keep;			/* items kept in place on the left, or -1 */
-	int16		run_slot;		/* the slot of the left page's run, which
-								 * the split folded, on side page block 4;
-								 * -1 = none */
+	int16		run_slot;		/* the slot of the left page's run on side
+								 * page block 4, whose block data are the
+								 * entries that stay pending there (none:
+								 * the split folded them all); -1 = none */
 } xl_pbt_split;
 
 /*
@@ -159,7 +160,8 @@ extern void pbt_log_delete(Relation index, Buffer buf, const int *positions,
 extern void pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 						  const char *hikey, int hikeylen, Buffer rbuf,
 						  Page rpage, Buffer sbuf, Buffer cbuf,
-						  Buffer runbuf, int run_slot);
+						  Buffer runbuf, int run_slot, const PbtItem *kept,
+						  int nkept);
 extern bool pbt_log_reuse_page(Relation index, BlockNumber blkno,
 							   FullTransactionId safexid);
 

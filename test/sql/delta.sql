@@ -167,3 +167,25 @@ INSERT INTO d_tmp SELECT (i * 7919) % 100003 FROM generate_series(1, 5000) i;
 SELECT pagebtree_check('d_tmp_k', true);
 SELECT * FROM pbt_cmp('SELECT k FROM d_tmp WHERE k BETWEEN 500 AND 50000 ORDER BY k');
 DROP TABLE d_unl, d_tmp;
+
+-- 7. a leaf of one long key's duplicates, which its prefix stores in a few
+-- bytes each, with pending entries on both sides of them that do not share
+-- it: the leaf's items and its run fit in no two pages.  The split keeps
+-- the left entry pending (the left half's run) and inserts the new entry
+-- again; this failed with "could not find a split point".
+CREATE TABLE d_dup (id serial, s text COLLATE "C");
+CREATE INDEX d_dup_s ON d_dup USING pagebtree (s) WITH (delta = on, delta_threshold = 20);
+INSERT INTO d_dup (s) SELECT 'b' || repeat(md5('x'), 12) FROM generate_series(1, 600);
+INSERT INTO d_dup (s) VALUES ('a' || repeat(md5('y'), 12)), ('c' || repeat(md5('z'), 12));
+SELECT leaf, entries FROM pagebtree_runs('d_dup_s') ORDER BY leaf;
+INSERT INTO d_dup (s) SELECT 'b' || repeat(md5('x'), 12) FROM generate_series(1, 300);
+SELECT leaf, entries FROM pagebtree_runs('d_dup_s') WHERE entries > 0 ORDER BY leaf;
+SELECT pagebtree_check('d_dup_s', true);
+SELECT * FROM pbt_cmp('SELECT s, id FROM d_dup WHERE s > '''' ORDER BY s, id');
+SELECT * FROM pbt_cmp('SELECT id FROM d_dup WHERE s < ''b'' ORDER BY s DESC');
+SELECT * FROM pbt_cmp('SELECT id FROM d_dup WHERE s > ''c''', 'bitmap');
+SELECT count(*), count(DISTINCT s) FROM d_dup;
+VACUUM d_dup;
+SELECT pagebtree_check('d_dup_s', true);
+SELECT * FROM pbt_cmp('SELECT s, id FROM d_dup WHERE s > '''' ORDER BY s DESC, id DESC');
+DROP TABLE d_dup;

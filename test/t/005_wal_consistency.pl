@@ -167,6 +167,22 @@ $primary->safe_psql('postgres',
 $runs = pbt_runs($primary, \@delta);
 note "delta indexes: $runs->{entries} entries pending in $runs->{runs} runs, $runs->{folds} folds";
 
+# a leaf of one long key's duplicates (a few bytes each under the page's
+# prefix) with pending entries on both sides that do not share it: no two
+# pages hold them all, so the split keeps the left entry pending (the split
+# record sets the left half's run to it)
+$primary->safe_psql('postgres', q{
+CREATE TABLE wd (id serial, s text COLLATE "C");
+CREATE INDEX wd_s ON wd USING pagebtree (s) WITH (delta = on, delta_threshold = 20);
+INSERT INTO wd (s) SELECT 'b' || repeat(md5('x'), 12) FROM generate_series(1, 600);
+INSERT INTO wd (s) VALUES ('a' || repeat(md5('y'), 12)), ('c' || repeat(md5('z'), 12));
+INSERT INTO wd (s) SELECT 'b' || repeat(md5('x'), 12) FROM generate_series(1, 300);
+});
+is($primary->safe_psql('postgres', q{
+SELECT string_agg(leaf || ':' || entries, ',' ORDER BY leaf)
+  FROM pagebtree_runs('wd_s') WHERE entries > 0}),
+	'2:1,3:3', "wd_s: the split kept an entry pending in the left half's run");
+
 # the records of the delta area, counted by pg_waldump (which names records
 # of a custom resource manager by number: custom140, UNKNOWN (info))
 {
@@ -235,7 +251,7 @@ ok(!$standby->log_contains('inconsistent page'),
 
 delta_scans($standby, 'standby');
 
-my $runs_q = 'SELECT i, r.* FROM unnest(ARRAY[' . join(', ', map { "'$_'" } @delta)
+my $runs_q = 'SELECT i, r.* FROM unnest(ARRAY[' . join(', ', map { "'$_'" } @delta, 'wd_s')
   . ']) i, LATERAL pagebtree_runs(i::regclass) r ORDER BY 1, 2';
 my $runs_p = $primary->safe_psql('postgres', $runs_q);
 is($standby->safe_psql('postgres', $runs_q), $runs_p,
@@ -252,7 +268,7 @@ SELECT count(*), sum(id), md5(string_agg(title, ',' ORDER BY title, id))
 is($standby->safe_psql('postgres', $digest), $expected,
 	'standby: index scan returns the rows of a sequential scan on the primary');
 
-for my $idx (sort keys %indexes)
+for my $idx (sort(keys %indexes), 'wd_s')
 {
 	my ($ret, $out, $err) =
 	  $standby->psql('postgres', "SELECT pagebtree_check('$idx', true)");
@@ -271,6 +287,11 @@ is($primary->safe_psql('postgres', $runs_q), $runs_p,
 	'primary after crash recovery: the same runs');
 delta_scans($primary, 'primary after crash recovery');
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'w');
+pbt_check_indexes($primary, 'primary after crash recovery', table => 'wd');
+my $wd_q = q{SELECT count(*), md5(string_agg(s || id, ',' ORDER BY s, id)) FROM wd WHERE s > ''};
+is($primary->safe_psql('postgres', "SET enable_seqscan = off; SET enable_bitmapscan = off; $wd_q"),
+	$primary->safe_psql('postgres', "SET enable_indexscan = off; SET enable_bitmapscan = off; $wd_q"),
+	'primary after crash recovery: wd_s returns the rows of a sequential scan');
 
 $standby->stop;
 $primary->stop;
