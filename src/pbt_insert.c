@@ -938,6 +938,10 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 				litems[nleft++] = items[i];
 		}
 	}
+	if (reinsert)
+		elog(DEBUG1, "pagebtree: split of block %u of index \"%s\" without the new entry keeps %d of its run's %d entries pending",
+			 BufferGetBlockNumber(buf), RelationGetRelationName(index), nkept,
+			 run.n);
 	/* are the left half's items the page's first nleft? */
 	in_place = true;
 	for (int i = 0; i < nleft; i++)
