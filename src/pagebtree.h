@@ -49,6 +49,7 @@ typedef struct PbtOptions
 	int			bpa_block_size; /* BPA leaves: slots per block */
 	int			delta;			/* PbtDeltaOption */
 	double		delta_threshold;	/* a run folds at this % of a page */
+	bool		deduplicate_items;	/* posting leaves for one key's entries */
 } PbtOptions;
 
 /* descent stack: parent pages visited, for inserting downlinks */

@@ -562,6 +562,23 @@ used_space(Page page)
 static void add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len);
 
 /*
+ * Could the leaf being filled and the item (data, len) after its items make
+ * a posting leaf: are they one key?  Sorted, so the first item tells.
+ */
+static bool
+posting_candidate(PbtState *st, Page page, const char *data, int len)
+{
+	PbtItem		first;
+	PbtItemBuf	buf;
+
+	if (!st->posting || pbt_layout(page)->count(page) == 0)
+		return false;
+	pbt_layout(page)->get(page, 0, &first, &buf);
+	return first.len == len && len > PBT_TID_BYTES &&
+		memcmp(first.data, data, len - PBT_TID_BYTES) == 0;
+}
+
+/*
  * A leaf is done: its layout may rearrange it (BPA makes room for flushes),
  * and key-adaption sets its counter.
  */
@@ -632,6 +649,7 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	const PbtLayout *rebuilt = leaf && st->rebuilt_layout != 0 ?
 		pbt_layout_by_tag(st->rebuilt_layout) : NULL;
 	bool		runs = rebuilt != NULL && rebuilt->run_span != NULL;
+	bool		posting = leaf && posting_candidate(st, page, item, len);
 	bool		placed = false;
 	int			fill = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
 	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
@@ -673,7 +691,7 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 
 		if (layout->flags & PBT_LF_REBUILT)
 			full = full || !layout->takes(page, item, len);
-		else if (full && rebuilt && (!runs || span > 0))
+		else if (full && ((rebuilt && (!runs || span > 0)) || posting))
 		{
 			PbtItem		more = {item, len};
 
@@ -716,8 +734,9 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		 * for a high key as long as an item, which the separator is not
 		 * longer than.
 		 */
-		if (!(rebuilt && !(layout->flags & PBT_LF_REBUILT) &&
-			  (!runs || lb->run_span > 0) &&
+		if (!(!(layout->flags & PBT_LF_REBUILT) &&
+			  ((rebuilt && (!runs || lb->run_span > 0)) ||
+			   (leaf && posting_candidate(st, page, lastleft.data, lastleft.len))) &&
 			  rebuild_leaf(bs, lb, NULL, &hikey)) &&
 			!pbt_page_set_hikey(page, sep.data, sep.len))
 			elog(ERROR, "pagebtree build: high key does not fit");
@@ -781,8 +800,15 @@ finish_levels(BuildState *bs, uint32 *rootlevel)
 				pbt_layout_by_tag(bs->st->rebuilt_layout) : NULL;
 
 			/* the last leaf, rebuilt by the same rule as the others */
-			if (rebuilt && !(pbt_layout(page)->flags & PBT_LF_REBUILT) &&
-				(rebuilt->run_span == NULL || lb->run_span > 0))
+			int			n = pbt_layout(page)->count(page);
+			PbtItem		last;
+			PbtItemBuf	lastbuf;
+
+			if (n > 0)
+				pbt_layout(page)->get(page, n - 1, &last, &lastbuf);
+			if (!(pbt_layout(page)->flags & PBT_LF_REBUILT) &&
+				((rebuilt && (rebuilt->run_span == NULL || lb->run_span > 0)) ||
+				 (n > 0 && posting_candidate(bs->st, page, last.data, last.len))))
 				rebuild_leaf(bs, lb, NULL, NULL);
 			finish_leaf(bs->st, page);
 		}

@@ -78,6 +78,10 @@ _PG_init(void)
 					   "A leaf's pending entries fold into it at this percentage of a page (0: 5 when preloaded, else 10)",
 					   PBT_DEFAULT_DELTA_THRESHOLD, 0, 20, ShareUpdateExclusiveLock);
 
+	add_bool_reloption(pbt_relopt_kind, "deduplicate_items",
+					   "Leaves of one key's entries store the key once (posting leaves)",
+					   true, ShareUpdateExclusiveLock);
+
 	DefineCustomBoolVariable("pagebtree.ablate_leaf_hints",
 							 "Heads leaves are searched without their hints.",
 							 "For measuring what the hints are worth: they are "
@@ -126,6 +130,7 @@ pbtoptions(Datum reloptions, bool validate)
 		{"bpa_block_size", RELOPT_TYPE_INT, offsetof(PbtOptions, bpa_block_size)},
 		{"delta", RELOPT_TYPE_ENUM, offsetof(PbtOptions, delta)},
 		{"delta_threshold", RELOPT_TYPE_REAL, offsetof(PbtOptions, delta_threshold)},
+		{"deduplicate_items", RELOPT_TYPE_BOOL, offsetof(PbtOptions, deduplicate_items)},
 	};
 	PbtOptions *opts;
 

@@ -830,18 +830,20 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * halves that are not).
 	 */
 	plantag = newlayout;
-	if (st->rebuilt_layout != 0 && oopaque->layout == st->rebuilt_layout)
+	if (layout->flags & PBT_LF_REBUILT)
 		plantag = oopaque->layout;
 	s = pbt_choose_split(pbt_layout_by_tag(plantag),
 						 items, nitems, has_hikey ? oldhikey.len : 0, leaf,
-						 appending, fillfactor, leaf && st->normalized);
+						 appending, fillfactor, leaf && st->normalized,
+						 leaf && st->normalized && !st->has_include);
 	if (s < 0 && newlayout != oopaque->layout)
 	{
 		/* the items only fit in two pages of the denser layout they are in */
 		newlayout = oopaque->layout;
 		s = pbt_choose_split(layout, items, nitems,
 							 has_hikey ? oldhikey.len : 0, leaf, appending,
-							 fillfactor, leaf && st->normalized);
+							 fillfactor, leaf && st->normalized,
+							 leaf && st->normalized && !st->has_include);
 	}
 	ltag = rtag = newlayout;
 	initStringInfo(&sep);

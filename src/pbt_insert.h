@@ -16,7 +16,7 @@
 extern int	pbt_choose_split(const PbtLayout *layout, const PbtItem *items,
 							 int n, int hikeylen, bool leaf,
 							 bool append_rightmost, int fillfactor,
-							 bool bytewise);
+							 bool bytewise, bool tid_last);
 extern int	pbt_fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0,
 							   PbtItem *oldhikey, uint8 fallback,
 							   StringInfo sep, uint8 *ltag, uint8 *rtag);

@@ -61,6 +61,8 @@ typedef struct PbtState
 	uint8		rebuilt_layout; /* tag of the PBT_LF_REBUILT layout that
 								 * rebuilt leaves may take, 0 = none */
 	uint8		rebuilt_when;	/* PBT_REBUILT_*: when they take it */
+	bool		posting;		/* rebuilt leaves of one key's entries may be
+								 * posting leaves (deduplicate_items) */
 	bool		adaptive;		/* heads leaves with string-like keys may
 								 * become fingerprint leaves (layout = auto) */
 	uint8		layout_param[PBT_MAX_LAYOUTS];	/* layout_param of pages by

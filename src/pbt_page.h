@@ -64,6 +64,9 @@
 #define PBT_LAYOUT_FINGERPRINT 7	/* 1-byte key hashes over sorted and
 										 * unsorted slots (normalized-key leaves
 										 * without INCLUDE columns) */
+#define PBT_LAYOUT_POSTING	8		/* one key, its heap TIDs in a sorted
+										 * array (normalized-key leaves
+										 * without INCLUDE columns) */
 #define PBT_META_LAYOUT		PBT_LAYOUT_PLAIN	/* the metapage's tag: it has
 												 * no items */
 
@@ -195,8 +198,11 @@ typedef struct PbtItem
 	(BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(PbtPageOpaqueData)))
 #define PBT_MAX_ITEM_SIZE \
 	(MAXALIGN_DOWN(PBT_USABLE_SPACE / 3) - sizeof(PbtSlot) - 2 * MAXIMUM_ALIGNOF)
-/* a hard bound for arrays indexed by slot: every item has at least a byte */
-#define PBT_MAX_ITEMS_PER_PAGE (PBT_USABLE_SPACE / (sizeof(PbtSlot) + 1))
+/*
+ * A hard bound for arrays indexed by position: every item takes at least 4
+ * bytes (a slot and a byte, or a posting leaf's TID)
+ */
+#define PBT_MAX_ITEMS_PER_PAGE (PBT_USABLE_SPACE / 4)
 
 /* inner items are child block number + separator */
 #define PBT_DOWNLINK_SIZE(st)	((st)->normalized ? sizeof(BlockNumber) : MAXALIGN(sizeof(BlockNumber)))

@@ -185,6 +185,15 @@ pbt_set_layouts(PbtState *st, const PbtOptions *opts, bool has_string_column)
 		st->rebuilt_when = option == PBT_LAYOUT_OPTION_DEFAULT ?
 			PBT_REBUILT_SMALLER : PBT_REBUILT_ELIGIBLE;
 
+	/*
+	 * Posting leaves (one key's entries, the key stored once) where they
+	 * are smaller, by default: items must end in the heap TID, so not with
+	 * INCLUDE columns, and a forced layout stays what it was asked to be.
+	 */
+	st->posting = st->normalized && !st->has_include &&
+		option == PBT_LAYOUT_OPTION_DEFAULT &&
+		(opts == NULL || opts->deduplicate_items);
+
 	/* every layout's page parameter (BPA: geometry), kept by rebuilds */
 	for (int tag = 0; tag < PBT_MAX_LAYOUTS; tag++)
 	{
@@ -203,7 +212,8 @@ pbt_set_layouts(PbtState *st, const PbtOptions *opts, bool has_string_column)
 /*
  * The layout of a leaf rebuilt to hold these sorted items and high key
  * (NULL: none) after a split, instead of a split, or at the end of a
- * bulk-built page: the index's rebuilt layout (dense or semidense) where
+ * bulk-built page: posting where the items are one key's and that is
+ * smaller (deduplicate_items); else the index's rebuilt layout (dense or semidense) where
  * the items qualify and, by default, take fewer bytes than in the index's
  * leaf layout (heads, wherever there is a rebuilt layout), else the leaf
  * layout.
@@ -214,6 +224,10 @@ pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey)
 	const PbtLayout *rebuilt;
 	int			bytes;
 
+	if (st->posting &&
+		pbt_layout_by_tag(PBT_LAYOUT_POSTING)->fits(items, n, hikey, &bytes) &&
+		bytes < pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, true))
+		return PBT_LAYOUT_POSTING;
 	if (st->rebuilt_layout == 0)
 		return st->leaf_layout;
 	rebuilt = pbt_layout_by_tag(st->rebuilt_layout);

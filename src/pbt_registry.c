@@ -20,6 +20,7 @@ extern const PbtLayout pbt_layout_dense;
 extern const PbtLayout pbt_layout_semidense;
 extern const PbtLayout pbt_layout_bpa;
 extern const PbtLayout pbt_layout_fingerprint;
+extern const PbtLayout pbt_layout_posting;
 
 /* layouts by tag (see pbt_layout); NULL for an unknown tag */
 const PbtLayout *const pbt_layouts[256] = {
@@ -31,6 +32,7 @@ const PbtLayout *const pbt_layouts[256] = {
 	[PBT_LAYOUT_SEMIDENSE] = &pbt_layout_semidense,
 	[PBT_LAYOUT_BPA] = &pbt_layout_bpa,
 	[PBT_LAYOUT_FINGERPRINT] = &pbt_layout_fingerprint,
+	[PBT_LAYOUT_POSTING] = &pbt_layout_posting,
 };
 
 void

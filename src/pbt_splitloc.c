@@ -61,6 +61,14 @@ right_bytes(const SplitPlan *sp, int s)
 	return sp->right_bytes[s];
 }
 
+/* do two items that end in their heap TIDs have one key? */
+static inline bool
+same_key(const PbtItem *a, const PbtItem *b)
+{
+	return a->len == b->len &&
+		memcmp(a->data, b->data, a->len - PBT_TID_BYTES) == 0;
+}
+
 /* length of the shortest separator between items[s - 1] and items[s] */
 static int
 separator_len(const PbtItem *items, int s)
@@ -159,7 +167,7 @@ balance_point(const SplitPlan *sp)
 int
 pbt_choose_split(const PbtLayout *layout, const PbtItem *items, int n,
 				 int hikeylen, bool leaf, bool append_rightmost,
-				 int fillfactor, bool bytewise)
+				 int fillfactor, bool bytewise, bool tid_last)
 {
 	SplitPlan	sp = {layout, items, n, hikeylen, leaf, append_rightmost,
 	PBT_USABLE_SPACE * fillfactor / 100};
@@ -187,6 +195,39 @@ pbt_choose_split(const PbtLayout *layout, const PbtItem *items, int n,
 				bestdiff = diff;
 				best = s;
 			}
+		}
+	}
+
+	/*
+	 * A split inside one key's entries (items ending in their heap TIDs):
+	 * split at the key boundary nearest the balance point where both halves
+	 * fit instead (nbtree's "many duplicates" strategy).  The key's later
+	 * entries, which arrive with ascending TIDs, then fill the page that
+	 * holds only that key (a posting leaf) instead of splitting the page
+	 * that also holds the next key, which would leave half-empty pages of
+	 * the key behind for good.  A page of one key splits where it would.
+	 */
+	if (best > 0 && tid_last && !append_rightmost &&
+		same_key(&items[best - 1], &items[best]))
+	{
+		int			center = best;
+
+		for (int dist = 1; dist < n && best == center; dist++)
+		{
+			for (int s = center - dist; s <= center + dist; s += 2 * dist)
+			{
+				if (s >= 1 && s <= n - 1 &&
+					!same_key(&items[s - 1], &items[s]) && split_fits(&sp, s))
+				{
+					best = s;
+					break;
+				}
+			}
+		}
+		if (best != center)
+		{
+			pfree(sp.left_bytes);
+			return best;
 		}
 	}
 
