@@ -820,9 +820,13 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * after the last item of any leaf, where one of several interleaved
 	 * ascending ranges (a partition's ids) may grow.  A median split would
 	 * leave the left half half empty for good; with random keys, the cost
-	 * is that one split in a page's worth goes 90:10.
+	 * is that one split in a page's worth goes 90:10.  The leaf's pending
+	 * entries must all come after its items too (they are the appends
+	 * that the delta area absorbed).
 	 */
-	appending = pos == n && run.n == 0 && (PbtIsRightmost(oopaque) || leaf);
+	appending = pos == n && (PbtIsRightmost(oopaque) || leaf);
+	for (int i = 0; i < n && appending && run.n > 0; i++)
+		appending = !pending[i];
 
 	/*
 	 * Plan with the new layout's space needs; a dense (semidense) page's

@@ -8,14 +8,15 @@
  * An item is key (K bytes) || heap TID (PBT_TID_BYTES, big-endian block
  * and offset), and every item on a posting page has the same key.  The key
  * and the first bytes that all the page's TIDs share (the TID prefix: at
- * most the block number's two high bytes) are stored once; each TID keeps
- * the rest, width = PBT_TID_BYTES - TID prefix bytes (4 to 6):
+ * most the block number's three high bytes) are stored once; each TID keeps
+ * the rest, width = PBT_TID_BYTES - TID prefix bytes (3 to 6):
  *
  *   PageHeader | PostingHeader | tids[count] (width bytes each)
  *   -> pd_lower ... free ... pd_upper <- key || TID prefix, high key | special
  *
- * An int8 key then costs 4 bytes per entry where heads costs a slot (8
- * bytes) and the remainder, and btree's posting lists 6.  The dead-entry
+ * An int8 key then costs 3 or 4 bytes per entry where heads costs a slot
+ * (8 bytes) and the remainder, and btree's posting lists 6; a page holds at
+ * most PBT_MAX_ITEMS_PER_PAGE entries.  The dead-entry
  * hint is the top bit of the offset number's high byte (offsets stay below
  * 2^15), not WAL-logged and cleared by mask.
  *
@@ -36,7 +37,7 @@
 #include "pbt_slots.h"
 
 #define POSTING_CONVERT_TO		PBT_LAYOUT_HEADS
-#define POSTING_MAX_TID_PREFIX	2	/* bytes: the block number's high half */
+#define POSTING_MAX_TID_PREFIX	3	/* bytes of the block number */
 #define POSTING_MIN_WIDTH		(PBT_TID_BYTES - POSTING_MAX_TID_PREFIX)
 #define POSTING_DEAD			0x80	/* in a TID's byte width - 2 */
 
@@ -371,14 +372,15 @@ posting_truncate(Page page, int n)
 
 /*
  * Would a posting page loaded with exactly these sorted items and high key
- * (NULL: none) hold them?  They must all be one key.
+ * (NULL: none) hold them?  They must all be one key, and more than one
+ * entry of it.
  */
 static bool
 posting_fits(PbtItem *items, int n, PbtItem *hikey, int *bytes)
 {
 	int			need;
 
-	if (!one_key(items, n) || n > PBT_MAX_ITEMS_PER_PAGE)
+	if (n < 2 || !one_key(items, n) || n > PBT_MAX_ITEMS_PER_PAGE)
 		return false;
 	need = posting_bytes(items[0].len - PBT_TID_BYTES, width_for(items, n), n);
 	if (bytes)
@@ -395,12 +397,15 @@ posting_space_needed(const PbtItem *items, int n, bool leaf)
 							   window_target(POSTING_CONVERT_TO));
 }
 
-/* the build fills a posting page while items are its key (room: the engine) */
+/*
+ * The build fills a posting page while items are its key (room, widening
+ * included: the engine asks item_cost)
+ */
 static bool
 posting_takes(Page page, const char *data, int len)
 {
 	return posting_header(page)->count < PBT_MAX_ITEMS_PER_PAGE &&
-		width_needed(page, data, len) == posting_header(page)->width;
+		width_needed(page, data, len) > 0;
 }
 
 /* byte order of (rest, rlen) and a stored TID, as pbt_compare has it */

@@ -68,6 +68,8 @@ my %indexes = (
 	w_id_plain  => q{USING pagebtree (id) WITH (layout = 'plain')},
 	w_id_incl   => 'USING pagebtree (id) INCLUDE (pad)',
 	w_n         => 'USING pagebtree (n)',
+	# 40 values: posting leaves (widened, converted to heads, split)
+	w_len       => 'USING pagebtree (length(pad))',
 	# delta area, each with an order no other index gives (and none leading
 	# with url, which the lookups above must find in w_url): dense and
 	# plain leaves (ascending ids), heads, BPA and fingerprint leaves,
@@ -239,8 +241,9 @@ my %kinds = map { $_ => 1 } split /\n/, $primary->safe_psql('postgres', q{
 SELECT DISTINCT layout FROM pagebtree_layout_summary('w_id') UNION
 SELECT DISTINCT layout FROM pagebtree_layout_summary('w_id_incl') UNION
 SELECT DISTINCT layout FROM pagebtree_layout_summary('w_title_bpa') UNION
-SELECT DISTINCT layout FROM pagebtree_layout_summary('w_n')});
-ok($kinds{$_}, "the workload made $_ pages") for qw(dense semidense bpa plain heads);
+SELECT DISTINCT layout FROM pagebtree_layout_summary('w_n') UNION
+SELECT DISTINCT layout FROM pagebtree_layout_summary('w_len')});
+ok($kinds{$_}, "the workload made $_ pages") for qw(dense semidense bpa plain heads posting);
 ok($primary->safe_psql('postgres',
 		q{SELECT level FROM pagebtree_metapage('w_url')}) >= 1,
 	'the url index has split its root');

@@ -1,0 +1,103 @@
+--
+-- layout_posting: posting leaves (one key's entries, the key stored once,
+-- the heap TIDs in a sorted array; reloption deduplicate_items).  Each
+-- index is compared with a sequential scan (pbt_cmp) and a btree index on
+-- the same data, and checked with pagebtree_check after every step.
+--
+SET client_min_messages = warning;
+SET max_parallel_workers_per_gather = 0;
+
+CREATE TABLE lp (id int, v int8, t text COLLATE "C", pad text)
+    WITH (autovacuum_enabled = off);
+-- 10 values of v, 7 of t (some long), over more than 256 heap blocks, so
+-- that TIDs of one key need more stored bytes as the table grows
+INSERT INTO lp SELECT i, (i * 7919) % 10, 'status-' || (i % 7) || repeat('x', (i % 7) * 40),
+                      repeat('p', 60)
+FROM generate_series(1, 60000) i;
+CREATE INDEX lp_v ON lp USING pagebtree (v);
+CREATE INDEX lp_t ON lp USING pagebtree (t);
+CREATE INDEX lp_v_nodedup ON lp USING pagebtree (v) WITH (deduplicate_items = off);
+CREATE INDEX lp_v_btree ON lp USING btree (v);
+CREATE INDEX lp_t_btree ON lp USING btree (t);
+SELECT pg_relation_size('lp') / 8192 > 256 AS over_256_blocks;
+
+CREATE FUNCTION lp_leaves(idx regclass) RETURNS TABLE (layout text, pages bigint)
+LANGUAGE sql AS $$
+    SELECT layout, pages FROM pagebtree_layout_summary(idx)
+    WHERE page_type = 'leaf' ORDER BY 1
+$$;
+-- tree pages (not the delta area's, which an index gets without
+-- preloading) against btree's pages
+CREATE FUNCTION lp_size_ratio(idx regclass, base regclass) RETURNS numeric
+LANGUAGE sql AS $$
+    SELECT round((1 + sum(pages)) * 8192 / pg_relation_size(base), 2)
+    FROM pagebtree_layout_summary(idx) WHERE page_type IN ('leaf', 'inner')
+$$;
+CREATE FUNCTION lp_check() RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pagebtree_check('lp_v', true);
+    PERFORM pagebtree_check('lp_t', true);
+    PERFORM pagebtree_check('lp_v_nodedup', true);
+    RETURN true;
+END $$;
+
+-- the build: nearly all leaves are posting leaves (a key's last entries
+-- share a heads leaf with the next key's first), and the index is smaller
+-- than btree's (which deduplicates too) and than without them
+SELECT * FROM lp_leaves('lp_v');
+SELECT * FROM lp_leaves('lp_v_nodedup');
+SELECT lp_size_ratio('lp_v', 'lp_v_btree') AS v,
+       lp_size_ratio('lp_t', 'lp_t_btree') AS t,
+       lp_size_ratio('lp_v_nodedup', 'lp_v_btree') AS v_nodedup;
+SELECT lp_check();
+
+CREATE FUNCTION lp_queries() RETURNS TABLE (q text, plan_ok boolean, nrows bigint, ndiffs bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+    qs text[] := ARRAY[
+        'SELECT id FROM lp WHERE v = 3',
+        'SELECT v, id FROM lp WHERE v BETWEEN 2 AND 4 ORDER BY v, id',
+        'SELECT v FROM lp WHERE v >= 8 ORDER BY v DESC',
+        'SELECT v FROM lp WHERE v = ANY (''{0, 5, 11}'') ORDER BY v DESC',
+        'SELECT t FROM lp WHERE t > ''status-3'' ORDER BY t DESC',
+        'SELECT id FROM lp WHERE t = ''status-1'' || repeat(''x'', 40)'];
+    via text;
+BEGIN
+    FOREACH q IN ARRAY qs LOOP
+        FOREACH via IN ARRAY ARRAY['index', 'bitmap'] LOOP
+            IF via = 'bitmap' AND q ~ 'ORDER BY' THEN CONTINUE; END IF;
+            SELECT c.plan_ok, c.nrows, c.ndiffs INTO plan_ok, nrows, ndiffs
+              FROM pbt_cmp(q, via) c;
+            RETURN NEXT;
+        END LOOP;
+    END LOOP;
+END $$;
+SELECT * FROM lp_queries();
+
+-- kill_prior_tuple marks single entries of a posting leaf dead; VACUUM
+-- removes single entries
+DELETE FROM lp WHERE id % 3 = 0;
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*) FROM lp WHERE v = 3;
+SELECT count(*) FROM lp WHERE v = 3;
+RESET enable_seqscan; RESET enable_bitmapscan;
+VACUUM lp;
+SELECT lp_check();
+SELECT * FROM lp_queries();
+
+-- inserts in random key order, with new heap blocks: the key's entries fill
+-- posting leaves at the end of its range (the split moves to the key
+-- boundary); a new key converts a posting leaf to heads or splits it
+INSERT INTO lp SELECT i, (i * 7919) % 12, 'status-' || (i % 9), 'new'
+FROM generate_series(60001, 120000) i;
+SELECT lp_check();
+SELECT * FROM lp_queries();
+SELECT lp_size_ratio('lp_v', 'lp_v_btree') <= 0.8 AS small_v_after_inserts;
+
+-- off: no posting leaves, for new pages (ALTER INDEX SET) and rebuilds
+ALTER INDEX lp_v SET (deduplicate_items = off);
+REINDEX INDEX lp_v;
+SELECT * FROM lp_leaves('lp_v');
+SELECT pagebtree_check('lp_v', true);
+DROP TABLE lp;
+DROP FUNCTION lp_leaves(regclass), lp_size_ratio(regclass, regclass), lp_check(), lp_queries();
