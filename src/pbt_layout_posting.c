@@ -477,6 +477,32 @@ posting_mask(Page page)
 		tid_at(page, i)[hdr->width - 2] &= ~POSTING_DEAD;
 }
 
+/* scans call these for every row: the key and TID prefix are copied once */
+static void
+posting_iter_start(PbtIter *it)
+{
+	PostingHeader *hdr = posting_header(it->page);
+
+	it->cursor = prefix_len(hdr);
+	memcpy(it->buf.data, prefix_at(it->page), it->cursor);
+	it->primed = true;
+}
+
+static void
+posting_iter_next(PbtIter *it, PbtItem *item)
+{
+	PostingHeader *hdr = posting_header(it->page);
+	int			width = hdr->width;
+	char	   *tid = it->buf.data + it->cursor;
+
+	it->pos += it->step;
+	memcpy(tid, tid_at(it->page, it->pos), width);
+	it->dead = (tid[width - 2] & POSTING_DEAD) != 0;
+	tid[width - 2] &= ~POSTING_DEAD;
+	item->data = it->buf.data;
+	item->len = hdr->key_len + PBT_TID_BYTES;
+}
+
 static const char *
 posting_check(Page page)
 {
@@ -529,6 +555,8 @@ const PbtLayout pbt_layout_posting = {
 	.is_dead = posting_is_dead,
 	.mask = posting_mask,
 	.check = posting_check,
+	.iter_start = posting_iter_start,
+	.iter_next = posting_iter_next,
 	.convert_to = POSTING_CONVERT_TO,
 	.takes = posting_takes,
 };

@@ -65,6 +65,8 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	initStringInfo(&so->upperbuf);
 	initStringInfo(&so->lowerbuf);
 	initStringInfo(&so->resumebuf);
+	initStringInfo(&so->itup_key);
+	so->itup_key.len = -1;
 	so->currTuples.size = so->markTuples.size = 1024;
 	so->currTuples.data = palloc(so->currTuples.size);
 	so->pf_distance = pbt_prefetch_distance(index, false);
@@ -98,6 +100,7 @@ pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	for (int i = 0; i < so->nkeys; i++)
 		so->keys[i].required_fwd = so->keys[i].required_bwd = false;
 	pbt_preprocess_keys(scan);
+	so->itup_key.len = -1;
 	so->batch = RelationNeedsWAL(scan->indexRelation) ? SCAN_FIRST_BATCH : 0;
 
 	/*
@@ -299,6 +302,26 @@ form_itup_reusing(IndexScanDesc scan, Datum *values, bool *isnull)
 	return itup;
 }
 
+/* equality of short byte strings, inline (memcmp is a call per row here) */
+static inline bool
+bytes_equal(const char *a, const char *b, int len)
+{
+	for (; len >= (int) sizeof(uint64); a += 8, b += 8, len -= 8)
+	{
+		uint64		x;
+		uint64		y;
+
+		memcpy(&x, a, sizeof(uint64));
+		memcpy(&y, b, sizeof(uint64));
+		if (x != y)
+			return false;
+	}
+	while (len-- > 0)
+		if (*a++ != *b++)
+			return false;
+	return true;
+}
+
 static pg_noinline void
 return_itup(IndexScanDesc scan, ScanPosItem *pi)
 {
@@ -312,6 +335,22 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 	{
 		scan->xs_itup = (IndexTuple) data;
 		return;
+	}
+
+	/*
+	 * The entries of one key (a posting leaf's, or any run of duplicates)
+	 * differ only in the heap TID, which the executor takes from
+	 * xs_heaptid: the tuple formed for the first serves them all.
+	 */
+	if (!so->st->has_include)
+	{
+		int			keylen = pi->tuplen - PBT_TID_BYTES;
+
+		if (keylen == so->itup_key.len &&
+			bytes_equal(data, so->itup_key.data, keylen))
+			return;
+		resetStringInfo(&so->itup_key);
+		appendBinaryStringInfo(&so->itup_key, data, keylen);
 	}
 	/* (nothing to free when the last row's decoding allocated nothing) */
 	if (!so->tupcxt->isReset)

@@ -121,6 +121,8 @@ typedef struct PbtScanOpaqueData
 	MemoryContext tupcxt;		/* per returned index tuple */
 	char	   *itup_buf;		/* the returned index tuple, reused */
 	Size		itup_cap;
+	StringInfoData itup_key;	/* the key xs_itup holds (normalized, no
+								 * INCLUDE), or len -1 */
 	MemoryContext keycxt;		/* per rescan: array keys */
 	bool		qual_ok;
 	bool		empty_array;	/* qual_ok is false for an empty = ANY */
