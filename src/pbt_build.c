@@ -649,7 +649,6 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	const PbtLayout *rebuilt = leaf && st->rebuilt_layout != 0 ?
 		pbt_layout_by_tag(st->rebuilt_layout) : NULL;
 	bool		runs = rebuilt != NULL && rebuilt->run_span != NULL;
-	bool		posting = leaf && posting_candidate(st, page, item, len);
 	bool		placed = false;
 	int			fill = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
 	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
@@ -691,7 +690,8 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 
 		if (layout->flags & PBT_LF_REBUILT)
 			full = full || !layout->takes(page, item, len);
-		else if (full && ((rebuilt && (!runs || span > 0)) || posting))
+		else if (full && ((rebuilt && (!runs || span > 0)) ||
+						  (leaf && posting_candidate(st, page, item, len))))
 		{
 			PbtItem		more = {item, len};
 

@@ -110,8 +110,9 @@ CREATE INDEX ${table}_s ON $table USING pagebtree (s);
 ));
 	# normalized text keys in BPA leaves (a small insert log, so that
 	# flushes and block splits are frequent), a multi-column index with a
-	# DESC column and an INCLUDE column, and a unique index with fingerprint
-	# leaves
+	# DESC column and an INCLUDE column, a unique index with fingerprint
+	# leaves, and 13 keys of about 2,000 entries or more each (posting
+	# leaves)
 	$node->safe_psql(
 		'postgres', qq(
 CREATE INDEX ${table}_sc ON $table USING pagebtree (s COLLATE "C")
@@ -119,6 +120,7 @@ CREATE INDEX ${table}_sc ON $table USING pagebtree (s COLLATE "C")
 CREATE INDEX ${table}_ks ON $table USING pagebtree (k DESC, s COLLATE "C") INCLUDE (id);
 CREATE UNIQUE INDEX ${table}_id ON $table USING pagebtree (id)
   WITH (layout = fingerprint);
+CREATE INDEX ${table}_km ON $table USING pagebtree ((k % 13));
 )) unless $opts{basic};
 	# indexes with a delta area (see the top of this file)
 	$node->safe_psql(
@@ -126,6 +128,7 @@ CREATE UNIQUE INDEX ${table}_id ON $table USING pagebtree (id)
 CREATE INDEX ${table}_dpk ON $table USING pagebtree (pad COLLATE "C", k) INCLUDE (id)
   WITH (delta = on);
 CREATE INDEX ${table}_dls ON $table USING pagebtree (lower(s)) WITH (delta = on);
+CREATE INDEX ${table}_dkm ON $table USING pagebtree ((k % 7)) WITH (delta = on);
 )) if $opts{delta};
 	return;
 }
@@ -549,6 +552,22 @@ sub pbt_verify
 			"SELECT id, k FROM $t WHERE id = ANY(ARRAY[$lo, $lo + 1, $lo + 17, $lo + 1000]) ORDER BY id", 1 ];
 	}
 
+	if ($have{"${t}_km"})
+	{
+		my $m = int(rand(13));
+		push @checks,
+		  [ "k % 13 = $m, 12 (posting leaves)", qr/Index Scan using ${t}_km on $t/,
+			"SELECT k % 13, k, id FROM $t WHERE k % 13 IN ($m, 12) ORDER BY k % 13", 1 ],
+		  [ "k % 13 > $m backward (posting leaves)", qr/Index Scan Backward using ${t}_km on $t/,
+			"SELECT k % 13, k, id FROM $t WHERE k % 13 > $m ORDER BY k % 13 DESC", 1 ];
+	}
+	if ($have{"${t}_dkm"})
+	{
+		my $m = int(rand(7));
+		push @checks,
+		  [ "k % 7 = $m delta (posting leaves)", qr/Index Scan using ${t}_dkm on $t/,
+			"SELECT k % 7, k, id FROM $t WHERE k % 7 = $m ORDER BY k % 7", 1 ];
+	}
 	if ($have{"${t}_dpk"})
 	{
 		my $lo = int(rand(50000));
