@@ -60,6 +60,9 @@ for my $setup (@setups)
 	pbt_load($node, 1, 30000);
 	pbt_load($node, 1, 400, copies => 5);    # some duplicates
 
+	ok( $node->safe_psql('postgres',
+			"SELECT count(*) FROM pagebtree_layout_summary('t_km') WHERE layout = 'posting'") > 0,
+		"$name: t_km (13 keys) has posting leaves after the load");
 	my $level = $node->safe_psql('postgres',
 		"SELECT level FROM pagebtree_metapage('t_s')");
 	note "$name: t_s has level $level after the initial load";
