@@ -574,8 +574,7 @@ posting_candidate(PbtState *st, Page page, const char *data, int len)
 	if (!st->posting || pbt_layout(page)->count(page) == 0)
 		return false;
 	pbt_layout(page)->get(page, 0, &first, &buf);
-	return first.len == len && len > PBT_TID_BYTES &&
-		memcmp(first.data, data, len - PBT_TID_BYTES) == 0;
+	return pbt_items_same_key(first.data, first.len, data, len);
 }
 
 /*

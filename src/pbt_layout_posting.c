@@ -92,14 +92,11 @@ tid_prefix(const char *a, const char *b)
 static bool
 one_key(const PbtItem *items, int n)
 {
-	int			klen;
-
 	if (n < 1 || items[0].len <= PBT_TID_BYTES)
 		return false;
-	klen = items[0].len - PBT_TID_BYTES;
 	for (int i = 1; i < n; i++)
-		if (items[i].len != items[0].len ||
-			memcmp(items[i].data, items[0].data, klen) != 0)
+		if (!pbt_items_same_key(items[i].data, items[i].len,
+								items[0].data, items[0].len))
 			return false;
 	return true;
 }

@@ -133,6 +133,17 @@ typedef struct PbtMetaPageData
 /* heap TID at the end of a normalized key: block and offset, big-endian */
 #define PBT_TID_BYTES		6
 
+/*
+ * Are two normalized items without INCLUDE columns (key || heap TID) of
+ * one key?
+ */
+static inline bool
+pbt_items_same_key(const char *a, int alen, const char *b, int blen)
+{
+	return alen == blen && alen > PBT_TID_BYTES &&
+		memcmp(a, b, alen - PBT_TID_BYTES) == 0;
+}
+
 /* column marker byte of a normalized key that holds a value (not NULL) */
 #define PBT_MARK_VALUE		0x01
 

@@ -61,14 +61,6 @@ right_bytes(const SplitPlan *sp, int s)
 	return sp->right_bytes[s];
 }
 
-/* do two items that end in their heap TIDs have one key? */
-static inline bool
-same_key(const PbtItem *a, const PbtItem *b)
-{
-	return a->len == b->len &&
-		memcmp(a->data, b->data, a->len - PBT_TID_BYTES) == 0;
-}
-
 /* length of the shortest separator between items[s - 1] and items[s] */
 static int
 separator_len(const PbtItem *items, int s)
@@ -208,7 +200,8 @@ pbt_choose_split(const PbtLayout *layout, const PbtItem *items, int n,
 	 * the key behind for good.  A page of one key splits where it would.
 	 */
 	if (best > 0 && tid_last && !append_rightmost &&
-		same_key(&items[best - 1], &items[best]))
+		pbt_items_same_key(items[best - 1].data, items[best - 1].len,
+						   items[best].data, items[best].len))
 	{
 		int			center = best;
 
@@ -217,7 +210,9 @@ pbt_choose_split(const PbtLayout *layout, const PbtItem *items, int n,
 			for (int s = center - dist; s <= center + dist; s += 2 * dist)
 			{
 				if (s >= 1 && s <= n - 1 &&
-					!same_key(&items[s - 1], &items[s]) && split_fits(&sp, s))
+					!pbt_items_same_key(items[s - 1].data, items[s - 1].len,
+										items[s].data, items[s].len) &&
+					split_fits(&sp, s))
 				{
 					best = s;
 					break;
