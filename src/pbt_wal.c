@@ -515,9 +515,10 @@ pbt_log_insert(Relation index, Buffer buf, int pos, const char *data, int len,
  * new right sibling), point the old right sibling in sbuf (if valid) back at
  * rbuf, clear the incomplete-split flag of the child in cbuf (if valid), and
  * log it all as one atomic change; a leaf's run in run_slot (>= 0) on the
- * side page in runbuf holds kept[0..nkept) afterwards.  keep >= 0 says that lpage is lbuf's page
- * truncated to its first keep items with hikey as its new high key (redo
- * repeats that); keep < 0 that lpage was rebuilt, and it is logged whole.
+ * side page in runbuf holds kept[0..nkept) afterwards.  keep >= 0 says
+ * that lpage is lbuf's page truncated to its first keep items with hikey as
+ * its new high key (redo repeats that); keep < 0 that lpage was rebuilt,
+ * and it is logged whole.
  */
 void
 pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,

@@ -7,18 +7,26 @@
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
 
+-- lp has the indexes that queries use; lpb the same rows (the same TIDs)
+-- and the indexes it is compared with, which the planner must not pick
 CREATE TABLE lp (id int, v int8, t text COLLATE "C", pad text)
     WITH (autovacuum_enabled = off);
+CREATE TABLE lpb (LIKE lp) WITH (autovacuum_enabled = off);
 -- 10 values of v, 7 of t (some long), over more than 256 heap blocks, so
 -- that TIDs of one key need more stored bytes as the table grows
-INSERT INTO lp SELECT i, (i * 7919) % 10, 'status-' || (i % 7) || repeat('x', (i % 7) * 40),
-                      repeat('p', 60)
-FROM generate_series(1, 60000) i;
+CREATE FUNCTION lp_insert(lo int, hi int, nv int, nt int, pad text) RETURNS void
+LANGUAGE sql AS $$
+    INSERT INTO lp SELECT i, (i * 7919) % nv, 'status-' || (i % nt) || repeat('x', (i % nt) * 40), pad
+    FROM generate_series(lo, hi) i;
+    INSERT INTO lpb SELECT i, (i * 7919) % nv, 'status-' || (i % nt) || repeat('x', (i % nt) * 40), pad
+    FROM generate_series(lo, hi) i;
+$$;
+SELECT lp_insert(1, 60000, 10, 7, repeat('p', 60));
 CREATE INDEX lp_v ON lp USING pagebtree (v);
 CREATE INDEX lp_t ON lp USING pagebtree (t);
-CREATE INDEX lp_v_nodedup ON lp USING pagebtree (v) WITH (deduplicate_items = off);
-CREATE INDEX lp_v_btree ON lp USING btree (v);
-CREATE INDEX lp_t_btree ON lp USING btree (t);
+CREATE INDEX lp_v_nodedup ON lpb USING pagebtree (v) WITH (deduplicate_items = off);
+CREATE INDEX lp_v_btree ON lpb USING btree (v);
+CREATE INDEX lp_t_btree ON lpb USING btree (t);
 SELECT pg_relation_size('lp') / 8192 > 256 AS over_256_blocks;
 
 CREATE FUNCTION lp_leaves(idx regclass) RETURNS TABLE (layout text, pages bigint)
@@ -77,19 +85,19 @@ SELECT * FROM lp_queries();
 -- kill_prior_tuple marks single entries of a posting leaf dead; VACUUM
 -- removes single entries
 DELETE FROM lp WHERE id % 3 = 0;
+DELETE FROM lpb WHERE id % 3 = 0;
 SET enable_seqscan = off; SET enable_bitmapscan = off;
 SELECT count(*) FROM lp WHERE v = 3;
 SELECT count(*) FROM lp WHERE v = 3;
 RESET enable_seqscan; RESET enable_bitmapscan;
-VACUUM lp;
+VACUUM lp, lpb;
 SELECT lp_check();
 SELECT * FROM lp_queries();
 
 -- inserts in random key order, with new heap blocks: the key's entries fill
 -- posting leaves at the end of its range (the split moves to the key
 -- boundary); a new key converts a posting leaf to heads or splits it
-INSERT INTO lp SELECT i, (i * 7919) % 12, 'status-' || (i % 9), 'new'
-FROM generate_series(60001, 120000) i;
+SELECT lp_insert(60001, 120000, 12, 9, 'new');
 SELECT lp_check();
 SELECT * FROM lp_queries();
 SELECT lp_size_ratio('lp_v', 'lp_v_btree') <= 0.8 AS small_v_after_inserts;
@@ -99,5 +107,6 @@ ALTER INDEX lp_v SET (deduplicate_items = off);
 REINDEX INDEX lp_v;
 SELECT * FROM lp_leaves('lp_v');
 SELECT pagebtree_check('lp_v', true);
-DROP TABLE lp;
-DROP FUNCTION lp_leaves(regclass), lp_size_ratio(regclass, regclass), lp_check(), lp_queries();
+DROP TABLE lp, lpb;
+DROP FUNCTION lp_leaves(regclass), lp_size_ratio(regclass, regclass), lp_check(), lp_queries(),
+    lp_insert(int, int, int, int, text);
