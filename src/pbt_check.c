@@ -285,7 +285,7 @@ check_side_pages(Relation index, PbtState *st)
 
 			if (sizeof(PbtRunHeader) + run->used > pbt_side_slot_size(group))
 				corrupt(index, side, slot, "run overflows its slot", NULL);
-			for (int i = 0; i < run->nentries; i++)
+			while (used < run->used)
 			{
 				uint16		len;
 
@@ -294,9 +294,7 @@ check_side_pages(Relation index, PbtState *st)
 				if (len == 0 || used > run->used)
 					corrupt(index, side, slot, "run entries disagree with its length", NULL);
 			}
-			if (used != run->used)
-				corrupt(index, side, slot, "run entries disagree with its length", NULL);
-			pending[slot] = run->nentries > 0;
+			pending[slot] = run->used > 0;
 		}
 		UnlockReleaseBuffer(buf);
 
@@ -872,7 +870,7 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 		{
 			PbtRunHeader *run = pbt_side_run(page, group, slot);
 
-			entries += run->nentries;
+			entries += pbt_run_count(run);
 			free_bytes += pbt_side_slot_size(group) - sizeof(PbtRunHeader) - run->used;
 		}
 		nulls[2] = true;
@@ -1001,11 +999,11 @@ pagebtree_runs(PG_FUNCTION_ARGS)
 			Datum		values[5];
 			bool		nulls[5] = {0};
 
-			if (run->nentries == 0 && run->folds == 0)
+			if (run->used == 0 && run->folds == 0)
 				continue;
 			values[0] = Int64GetDatum((int64) side + 1 + slot);
 			values[1] = Int64GetDatum((int64) side);
-			values[2] = Int32GetDatum(run->nentries);
+			values[2] = Int32GetDatum(pbt_run_count(run));
 			values[3] = Int32GetDatum(run->used);
 			values[4] = Int64GetDatum((int64) run->folds);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

@@ -178,7 +178,6 @@ pbt_side_run_append(Page page, int slot, const char *data, int len)
 	memcpy(end, &len16, sizeof(uint16));
 	memcpy(end + sizeof(uint16), data, len);
 	run->used += PBT_RUN_ENTRY_COST(len);
-	run->nentries++;
 }
 
 /* Make a run hold items[0..n) (n = 0: empty); folded counts a fold. */
@@ -187,7 +186,7 @@ pbt_side_run_set(Page page, int slot, const PbtItem *items, int n, bool folded)
 {
 	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
 
-	run->nentries = 0;
+	run->unused = 0;
 	run->used = 0;
 	if (folded)
 		run->folds++;
@@ -204,16 +203,10 @@ pbt_side_run_set_packed(Page page, int slot, const char *data, int len)
 {
 	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
 
-	memcpy(run + 1, data, len);
+	if (len > 0)
+		memcpy(run + 1, data, len);
+	run->unused = 0;
 	run->used = len;
-	run->nentries = 0;
-	for (int off = 0; off < len; run->nentries++)
-	{
-		uint16		len16;
-
-		memcpy(&len16, data + off, sizeof(uint16));
-		off += PBT_RUN_ENTRY_COST(len16);
-	}
 	run->folds++;
 }
 
@@ -291,6 +284,7 @@ pbt_run_read_filtered(Relation index, PbtState *st, BlockNumber leaf,
 	const char *p;
 	char	   *copy;
 	int			need;
+	int			nentries;
 	BlockNumber side;
 	bool		in_recovery = RecoveryInProgress();
 
@@ -329,7 +323,7 @@ pbt_run_read_filtered(Relation index, PbtState *st, BlockNumber leaf,
 		LockBuffer(sbuf, BUFFER_LOCK_SHARE);
 	/* (a new side page may be initialized meanwhile: its slots stay 0) */
 	hdr = PbtIsSidePage(spage) ? pbt_side_run(spage, group, run->slot) : NULL;
-	if (hdr == NULL || hdr->nentries == 0)
+	if (hdr == NULL || hdr->used == 0)
 	{
 		if (in_recovery)
 			LockBuffer(sbuf, BUFFER_LOCK_UNLOCK);
@@ -337,19 +331,18 @@ pbt_run_read_filtered(Relation index, PbtState *st, BlockNumber leaf,
 			ReleaseBuffer(sbuf);
 		return false;
 	}
-	run->n = hdr->nentries;
+	nentries = pbt_run_count(hdr);
 	run->used = hdr->used;
-	need = sizeof(PbtItem) * run->n + run->used + run->n * MAXIMUM_ALIGNOF;
+	need = sizeof(PbtItem) * nentries + run->used + nentries * MAXIMUM_ALIGNOF;
 	/* a reader of many leaves reuses the memory (and its context) */
 	if (need > run->cap)
 	{
 		run->items = run->items ? repalloc(run->items, need) : palloc(need);
 		run->cap = need;
 	}
-	copy = (char *) (run->items + run->n);
+	copy = (char *) (run->items + nentries);
 	p = (const char *) (hdr + 1);
-	run->n = 0;
-	for (int i = 0; i < hdr->nentries; i++)
+	for (int i = 0; i < nentries; i++)
 	{
 		uint16		len;
 		const char *entry;
@@ -401,7 +394,7 @@ pbt_run_free(PbtRun *run)
  * Append to a run without the resource manager: a generic WAL record
  * written directly, in generic_xlog.c's delta format (fragments of offset,
  * length and bytes, which generic redo copies into the page), holding just
- * the bytes the append changes: the run's header and the new entry.
+ * the bytes the append changes: the run's length and the new entry.
  * GenericXLogFinish would copy the page twice and compare all of it to
  * find them, which costs more than the rest of the insert.
  */
@@ -410,7 +403,7 @@ log_generic_append(Buffer sbuf, int slot, const char *item, int len)
 {
 	Page		page = BufferGetPage(sbuf);
 	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
-	char		delta[2 * 2 * sizeof(OffsetNumber) + sizeof(PbtRunHeader) +
+	char		delta[2 * 2 * sizeof(OffsetNumber) + sizeof(uint16) +
 					  PBT_RUN_ENTRY_COST(PBT_MAX_ITEM_SIZE)];
 	char	   *d = delta;
 	OffsetNumber frag[2];
@@ -422,11 +415,11 @@ log_generic_append(Buffer sbuf, int slot, const char *item, int len)
 	pbt_side_run_append(page, slot, item, len);
 	MarkBufferDirty(sbuf);
 
-	frag[0] = (char *) run - (char *) page;
-	frag[1] = sizeof(PbtRunHeader);
+	frag[0] = (char *) &run->used - (char *) page;
+	frag[1] = sizeof(run->used);
 	memcpy(d, frag, sizeof(frag));
-	memcpy(d + sizeof(frag), run, sizeof(PbtRunHeader));
-	d += sizeof(frag) + sizeof(PbtRunHeader);
+	memcpy(d + sizeof(frag), &run->used, sizeof(run->used));
+	d += sizeof(frag) + sizeof(run->used);
 	frag[0] = entry - (char *) page;
 	frag[1] = PBT_RUN_ENTRY_COST(len);
 	memcpy(d, frag, sizeof(frag));

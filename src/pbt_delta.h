@@ -39,13 +39,33 @@ pbt_side_slot(uint32 group, BlockNumber leaf)
 /* a slot of a side page: the run of one leaf */
 typedef struct PbtRunHeader
 {
-	uint16		nentries;
+	uint16		unused;			/* 0; was an entry count, now not read */
 	uint16		used;			/* bytes of entries after the header */
 	uint32		folds;			/* runs folded into the leaf (statistics) */
 } PbtRunHeader;
 
 /* each entry: uint16 length (unaligned), then the leaf item's bytes */
 #define PBT_RUN_ENTRY_COST(len) ((int) sizeof(uint16) + (len))
+
+/*
+ * The entries of a run, counted: the header keeps only their bytes, so that
+ * an append changes two bytes of it (a smaller generic WAL record).
+ */
+static inline int
+pbt_run_count(const PbtRunHeader *run)
+{
+	const char *p = (const char *) (run + 1);
+	int			n = 0;
+
+	for (int off = 0; off < run->used; n++)
+	{
+		uint16		len;
+
+		memcpy(&len, p + off, sizeof(uint16));
+		off += PBT_RUN_ENTRY_COST(len);
+	}
+	return n;
+}
 
 static inline int
 pbt_side_slot_size(uint32 group)

@@ -386,6 +386,98 @@ pbt_log_reuse_page(Relation index, BlockNumber blkno, FullTransactionId safexid)
  */
 typedef void (*PageChange) (Page page, void *arg);
 
+/* generic_xlog.c's delta format: fragments of offset, length, bytes */
+#define GENERIC_FRAGMENT_HEADER (2 * (int) sizeof(OffsetNumber))
+
+/* The first position in [i, end) where a and b differ, or end. */
+static inline int
+first_difference(const char *a, const char *b, int i, int end)
+{
+	while (i + 64 <= end && memcmp(a + i, b + i, 64) == 0)
+		i += 64;
+	while (i < end && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/*
+ * Write to d the fragments that turn bytes [start, end) of before into
+ * those of after; returns the end of what it wrote.  Bytes in before's
+ * hole [hole_lo, hole_hi) count as changed, as generic_xlog.c counts them:
+ * a full-page image leaves zeros there where this page may have others.
+ * A fragment ends at the first run of as many equal bytes as a fragment
+ * header takes.
+ */
+static char *
+region_delta(char *d, const char *before, const char *after, int start,
+			 int end, int hole_lo, int hole_hi)
+{
+	int			i = start;
+
+	while (i < end)
+	{
+		int			changed_end;
+		int			j;
+		OffsetNumber frag[2];
+
+		if (i < hole_lo)
+			i = first_difference(before, after, i, Min(end, hole_lo));
+		else if (i >= hole_hi)
+			i = first_difference(before, after, i, end);
+		if (i >= end)
+			break;
+		changed_end = i + 1;
+		for (j = i + 1; j < end && j - changed_end < GENERIC_FRAGMENT_HEADER; j++)
+			if ((j >= hole_lo && j < hole_hi) || before[j] != after[j])
+				changed_end = j + 1;
+		frag[0] = i;
+		frag[1] = changed_end - i;
+		memcpy(d, frag, sizeof(frag));
+		memcpy(d + sizeof(frag), after + i, changed_end - i);
+		d += sizeof(frag) + changed_end - i;
+		i = j;
+	}
+	return d;
+}
+
+/*
+ * Log as one generic WAL record the changes made, in the current critical
+ * section, to the exclusively locked pages in bufs[0..n), whose images
+ * before them are before[0..n).  What GenericXLogFinish would log, without
+ * its two page copies and its byte-by-byte comparison of whole pages,
+ * which cost more than the rest of an insert: the holes are zeroed (redo
+ * zeroes them) and each page's delta found a word at a time.  Redo is
+ * generic_redo's, so a server without pagebtree loaded replays it.
+ */
+static void
+log_generic_changes(int n, const Buffer *bufs, const PGAlignedBlock *before)
+{
+	char		delta[2][BLCKSZ + 2 * GENERIC_FRAGMENT_HEADER];
+	XLogRecPtr	recptr;
+
+	Assert(CritSectionCount > 0 && n <= lengthof(delta));
+	XLogBeginInsert();
+	for (int i = 0; i < n; i++)
+	{
+		Page		page = BufferGetPage(bufs[i]);
+		PageHeader	hdr = (PageHeader) page;
+		PageHeader	old = (PageHeader) before[i].data;
+		char	   *d;
+
+		memset((char *) page + hdr->pd_lower, 0, hdr->pd_upper - hdr->pd_lower);
+		d = region_delta(delta[i], before[i].data, (char *) page, 0,
+						 hdr->pd_lower, old->pd_lower, old->pd_upper);
+		d = region_delta(d, before[i].data, (char *) page, hdr->pd_upper,
+						 BLCKSZ, old->pd_lower, old->pd_upper);
+		Assert(d - delta[i] <= (int) sizeof(delta[i]));
+		XLogRegisterBuffer(i, bufs[i], REGBUF_STANDARD);
+		XLogRegisterBufData(i, delta[i], d - delta[i]);
+	}
+	recptr = XLogInsert(RM_GENERIC_ID, 0);
+	for (int i = 0; i < n; i++)
+		PageSetLSN(BufferGetPage(bufs[i]), recptr);
+}
+
 static void
 log_page_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 				int xlreclen, void *bdata, int blen, PageChange apply, void *arg,
@@ -424,12 +516,22 @@ log_page_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 	}
 	else
 	{
-		GenericXLogState *xlog = GenericXLogStart(index);
+		Buffer		bufs[2] = {buf, cbuf};
+		int			n = BufferIsValid(cbuf) ? 2 : 1;
+		PGAlignedBlock before[2];
 
-		apply(GenericXLogRegisterBuffer(xlog, buf, 0), arg);
+		if (RelationNeedsWAL(index))
+			for (int i = 0; i < n; i++)
+				memcpy(before[i].data, BufferGetPage(bufs[i]), BLCKSZ);
+		START_CRIT_SECTION();
+		apply(BufferGetPage(buf), arg);
 		if (BufferIsValid(cbuf))
-			pbt_clear_incomplete_split(GenericXLogRegisterBuffer(xlog, cbuf, 0));
-		GenericXLogFinish(xlog);
+			pbt_clear_incomplete_split(BufferGetPage(cbuf));
+		for (int i = 0; i < n; i++)
+			MarkBufferDirty(bufs[i]);
+		if (RelationNeedsWAL(index))
+			log_generic_changes(n, bufs, before);
+		END_CRIT_SECTION();
 	}
 }
 
