@@ -490,12 +490,27 @@ posting_iter_next(PbtIter *it, PbtItem *item)
 {
 	PostingHeader *hdr = posting_header(it->page);
 	int			width = hdr->width;
-	char	   *tid = it->buf.data + it->cursor;
+	uint64		tid;
+	int			dead_shift;
 
+	/*
+	 * The TID's bytes go to the item in one 8-byte store (the bytes past
+	 * its end fall in the buffer's slack, and the load past the array's
+	 * end stays on the page), so that the caller's reads of the TID are
+	 * served from that store; stored byte by byte, they stalled.
+	 */
 	it->pos += it->step;
-	memcpy(tid, tid_at(it->page, it->pos), width);
-	it->dead = (tid[width - 2] & POSTING_DEAD) != 0;
-	tid[width - 2] &= ~POSTING_DEAD;
+	memcpy(&tid, tid_at(it->page, it->pos), sizeof(tid));
+#ifdef WORDS_BIGENDIAN
+	dead_shift = (7 - (width - 2)) * 8;
+#else
+	dead_shift = (width - 2) * 8;
+#endif
+	it->dead = ((tid >> dead_shift) & POSTING_DEAD) != 0;
+	tid &= ~((uint64) POSTING_DEAD << dead_shift);
+	StaticAssertStmt(sizeof(it->buf.data) >= PBT_MAX_ITEM_SIZE + sizeof(tid),
+					 "no slack for the TID store");
+	memcpy(it->buf.data + it->cursor, &tid, sizeof(tid));
 	item->data = it->buf.data;
 	item->len = hdr->key_len + PBT_TID_BYTES;
 }

@@ -220,6 +220,46 @@ save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len)
 	}
 }
 
+/*
+ * Save the entry at pos of a page whose entries are all of one key, like
+ * the batch's entry in slot checked (which passed the scan keys, as every
+ * entry of the key does): its TID, and the same bytes to return.
+ */
+static inline void
+save_same_key(IndexScanDesc scan, int slot, int pos, const PbtItem *item,
+			  int checked)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	ScanPosItem *pi = &so->curr.items[slot];
+
+	pbt_item_get_tid(so->st, item->data, item->len, &pi->tid);
+	pi->pos = pos;
+	pi->tupoff = so->curr.items[checked].tupoff;
+	pi->tuplen = so->curr.items[checked].tuplen;
+}
+
+/*
+ * Are the entries of the leaf all of one key (a posting leaf's, or a run
+ * of duplicates)?  Then they all pass or fail the scan keys together.
+ * Normalized keys without INCLUDE columns only: there, entries of one key
+ * differ only in their TIDs.
+ */
+static bool
+page_is_one_key(PbtScanOpaque so, Page page, const PbtLayout *layout)
+{
+	int			n = layout->count(page);
+	PbtItem		first;
+	PbtItem		last;
+	PbtItemBuf	firstbuf;
+	PbtItemBuf	lastbuf;
+
+	if (!so->st->normalized || so->st->has_include || n < 2)
+		return false;
+	layout->get(page, 0, &first, &firstbuf);
+	layout->get(page, n - 1, &last, &lastbuf);
+	return pbt_items_same_key(first.data, first.len, last.data, last.len);
+}
+
 /* copy the item examined at pos as the batch's low (0) or high (1) bound */
 static void
 save_bound(PbtScanOpaque so, int which, int pos, const PbtItem *item)
@@ -280,6 +320,7 @@ begin_page(IndexScanDesc scan, Buffer buf)
 					   "scan reached a non-leaf page");
 	so->curr.buf = buf;
 	so->currTuples.used = 0;
+	so->itup_tupoff = PBT_NO_TUPOFF;
 	so->curr.blkno = BufferGetBlockNumber(buf);
 	so->curr.next = opaque->next;
 	so->curr.prev = opaque->prev;
@@ -478,24 +519,34 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	int			limit = so->batch > 0 ? so->batch : PBT_MAX_ITEMS_PER_PAGE;
 	int			examined = 0;
 	int			k = forward ? 0 : PBT_MAX_ITEMS_PER_PAGE;
+	bool		one_key;
+	int			checked = -1;	/* on a one-key page, a slot that passed */
 	PbtItem		item;
 	PbtIter		it;
 
 	begin_page(scan, buf);
 	pbt_iter_start(&it, page, pos, forward);
 	so->batch_within_end = batch_within_end(so, page, &it, limit);
+	one_key = page_is_one_key(so, page, it.layout);
 	while (examined < limit && pbt_iter_next(&it, &item))
 	{
 		if (examined++ == 0)
 			save_bound(so, forward ? 0 : 1, it.pos, &item);
 		if (scan->ignore_killed_tuples && it.dead)
 			continue;
+		if (checked >= 0)
+		{
+			save_same_key(scan, forward ? k++ : --k, it.pos, &item, checked);
+			continue;
+		}
 		if (check_item(so, item.data, item.len, dir, &continuescan))
 		{
 			if (forward)
 				save_item(scan, k++, it.pos, item.data, item.len);
 			else
 				save_item(scan, --k, it.pos, item.data, item.len);
+			if (one_key && continuescan)
+				checked = forward ? k - 1 : k;
 		}
 		if (!continuescan)
 			break;

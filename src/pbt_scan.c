@@ -67,6 +67,7 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	initStringInfo(&so->resumebuf);
 	initStringInfo(&so->itup_key);
 	so->itup_key.len = -1;
+	so->itup_tupoff = PBT_NO_TUPOFF;
 	so->currTuples.size = so->markTuples.size = 1024;
 	so->currTuples.data = palloc(so->currTuples.size);
 	so->pf_distance = pbt_prefetch_distance(index, false);
@@ -101,6 +102,7 @@ pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 		so->keys[i].required_fwd = so->keys[i].required_bwd = false;
 	pbt_preprocess_keys(scan);
 	so->itup_key.len = -1;
+	so->itup_tupoff = PBT_NO_TUPOFF;
 	so->batch = RelationNeedsWAL(scan->indexRelation) ? SCAN_FIRST_BATCH : 0;
 
 	/*
@@ -346,6 +348,7 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 	{
 		int			keylen = pi->tuplen - PBT_TID_BYTES;
 
+		so->itup_tupoff = pi->tupoff;
 		if (keylen == so->itup_key.len &&
 			bytes_equal(data, so->itup_key.data, keylen))
 			return;
@@ -369,7 +372,8 @@ return_item(IndexScanDesc scan)
 	ScanPosItem *pi = &so->curr.items[so->curr.itemIndex];
 
 	scan->xs_heaptid = pi->tid;
-	if (scan->xs_want_itup)
+	/* the entries of a one-key page share their bytes (read_page_ordered) */
+	if (scan->xs_want_itup && pi->tupoff != so->itup_tupoff)
 		return_itup(scan, pi);
 }
 
@@ -595,6 +599,7 @@ pbtrestrpos(IndexScanDesc scan)
 		if (BufferIsValid(so->curr.buf))
 			IncrBufferRefCount(so->curr.buf);
 		tuplebuf_copy(&so->currTuples, &so->markTuples);
+		so->itup_tupoff = PBT_NO_TUPOFF;
 	}
 	else
 	{

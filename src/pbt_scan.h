@@ -59,6 +59,8 @@ typedef struct ScanPosItem
 								 * when a layout factors out a long prefix */
 } ScanPosItem;
 
+#define PBT_NO_TUPOFF	PG_UINT32_MAX
+
 typedef struct ScanPos
 {
 	bool		valid;			/* positioned on a page */
@@ -123,6 +125,8 @@ typedef struct PbtScanOpaqueData
 	Size		itup_cap;
 	StringInfoData itup_key;	/* the key xs_itup holds (normalized, no
 								 * INCLUDE), or len -1 */
+	uint32		itup_tupoff;	/* the currTuples bytes xs_itup was formed
+								 * from, or PBT_NO_TUPOFF */
 	MemoryContext keycxt;		/* per rescan: array keys */
 	bool		qual_ok;
 	bool		empty_array;	/* qual_ok is false for an empty = ANY */
