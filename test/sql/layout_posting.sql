@@ -102,6 +102,30 @@ SELECT lp_check();
 SELECT * FROM lp_queries();
 SELECT lp_size_ratio('lp_v', 'lp_v_btree') <= 0.8 AS small_v_after_inserts;
 
+-- a merge join over an index-only scan of posting leaves: its outer side
+-- repeats keys, so the inner scan restores its mark, also onto another
+-- leaf of one key (whose entries share their bytes); the count equals a
+-- hash join's
+CREATE TABLE lpo AS SELECT (i % 12)::int8 AS v FROM generate_series(1, 30) i;
+CREATE INDEX lpo_v ON lpo (v);
+VACUUM ANALYZE lp, lpo;
+SET enable_hashjoin = off; SET enable_nestloop = off; SET enable_seqscan = off;
+SET enable_bitmapscan = off; SET enable_sort = off; SET enable_material = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM lpo JOIN lp USING (v);
+SELECT count(*) FROM lpo JOIN lp USING (v);
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT v FROM lp WHERE v = 5 ORDER BY v;
+FETCH FORWARD 3 FROM c;
+MOVE FORWARD 4000 IN c;
+FETCH BACKWARD 2 FROM c;
+FETCH ABSOLUTE -1 FROM c;
+COMMIT;
+RESET enable_hashjoin; RESET enable_nestloop; RESET enable_seqscan;
+RESET enable_bitmapscan; RESET enable_sort; RESET enable_material;
+SELECT count(*) FROM lpo JOIN lp USING (v);
+SELECT count(*) FROM lp WHERE v = 5;
+DROP TABLE lpo;
+
 -- off: no posting leaves, for new pages (ALTER INDEX SET) and rebuilds
 ALTER INDEX lp_v SET (deduplicate_items = off);
 REINDEX INDEX lp_v;
