@@ -849,6 +849,19 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 							 fillfactor, leaf && st->normalized,
 							 leaf && st->normalized && !st->has_include);
 	}
+	if (s < 0 && newlayout != st->inner_layout)
+	{
+		/*
+		 * A layout that plans for its largest geometry (BPA) can find no
+		 * split point for a page that its own geometry holds: split into
+		 * halves of the index's basic layout, whose plan is exact.
+		 */
+		newlayout = st->inner_layout;
+		s = pbt_choose_split(pbt_layout_by_tag(newlayout), items, nitems,
+							 has_hikey ? oldhikey.len : 0, leaf, appending,
+							 fillfactor, leaf && st->normalized,
+							 leaf && st->normalized && !st->has_include);
+	}
 	ltag = rtag = newlayout;
 	initStringInfo(&sep);
 	if (s < 0 && run.n > 0)

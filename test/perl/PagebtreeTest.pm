@@ -312,7 +312,7 @@ sub pbt_stop_workload
 		# (a wrong result, a server-side ERROR) is a failure.
 		my @bad = grep {
 			/ERROR|FATAL|PANIC|error:/
-			  && !/server closed the connection|terminating connection|connection to server .* failed|Connection refused|No such file or directory|the database system is shutting down|client \d+ aborted|the database system is in recovery mode|could not receive data from server|SSL SYSCALL|perhaps the backend died|lost synchronization|could not send data to server|the database system is not yet accepting connections|the database system is starting up|canceling statement due to conflict|postmaster exited|Run was aborted|lost connection to parallel worker/
+			  && !/server closed the connection|terminating connection|connection to server .* failed|Connection refused|No such file or directory|the database system is shutting down|client \d+ aborted|the database system is in recovery mode|could not receive data from server|SSL SYSCALL|perhaps the backend died|lost synchronization|could not send data to server|the database system is not yet accepting connections|the database system is starting up|canceling statement due to conflict|postmaster exited|Run was aborted|lost connection to parallel worker|could not signal for checkpoint/
 		} split /\n/, $err;
 		is(scalar(@bad), 0, "$opts{name}: no unexpected errors in the workload")
 		  or diag(join("\n", @bad[0 .. ($#bad > 20 ? 20 : $#bad)]));
