@@ -29,6 +29,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pbt_delta.h"
+#include "pbt_xlog.h"
 
 #include "access/rmgr.h"
 #include "access/xloginsert.h"
@@ -283,8 +284,9 @@ pbt_run_read_filtered(Relation index, PbtState *st, BlockNumber leaf,
 	PbtRunHeader *hdr;
 	const char *p;
 	char	   *copy;
+	const char *end;
 	int			need;
-	int			nentries;
+	int			maxentries;
 	BlockNumber side;
 	bool		in_recovery = RecoveryInProgress();
 
@@ -331,18 +333,21 @@ pbt_run_read_filtered(Relation index, PbtState *st, BlockNumber leaf,
 			ReleaseBuffer(sbuf);
 		return false;
 	}
-	nentries = pbt_run_count(hdr);
+	/* at most this many entries: one pass copies them, without a count */
+	maxentries = hdr->used / PBT_RUN_ENTRY_COST(1);
 	run->used = hdr->used;
-	need = sizeof(PbtItem) * nentries + run->used + nentries * MAXIMUM_ALIGNOF;
+	need = sizeof(PbtItem) * maxentries + run->used +
+		maxentries * MAXIMUM_ALIGNOF;
 	/* a reader of many leaves reuses the memory (and its context) */
 	if (need > run->cap)
 	{
 		run->items = run->items ? repalloc(run->items, need) : palloc(need);
 		run->cap = need;
 	}
-	copy = (char *) (run->items + nentries);
+	copy = (char *) (run->items + maxentries);
 	p = (const char *) (hdr + 1);
-	for (int i = 0; i < nentries; i++)
+	end = p + run->used;
+	while (p < end)
 	{
 		uint16		len;
 		const char *entry;
@@ -403,10 +408,9 @@ log_generic_append(Buffer sbuf, int slot, const char *item, int len)
 {
 	Page		page = BufferGetPage(sbuf);
 	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
-	char		delta[2 * 2 * sizeof(OffsetNumber) + sizeof(uint16) +
+	char		delta[2 * GENERIC_FRAGMENT_HEADER + sizeof(uint16) +
 					  PBT_RUN_ENTRY_COST(PBT_MAX_ITEM_SIZE)];
-	char	   *d = delta;
-	OffsetNumber frag[2];
+	char	   *d;
 	char	   *entry;
 	XLogRecPtr	recptr;
 
@@ -415,16 +419,10 @@ log_generic_append(Buffer sbuf, int slot, const char *item, int len)
 	pbt_side_run_append(page, slot, item, len);
 	MarkBufferDirty(sbuf);
 
-	frag[0] = (char *) &run->used - (char *) page;
-	frag[1] = sizeof(run->used);
-	memcpy(d, frag, sizeof(frag));
-	memcpy(d + sizeof(frag), &run->used, sizeof(run->used));
-	d += sizeof(frag) + sizeof(run->used);
-	frag[0] = entry - (char *) page;
-	frag[1] = PBT_RUN_ENTRY_COST(len);
-	memcpy(d, frag, sizeof(frag));
-	memcpy(d + sizeof(frag), entry, PBT_RUN_ENTRY_COST(len));
-	d += sizeof(frag) + PBT_RUN_ENTRY_COST(len);
+	d = pbt_generic_fragment(delta, (char *) &run->used - (char *) page,
+							 (char *) &run->used, sizeof(run->used));
+	d = pbt_generic_fragment(d, entry - (char *) page, entry,
+							 PBT_RUN_ENTRY_COST(len));
 
 	PBT_CHECK_DEFINED(delta, d - delta);
 	XLogBeginInsert();

@@ -738,7 +738,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	uint8		ltag;
 	uint8		rtag;
 	uint8		convtag;
-	uint8		plantag;
+	uint8		candidates[3];
 	bool		appending;
 	ItemCopies	copies = {NULL, 0};
 	PbtRun		run;
@@ -831,35 +831,28 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	/*
 	 * Plan with the new layout's space needs; a dense (semidense) page's
 	 * halves are likely dense (semidense) again (its estimate is heads' for
-	 * halves that are not).
+	 * halves that are not).  Failing that, the items may only fit in two
+	 * pages of the denser layout they are in.  Failing that too, a layout
+	 * that plans for its largest geometry (BPA) can find no split point for
+	 * a page that its own geometry holds: split into halves of the index's
+	 * basic layout, whose plan is exact.
 	 */
-	plantag = newlayout;
-	if (layout->flags & PBT_LF_REBUILT)
-		plantag = oopaque->layout;
-	s = pbt_choose_split(pbt_layout_by_tag(plantag),
-						 items, nitems, has_hikey ? oldhikey.len : 0, leaf,
-						 appending, fillfactor, leaf && st->normalized,
-						 leaf && st->normalized && !st->has_include);
-	if (s < 0 && newlayout != oopaque->layout)
+	candidates[0] = newlayout;
+	candidates[1] = oopaque->layout;
+	candidates[2] = st->inner_layout;
+	s = -1;
+	for (int c = 0; c < lengthof(candidates) && s < 0; c++)
 	{
-		/* the items only fit in two pages of the denser layout they are in */
-		newlayout = oopaque->layout;
-		s = pbt_choose_split(layout, items, nitems,
-							 has_hikey ? oldhikey.len : 0, leaf, appending,
-							 fillfactor, leaf && st->normalized,
-							 leaf && st->normalized && !st->has_include);
-	}
-	if (s < 0 && newlayout != st->inner_layout)
-	{
-		/*
-		 * A layout that plans for its largest geometry (BPA) can find no
-		 * split point for a page that its own geometry holds: split into
-		 * halves of the index's basic layout, whose plan is exact.
-		 */
-		newlayout = st->inner_layout;
-		s = pbt_choose_split(pbt_layout_by_tag(newlayout), items, nitems,
-							 has_hikey ? oldhikey.len : 0, leaf, appending,
-							 fillfactor, leaf && st->normalized,
+		uint8		plantag = candidates[c];
+
+		if (c > 0 && candidates[c] == newlayout)
+			continue;
+		newlayout = candidates[c];
+		if (c == 0 && (layout->flags & PBT_LF_REBUILT))
+			plantag = oopaque->layout;
+		s = pbt_choose_split(pbt_layout_by_tag(plantag),
+							 items, nitems, has_hikey ? oldhikey.len : 0, leaf,
+							 appending, fillfactor, leaf && st->normalized,
 							 leaf && st->normalized && !st->has_include);
 	}
 	ltag = rtag = newlayout;

@@ -386,8 +386,19 @@ pbt_log_reuse_page(Relation index, BlockNumber blkno, FullTransactionId safexid)
  */
 typedef void (*PageChange) (Page page, void *arg);
 
-/* generic_xlog.c's delta format: fragments of offset, length, bytes */
-#define GENERIC_FRAGMENT_HEADER (2 * (int) sizeof(OffsetNumber))
+/*
+ * Write to d one fragment of generic_xlog.c's delta format (offset, length,
+ * bytes) that sets len bytes at offset of a page; returns its end.
+ */
+char *
+pbt_generic_fragment(char *d, int offset, const char *bytes, int len)
+{
+	OffsetNumber frag[2] = {offset, len};
+
+	memcpy(d, frag, sizeof(frag));
+	memcpy(d + sizeof(frag), bytes, len);
+	return d + sizeof(frag) + len;
+}
 
 /* The first position in [i, end) where a and b differ, or end. */
 static inline int
@@ -418,7 +429,6 @@ region_delta(char *d, const char *before, const char *after, int start,
 	{
 		int			changed_end;
 		int			j;
-		OffsetNumber frag[2];
 
 		if (i < hole_lo)
 			i = first_difference(before, after, i, Min(end, hole_lo));
@@ -430,11 +440,7 @@ region_delta(char *d, const char *before, const char *after, int start,
 		for (j = i + 1; j < end && j - changed_end < GENERIC_FRAGMENT_HEADER; j++)
 			if ((j >= hole_lo && j < hole_hi) || before[j] != after[j])
 				changed_end = j + 1;
-		frag[0] = i;
-		frag[1] = changed_end - i;
-		memcpy(d, frag, sizeof(frag));
-		memcpy(d + sizeof(frag), after + i, changed_end - i);
-		d += sizeof(frag) + changed_end - i;
+		d = pbt_generic_fragment(d, i, after + i, changed_end - i);
 		i = j;
 	}
 	return d;

@@ -152,7 +152,12 @@ typedef struct xl_pbt_delete
 #define SizeOfPbtDelete (offsetof(xl_pbt_delete, ndeleted) + sizeof(uint16))
 #endif
 
+/* generic_xlog.c's delta format: fragments of offset, length, bytes */
+#define GENERIC_FRAGMENT_HEADER (2 * (int) sizeof(OffsetNumber))
+
 extern void pbt_register_rmgr(void);
+extern char *pbt_generic_fragment(char *d, int offset, const char *bytes,
+								  int len);
 extern void pbt_log_insert(Relation index, Buffer buf, int pos,
 						   const char *data, int len, Buffer cbuf);
 extern void pbt_log_delete(Relation index, Buffer buf, const int *positions,
