@@ -479,9 +479,15 @@ static void
 posting_iter_start(PbtIter *it)
 {
 	PostingHeader *hdr = posting_header(it->page);
+	int			shared = PBT_TID_BYTES - hdr->width;	/* leading TID bytes */
+	uint64		tid_prefix = 0;
 
 	it->cursor = prefix_len(hdr);
 	memcpy(it->buf.data, prefix_at(it->page), it->cursor);
+	/* the shared TID bytes in place in a word: iter_next ORs in the rest */
+	memcpy(&tid_prefix, it->buf.data + hdr->key_len, shared);
+	StaticAssertStmt(sizeof(it->state) >= sizeof(uint64), "no room");
+	memcpy(it->state.data, &tid_prefix, sizeof(tid_prefix));
 	it->primed = true;
 }
 
@@ -489,28 +495,36 @@ static void
 posting_iter_next(PbtIter *it, PbtItem *item)
 {
 	PostingHeader *hdr = posting_header(it->page);
-	int			width = hdr->width;
-	uint64		tid;
-	int			dead_shift;
+	int			shared = PBT_TID_BYTES - hdr->width;	/* leading TID bytes */
+	char	   *tidbytes = it->buf.data + hdr->key_len;
+	uint64		stored;
+	uint64		tid_prefix;
+	uint64		dead_mask;
 
 	/*
-	 * The TID's bytes go to the item in one 8-byte store (the bytes past
-	 * its end fall in the buffer's slack, and the load past the array's
-	 * end stays on the page), so that the caller's reads of the TID are
-	 * served from that store; stored byte by byte, they stalled.
+	 * The whole TID (the leading bytes the page's TIDs share, kept in a
+	 * word by iter_start, then this entry's) goes to the item in one 8-byte
+	 * store, so that the caller's reads of any of its bytes are served from
+	 * that one store: a read that straddled two stores (or stores byte by
+	 * byte) stalled.  The bytes past the TID fall in the buffer's slack, and
+	 * the load past the array's end stays on the page.
 	 */
 	it->pos += it->step;
-	memcpy(&tid, tid_at(it->page, it->pos), sizeof(tid));
+	memcpy(&stored, tid_at(it->page, it->pos), sizeof(stored));
+	memcpy(&tid_prefix, it->state.data, sizeof(tid_prefix));
 #ifdef WORDS_BIGENDIAN
-	dead_shift = (7 - (width - 2)) * 8;
+	dead_mask = (uint64) POSTING_DEAD << ((7 - (hdr->width - 2)) * 8);
+	it->dead = (stored & dead_mask) != 0;
+	stored = (stored & ~dead_mask) >> (shared * 8);
 #else
-	dead_shift = (width - 2) * 8;
+	dead_mask = (uint64) POSTING_DEAD << ((hdr->width - 2) * 8);
+	it->dead = (stored & dead_mask) != 0;
+	stored = (stored & ~dead_mask) << (shared * 8);
 #endif
-	it->dead = ((tid >> dead_shift) & POSTING_DEAD) != 0;
-	tid &= ~((uint64) POSTING_DEAD << dead_shift);
-	StaticAssertStmt(sizeof(it->buf.data) >= PBT_MAX_ITEM_SIZE + sizeof(tid),
+	stored |= tid_prefix;
+	StaticAssertStmt(sizeof(it->buf.data) >= PBT_MAX_ITEM_SIZE + sizeof(stored),
 					 "no slack for the TID store");
-	memcpy(it->buf.data + it->cursor, &tid, sizeof(tid));
+	memcpy(tidbytes, &stored, sizeof(stored));
 	item->data = it->buf.data;
 	item->len = hdr->key_len + PBT_TID_BYTES;
 }
