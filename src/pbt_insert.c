@@ -29,7 +29,7 @@
 #include "nodes/execnodes.h"
 #include "utils/rel.h"
 
-static void insert_on_page(Relation index, PbtState *st, Buffer buf,
+static bool insert_on_page(Relation index, PbtState *st, Buffer buf,
 						   PbtStack stack, int pos, const char *item, int len,
 						   bool fits, Buffer cbuf);
 static void insert_parent(Relation index, PbtState *st, Buffer lbuf,
@@ -336,14 +336,16 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
  * written anyway, the run is folded into the leaf with the item (splitting
  * it if they do not fit).  Returns false, having done nothing, if the
  * caller should insert as usual (no run, and writing the leaf is cheap).
- * Releases buf when it returns true.
+ * Releases buf when it returns true; *inserted is then false if a split
+ * left the item out (split_page), which must be inserted again.
  */
 static bool
 insert_with_run(Relation index, PbtState *st, Buffer buf, PbtStack stack,
-				PbtSearchKey *key, const char *item, int len)
+				PbtSearchKey *key, const char *item, int len, bool *inserted)
 {
 	PbtRun		run;
 
+	*inserted = true;
 	if (st->delta_on && pbt_leaf_write_costly(index, buf) &&
 		pbt_run_append(index, st, buf, item, len))
 	{
@@ -355,9 +357,9 @@ insert_with_run(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	if (pbt_run_fold(index, st, buf, &run, item, len))
 		UnlockReleaseBuffer(buf);
 	else
-		insert_on_page(index, st, buf, stack,
-					   pbt_binsearch(st, BufferGetPage(buf), key), item, len,
-					   false, InvalidBuffer);
+		*inserted = insert_on_page(index, st, buf, stack,
+								   pbt_binsearch(st, BufferGetPage(buf), key),
+								   item, len, false, InvalidBuffer);
 	pbt_run_free(&run);
 	return true;
 }
@@ -366,19 +368,22 @@ insert_with_run(Relation index, PbtState *st, Buffer buf, PbtStack stack,
  * Insert item, whose key is key, into the exclusively locked leaf in buf
  * where it belongs (or its run).  If it does not fit, entries of dead heap
  * tuples are deleted first (heapRel, if not NULL), bottom-up too if the
- * update did not change the indexed values.  Releases buf.
+ * update did not change the indexed values.  Releases buf.  False if a
+ * split left the item out (split_page): the caller inserts it again from
+ * the root, unique check included.
  */
-static void
+static bool
 insert_into_leaf(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 				 PbtStack stack, PbtSearchKey *key, const char *item, int len,
 				 bool indexUnchanged)
 {
 	Page		page = BufferGetPage(buf);
 	bool		fits;
+	bool		inserted;
 
 	if (pbt_delta_group(index, st) > 0 &&
-		insert_with_run(index, st, buf, stack, key, item, len))
-		return;
+		insert_with_run(index, st, buf, stack, key, item, len, &inserted))
+		return inserted;
 	/* the fit test can cost a pass over the page (fingerprint, BPA) */
 	fits = page_fits(page, item, len);
 	if (!fits && heapRel)
@@ -391,10 +396,10 @@ insert_into_leaf(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 			fits = page_fits(page, item, len);
 		}
 	}
-	insert_on_page(index, st, buf, stack,
-				   pbt_layout(page)->insert_anywhere && fits ? 0 :
-				   pbt_binsearch(st, page, key),
-				   item, len, fits, InvalidBuffer);
+	return insert_on_page(index, st, buf, stack,
+						  pbt_layout(page)->insert_anywhere && fits ? 0 :
+						  pbt_binsearch(st, page, key),
+						  item, len, fits, InvalidBuffer);
 }
 
 bool
@@ -458,42 +463,58 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	{
 		TransactionId xwait;
 		uint32		token = 0;
+		bool		inserted = true;
 
 		if (!checking)
-		{
 			stack = pbt_search(index, st, &key, &buf, BUFFER_LOCK_EXCLUSIVE, 0);
-			break;
-		}
-		stack = pbt_search(index, st, &prefix, &buf, BUFFER_LOCK_EXCLUSIVE, 0);
-		xwait = check_unique(index, st, heapRel, buf, &prefix, ht_ctid, values,
-							 isnull, checkUnique, &is_unique, &token);
-		if (!TransactionIdIsValid(xwait))
-			break;
-
-		/* wait for the other transaction, then look again from the top */
-		UnlockReleaseBuffer(buf);
-		pbt_free_stack(stack);
-		if (token)
-			SpeculativeInsertionWait(xwait, token);
 		else
-			XactLockTableWait(xwait, heapRel, ht_ctid, XLTW_InsertIndex);
-		/*
-		 * Nothing in the wait processes invalidations today, but the state
-		 * is only valid until a relcache flush: do not keep it across one.
-		 */
-		st = pbt_get_state(index);
-	}
+		{
+			stack = pbt_search(index, st, &prefix, &buf, BUFFER_LOCK_EXCLUSIVE,
+							   0);
+			xwait = check_unique(index, st, heapRel, buf, &prefix, ht_ctid,
+								 values, isnull, checkUnique, &is_unique,
+								 &token);
+			if (TransactionIdIsValid(xwait))
+			{
+				/* wait for the other transaction, then look again */
+				UnlockReleaseBuffer(buf);
+				pbt_free_stack(stack);
+				if (token)
+					SpeculativeInsertionWait(xwait, token);
+				else
+					XactLockTableWait(xwait, heapRel, ht_ctid,
+									  XLTW_InsertIndex);
 
-	if (checkUnique == UNIQUE_CHECK_EXISTING)
-		UnlockReleaseBuffer(buf);	/* only a check: the entry is there */
-	else
-	{
-		if (checking)
-			buf = step_right_coupled(index, st, &key, buf, stack);
-		insert_into_leaf(index, st, heapRel, buf, stack, &key, item.data,
-						 item.len, indexUnchanged);
+				/*
+				 * Nothing in the wait processes invalidations today, but the
+				 * state is only valid until a relcache flush: do not keep it
+				 * across one.
+				 */
+				st = pbt_get_state(index);
+				continue;
+			}
+		}
+
+		if (checkUnique == UNIQUE_CHECK_EXISTING)
+			UnlockReleaseBuffer(buf);	/* only a check: the entry is there */
+		else
+		{
+			if (checking)
+				buf = step_right_coupled(index, st, &key, buf, stack);
+			inserted = insert_into_leaf(index, st, heapRel, buf, stack, &key,
+										item.data, item.len, indexUnchanged);
+		}
+		pbt_free_stack(stack);
+		if (inserted)
+			break;
+
+		/*
+		 * A split left the entry out (split_page) and released the leaf:
+		 * another inserter of the key may have passed its unique check
+		 * since, so insert from the top again, checking again.
+		 */
+		CHECK_FOR_INTERRUPTS();
 	}
-	pbt_free_stack(stack);
 	return is_unique;
 }
 
@@ -710,9 +731,11 @@ merge_run(PbtState *st, PbtItem *items, int n, const PbtRun *run,
 
 /*
  * Split the page in buf, inserting item at pos, then insert the downlink to
- * the new right page into the parent.  Releases buf and cbuf.
+ * the new right page into the parent.  Releases buf and cbuf.  False if the
+ * item was left out, because no split point takes it with the leaf's
+ * pending entries: the caller inserts it again.
  */
-static void
+static bool
 split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		   const char *newitem, int newlen, Buffer cbuf)
 {
@@ -759,7 +782,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	if (run.n == 0 &&
 		split_rightmost_append(index, st, buf, stack, pos, newitem, newlen,
 							   cbuf))
-		return;
+		return true;
 
 	items = palloc(sizeof(PbtItem) * (n + 1 + run.n));
 	pbt_iter_start(&it, origpage, 0, true);
@@ -808,7 +831,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		PBT_CHECK_PAGE(index, BufferGetPage(buf), BufferGetBlockNumber(buf));
 		UnlockReleaseBuffer(buf);
 		pfree(items);
-		return;
+		return true;
 	}
 
 	fillfactor = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
@@ -983,26 +1006,17 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	pfree(items);
 	pbt_run_free(&run);
 	pfree(sep.data);
-	if (reinsert)
-	{
-		PbtSearchKey key;
-		PbtStack	newstack;
-
-		pbt_key_from_item(st, newitem, newlen, &key);
-		newstack = pbt_search(index, st, &key, &buf, BUFFER_LOCK_EXCLUSIVE, 0);
-		insert_into_leaf(index, st, NULL, buf, newstack, &key, newitem, newlen,
-						 false);
-		pbt_free_stack(newstack);
-	}
+	return !reinsert;
 }
 
 /*
  * Insert item at pos on the locked page in buf, splitting if it does not
  * fit (fits: the caller's page_fits, which can cost a pass over the page).
  * For a downlink, cbuf is the locked left child whose incomplete-split flag
- * is cleared in the same WAL record.  Releases buf and cbuf.
+ * is cleared in the same WAL record.  Releases buf and cbuf.  False if a
+ * split left the item out (split_page): only a leaf with pending entries.
  */
-static void
+static bool
 insert_on_page(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 			   int pos, const char *item, int len, bool fits, Buffer cbuf)
 {
@@ -1018,10 +1032,7 @@ insert_on_page(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		   pos <= pbt_layout(page)->count(page));
 	Assert(len > 0 && len <= PBT_MAX_ITEM_SIZE + (int) PBT_DOWNLINK_SIZE(st));
 	if (!fits)
-	{
-		split_page(index, st, buf, stack, pos, item, len, cbuf);
-		return;
-	}
+		return split_page(index, st, buf, stack, pos, item, len, cbuf);
 
 	pbt_log_insert(index, buf, pos, item, len, cbuf);
 	if (BufferIsValid(cbuf))
@@ -1031,6 +1042,7 @@ insert_on_page(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	if (PbtIsLeaf(PbtPageGetOpaque(page)) && PbtIsRightmost(PbtPageGetOpaque(page)))
 		st->rightmost_leaf = BufferGetBlockNumber(buf);
 	UnlockReleaseBuffer(buf);
+	return true;
 }
 
 /*
@@ -1164,6 +1176,7 @@ insert_parent(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf,
 	int			dl = PBT_DOWNLINK_SIZE(st);
 	Buffer		pbuf;
 	int			pos;
+	bool		inserted PG_USED_FOR_ASSERTS_ONLY;
 
 	/* the two halves of a split, both still exclusively locked */
 	Assert(pbt_buffer_locked(lbuf, LW_EXCLUSIVE) &&
@@ -1198,8 +1211,11 @@ insert_parent(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf,
 
 	pbuf = get_parent(index, st, stack, BufferGetBlockNumber(lbuf), &pos);
 	UnlockReleaseBuffer(rbuf);
-	insert_on_page(index, st, pbuf, stack->parent, pos + 1, item.data, item.len,
-				   page_fits(BufferGetPage(pbuf), item.data, item.len), lbuf);
+	inserted = insert_on_page(index, st, pbuf, stack->parent, pos + 1,
+							  item.data, item.len,
+							  page_fits(BufferGetPage(pbuf), item.data,
+										item.len), lbuf);
+	Assert(inserted);			/* an inner page has no pending entries */
 	pfree(item.data);
 }
 
