@@ -189,3 +189,34 @@ VACUUM d_dup;
 SELECT pagebtree_check('d_dup_s', true);
 SELECT * FROM pbt_cmp('SELECT s, id FROM d_dup WHERE s > '''' ORDER BY s DESC, id DESC');
 DROP TABLE d_dup;
+-- The same in a unique index, whose duplicates are deleted rows' entries:
+-- the split leaves the new entry out and pbtinsert inserts it again from
+-- the root, checking uniqueness again (the leaf was released meanwhile).
+CREATE TABLE d_uq (id serial, s text COLLATE "C");
+CREATE UNIQUE INDEX d_uq_s ON d_uq USING pagebtree (s)
+  WITH (delta = on, delta_threshold = 20);
+CREATE FUNCTION d_uq_churn(n int) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..n LOOP
+    INSERT INTO d_uq (s) VALUES ('b' || repeat(md5('x'), 12));
+    DELETE FROM d_uq WHERE s = 'b' || repeat(md5('x'), 12);
+  END LOOP;
+END $$;
+SELECT d_uq_churn(600);
+CHECKPOINT;
+INSERT INTO d_uq (s) VALUES ('a' || repeat(md5('y'), 12)), ('c' || repeat(md5('z'), 12));
+SELECT leaf, entries FROM pagebtree_runs('d_uq_s') ORDER BY leaf;
+SET client_min_messages = debug1;
+SELECT d_uq_churn(300);
+RESET client_min_messages;
+SELECT leaf, entries FROM pagebtree_runs('d_uq_s') WHERE entries > 0 ORDER BY leaf;
+INSERT INTO d_uq (s) VALUES ('b' || repeat(md5('x'), 12));
+\set VERBOSITY terse
+INSERT INTO d_uq (s) VALUES ('b' || repeat(md5('x'), 12));
+INSERT INTO d_uq (s) VALUES ('a' || repeat(md5('y'), 12));
+\set VERBOSITY default
+SELECT pagebtree_check('d_uq_s', true);
+SELECT * FROM pbt_cmp('SELECT s, id FROM d_uq WHERE s > '''' ORDER BY s, id');
+SELECT left(s, 3), count(*) FROM d_uq GROUP BY 1 ORDER BY 1;
+DROP TABLE d_uq;
+DROP FUNCTION d_uq_churn;
