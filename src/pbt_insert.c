@@ -877,6 +877,10 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 							 items, nitems, has_hikey ? oldhikey.len : 0, leaf,
 							 appending, fillfactor, leaf && st->normalized,
 							 leaf && st->normalized && !st->has_include);
+		if (s >= 0 && c == lengthof(candidates) - 1)
+			elog(DEBUG1, "pagebtree: split of block %u of index \"%s\" (%d items, layout %s) planned in the basic layout",
+				 BufferGetBlockNumber(buf), RelationGetRelationName(index),
+				 nitems, layout->name);
 	}
 	ltag = rtag = newlayout;
 	initStringInfo(&sep);
