@@ -482,8 +482,7 @@ posting_iter_start(PbtIter *it)
 	int			shared = PBT_TID_BYTES - hdr->width;	/* leading TID bytes */
 	uint64		tid_prefix = 0;
 
-	it->cursor = prefix_len(hdr);
-	memcpy(it->buf.data, prefix_at(it->page), it->cursor);
+	memcpy(it->buf.data, prefix_at(it->page), prefix_len(hdr));
 	/* the shared TID bytes in place in a word: iter_next ORs in the rest */
 	memcpy(&tid_prefix, it->buf.data + hdr->key_len, shared);
 	StaticAssertStmt(sizeof(it->state) >= sizeof(uint64), "no room");
