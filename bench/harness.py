@@ -67,16 +67,24 @@ SETTING_VARIANTS = {
 # (the default, delta = auto, reserves one where leaf writes are costly)
 DELTA_VARIANT = re.compile(r"^delta(?:-(\d+)(?:p(\d+))?)?$")
 
+# --pbt-layouts entry 'groups-<N>': the default layouts in leaf groups of N
+# subnodes (issue #23)
+GROUPS_VARIANT = re.compile(r"^groups-(\d+)$")
+
 
 def variant_options(layout):
     """Reloptions of a --pbt-layouts entry: 'plain' -> layout = plain;
     'bpa-l8-b32' -> layout = bpa with an 8-slot log and 32-slot blocks;
     'heads-nohints' -> layout = heads (see SETTING_VARIANTS);
-    'delta-2p5' -> delta = on, delta_threshold = 2.5; 'nodelta' -> delta = off."""
+    'delta-2p5' -> delta = on, delta_threshold = 2.5; 'nodelta' -> delta = off;
+    'groups-16' -> leaf_group_size = 16."""
     if layout is None:
         return {}
     if layout == "nodelta":
         return {"delta": "off"}
+    m = GROUPS_VARIANT.match(layout)
+    if m:
+        return {"leaf_group_size": m.group(1)}
     m = DELTA_VARIANT.match(layout)
     if m:
         opts = {"delta": "on"}

@@ -50,6 +50,7 @@ typedef struct PbtOptions
 	int			delta;			/* PbtDeltaOption */
 	double		delta_threshold;	/* a run folds at this % of a page */
 	bool		deduplicate_items;	/* posting leaves for one key's entries */
+	int			leaf_group_size;	/* subnodes per leaf group, 0 = none */
 } PbtOptions;
 
 /* descent stack: parent pages visited, for inserting downlinks */
@@ -105,6 +106,8 @@ extern void pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
 extern void pbt_page_set_layout(Page page, uint8 layout, struct PbtState *st);
 extern void pbt_probe_sort(const char **tids, bool *dead, int n);
 extern void pbt_meta_init(Page page, uint32 key_mode);
+extern void pbt_meta_settings(Relation index, PbtState *st,
+							  const PbtMetaPageData *meta);
 extern bool pbt_page_get_hikey(Page page, PbtItem *hikey);
 extern bool pbt_page_set_hikey(Page page, const char *data, int len);
 extern int	pbt_page_hikey_bytes(Page page);

@@ -14,10 +14,15 @@
  * through shared buffers without WAL and logged in bulk at the end, as
  * other index builds do.
  *
+ * With leaf groups (reloption leaf_group_size), the leaves are the subnodes
+ * of groups of N contiguous blocks, filled in order; only a group's first
+ * subnode gets a downlink, and the last group's unused blocks stay holes.
+ *
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
 #include "pbt_delta.h"
+#include "pbt_group.h"
 
 #include "access/genam.h"
 #include "access/nbtree.h"
@@ -65,6 +70,9 @@ typedef struct LevelBuilder
 								 * or 0 if the items cannot share a page of
 								 * the layout */
 	int			run_limit;		/* fillfactor share of that page's capacity */
+	/* leaf level of a group build: the current leaf is subnode gpos */
+	BlockNumber gstart;			/* first block of the current group */
+	int			gpos;
 } LevelBuilder;
 
 /*
@@ -181,6 +189,7 @@ typedef struct BuildState
 	bool		has_prev;
 	LevelBuilder *leaf;
 	uint16		pageflags;
+	int			group_size;		/* leaves per leaf group, 0 = no groups */
 	PbtBuildLeader *leader;		/* a parallel build's, in its leader */
 	SortedRun  *runs;			/* what the leader merges */
 	int			nruns;
@@ -539,14 +548,49 @@ init_level_page(BuildState *bs, Page page, uint16 level)
 				  level == 0 ? bs->st->leaf_layout : bs->st->inner_layout, bs->st);
 }
 
+/*
+ * The exclusively locked subnode pos of the group of a group build that
+ * starts at gstart (pos 0: a new group), made a leaf in use.  The group's
+ * blocks were initialized as holes when it was allocated; a new one is not
+ * logged, since the build logs every page at its end.
+ */
+static Buffer
+group_leaf(BuildState *bs, BlockNumber gstart, int pos)
+{
+	Buffer		buf;
+	Page		page;
+
+	Assert(bs->group_size >= 2 && pos < bs->group_size);
+	if (pos == 0)
+		buf = pbt_new_group(bs->index, bs->st, bs->group_size, 1, false);
+	else
+	{
+		buf = ReadBuffer(bs->index, gstart + pos);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	}
+	page = BufferGetPage(buf);
+	pbt_init_subnode(page, bs->st, pos, bs->group_size, 1);
+	PbtPageGetOpaque(page)->flags &= ~PBT_HOLE;
+	return buf;
+}
+
 static LevelBuilder *
 new_level(BuildState *bs, uint16 level)
 {
 	LevelBuilder *lb = palloc0(sizeof(LevelBuilder));
 
 	lb->level = level;
-	lb->buf = pbt_new_page(bs->index);
-	init_level_page(bs, BufferGetPage(lb->buf), level);
+	if (level == 0 && bs->group_size > 0)
+	{
+		lb->buf = group_leaf(bs, InvalidBlockNumber, 0);
+		lb->gstart = BufferGetBlockNumber(lb->buf);
+		lb->gpos = 0;
+	}
+	else
+	{
+		lb->buf = pbt_new_page(bs->index);
+		init_level_page(bs, BufferGetPage(lb->buf), level);
+	}
 	initStringInfo(&lb->first);
 	return lb;
 }
@@ -713,6 +757,9 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		Buffer		nbuf;
 		Page		npage;
 		BlockNumber nblk;
+		/* a group build's next leaf: the next subnode, or a new group */
+		bool		grouped = leaf && bs->group_size > 0;
+		int			npos = grouped ? (lb->gpos + 1) % bs->group_size : 0;
 
 		initStringInfo(&sep);
 		Assert(n > 0);
@@ -742,22 +789,41 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		if (leaf)
 			finish_leaf(st, page);
 
-		nbuf = pbt_new_page(bs->index);
+		if (grouped)
+		{
+			nbuf = group_leaf(bs, lb->gstart, npos);
+			npage = BufferGetPage(nbuf);
+		}
+		else
+		{
+			nbuf = pbt_new_page(bs->index);
+			npage = BufferGetPage(nbuf);
+			init_level_page(bs, npage, lb->level);
+		}
 		nblk = BufferGetBlockNumber(nbuf);
-		npage = BufferGetPage(nbuf);
-		init_level_page(bs, npage, lb->level);
 		PbtPageGetOpaque(npage)->prev = BufferGetBlockNumber(lb->buf);
 		PbtPageGetOpaque(page)->next = nblk;
 
-		/* the first page of a level is reached through a -inf downlink */
-		if (lb->parent == NULL)
-			add_downlink(bs, lb, BufferGetBlockNumber(lb->buf), NULL, 0);
+		/*
+		 * The first page of a level is reached through a -inf downlink; of a
+		 * group's leaves, only the first has a downlink.
+		 */
+		if (lb->parent == NULL && npos == 0)
+			add_downlink(bs, lb, grouped ? lb->gstart :
+						 BufferGetBlockNumber(lb->buf), NULL, 0);
 		PBT_CHECK_PAGE(bs->index, page, BufferGetBlockNumber(lb->buf));
 		MarkBufferDirty(lb->buf);
 		UnlockReleaseBuffer(lb->buf);
 		lb->buf = nbuf;
 		page = npage;
-		add_downlink(bs, lb, nblk, sep.data, sep.len);
+		if (grouped)
+		{
+			lb->gpos = npos;
+			if (npos == 0)
+				lb->gstart = nblk;
+		}
+		if (npos == 0)
+			add_downlink(bs, lb, nblk, sep.data, sep.len);
 		pfree(sep.data);
 
 		/* on an inner page the first key is -inf: keep just the downlink */
@@ -810,6 +876,16 @@ finish_levels(BuildState *bs, uint32 *rootlevel)
 				 (n > 0 && posting_candidate(bs->st, page, last.data, last.len))))
 				rebuild_leaf(bs, lb, NULL, NULL);
 			finish_leaf(bs->st, page);
+
+			/*
+			 * A group index never has a leaf root: the leaves of a single
+			 * group get a level-1 root over it.
+			 */
+			if (bs->group_size > 0 && parent == NULL)
+			{
+				add_downlink(bs, lb, lb->gstart, NULL, 0);
+				parent = lb->parent;
+			}
 		}
 		if (parent == NULL)
 		{
@@ -836,6 +912,9 @@ write_metapage(Relation index, PbtState *st, BlockNumber root, uint32 level)
 	meta->root = root;
 	meta->level = level;
 	meta->delta_group = st->delta_group;
+	/* only a group index gets the version that earlier releases refuse */
+	meta->version = st->group_size > 0 ? PBT_GROUP_VERSION : PBT_VERSION;
+	meta->group_size = st->group_size;
 	MarkBufferDirty(buf);
 	UnlockReleaseBuffer(buf);
 }
@@ -1268,6 +1347,38 @@ pbt_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	table_close(bs.heap, heaplock);
 }
 
+/*
+ * The leaf group size the index is built with: its reloption, unless its
+ * keys are not normalized (the group code plans with key bytes).  Says, if
+ * notice, what of the options it ignores: at every build, but not again for
+ * the init fork of the same index.
+ */
+static int
+build_group_size(Relation index, PbtState *st, bool notice)
+{
+	PbtOptions *opts = (PbtOptions *) index->rd_options;
+
+	if (opts == NULL || opts->leaf_group_size == 0)
+		return 0;
+	Assert(opts->leaf_group_size >= 2 &&
+		   opts->leaf_group_size <= PBT_MAX_GROUP_SIZE);
+	if (!st->normalized)
+	{
+		if (notice)
+			ereport(NOTICE,
+					(errmsg("leaf groups need keys that pagebtree normalizes; index \"%s\" is built without them",
+							RelationGetRelationName(index)),
+					 errdetail("A key column's type, operator class or collation has no normalized form.")));
+		return 0;
+	}
+	/* a group's pages are rewritten together: no slot per leaf to append to */
+	if (notice && opts->delta == PBT_DELTA_ON)
+		ereport(NOTICE,
+				(errmsg("option delta = on is ignored for index \"%s\", which has leaf groups",
+						RelationGetRelationName(index))));
+	return opts->leaf_group_size;
+}
+
 /* has this backend said that its index builds log generic WAL? */
 static bool generic_wal_noticed = false;
 
@@ -1305,9 +1416,11 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	initStringInfo(&bs.prev);
 	bs.pageflags = bs.st->normalized ? 0 : PBT_ALIGNED_ITEMS;
 	initStringInfo(&bs.item);
+	bs.group_size = build_group_size(index, bs.st, true);
 
 	/* metapage first, so that it is block 0 */
 	bs.st->delta_group = 0;
+	bs.st->group_size = bs.group_size;
 	bs.st->delta_known = true;
 	metabuf = pbt_new_page(index);
 	pbt_meta_init(BufferGetPage(metabuf),
@@ -1329,9 +1442,13 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		perform_sort(&bs);
 	}
 
-	/* the delta area's side pages are reserved from block 1 on */
-	bs.st->delta_group = pbt_delta_group_for_build(index, bs.leaf_bytes /
-												   (PBT_USABLE_SPACE * bs.st->fillfactor / 100.0));
+	/*
+	 * The delta area's side pages are reserved from block 1 on; a group
+	 * index has none.
+	 */
+	if (bs.group_size == 0)
+		bs.st->delta_group = pbt_delta_group_for_build(index, bs.leaf_bytes /
+													   (PBT_USABLE_SPACE * bs.st->fillfactor / 100.0));
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_LOAD);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) bs.indtuples);
@@ -1366,7 +1483,25 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	return result;
 }
 
-/* The init fork of an unlogged index: metapage and an empty root leaf. */
+/* Write block blkno of the init fork being built, and log it. */
+static void
+write_init_page(Relation index, BlockNumber blkno, Page page)
+{
+	PageSetChecksumInplace(page, blkno);
+	if (blkno == PBT_METAPAGE_BLKNO)
+		smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, blkno, page, true);
+	else
+		smgrextend(RelationGetSmgr(index), INIT_FORKNUM, blkno, page, true);
+	log_newpage(PbtSmgrGetLocator(RelationGetSmgr(index)), INIT_FORKNUM, blkno,
+				page, true);
+}
+
+/*
+ * The init fork of an unlogged index: metapage and an empty root leaf, or
+ * with leaf groups, as a build of an empty table makes it: metapage, one
+ * group (subnode 0 an empty leaf, the others holes) and a level-1 root
+ * over it.
+ */
 void
 pbtbuildempty(Relation index)
 {
@@ -1374,33 +1509,57 @@ pbtbuildempty(Relation index)
 	PGAlignedBlock meta;
 	PGAlignedBlock root;
 	PbtMetaPageData *m;
-	uint32		group = pbt_delta_group_for_build(index, 0);
+	int			group_size = build_group_size(index, st, false);
+	uint32		group = group_size > 0 ? 0 : pbt_delta_group_for_build(index, 0);
 	/* block 1 is the first side page of a delta area, all zeros until used */
 	BlockNumber rootblk = pbt_is_side_block(group, 1) ? 2 : 1;
+	uint16		alignflag = st->normalized ? 0 : PBT_ALIGNED_ITEMS;
 
 	pbt_meta_init(meta.data, st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR);
 	m = PbtPageGetMeta(meta.data);
 	m->delta_group = group;
-	m->root = rootblk;
-	m->level = 0;
-	pbt_page_init(root.data, 0,
-				  PBT_LEAF | PBT_ROOT | (st->normalized ? 0 : PBT_ALIGNED_ITEMS),
-				  st->leaf_layout, st);
+	if (group_size > 0)
+	{
+		BlockNumber downlink = 1;	/* the group's start */
 
-	PageSetChecksumInplace(meta.data, 0);
-	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, 0, meta.data, true);
-	log_newpage(PbtSmgrGetLocator(RelationGetSmgr(index)), INIT_FORKNUM, 0,
-				meta.data, true);
-	if (rootblk == 2)
+		m->version = PBT_GROUP_VERSION;
+		m->group_size = group_size;
+		rootblk = 1 + group_size;
+		m->level = 1;
+		pbt_page_init(root.data, 1, PBT_ROOT | alignflag, st->inner_layout, st);
+		/* one -inf downlink */
+		if (!pbt_layout(root.data)->insert(root.data, 0, (const char *) &downlink,
+										   PBT_DOWNLINK_SIZE(st)))
+			elog(ERROR, "pagebtree: a downlink does not fit on an empty page");
+	}
+	else
+	{
+		m->level = 0;
+		pbt_page_init(root.data, 0, PBT_LEAF | PBT_ROOT | alignflag,
+					  st->leaf_layout, st);
+	}
+	m->root = rootblk;
+
+	write_init_page(index, PBT_METAPAGE_BLKNO, meta.data);
+	if (group_size > 0)
+	{
+		for (int pos = 0; pos < group_size; pos++)
+		{
+			PGAlignedBlock sub;
+
+			pbt_init_subnode(sub.data, st, pos, group_size, 1);
+			if (pos == 0)
+				PbtPageGetOpaque(sub.data)->flags &= ~PBT_HOLE;
+			write_init_page(index, 1 + pos, sub.data);
+		}
+	}
+	else if (rootblk == 2)
 	{
 		PGAlignedBlock zero;
 
 		memset(zero.data, 0, BLCKSZ);
 		smgrextend(RelationGetSmgr(index), INIT_FORKNUM, 1, zero.data, true);
 	}
-	PageSetChecksumInplace(root.data, rootblk);
-	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, rootblk, root.data, true);
-	log_newpage(PbtSmgrGetLocator(RelationGetSmgr(index)), INIT_FORKNUM, rootblk,
-				root.data, true);
+	write_init_page(index, rootblk, root.data);
 	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
 }

@@ -11,10 +11,16 @@
  * heapallindexed it then looks up every heap tuple visible to a fresh
  * snapshot.  The first violation raises an error naming block and item.
  *
+ * In an index with leaf groups (pbt_group.h), a level-1 downlink leads to
+ * a group's first subnode, and the group's last active subnode holds the
+ * high key that equals the next separator; every block of the group is
+ * checked from there, holes too, which no link reaches.
+ *
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
 #include "pbt_delta.h"
+#include "pbt_group.h"
 
 #include "access/relation.h"
 #include "access/table.h"
@@ -118,6 +124,18 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 		corrupt(index, blkno, 0, "item alignment flag disagrees with the key mode", NULL);
 	if (opaque->op_counter > PBT_OPS_MAX && opaque->op_counter != PBT_OPS_OFF)
 		corrupt(index, blkno, 0, "invalid operation-adaption counter", NULL);
+	if ((opaque->flags & PBT_GROUP) && !leaf)
+		corrupt(index, blkno, 0, "group flag on an inner page", NULL);
+	if ((opaque->flags & PBT_HOLE) && !(opaque->flags & PBT_GROUP))
+		corrupt(index, blkno, 0, "hole flag on a page that is not in a group", NULL);
+	if ((opaque->flags & PBT_GROUP) &&
+		(opaque->group_size < 2 || opaque->group_size > PBT_MAX_GROUP_SIZE ||
+		 opaque->group_pos >= opaque->group_size))
+		corrupt(index, blkno, 0, "invalid leaf group position or size",
+				psprintf("position %u, size %u", opaque->group_pos,
+						 opaque->group_size));
+	if ((opaque->flags & PBT_GROUP) && PbtIsRoot(opaque))
+		corrupt(index, blkno, 0, "a subnode of a leaf group is the root", NULL);
 	layout = pbt_layout_by_tag(opaque->layout);
 	if (layout == NULL)
 		corrupt(index, blkno, 0, "unknown layout tag", NULL);
@@ -144,6 +162,18 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 	n = layout->count(page);
 	if (!leaf && n == 0)
 		corrupt(index, blkno, 0, "inner page without downlinks", NULL);
+	/* a hole is a reserved block: nothing reaches it, and it holds nothing */
+	if (opaque->flags & PBT_HOLE)
+	{
+		if (n != 0)
+			corrupt(index, blkno, 0, "a hole of a leaf group holds items", NULL);
+		if (opaque->prev != InvalidBlockNumber ||
+			opaque->next != InvalidBlockNumber || opaque->hikey_len != 0)
+			corrupt(index, blkno, 0, "a hole of a leaf group has links or a high key",
+					NULL);
+		if (opaque->flags & PBT_INCOMPLETE_SPLIT)
+			corrupt(index, blkno, 0, "a hole of a leaf group is flagged as split", NULL);
+	}
 	for (int i = 0; i < n; i++)
 	{
 		PbtItem		item;
@@ -384,16 +414,109 @@ left_link_consistent(Relation index, BlockNumber blkno)
 }
 
 /*
+ * The leaf group whose first subnode is the child start of a level-1
+ * downlink, copied page by page into copies (room for the index's group
+ * size; *ncopied says how many were read, for the caller to see whether
+ * they changed): subnodes chained at consecutive blocks from start, with
+ * consecutive positions, the index's group size and the start's epoch,
+ * then holes to the group's end with the same.  The last active subnode's
+ * high key must be expect (none if !has_expect), unless it split and the
+ * downlink to its new right sibling is not in the parent yet.  Returns the
+ * first problem, with its block in *badblk, or NULL.
+ */
+static const char *
+check_group(Relation index, PbtState *st, BlockNumber start,
+			PbtItem *expect, bool has_expect, char *copies, int *ncopied,
+			BlockNumber *badblk)
+{
+	int			size = st->group_size;
+	bool		linked = true;	/* the previous subnode links to this one */
+	uint64		epoch = 0;
+
+	*ncopied = 0;
+	*badblk = start;
+	if (start + size > RelationGetNumberOfBlocks(index))
+		return "a leaf group extends past the end of the index";
+	for (int pos = 0; pos < size; pos++)
+	{
+		BlockNumber blk = start + pos;
+		Page		page = copies + (Size) pos * BLCKSZ;
+		Buffer		buf = read_locked(index, blk);
+		PbtPageOpaque opaque;
+		bool		hole;
+
+		CHECK_FOR_INTERRUPTS();
+		memcpy(page, BufferGetPage(buf), BLCKSZ);
+		UnlockReleaseBuffer(buf);
+		(*ncopied)++;
+		*badblk = blk;
+		pbt_check_page(index, page, blk);
+		opaque = PbtPageGetOpaque(page);
+		if (opaque->level != 0)
+			return "downlink to a page of the wrong level";
+		if (!pbt_is_subnode(opaque))
+			return pos == 0 ? "downlink to a leaf that is not in a leaf group" :
+				"a leaf group's block holds a page of no group";
+		if (opaque->group_pos != pos || opaque->group_size != size)
+			return pos == 0 ? "downlink to a subnode that is not its group's first" :
+				"a subnode's position or group size disagrees with its block";
+		if (pos == 0)
+			epoch = pbt_group_epoch(opaque);
+		else if (pbt_group_epoch(opaque) != epoch)
+			return "subnodes of one leaf group have different epochs";
+		hole = (opaque->flags & PBT_HOLE) != 0;
+		if (pos == 0 && hole)
+			return "downlink to a hole";
+		if (!linked)
+		{
+			/* past the last active subnode: holes only */
+			if (!hole)
+				return "a subnode in use follows the last active subnode of its group";
+			continue;
+		}
+		if (hole)
+			return "the previous subnode links to a hole";
+		linked = pbt_in_group(opaque, blk, opaque->next);
+		if (linked)
+		{
+			/* active subnodes are a prefix of the group, in block order */
+			if (opaque->next != blk + 1)
+				return "a subnode's right-link skips blocks of its group";
+		}
+		else if (!(opaque->flags & PBT_INCOMPLETE_SPLIT))
+		{
+			/* the last active subnode: it bounds the group */
+			PbtItem		hk;
+			bool		has_hk = pbt_page_get_hikey(page, &hk);
+
+			if (has_hk != has_expect ||
+				(has_hk && (hk.len != expect->len ||
+							memcmp(hk.data, expect->data, hk.len) != 0)))
+				return "leaf group's high key differs from the parent's next separator";
+		}
+	}
+	return NULL;
+}
+
+/*
  * The children of the inner page at blkno, of which page is a copy: one
- * level down, high keys equal to the next separator.  A child that
- * disagrees is checked again against a fresh copy of the parent (it may
- * have split, or been deleted, after the copy); only a disagreement with a
- * parent that did not change is corruption.  Returns the first child.
+ * level down, high keys equal to the next separator (leaf groups: see
+ * check_group).  A child that disagrees is checked again against a fresh
+ * copy of the parent (it may have split, or been deleted, after the copy);
+ * only a disagreement with a parent that did not change is corruption.  A
+ * leaf group's pages are read one at a time, and a split or rebalance
+ * between the reads can make them disagree: that is corruption only if
+ * neither the parent nor the group's pages changed since they were read.
+ * Returns the first child.
  */
 static BlockNumber
 check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
 			   uint32 level)
 {
+	bool		groups = st->group_size > 0 && level == 1;
+	char	   *copies = groups ? palloc((Size) st->group_size * BLCKSZ) : NULL;
+	int			ncopied = 0;
+
 	for (int attempt = 0;; attempt++)
 	{
 		const PbtLayout *layout = pbt_layout(page);
@@ -402,6 +525,8 @@ check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
 		int			bad = 0;
 		BlockNumber child = InvalidBlockNumber;
 		BlockNumber first = InvalidBlockNumber;
+		BlockNumber gstart = InvalidBlockNumber;
+		bool		stable;
 
 		for (int i = 0; i < n && problem == NULL; i++)
 		{
@@ -412,12 +537,35 @@ check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
 			PbtPageOpaque copaque;
 			PbtItem		chk;
 			bool		has_chk;
+			PbtItem		expect;
+			bool		has_expect;
 
 			CHECK_FOR_INTERRUPTS();
 			layout->get(page, i, &item, &keybuf);
 			child = pbt_item_child(item.data);
 			if (i == 0)
 				first = child;
+			bad = i;
+			if (i + 1 < n)
+			{
+				item_key(st, page, i + 1, &expect, &keybuf);
+				has_expect = true;
+			}
+			else
+				has_expect = pbt_page_get_hikey(page, &expect);
+
+			if (groups)
+			{
+				BlockNumber badblk;
+
+				gstart = child;
+				problem = check_group(index, st, child, &expect, has_expect,
+									  copies, &ncopied, &badblk);
+				if (problem)
+					child = badblk;
+				continue;
+			}
+
 			cbuf = read_locked(index, child);
 			cpage = BufferGetPage(cbuf);
 			copaque = PbtPageGetOpaque(cpage);
@@ -426,27 +574,25 @@ check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
 				problem = "downlink to a page of the wrong level";
 			else if (!(copaque->flags & PBT_INCOMPLETE_SPLIT))
 			{
-				PbtItem		expect;
-				bool		has_expect;
-
-				if (i + 1 < n)
-				{
-					item_key(st, page, i + 1, &expect, &keybuf);
-					has_expect = true;
-				}
-				else
-					has_expect = pbt_page_get_hikey(page, &expect);
 				if (has_chk != has_expect ||
 					(has_chk && (chk.len != expect.len ||
 								 memcmp(chk.data, expect.data, chk.len) != 0)))
 					problem = "child's high key differs from the parent's next separator";
 			}
 			UnlockReleaseBuffer(cbuf);
-			bad = i;
 		}
 		if (problem == NULL)
+		{
+			if (copies)
+				pfree(copies);
 			return first;
-		if (page_unchanged(index, blkno, page))
+		}
+		stable = page_unchanged(index, blkno, page);
+		/* the group's copies, read after the parent's, unchanged too? */
+		for (int k = 0; stable && groups && k < ncopied; k++)
+			stable = page_unchanged(index, gstart + k,
+									copies + (Size) k * BLCKSZ);
+		if (stable)
 			corrupt(index, blkno, bad, problem, psprintf("child block %u", child));
 		if (attempt == PBT_CHECK_RETRIES)
 		{
@@ -454,6 +600,8 @@ check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
 			ereport(DEBUG1,
 					(errmsg_internal("pagebtree_check: children of block %u of index \"%s\" left unchecked: the page kept changing",
 									 blkno, RelationGetRelationName(index))));
+			if (copies)
+				pfree(copies);
 			return first;
 		}
 		copy_page(index, blkno, page);
@@ -464,10 +612,18 @@ check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
  * Check one level, left to right.  Returns the leftmost page of the level
  * below (InvalidBlockNumber at the leaf level) and adds leaf items to
  * *nitems.
+ *
+ * Leaf groups: the walk enters a group at its first subnode.  A rebalance
+ * while the walk is inside a group moves entries between subnodes read
+ * and not yet read, left as well as right, and gives the group a new
+ * epoch: a subnode whose epoch differs from its group's first sends the
+ * walk back to the group's start, with the group's entries uncounted
+ * again, so that each entry is counted once.  If the group keeps changing,
+ * the walk goes on and clears *exact: the count may then miss entries.
  */
 static BlockNumber
 check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
-			double *nitems)
+			double *nitems, bool *exact)
 {
 	BlockNumber blkno = leftmost;
 	BlockNumber prevblk = InvalidBlockNumber;
@@ -477,14 +633,26 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 	PGAlignedBlock copy;
 	Page		page = copy.data;
 
+	/* the group being walked, and the walk as it was at the group's start */
+	BlockNumber gstart = InvalidBlockNumber;
+	uint64		gepoch = 0;
+	double		gitems = 0;
+	int			restarts = 0;
+	BlockNumber gprevblk = InvalidBlockNumber;
+	StringInfoData gprevhikey;
+	bool		has_gprevhikey = false;
+
 	initStringInfo(&prevhikey);
+	initStringInfo(&gprevhikey);
 	while (blkno != InvalidBlockNumber)
 	{
 		Buffer		buf = read_locked(index, blkno);
 		PbtPageOpaque opaque;
 		int			n;
+		double		count = 0;
 		PbtItem		key;
 		PbtItemBuf	keybuf;
+		PbtItem		hk;
 
 		CHECK_FOR_INTERRUPTS();
 		memcpy(page, BufferGetPage(buf), BLCKSZ);
@@ -500,10 +668,67 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 		{
 			PbtItem		phk = {prevhikey.data, prevhikey.len};
 
-			*nitems += n + check_run(index, st, blkno, BufferGetPage(buf),
-									 has_prevhikey ? &phk : NULL);
+			count = n + check_run(index, st, blkno, BufferGetPage(buf),
+								  has_prevhikey ? &phk : NULL);
 		}
 		UnlockReleaseBuffer(buf);
+
+		if (PbtIsLeaf(opaque) && pbt_is_subnode(opaque) != (st->group_size > 0))
+			corrupt(index, blkno, 0, st->group_size > 0 ?
+					"a leaf of an index with leaf groups is not in a group" :
+					"a leaf is in a group, but the index has no leaf groups", NULL);
+		if (pbt_is_subnode(opaque))
+		{
+			if (opaque->flags & PBT_HOLE)
+				corrupt(index, blkno, 0, "a hole of a leaf group is linked into the tree",
+						NULL);
+			if (opaque->group_size != st->group_size)
+				corrupt(index, blkno, 0, "a subnode's group size differs from the index's",
+						psprintf("subnode: %u, metapage: %u", opaque->group_size,
+								 st->group_size));
+			if (opaque->group_pos >= blkno)
+				corrupt(index, blkno, 0, "a leaf group would start at or before the metapage",
+						NULL);
+			if (opaque->group_pos == 0)
+			{
+				/* a new group, or its start again after a restart */
+				if (blkno != gstart)
+					restarts = 0;
+				gstart = blkno;
+				gepoch = pbt_group_epoch(opaque);
+				gitems = 0;
+				gprevblk = prevblk;
+				resetStringInfo(&gprevhikey);
+				appendBinaryStringInfo(&gprevhikey, prevhikey.data, prevhikey.len);
+				has_gprevhikey = has_prevhikey;
+			}
+			else if (pbt_group_start(opaque, blkno) != gstart ||
+					 prevblk != blkno - 1)
+				corrupt(index, blkno, 0,
+						"the walk reaches a subnode from a page other than the subnode before it",
+						psprintf("from block %u", prevblk));
+			else if (pbt_group_epoch(opaque) != gepoch)
+			{
+				if (restarts++ < PBT_CHECK_RETRIES)
+				{
+					/* rebalanced since its start was read: walk it again */
+					*nitems -= gitems;
+					blkno = gstart;
+					prevblk = gprevblk;
+					resetStringInfo(&prevhikey);
+					appendBinaryStringInfo(&prevhikey, gprevhikey.data, gprevhikey.len);
+					has_prevhikey = has_gprevhikey;
+					continue;
+				}
+				ereport(DEBUG1,
+						(errmsg_internal("pagebtree_check: leaf group at block %u of index \"%s\" kept changing: its entries may be counted inexactly",
+										 gstart, RelationGetRelationName(index))));
+				*exact = false;
+				gepoch = pbt_group_epoch(opaque);
+			}
+			gitems += count;
+		}
+		*nitems += count;
 
 		if (opaque->prev != prevblk && !left_link_consistent(index, blkno))
 			corrupt(index, blkno, 0, "left-link does not point to the left sibling", NULL);
@@ -519,6 +744,22 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 						"key is below the left sibling's high key", NULL);
 		}
 
+		/*
+		 * High keys increase along a level; at leaves of groups they may
+		 * repeat, where a rebalance left a subnode empty with its left
+		 * neighbour's high key.  Compared as bytes, so with normalized keys
+		 * only.
+		 */
+		if (st->normalized && has_prevhikey && pbt_page_get_hikey(page, &hk))
+		{
+			int			c = pbt_bytes_cmp(prevhikey.data, prevhikey.len,
+										  hk.data, hk.len);
+
+			if (c > 0 || (c == 0 && !pbt_is_subnode(opaque)))
+				corrupt(index, blkno, 0,
+						"high key is not above the left sibling's high key", NULL);
+		}
+
 		if (!PbtIsLeaf(opaque))
 		{
 			BlockNumber first = check_children(index, st, blkno, page, level);
@@ -531,6 +772,7 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 		blkno = opaque->next;
 	}
 	pfree(prevhikey.data);
+	pfree(gprevhikey.data);
 	return firstchild;
 }
 
@@ -681,6 +923,7 @@ pagebtree_check(PG_FUNCTION_ARGS)
 	PbtMetaPageData meta;
 	BlockNumber blkno;
 	double		nitems = 0;
+	bool		exact = true;
 	Snapshot	snapshot = NULL;
 
 	/* lock the table before its index, as the executor does */
@@ -705,8 +948,14 @@ pagebtree_check(PG_FUNCTION_ARGS)
 		metabuf = read_locked(index, PBT_METAPAGE_BLKNO);
 		meta = *PbtPageGetMeta(BufferGetPage(metabuf));
 		UnlockReleaseBuffer(metabuf);
-		if (meta.magic != PBT_MAGIC || meta.version != PBT_VERSION)
+		if (meta.magic != PBT_MAGIC ||
+			(meta.version != PBT_VERSION && meta.version != PBT_GROUP_VERSION))
 			corrupt(index, PBT_METAPAGE_BLKNO, 0, "bad metapage magic or version", NULL);
+		/* the delta area's and leaf groups' geometry, fixed at build */
+		pbt_meta_settings(index, st, &meta);
+		if (st->group_size > 0 && meta.level == 0)
+			corrupt(index, PBT_METAPAGE_BLKNO, 0,
+					"an index with leaf groups has a leaf root", NULL);
 		if (meta.key_mode != (st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR))
 			corrupt(index, PBT_METAPAGE_BLKNO, 0,
 					"metapage key mode disagrees with the index definition", NULL);
@@ -733,7 +982,7 @@ pagebtree_check(PG_FUNCTION_ARGS)
 
 	blkno = meta.root;
 	for (int64 level = meta.level; level >= 0; level--)
-		blkno = check_level(index, st, blkno, (uint32) level, &nitems);
+		blkno = check_level(index, st, blkno, (uint32) level, &nitems, &exact);
 	check_side_pages(index, st);
 
 	if (heapallindexed)
@@ -751,7 +1000,7 @@ pagebtree_check(PG_FUNCTION_ARGS)
 		table_index_build_scan(heap, index, indexInfo, true, false,
 							   heap_tuple_indexed, &hs, scan);
 		UnregisterSnapshot(snapshot);
-		if (hs.checked > nitems)
+		if (hs.checked > nitems && exact)
 			corrupt(index, InvalidBlockNumber, 0,
 					"more visible heap tuples than index entries", NULL);
 	}
@@ -852,6 +1101,13 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 		appendStringInfoString(&flags, "aligned ");
 	if (opaque->op_counter != PBT_OPS_OFF)
 		appendStringInfo(&flags, "ops=%u ", opaque->op_counter);
+	/* safexid holds the epoch only while the page is not deleted */
+	if ((opaque->flags & PBT_GROUP) && !PbtIsDeleted(opaque))
+		appendStringInfo(&flags, "group=%u/%u epoch=" UINT64_FORMAT " ",
+						 opaque->group_pos, opaque->group_size,
+						 pbt_group_epoch(opaque));
+	if (opaque->flags & PBT_HOLE)
+		appendStringInfoString(&flags, "hole ");
 	if (flags.len > 0)
 		flags.data[--flags.len] = '\0';
 

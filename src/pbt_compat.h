@@ -99,6 +99,14 @@ pbt_extend_relation(Relation rel)
 {
 	return ExtendBufferedRel(BMR_REL(rel), MAIN_FORKNUM, NULL, EB_LOCK_FIRST);
 }
+
+/* the same, under the extension lock that the caller holds */
+static inline Buffer
+pbt_extend_relation_locked(Relation rel)
+{
+	return ExtendBufferedRel(BMR_REL(rel), MAIN_FORKNUM, NULL,
+							 EB_LOCK_FIRST | EB_SKIP_EXTENSION_LOCK);
+}
 #else
 #define PBT_EXTEND_NEEDS_LOCK	true
 static inline Buffer
@@ -107,6 +115,7 @@ pbt_extend_relation(Relation rel)
 	return ReadBufferExtended(rel, MAIN_FORKNUM, P_NEW, RBM_ZERO_AND_LOCK,
 							  NULL);
 }
+#define pbt_extend_relation_locked pbt_extend_relation
 #endif
 
 /* ----------------------------------------------------------------

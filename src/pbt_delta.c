@@ -100,11 +100,8 @@ pbt_delta_group(Relation index, PbtState *st)
 		Buffer		buf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		st->delta_group = PbtPageGetMeta(BufferGetPage(buf))->delta_group;
+		pbt_meta_settings(index, st, PbtPageGetMeta(BufferGetPage(buf)));
 		UnlockReleaseBuffer(buf);
-		if (st->delta_group > PBT_MAX_DELTA_GROUP)
-			pbt_page_error(index, PBT_METAPAGE_BLKNO, "bad delta group size");
-		st->delta_known = true;
 	}
 	return st->delta_group;
 }

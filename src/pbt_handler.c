@@ -7,6 +7,7 @@
  */
 #include "pagebtree.h"
 #include "pbt_delta.h"
+#include "pbt_group.h"
 
 #include "access/nbtree.h"
 #include "access/reloptions.h"
@@ -78,6 +79,9 @@ _PG_init(void)
 					   "A leaf's pending entries fold into it at this percentage of a page (0: 5 when preloaded, else 10)",
 					   PBT_DEFAULT_DELTA_THRESHOLD, 0, 20, ShareUpdateExclusiveLock);
 
+	add_int_reloption(pbt_relopt_kind, "leaf_group_size",
+					  "Leaves are made in groups of this many contiguous blocks under one downlink (0: no groups); fixed at the index's build",
+					  0, 0, PBT_MAX_GROUP_SIZE, ShareUpdateExclusiveLock);
 	add_bool_reloption(pbt_relopt_kind, "deduplicate_items",
 					   "Leaves of one key's entries store the key once (posting leaves)",
 					   true, ShareUpdateExclusiveLock);
@@ -131,6 +135,7 @@ pbtoptions(Datum reloptions, bool validate)
 		{"delta", RELOPT_TYPE_ENUM, offsetof(PbtOptions, delta)},
 		{"delta_threshold", RELOPT_TYPE_REAL, offsetof(PbtOptions, delta_threshold)},
 		{"deduplicate_items", RELOPT_TYPE_BOOL, offsetof(PbtOptions, deduplicate_items)},
+		{"leaf_group_size", RELOPT_TYPE_INT, offsetof(PbtOptions, leaf_group_size)},
 	};
 	PbtOptions *opts;
 
@@ -150,6 +155,11 @@ pbtoptions(Datum reloptions, bool validate)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("delta_threshold must be 0 or between 1 and 20"),
 				 errdetail("0 chooses 5 when pagebtree is preloaded, else 10.")));
+	if (opts && validate && opts->leaf_group_size == 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("leaf_group_size must be 0 or between 2 and %d",
+						PBT_MAX_GROUP_SIZE)));
 	return (bytea *) opts;
 }
 

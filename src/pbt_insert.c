@@ -19,6 +19,7 @@
  */
 #include "pbt_insert.h"
 #include "pbt_delta.h"
+#include "pbt_group.h"
 
 #include "access/generic_xlog.h"
 #include "access/tableam.h"
@@ -32,8 +33,6 @@
 static bool insert_on_page(Relation index, PbtState *st, Buffer buf,
 						   PbtStack stack, int pos, const char *item, int len,
 						   bool fits, Buffer cbuf);
-static void insert_parent(Relation index, PbtState *st, Buffer lbuf,
-						  Buffer rbuf, PbtStack stack, StringInfo sep);
 
 void
 pbt_check_item_size(Relation index, Size len)
@@ -299,14 +298,29 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 		if (past)
 			break;
 		{
-			BlockNumber next = PbtPageGetOpaque(page)->next;
+			PbtPageOpaqueData from = *PbtPageGetOpaque(page);
+			BlockNumber fromblk = BufferGetBlockNumber(BufferIsValid(nbuf) ? nbuf : buf);
 
 			if (BufferIsValid(nbuf))
 				UnlockReleaseBuffer(nbuf);
-			nbuf = ReadBuffer(index, next);
+			nbuf = ReadBuffer(index, from.next);
 			LockBuffer(nbuf, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(nbuf);
 			pos = pbt_page_first_key(page);
+
+			/*
+			 * A group that we hold no page of was rebalanced between two of
+			 * its subnodes: read on from our first page again.
+			 */
+			if (pbt_is_subnode(&from) &&
+				pbt_group_moved(&from, fromblk, pbt_group_epoch(&from),
+								PbtPageGetOpaque(page), from.next))
+			{
+				UnlockReleaseBuffer(nbuf);
+				nbuf = InvalidBuffer;
+				page = BufferGetPage(buf);
+				pos = pbt_binsearch(st, page, prefix);
+			}
 		}
 	}
 
@@ -550,13 +564,15 @@ copy_item(ItemCopies *copies, PbtItem *item)
  * was rebuilt); the right page gets ritems[0..nright) and the page's high
  * key, in layout rtag.  A leaf's run (in run_slot, or -1) holds
  * kept[0..nkept) afterwards; its other entries went into the halves.
- * Releases buf and cbuf.
+ * The right page is rbuf, locked: a hole of the page's group (then no
+ * downlink is needed) or a new group's first subnode; InvalidBuffer takes
+ * a new page.  Releases buf, rbuf and cbuf.
  */
 static void
 write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 			Page lpage, int keep, StringInfo sep,
 			PbtItem *ritems, int nright, uint8 rtag, Buffer cbuf, int run_slot,
-			const PbtItem *kept, int nkept)
+			const PbtItem *kept, int nkept, Buffer rbuf)
 {
 	Page		origpage = BufferGetPage(buf);
 	PbtPageOpaque oopaque = PbtPageGetOpaque(origpage);
@@ -564,8 +580,8 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	PbtItem		oldhikey;
 	bool		has_hikey = pbt_page_get_hikey(origpage, &oldhikey);
 	BlockNumber lblkno = BufferGetBlockNumber(buf);
-	Buffer		rbuf = pbt_new_page(index);
-	BlockNumber rblkno = BufferGetBlockNumber(rbuf);
+	BlockNumber rblkno;
+	bool		in_group;
 	Buffer		sbuf = InvalidBuffer;
 	Buffer		runbuf = InvalidBuffer;
 	Page		rpage = palloc(BLCKSZ);
@@ -584,8 +600,24 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
 	}
 
-	pbt_page_init(rpage, oopaque->level,
-				  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), rtag, st);
+	if (!BufferIsValid(rbuf))
+		rbuf = pbt_new_page(index);
+	rblkno = BufferGetBlockNumber(rbuf);
+	/* a hole of the page's group takes the right half: no downlink */
+	in_group = pbt_in_group(oopaque, lblkno, rblkno);
+	if (pbt_is_subnode(PbtPageGetOpaque(BufferGetPage(rbuf))))
+	{
+		PbtPageOpaque hole = PbtPageGetOpaque(BufferGetPage(rbuf));
+
+		Assert(hole->flags & PBT_HOLE);
+		pbt_init_subnode(rpage, st, hole->group_pos, hole->group_size,
+						 pbt_group_epoch(hole));
+		PbtPageGetOpaque(rpage)->flags &= ~PBT_HOLE;
+		pbt_page_set_layout(rpage, rtag, st);
+	}
+	else
+		pbt_page_init(rpage, oopaque->level,
+					  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), rtag, st);
 	pbt_page_rebuild(rpage, ritems, nright, has_hikey ? &oldhikey : NULL);
 	ropaque = PbtPageGetOpaque(rpage);
 	ropaque->prev = lblkno;
@@ -595,7 +627,10 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 				   has_hikey ? &oldhikey : NULL);
 
 	lopaque->next = rblkno;
-	lopaque->flags |= PBT_INCOMPLETE_SPLIT;
+	if (!in_group)
+		lopaque->flags |= PBT_INCOMPLETE_SPLIT;
+	else
+		keep = -1;				/* redo of a kept left page flags it */
 
 	/* the run that went into the halves: its side page, locked last */
 	if (run_slot >= 0)
@@ -620,7 +655,13 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	if (leaf && PbtIsRightmost(PbtPageGetOpaque(BufferGetPage(rbuf))))
 		st->rightmost_leaf = rblkno;
 
-	insert_parent(index, st, buf, rbuf, stack, sep);
+	if (in_group)
+	{
+		UnlockReleaseBuffer(rbuf);
+		UnlockReleaseBuffer(buf);
+		return;
+	}
+	pbt_insert_parent(index, st, buf, rbuf, stack, sep);
 }
 
 /*
@@ -646,7 +687,7 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 static bool
 split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 					   PbtStack stack, int pos, const char *newitem,
-					   int newlen, Buffer cbuf)
+					   int newlen, Buffer cbuf, Buffer rbuf)
 {
 	Page		origpage = BufferGetPage(buf);
 	PbtPageOpaque opaque = PbtPageGetOpaque(origpage);
@@ -702,7 +743,7 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 	}
 	rtag = pbt_choose_append_layout(st, layout, &items[1], nright);
 	write_split(index, st, buf, stack, lpage, s, &sep, &items[1], nright,
-				rtag, cbuf, -1, NULL, 0);
+				rtag, cbuf, -1, NULL, 0, rbuf);
 	pfree(sep.data);
 	pfree(items);
 	return true;
@@ -774,14 +815,18 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	int			nleft;
 	PbtItem    *kept = NULL;
 	int			nkept = 0;
+	Buffer		rbuf = InvalidBuffer;
 
 	/* a leaf's pending entries go into the halves too */
 	memset(&run, 0, sizeof(run));
 	if (leaf && pbt_run_read(index, st, BufferGetBlockNumber(buf), &run, NULL))
 		pbt_run_sort(st, &run);
-	if (run.n == 0 &&
+	/* a subnode splits into the hole after it, if any (pbt_group.h) */
+	if (leaf && pbt_is_subnode(oopaque))
+		rbuf = pbt_group_hole_after(index, buf);
+	if (run.n == 0 && (BufferIsValid(rbuf) || !pbt_is_subnode(oopaque)) &&
 		split_rightmost_append(index, st, buf, stack, pos, newitem, newlen,
-							   cbuf))
+							   cbuf, rbuf))
 		return true;
 
 	items = palloc(sizeof(PbtItem) * (n + 1 + run.n));
@@ -829,9 +874,30 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		pbt_adapt_leaf(st, lpage, PBT_OPS_OFF, NULL, 0, NULL);
 		GenericXLogFinish(xlog);
 		PBT_CHECK_PAGE(index, BufferGetPage(buf), BufferGetBlockNumber(buf));
+		if (BufferIsValid(rbuf))
+			UnlockReleaseBuffer(rbuf);
 		UnlockReleaseBuffer(buf);
 		pfree(items);
 		return true;
+	}
+
+	/*
+	 * A subnode with no hole after it: past the end of the index, the right
+	 * half starts a new group; elsewhere the group rebalances or splits.
+	 */
+	if (leaf && pbt_is_subnode(oopaque) && !BufferIsValid(rbuf))
+	{
+		bool		inserted;
+
+		Assert(run.n == 0 && !BufferIsValid(cbuf));
+		if (PbtIsRightmost(oopaque) && pos == n)
+			rbuf = pbt_new_group(index, st, oopaque->group_size, 1, true);
+		else
+		{
+			inserted = pbt_group_overflow(index, st, buf, stack, items, nitems);
+			pfree(items);
+			return inserted;
+		}
 	}
 
 	fillfactor = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
@@ -1006,7 +1072,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	if (!leaf)
 		items[s].len = dl;
 	write_split(index, st, buf, stack, lpage, keep, &sep, items + s,
-				nitems - s, rtag, cbuf, run.n > 0 ? run.slot : -1, kept, nkept);
+				nitems - s, rtag, cbuf, run.n > 0 ? run.slot : -1, kept, nkept,
+				rbuf);
 	pfree(items);
 	pbt_run_free(&run);
 	pfree(sep.data);
@@ -1169,8 +1236,8 @@ get_parent(Relation index, PbtState *st, PbtStack stack, BlockNumber child,
  * whose key is sep) to the parent of lbuf.  Both come locked; both are
  * released.
  */
-static void
-insert_parent(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf,
+void
+pbt_insert_parent(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf,
 			  PbtStack stack, StringInfo sep)
 {
 	PbtPageOpaque lopaque = PbtPageGetOpaque(BufferGetPage(lbuf));
@@ -1213,7 +1280,11 @@ insert_parent(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf,
 	appendStringInfoSpaces(&item, dl - sizeof(BlockNumber));
 	appendBinaryStringInfo(&item, sep->data, sep->len);
 
-	pbuf = get_parent(index, st, stack, BufferGetBlockNumber(lbuf), &pos);
+	/* a group has one downlink, to its first subnode */
+	pbuf = get_parent(index, st, stack,
+					  pbt_is_subnode(lopaque) ?
+					  pbt_group_start(lopaque, BufferGetBlockNumber(lbuf)) :
+					  BufferGetBlockNumber(lbuf), &pos);
 	UnlockReleaseBuffer(rbuf);
 	inserted = insert_on_page(index, st, pbuf, stack->parent, pos + 1,
 							  item.data, item.len,
@@ -1245,6 +1316,6 @@ pbt_finish_split(Relation index, PbtState *st, Buffer lbuf, PbtStack stack)
 	appendBinaryStringInfo(&sep, hikey.data, hikey.len);
 	rbuf = ReadBuffer(index, lopaque->next);
 	LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
-	insert_parent(index, st, lbuf, rbuf, stack, &sep);
+	pbt_insert_parent(index, st, lbuf, rbuf, stack, &sep);
 	pfree(sep.data);
 }

@@ -12,6 +12,10 @@
 
 #include "pagebtree.h"
 
+/* pbt_insert.c */
+extern void pbt_insert_parent(Relation index, PbtState *st, Buffer lbuf,
+							  Buffer rbuf, PbtStack stack, StringInfo sep);
+
 /* pbt_splitloc.c */
 extern int	pbt_choose_split(const PbtLayout *layout, const PbtItem *items,
 							 int n, int hikeylen, bool leaf,

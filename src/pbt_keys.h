@@ -76,6 +76,8 @@ typedef struct PbtState
 	bool		delta_known;
 	bool		delta_on;		/* reloption delta: inserts may append */
 	int			delta_threshold;	/* bytes of a run that make it fold */
+	uint32		group_size;		/* leaf groups: subnodes per group, from the
+								 * metapage with delta_group */
 	PbtColumn	cols[INDEX_MAX_KEYS];
 } PbtState;
 

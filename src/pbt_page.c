@@ -14,6 +14,7 @@
  */
 #include "pagebtree.h"
 #include "pbt_delta.h"
+#include "pbt_group.h"
 
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
@@ -116,6 +117,31 @@ pbt_meta_init(Page page, uint32 key_mode)
 	/* keep the metadata out of the hole that full-page images skip */
 	((PageHeader) page)->pd_lower =
 		((char *) meta + sizeof(PbtMetaPageData)) - (char *) page;
+}
+
+/*
+ * Cache in st what the metapage fixes at build: the delta area's and leaf
+ * groups' geometry.  Checks the format version.
+ */
+void
+pbt_meta_settings(Relation index, PbtState *st, const PbtMetaPageData *meta)
+{
+	if (meta->magic != PBT_MAGIC)
+		pbt_page_error(index, PBT_METAPAGE_BLKNO, "not a pagebtree metapage");
+	if (meta->version != PBT_VERSION && meta->version != PBT_GROUP_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has pagebtree version %u, expected %u or %u",
+						RelationGetRelationName(index), meta->version,
+						PBT_VERSION, PBT_GROUP_VERSION),
+				 errhint("REINDEX the index.")));
+	st->delta_group = meta->delta_group;
+	st->group_size = meta->version == PBT_GROUP_VERSION ? meta->group_size : 0;
+	if (st->delta_group > PBT_MAX_DELTA_GROUP ||
+		st->group_size == 1 || st->group_size > PBT_MAX_GROUP_SIZE ||
+		(st->group_size > 0 && st->delta_group > 0))
+		pbt_page_error(index, PBT_METAPAGE_BLKNO, "bad delta area or leaf group size");
+	st->delta_known = true;
 }
 
 /*

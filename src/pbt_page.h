@@ -22,6 +22,8 @@
  */
 #define PBT_MAGIC			0x50425431	/* "PBT1" */
 #define PBT_VERSION			3
+#define PBT_GROUP_VERSION	4		/* an index with leaf groups, which
+									 * earlier versions must not write */
 #define PBT_PAGE_ID			0xFF91
 #define PBT_METAPAGE_BLKNO	0
 
@@ -39,6 +41,10 @@
 										 * not WAL-logged */
 #define PBT_SIDE			(1 << 7)	/* a side page of the delta area
 										 * (pbt_delta.h) */
+#define PBT_GROUP			(1 << 8)	/* a leaf that is a subnode of a leaf
+										 * group (pbt_group.c) */
+#define PBT_HOLE			(1 << 9)	/* with PBT_GROUP: a subnode not in use
+										 * yet, empty and unlinked */
 
 /*
  * Layout tags; every page records the layout that owns its item bytes.  A
@@ -86,6 +92,10 @@ typedef struct PbtPageOpaqueData
 	uint16		page_id;		/* PBT_PAGE_ID, for tools */
 	uint8		op_counter;		/* leaves: operation-adaption counter
 								 * (PBT_OPS_*), a hint like dead entries */
+	uint8		group_pos;		/* PBT_GROUP: the subnode's place in its
+								 * group, which starts group_pos blocks
+								 * before it */
+	uint8		group_size;		/* PBT_GROUP: subnodes in the group */
 } PbtPageOpaqueData;
 
 /*
@@ -126,6 +136,8 @@ typedef struct PbtMetaPageData
 	uint32		key_mode;		/* PBT_KEYS_* */
 	uint32		delta_group;	/* leaves per side page of the delta area, 0
 								 * = none (pbt_delta.h); fixed at build */
+	uint32		group_size;		/* subnodes per leaf group, 0 = no groups;
+								 * version PBT_GROUP_VERSION only */
 } PbtMetaPageData;
 
 #define PbtPageGetMeta(page) ((PbtMetaPageData *) PageGetContents(page))

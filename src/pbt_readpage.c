@@ -14,6 +14,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pbt_scan.h"
+#include "pbt_group.h"
 
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -21,6 +22,7 @@
 
 static inline void save_item(IndexScanDesc scan, int slot, int pos,
 							 const char *item, int len);
+static uint32 save_resume(PbtScanOpaque so, const PbtItem *key);
 
 /* a run entry the batch covers, and the page position it sorts at */
 typedef struct RunMatch
@@ -186,6 +188,27 @@ done_with_page(IndexScanDesc scan)
 		if (have)
 			appendBinaryStringInfo(&so->pf_key, key.data, key.len);
 	}
+	/* a subnode: where to read on if its group is rebalanced meanwhile */
+	if (so->curr.gstart != InvalidBlockNumber)
+	{
+		Page		page = BufferGetPage(so->curr.buf);
+		PbtItem		hikey;
+		PbtItem		first;
+		PbtItemBuf	firstbuf;
+
+		so->curr.fwdLen = so->curr.bwdLen = 0;
+		if (pbt_page_get_hikey(page, &hikey))
+		{
+			so->curr.fwdOff = so->curr.bwdOff = save_resume(so, &hikey);
+			so->curr.fwdLen = so->curr.bwdLen = hikey.len;
+		}
+		if (pbt_layout(page)->count(page) > 0)
+		{
+			pbt_layout(page)->get(page, 0, &first, &firstbuf);
+			so->curr.bwdOff = save_resume(so, &first);
+			so->curr.bwdLen = first.len;
+		}
+	}
 	so->curr.valid = true;
 	so->curr.lsn = BufferGetLSNAtomic(so->curr.buf);
 	if (IsMVCCSnapshot(scan->xs_snapshot) &&
@@ -308,6 +331,84 @@ batch_within_end(PbtScanOpaque so, Page page, const PbtIter *it, int limit)
 	return forward ? c > 0 : c <= 0;
 }
 
+/* Note the group of the leaf so->curr.blkno (opaque), if it is a subnode. */
+static void
+note_group(PbtScanOpaque so, PbtPageOpaque opaque)
+{
+	if (!pbt_is_subnode(opaque))
+	{
+		so->curr.gstart = InvalidBlockNumber;
+		return;
+	}
+	so->curr.gstart = pbt_group_start(opaque, so->curr.blkno);
+	so->curr.gsize = opaque->group_size;
+	so->curr.epoch = pbt_group_epoch(opaque);
+}
+
+/* Copy a resume key (see ScanPos) into the tuple buffer; its offset. */
+static uint32
+save_resume(PbtScanOpaque so, const PbtItem *key)
+{
+	uint32		off = so->currTuples.used;
+
+	tuplebuf_reserve(&so->currTuples, off + key->len);
+	memcpy(so->currTuples.data + off, key->data, key->len);
+	so->currTuples.used += key->len;
+	return off;
+}
+
+/*
+ * Has the group of the page the scan has just left been rebalanced since
+ * it was read, with buf (locked) another subnode of it?
+ */
+static bool
+group_moved(PbtScanOpaque so, Buffer buf)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+
+	return so->curr.gstart != InvalidBlockNumber && pbt_is_subnode(opaque) &&
+		blkno >= so->curr.gstart && blkno < so->curr.gstart + so->curr.gsize &&
+		pbt_group_epoch(opaque) != so->curr.epoch;
+}
+
+/*
+ * A rebalance moved entries between the subnode the scan read last and the
+ * one it stepped to (buf, locked): release it and read on from the resume
+ * key of the page it left, which is exact since entries are unique with
+ * their heap TIDs: forward, from its high key; backward, before its first
+ * entry, or if it was empty, its high key; from the end of the index if it
+ * was the last page.
+ */
+static bool
+resume_group_scan(IndexScanDesc scan, ScanDirection dir, Buffer buf)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	bool		forward = ScanDirectionIsForward(dir);
+	PbtSearchKey key;
+
+	UnlockReleaseBuffer(buf);
+	elog(DEBUG2, "pagebtree: scan of \"%s\" reads on from its resume key after a rebalance of the group at block %u",
+		 RelationGetRelationName(scan->indexRelation), so->curr.gstart);
+	if ((forward ? so->curr.fwdLen : so->curr.bwdLen) == 0)
+	{
+		if (forward)
+			elog(ERROR, "pagebtree: a leaf with a right sibling has no high key");
+		return pbt_read_page(scan,
+							 pbt_get_endpoint(scan->indexRelation, so->st, 0, true),
+							 PBT_MAX_ITEMS_PER_PAGE, dir, NULL);
+	}
+	resetStringInfo(&so->resumebuf);
+	appendBinaryStringInfo(&so->resumebuf, so->currTuples.data +
+						   (forward ? so->curr.fwdOff : so->curr.bwdOff),
+						   forward ? so->curr.fwdLen : so->curr.bwdLen);
+	memset(&key, 0, sizeof(key));
+	key.bytes = so->resumebuf.data;
+	key.len = so->resumebuf.len;
+	key.nextkey = false;
+	return pbt_read_from_key(scan, &key, dir);
+}
+
 /* Start reading the share-locked leaf in buf into so->curr. */
 static void
 begin_page(IndexScanDesc scan, Buffer buf)
@@ -322,6 +423,7 @@ begin_page(IndexScanDesc scan, Buffer buf)
 	so->currTuples.used = 0;
 	so->itup_tupoff = PBT_NO_TUPOFF;
 	so->curr.blkno = BufferGetBlockNumber(buf);
+	note_group(so, opaque);
 	so->curr.next = opaque->next;
 	so->curr.prev = opaque->prev;
 	so->curr.moreRight = !PbtIsRightmost(opaque);
@@ -978,6 +1080,8 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 			buf = ReadBuffer(index, next);
 		}
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		if (group_moved(so, buf))
+			return resume_group_scan(scan, dir, buf);
 		return pbt_read_page(scan, buf, 0, dir, NULL);
 	}
 	else
@@ -994,6 +1098,8 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		buf = walk_left(index, target, blkno);
 		if (!BufferIsValid(buf))
 			return scan_ended(scan);
+		if (group_moved(so, buf))
+			return resume_group_scan(scan, dir, buf);
 		return pbt_read_page(scan, buf, PBT_MAX_ITEMS_PER_PAGE, dir, NULL);
 	}
 }
@@ -1056,6 +1162,7 @@ pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 	/* nothing before the key on this page: go on from its left neighbour */
 	so->curr.buf = buf;
 	so->curr.blkno = BufferGetBlockNumber(buf);
+	note_group(so, PbtPageGetOpaque(BufferGetPage(buf)));
 	so->curr.prev = PbtPageGetOpaque(BufferGetPage(buf))->prev;
 	so->curr.moreLeft = !PbtIsLeftmost(PbtPageGetOpaque(BufferGetPage(buf)));
 	so->curr.restLeft = so->curr.restRight = false;

@@ -481,9 +481,14 @@ gettuple_slow(IndexScanDesc scan, ScanDirection dir)
 		 * whole scan, every element, as a serial scan; the others find it
 		 * done.  Sharing each element's leaves would need the participants
 		 * to agree on the element too (nbtree keeps a shared array-key
-		 * counter for that); see docs/decisions.md.
+		 * counter for that); see docs/decisions.md.  So does a scan of an
+		 * index with leaf groups, whose participants would have to agree
+		 * on where to read on after a rebalance.
 		 */
-		if (so->par && so->narrays > 0)
+		if (so->par &&
+			(so->narrays > 0 ||
+			 (pbt_delta_group(scan->indexRelation, so->st),
+			  so->st->group_size > 0)))
 		{
 			if (!claim_whole_scan(scan))
 				return false;

@@ -77,6 +77,20 @@ typedef struct ScanPos
 	BlockNumber blkno;
 	BlockNumber next;
 	BlockNumber prev;
+	/* a subnode of a leaf group: its group's first block, size and epoch */
+	BlockNumber gstart;			/* InvalidBlockNumber: not a subnode */
+	int			gsize;
+	uint64		epoch;
+	/*
+	 * Where a scan of a group index reads on from if a rebalance moved the
+	 * subnode boundaries it relied on when it leaves the page, as keys in
+	 * the tuple buffer: forward, the page's high key; backward, its first
+	 * entry (an empty page: its high key; 0 = none, the end of the index)
+	 */
+	uint32		fwdOff;
+	int			fwdLen;
+	uint32		bwdOff;
+	int			bwdLen;
 	bool		moreLeft;
 	bool		moreRight;
 	int			firstItem;

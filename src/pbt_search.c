@@ -12,6 +12,7 @@
  */
 #include "pagebtree.h"
 #include "pbt_delta.h"
+#include "pbt_group.h"
 
 #include "miscadmin.h"
 
@@ -120,6 +121,8 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 		Page		page = BufferGetPage(buf);
 		PbtPageOpaque opaque = PbtPageGetOpaque(page);
 		BlockNumber blkno;
+		PbtPageOpaqueData from;
+		BlockNumber fromblk;
 
 		Assert(pbt_buffer_locked(buf, lockmode == BUFFER_LOCK_EXCLUSIVE ?
 								 LW_EXCLUSIVE : LW_SHARED));
@@ -152,11 +155,127 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 			return buf;
 
 		CHECK_FOR_INTERRUPTS();
+		from = *opaque;
+		fromblk = BufferGetBlockNumber(buf);
 		blkno = opaque->next;
 		UnlockReleaseBuffer(buf);
 		buf = ReadBuffer(index, blkno);
 		LockBuffer(buf, lockmode);
+
+		/*
+		 * The key was beyond a subnode's high key when we read it; if the
+		 * group was rebalanced since, it may belong further left now: start
+		 * again from the group's first subnode, whose lower bound never
+		 * moves.
+		 */
+		if (pbt_is_subnode(&from) &&
+			pbt_group_moved(&from, fromblk, pbt_group_epoch(&from),
+							PbtPageGetOpaque(BufferGetPage(buf)), blkno))
+		{
+			UnlockReleaseBuffer(buf);
+			buf = ReadBuffer(index, pbt_group_start(&from, fromblk));
+			LockBuffer(buf, lockmode);
+		}
 	}
+}
+
+/*
+ * The first bytes of x after its first p as a number, for interpolating
+ * between two keys that share those p bytes: 0 or the largest number if x
+ * does not share them.
+ */
+static uint64
+project_key(const char *x, int len, const char *prefix, int p)
+{
+	int			c = memcmp(x, prefix, Min(len, p));
+	uint64		v = 0;
+
+	if (c != 0 || len < p)
+		return (c > 0) ? PG_UINT64_MAX : 0;
+	for (int i = 0; i < (int) sizeof(uint64); i++)
+		v = (v << 8) | (p + i < len ? (unsigned char) x[p + i] : 0);
+	return v;
+}
+
+/*
+ * Which subnode of the leaf group under the downlink at pos of the level-1
+ * page (locked) key is likely in: interpolated between the group's
+ * separator and the next one (the HLN-tree's guess without its hint bits),
+ * since a rebalance spreads a group's entries evenly.  0 where there is no
+ * bound on either side.  Only a guess: see land_in_group.
+ */
+static int
+group_guess(PbtState *st, Page page, int pos, PbtSearchKey *key)
+{
+	const PbtLayout *layout = pbt_layout(page);
+	int			dl = PBT_DOWNLINK_SIZE(st);
+	PbtItem		lo;
+	PbtItem		hi;
+	PbtItemBuf	lobuf;
+	PbtItemBuf	hibuf;
+	int			p = 0;
+	uint64		plo;
+	uint64		phi;
+	uint64		pkey;
+
+	if (pos == 0)
+		return 0;
+	layout->get(page, pos, &lo, &lobuf);
+	lo.data += dl;
+	lo.len -= dl;
+	if (pos + 1 < layout->count(page))
+	{
+		layout->get(page, pos + 1, &hi, &hibuf);
+		hi.data += dl;
+		hi.len -= dl;
+	}
+	else if (!pbt_page_get_hikey(page, &hi))
+		return 0;
+	while (p < lo.len && p < hi.len && lo.data[p] == hi.data[p])
+		p++;
+	plo = project_key(lo.data, lo.len, lo.data, p);
+	phi = project_key(hi.data, hi.len, lo.data, p);
+	pkey = project_key(key->bytes, key->len, lo.data, p);
+	if (phi <= plo || pkey <= plo)
+		return 0;
+	if (pkey >= phi)
+		return st->group_size - 1;
+	return (int) ((double) (pkey - plo) / (double) (phi - plo) * st->group_size);
+}
+
+/*
+ * Lock (in lockmode) a subnode of the group starting at start where the
+ * descent for key may go on: the guessed subnode, or the one before it,
+ * if key follows its first entry (then it is at or past the subnode's
+ * lower bound, and moving right by high keys is correct); else the
+ * group's first subnode.
+ */
+static Buffer
+land_in_group(Relation index, PbtState *st, PbtSearchKey *key,
+			  BlockNumber start, int guess, int lockmode)
+{
+	for (int j = guess; j > 0 && j >= guess - 1; j--)
+	{
+		Buffer		buf = pbt_read_leaf(index, start + j);
+		Page		page = BufferGetPage(buf);
+		PbtPageOpaque opaque = PbtPageGetOpaque(page);
+		const PbtLayout *layout;
+		PbtItem		first;
+		PbtItemBuf	firstbuf;
+
+		LockBuffer(buf, lockmode);
+		layout = pbt_layout(page);
+		if (!PageIsNew(page) && pbt_is_subnode(opaque) &&
+			!(opaque->flags & PBT_HOLE) && opaque->group_pos == j &&
+			layout->count(page) > 0)
+		{
+			layout->get(page, 0, &first, &firstbuf);
+			if (pbt_compare(st, key, first.data, first.len) > 0)
+				return buf;
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	return InvalidBuffer;
 }
 
 /*
@@ -184,19 +303,9 @@ pbt_get_root(Relation index, PbtState *st, int access)
 	metabuf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
 	meta = PbtPageGetMeta(BufferGetPage(metabuf));
-	if (meta->magic != PBT_MAGIC)
-		pbt_page_error(index, PBT_METAPAGE_BLKNO, "not a pagebtree metapage");
-	if (meta->version != PBT_VERSION)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" has pagebtree version %u, expected %u",
-						RelationGetRelationName(index), meta->version,
-						PBT_VERSION),
-				 errhint("REINDEX the index.")));
+	pbt_meta_settings(index, st, meta);
 	st->root = meta->root;
 	st->rootlevel = meta->level;
-	st->delta_group = meta->delta_group;
-	st->delta_known = true;
 	UnlockReleaseBuffer(metabuf);
 
 	buf = pbt_read_hot(index, st->root);
@@ -236,6 +345,7 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		BlockNumber child;
 		int			lockmode;
 		bool		child_inner;
+		int			guess;
 
 		page = BufferGetPage(buf);
 		opaque = PbtPageGetOpaque(page);
@@ -269,12 +379,23 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 
 		lockmode = (opaque->level - 1 == target_level) ? access : BUFFER_LOCK_SHARE;
 		child_inner = opaque->level > 1;
+		guess = 0;
 		if (!child_inner)
+		{
 			pbt_run_prefetch(index, st, child);
+			if (st->group_size > 0 && st->normalized)
+				guess = group_guess(st, page, pos, key);
+		}
 		UnlockReleaseBuffer(buf);
-		buf = child_inner ? pbt_read_hot(index, child) :
-			pbt_read_leaf(index, child);
-		LockBuffer(buf, lockmode);
+		buf = guess > 0 ?
+			land_in_group(index, st, key, child, guess, lockmode) :
+			InvalidBuffer;
+		if (!BufferIsValid(buf))
+		{
+			buf = child_inner ? pbt_read_hot(index, child) :
+				pbt_read_leaf(index, child);
+			LockBuffer(buf, lockmode);
+		}
 	}
 
 	Assert(pbt_buffer_locked(buf, forupdate ? LW_EXCLUSIVE : LW_SHARED));

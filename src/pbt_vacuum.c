@@ -18,6 +18,7 @@
  */
 #include "pagebtree.h"
 #include "pbt_delta.h"
+#include "pbt_group.h"
 #include "pbt_prefetch.h"
 
 #include "access/generic_xlog.h"
@@ -64,8 +65,9 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	lbuf = ReadBuffer(index, lblk);
 	LockBuffer(lbuf, BUFFER_LOCK_SHARE);
 	lo = PbtPageGetOpaque(BufferGetPage(lbuf));
+	/* a group's subnodes stay, empty or not (pbt_group.h) */
 	if (!PbtIsLeaf(lo) || PbtIsDeleted(lo) || PbtIsRoot(lo) || PbtIsRightmost(lo) ||
-		(lo->flags & PBT_INCOMPLETE_SPLIT) ||
+		(lo->flags & (PBT_INCOMPLETE_SPLIT | PBT_GROUP)) ||
 		pbt_layout(BufferGetPage(lbuf))->count(BufferGetPage(lbuf)) != 0)
 	{
 		UnlockReleaseBuffer(lbuf);
@@ -197,6 +199,9 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	ListCell   *lc;
 	PbtLeafSource source;
 	PbtReadAhead *ra = palloc(sizeof(PbtReadAhead));
+	PbtPageOpaqueData from;		/* the leaf read last */
+	BlockNumber fromblk = InvalidBlockNumber;
+	double		live_before_group = 0;
 
 	UnlockReleaseBuffer(buf);
 	/* the leaves ahead, from the level above (a read stream from 17 on) */
@@ -222,6 +227,25 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		page = BufferGetPage(buf);
 		if (!PbtIsLeaf(PbtPageGetOpaque(page)))
 			pbt_page_error(index, blkno, "leaf level links to a non-leaf page");
+
+		/*
+		 * A rebalance may have moved entries from the subnodes ahead into
+		 * those behind us: read the group again from its first subnode (what
+		 * we deleted is gone; the live entries are counted again).
+		 */
+		if (fromblk != InvalidBlockNumber && pbt_is_subnode(&from) &&
+			pbt_group_moved(&from, fromblk, pbt_group_epoch(&from),
+							PbtPageGetOpaque(page), blkno))
+		{
+			UnlockReleaseBuffer(buf);
+			blkno = pbt_group_start(&from, fromblk);
+			fromblk = InvalidBlockNumber;
+			live = live_before_group;
+			continue;
+		}
+		if (!pbt_is_subnode(PbtPageGetOpaque(page)) ||
+			PbtPageGetOpaque(page)->group_pos == 0)
+			live_before_group = live;
 		layout = pbt_layout(page);
 		n = layout->count(page);
 
@@ -256,9 +280,12 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			pending = pbt_run_vacuum(index, st, buf, callback, callback_state,
 									 &stats->tuples_removed, &live);
 		if (layout->count(page) == 0 && pending == 0 &&
-			!PbtIsRightmost(PbtPageGetOpaque(page)))
+			!PbtIsRightmost(PbtPageGetOpaque(page)) &&
+			!pbt_is_subnode(PbtPageGetOpaque(page)))
 			empty = lappend_int(empty, (int) blkno);
-		blkno = PbtPageGetOpaque(page)->next;
+		from = *PbtPageGetOpaque(page);
+		fromblk = blkno;
+		blkno = from.next;
 		UnlockReleaseBuffer(buf);
 	}
 	pbt_readahead_end(ra);

@@ -1,0 +1,121 @@
+#!/bin/bash
+# Leaf groups (issue #23): pagebtree with leaf_group_size N against
+# pagebtree without groups and btree, on int8 keys inserted one by one in
+# random order into empty indexes: index size, leaf and inner pages, WAL
+# per insert (heap included), buffer accesses per point lookup (index-only,
+# from EXPLAIN BUFFERS) and point lookups per second (pgbench, one client,
+# the kinds alternating, medians of reps runs).
+#
+#   bash bench/groups.sh [rows] [reps]      (as root; default 1000000, 5)
+#
+# Uses a private copy of Debian's PostgreSQL 15 (bench/private-server.sh),
+# the library preloaded, everything in shared buffers.  One table per index
+# kind, same rows.  Prints a Markdown report (bench/results/groups.md).
+set -euo pipefail
+ROWS=${1:-1000000}
+REPS=${2:-5}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PORT=${PBT_BENCH_PORT:-5634}
+SERVER_CONF="shared_buffers = 1GB
+max_wal_size = 20GB
+checkpoint_timeout = 1h
+max_parallel_workers_per_gather = 0"
+. "$HERE/bench/private-server.sh"
+
+KINDS="btree pagebtree groups4 groups16"
+using() {
+	case $1 in
+	btree) echo "USING btree" ;;
+	pagebtree) echo "USING pagebtree WITH (delta = off)" ;;
+	groups4) echo "USING pagebtree WITH (leaf_group_size = 4)" ;;
+	groups16) echo "USING pagebtree WITH (leaf_group_size = 16)" ;;
+	esac
+}
+median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+# keys: a bijection of 1..ROWS onto sparse int8 values, so lookups can hit
+KEY="(i * 2654435761) % 1099511627776"
+
+sql "CREATE EXTENSION pagebtree"
+sql "CREATE TABLE src AS SELECT $KEY AS k, i AS v FROM generate_series(1, $ROWS) i ORDER BY random()"
+declare -A WAL=()
+for k in $KINDS; do
+	sql "CREATE TABLE t_$k (k int8, v int)"
+	sql "CREATE INDEX t_${k}_k ON t_$k $(using $k) (k)"
+	sql "CHECKPOINT"
+	l0=$(sql "SELECT pg_current_wal_insert_lsn()")
+	sql "INSERT INTO t_$k SELECT * FROM src"
+	WAL[$k]=$(sql "SELECT round((pg_current_wal_insert_lsn() - '$l0') / $ROWS.0, 1)")
+	sql "VACUUM (FREEZE, ANALYZE) t_$k"
+done
+for k in pagebtree groups4 groups16; do
+	sql "SELECT pagebtree_check('t_${k}_k', true)" >/dev/null
+done
+
+echo "# Leaf groups: random int8 inserts, sizes and point lookups"
+echo
+echo "\`bash bench/groups.sh $ROWS $REPS\` on $(date -u +%Y-%m-%d), PostgreSQL $($BIN/postgres --version | awk '{print $3}'),"
+echo "$(nproc) cores, commit $(git -C "$HERE" rev-parse --short HEAD). $ROWS sparse int8 keys inserted one by one in random"
+echo "order into an empty indexed table, one table per index kind; the library preloaded; shared_buffers = 1GB"
+echo "(everything in memory). pagebtree = \`delta = off\`; groups4 / groups16 = \`leaf_group_size = 4 / 16\`."
+echo "Every pagebtree index passed \`pagebtree_check(index, true)\`."
+echo
+echo "## Size, pages and WAL"
+echo
+echo "| kind | index pages | leaf pages | inner pages | leaf bytes free (avg) | size / btree | WAL bytes per insert (heap included) |"
+echo "|---|---|---|---|---|---|---|"
+bt=$(sql "SELECT pg_relation_size('t_btree_k') / 8192")
+for k in $KINDS; do
+	p=$(sql "SELECT pg_relation_size('t_${k}_k') / 8192")
+	if [ "$k" = btree ]; then
+		leaf="-"; inner="-"; free="-"
+	else
+		leaf=$(sql "SELECT sum(pages) FROM pagebtree_layout_summary('t_${k}_k') WHERE page_type = 'leaf'")
+		inner=$(sql "SELECT coalesce(sum(pages), 0) FROM pagebtree_layout_summary('t_${k}_k') WHERE page_type = 'inner'")
+		free=$(sql "SELECT round(sum(avg_free_size * pages) / sum(pages)) FROM pagebtree_layout_summary('t_${k}_k') WHERE page_type = 'leaf'")
+	fi
+	echo "| $k | $p | $leaf | $inner | $free | $(ratio "$p" "$bt") | ${WAL[$k]} |"
+done
+
+echo
+echo "## Point lookups"
+echo
+sql "CREATE TABLE probe AS SELECT $KEY AS k FROM generate_series(1, $ROWS, 97) i"
+nprobe=$(sql "SELECT count(*) FROM probe")
+echo "Buffer accesses per lookup: index-only scans of $nprobe existing keys in a nested loop"
+echo "(\`EXPLAIN (ANALYZE, BUFFERS)\`, the index scan node's shared hits and reads divided by the lookups)."
+echo "Lookups per second: \`pgbench -M prepared\`, one client, 10 s per run, \`SELECT v FROM t WHERE k = ...\` of a random"
+echo "existing key (heap fetch included), medians of $REPS runs, the kinds alternating."
+echo
+echo "| kind | buffers per lookup | lookups/s | lookups/s / btree | lookups/s / pagebtree |"
+echo "|---|---|---|---|---|"
+declare -A TPS=()
+for k in $KINDS; do
+	cat >"$W/lookup_$k.sql" <<EOF
+\\set i random(1, $ROWS)
+SELECT v FROM t_$k WHERE k = (:i * 2654435761) % 1099511627776;
+EOF
+	chown postgres "$W/lookup_$k.sql"
+done
+for r in $(seq 1 "$REPS"); do
+	if [ $((r % 2)) = 1 ]; then order=$KINDS; else order="groups16 groups4 pagebtree btree"; fi
+	for k in $order; do
+		t=$(su postgres -c "$BIN/pgbench -h $W/sock -p $PORT -n -T 10 -c 1 -M prepared -f $W/lookup_$k.sql postgres" 2>/dev/null |
+			sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+		TPS[$k]+="$t "
+	done
+done
+declare -A M=()
+for k in $KINDS; do M[$k]=$(echo "${TPS[$k]}" | median); done
+explain_lookups() {
+	su postgres -c "$PSQL -At" <<SQL
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM probe p JOIN t_$1 t ON t.k = p.k;
+SQL
+}
+for k in $KINDS; do
+	bufs=$(explain_lookups "$k" | awk '/Index Only Scan/ {f = 1} f && /Buffers:/ {print; exit}' |
+		sed -n 's/.*shared hit=\([0-9]*\)\( read=\([0-9]*\)\)\?.*/\1 \3/p' |
+		awk -v n="$nprobe" '{printf "%.2f", ($1 + $2) / n}')
+	echo "| $k | $bufs | ${M[$k]} | $(ratio "${M[$k]}" "${M[btree]}") | $(ratio "${M[$k]}" "${M[pagebtree]}") |"
+done

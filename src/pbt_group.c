@@ -1,0 +1,534 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_group.c
+ *	  Leaf groups: allocation, rebalancing and group splits (pbt_group.h).
+ *
+ * Pages that a rebalance or a group split rewrites are logged whole, in
+ * one core full-page-image record: redo restores them and needs neither
+ * the resource manager nor generic WAL's four-page limit, so groups work
+ * the same without preloading.  A hot-standby reader may see some pages of
+ * such a record restored and others not yet; they then carry different
+ * epochs, which the reader checks when it steps between subnodes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pagebtree.h"
+#include "pbt_group.h"
+#include "pbt_insert.h"
+
+#include "access/xloginsert.h"
+#include "catalog/pg_control.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/rel.h"
+
+/* Log the locked, changed pages in bufs[0..n) whole, in one record. */
+static void
+log_whole_pages(Relation index, Buffer *bufs, int n)
+{
+	XLogRecPtr	recptr;
+
+	Assert(n > 0 && n <= XLR_MAX_BLOCK_ID + 1);
+	for (int i = 0; i < n; i++)
+		MarkBufferDirty(bufs[i]);
+	if (!RelationNeedsWAL(index))
+		return;
+	XLogBeginInsert();
+	for (int i = 0; i < n; i++)
+		XLogRegisterBuffer(i, bufs[i], REGBUF_FORCE_IMAGE | REGBUF_STANDARD);
+	recptr = XLogInsert(RM_XLOG_ID, XLOG_FPI);
+	for (int i = 0; i < n; i++)
+		PageSetLSN(BufferGetPage(bufs[i]), recptr);
+}
+
+/*
+ * Make page the subnode at pos of a group of n, empty, in the index's leaf
+ * layout; a hole until it is linked (the caller clears PBT_HOLE then).
+ */
+void
+pbt_init_subnode(Page page, PbtState *st, int pos, int n, uint64 epoch)
+{
+	PbtPageOpaque opaque;
+
+	Assert(pos >= 0 && pos < n && n <= PBT_MAX_GROUP_SIZE);
+	pbt_page_init(page, 0,
+				  PBT_LEAF | PBT_GROUP | PBT_HOLE |
+				  (st->normalized ? 0 : PBT_ALIGNED_ITEMS),
+				  st->leaf_layout, st);
+	opaque = PbtPageGetOpaque(page);
+	opaque->group_pos = pos;
+	opaque->group_size = n;
+	pbt_set_group_epoch(opaque, epoch);
+}
+
+/*
+ * A new group of n contiguous blocks at the end of the index, all holes,
+ * logged (if log) as one record so that after a crash no extension hands
+ * its blocks to another page.  Returns its first block exclusively locked.
+ * Groups never come from the free space map: it holds single pages.
+ */
+Buffer
+pbt_new_group(Relation index, PbtState *st, int n, uint64 epoch, bool log)
+{
+	Buffer		bufs[PBT_MAX_GROUP_SIZE];
+	bool		needlock = !RELATION_IS_LOCAL(index);
+
+	Assert(n >= 2 && n <= PBT_MAX_GROUP_SIZE);
+	if (log && RelationNeedsWAL(index))
+		XLogEnsureRecordSpace(n - 1, 0);
+	if (needlock)
+		LockRelationForExtension(index, ExclusiveLock);
+	for (int i = 0; i < n; i++)
+	{
+		bufs[i] = pbt_extend_relation_locked(index);
+		if (i > 0 && BufferGetBlockNumber(bufs[i]) != BufferGetBlockNumber(bufs[0]) + i)
+			elog(ERROR, "pagebtree: extending index \"%s\" gave block %u, not %u",
+				 RelationGetRelationName(index), BufferGetBlockNumber(bufs[i]),
+				 BufferGetBlockNumber(bufs[0]) + i);
+	}
+	if (needlock)
+		UnlockRelationForExtension(index, ExclusiveLock);
+
+	START_CRIT_SECTION();
+	for (int i = 0; i < n; i++)
+		pbt_init_subnode(BufferGetPage(bufs[i]), st, i, n, epoch);
+	if (log)
+		log_whole_pages(index, bufs, n);
+	else
+		for (int i = 0; i < n; i++)
+			MarkBufferDirty(bufs[i]);
+	END_CRIT_SECTION();
+	for (int i = 1; i < n; i++)
+		UnlockReleaseBuffer(bufs[i]);
+	return bufs[0];
+}
+
+/*
+ * The subnode after the locked subnode in buf, exclusively locked, if buf
+ * is its group's last subnode in use and a hole follows: a split of buf
+ * can then move its upper half there without a new downlink.  Else
+ * InvalidBuffer.
+ */
+Buffer
+pbt_group_hole_after(Relation index, Buffer buf)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	Buffer		hole;
+	PbtPageOpaque hopaque;
+
+	Assert(pbt_is_subnode(opaque) && !(opaque->flags & PBT_HOLE));
+	if (opaque->group_pos + 1 >= opaque->group_size ||
+		pbt_in_group(opaque, blkno, opaque->next))
+		return InvalidBuffer;
+	hole = ReadBuffer(index, blkno + 1);
+	LockBuffer(hole, BUFFER_LOCK_EXCLUSIVE);
+	hopaque = PbtPageGetOpaque(BufferGetPage(hole));
+	if (PageIsNew(BufferGetPage(hole)) || !pbt_is_subnode(hopaque) ||
+		!(hopaque->flags & PBT_HOLE) ||
+		hopaque->group_pos != opaque->group_pos + 1 ||
+		pbt_group_epoch(hopaque) != pbt_group_epoch(opaque))
+		pbt_page_error(index, blkno + 1, "leaf group has no hole where expected");
+	return hole;
+}
+
+/* a page of the new group layout (see plan_pages) */
+typedef struct PlannedPage
+{
+	int			first;			/* items[first, end) */
+	int			end;
+	uint8		tag;			/* its layout */
+	StringInfoData hikey;		/* len 0: none (the rightmost page) */
+} PlannedPage;
+
+/*
+ * Would items[first, end) with the high key hikey (NULL: none) fit a leaf,
+ * in the layout the policy picks for them?  *bytes: what they take there.
+ */
+static bool
+page_fits(PbtState *st, PbtItem *items, int first, int end, PbtItem *hikey,
+		  uint8 *tag, int *bytes)
+{
+	const PbtLayout *layout;
+
+	if (end == first)
+	{
+		*tag = st->leaf_layout;
+		*bytes = hikey ? MAXALIGN(hikey->len) : 0;
+		return true;
+	}
+	*tag = pbt_choose_leaf_layout(st, items + first, end - first, hikey);
+	if (!(pbt_layout_by_tag(*tag)->flags & PBT_LF_REBUILT))
+		*tag = st->leaf_layout;
+	layout = pbt_layout_by_tag(*tag);
+	*bytes = 0;
+	if (!layout->fits(items + first, end - first, hikey, bytes))
+		return false;
+	*bytes += hikey ? MAXALIGN(hikey->len) : 0;
+	return true;
+}
+
+/*
+ * Plan page k of pages as items[b, e), the last page of the plan if last
+ * (high key lasthikey, NULL: none), else with the separator at e as its
+ * high key, or its left neighbour's if it is empty.  Does it fit?
+ */
+static bool
+try_page(PbtState *st, PbtItem *items, int b, int e, PlannedPage *pages,
+		 int k, bool last, PbtItem *lasthikey, int *bytes)
+{
+	PlannedPage *pg = &pages[k];
+	PbtItem		hk;
+
+	resetStringInfo(&pg->hikey);
+	if (last)
+	{
+		if (lasthikey)
+			appendBinaryStringInfo(&pg->hikey, lasthikey->data, lasthikey->len);
+	}
+	else if (e > b)
+		pbt_separator(st, &items[e - 1], &items[e], &pg->hikey);
+	else
+		appendBinaryStringInfo(&pg->hikey, pages[k - 1].hikey.data,
+							   pages[k - 1].hikey.len);
+	hk.data = pg->hikey.data;
+	hk.len = pg->hikey.len;
+	pg->first = b;
+	pg->end = e;
+	return page_fits(st, items, b, e, pg->hikey.len > 0 ? &hk : NULL,
+					 &pg->tag, bytes);
+}
+
+/*
+ * Spread the sorted items[first, end) over npages pages, the last with
+ * high key lasthikey (NULL: none): at about equal bytes, or if packed as
+ * many on each page as fit (one key's entries may take more bytes on a
+ * page they share with another key, where they cannot make a posting
+ * leaf).  The first and last pages get at least one item; a page between
+ * may stay empty, with the high key of the page before it.  Returns the
+ * fullest page's bytes, or -1 if the items do not fit.
+ */
+static int
+plan_pages(PbtState *st, PbtItem *items, int first, int end, int npages,
+		   PbtItem *lasthikey, bool packed, PlannedPage *pages)
+{
+	int64		total = 0;
+	int64		acc = 0;
+	int			b = first;
+	int			fullest = 0;
+
+	Assert(end - first >= 2 && npages >= 1);
+	for (int i = first; i < end; i++)
+		total += items[i].len;
+	for (int k = 0; k < npages; k++)
+	{
+		bool		last = k == npages - 1;
+		int			e = b;
+		int			bytes;
+
+		initStringInfo(&pages[k].hikey);
+		if (last)
+			e = end;
+		else if (packed)
+		{
+			/* the most items that fit, leaving one for the last page */
+			int			lo = k == 0 ? b + 1 : b;
+			int			hi = end - 1;
+
+			while (lo < hi)
+			{
+				int			mid = (lo + hi + 1) / 2;
+
+				if (try_page(st, items, b, mid, pages, k, false, NULL, &bytes))
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			e = lo;
+		}
+		else
+		{
+			int64		target = total * (k + 1) / npages;
+
+			/* the cut nearest the target, keeping the ends nonempty */
+			while (e < end - 1 && acc + items[e].len / 2 < target)
+				acc += items[e++].len;
+			if (k == 0 && e == first)
+				acc += items[e++].len;
+		}
+		/* too many: leave the last ones to the next page */
+		while (!try_page(st, items, b, e, pages, k, last, lasthikey, &bytes))
+		{
+			if (last || (k == 0 && e == b + 1))
+				return -1;
+			acc -= items[--e].len;
+		}
+		fullest = Max(fullest, bytes);
+		b = e;
+	}
+	return fullest;
+}
+
+/* plan_pages at equal bytes, or packed if the items do not fit so */
+static int
+plan_group(PbtState *st, PbtItem *items, int first, int end, int npages,
+		   PbtItem *lasthikey, PlannedPage *pages)
+{
+	int			fullest = plan_pages(st, items, first, end, npages, lasthikey,
+									 false, pages);
+
+	if (fullest < 0)
+		fullest = plan_pages(st, items, first, end, npages, lasthikey, true,
+							 pages);
+	return fullest;
+}
+
+/* Write planned page k of a group into page (built in backend memory). */
+static void
+build_subnode(PbtState *st, Page page, PbtItem *items, PlannedPage *pg,
+			  int pos, int n, uint64 epoch, uint8 counter)
+{
+	PbtItem		hk;
+	PbtItem    *hkp = NULL;
+
+	pbt_init_subnode(page, st, pos, n, epoch);
+	PbtPageGetOpaque(page)->flags &= ~PBT_HOLE;
+	if (pg->hikey.len > 0)
+	{
+		hk.data = pg->hikey.data;
+		hk.len = pg->hikey.len;
+		hkp = &hk;
+	}
+	pbt_page_rebuild_as(page, pg->tag, st, items + pg->first,
+						pg->end - pg->first, hkp);
+	if (pg->end > pg->first)
+		pbt_adapt_leaf(st, page, counter, items + pg->first,
+					   pg->end - pg->first, hkp);
+}
+
+/* percent of a page above which a full subnode splits its group */
+#define PBT_GROUP_SPLIT_FILL 97
+
+/*
+ * The subnode in buf (exclusively locked) cannot take an insert and no
+ * hole follows it: rebalance its group, or split the group in two.
+ * items[0, nitems) are its items with the new one, sorted.  Locks the
+ * group's other subnodes, left ones without waiting (writers lock left to
+ * right): if one is busy, releases everything, waits for it and returns
+ * false, and the caller inserts again from the top.  Also false after
+ * finishing an earlier split of the group.  Releases buf; true once the
+ * entry is in.
+ */
+bool
+pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
+				   PbtItem *items, int nitems)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	int			n = opaque->group_size;
+	int			j = opaque->group_pos;
+	BlockNumber start = blkno - j;
+	uint64		epoch = pbt_group_epoch(opaque);
+	uint8		counter = opaque->op_counter;
+	Buffer		bufs[2 * PBT_MAX_GROUP_SIZE + 1];
+	int			nbufs;
+	int			nactive = 0;
+	PbtPageOpaque lastop;
+	BlockNumber oldprev;
+	BlockNumber oldnext;
+	Buffer		sbuf = InvalidBuffer;
+	PbtItem		grouphk;
+	StringInfoData grouphkbuf;
+	PbtItem    *all;
+	int			nall = 0;
+	PlannedPage pages[2 * PBT_MAX_GROUP_SIZE];
+	int			mid = 0;
+	bool		split;
+	StringInfoData sep;
+	Buffer		newbuf = InvalidBuffer;
+	BlockNumber newstart = InvalidBlockNumber;
+	Page		images[2 * PBT_MAX_GROUP_SIZE];
+	int			npages;
+	int			fullest;
+
+	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
+	for (int i = 0; i < j; i++)
+	{
+		bufs[i] = ReadBuffer(index, start + i);
+		if (!ConditionalLockBuffer(bufs[i]))
+		{
+			BlockNumber busy = start + i;
+
+			ReleaseBuffer(bufs[i]);
+			for (int k = 0; k < i; k++)
+				UnlockReleaseBuffer(bufs[k]);
+			UnlockReleaseBuffer(buf);
+			bufs[0] = ReadBuffer(index, busy);
+			LockBuffer(bufs[0], BUFFER_LOCK_SHARE);
+			UnlockReleaseBuffer(bufs[0]);
+			return false;
+		}
+	}
+	bufs[j] = buf;
+	for (int i = j + 1; i < n; i++)
+	{
+		bufs[i] = ReadBuffer(index, start + i);
+		LockBuffer(bufs[i], BUFFER_LOCK_EXCLUSIVE);
+	}
+	/* in use: a prefix of the group, j among them (we hold j: no change) */
+	for (int i = 0; i < n; i++)
+	{
+		Page		page = BufferGetPage(bufs[i]);
+		PbtPageOpaque o = PbtPageGetOpaque(page);
+
+		if (PageIsNew(page) || !pbt_is_subnode(o) || o->group_pos != i ||
+			o->group_size != n || pbt_group_epoch(o) != epoch ||
+			((o->flags & PBT_HOLE) ? i <= j : i > nactive))
+			pbt_page_error(index, start + i, "leaf group is inconsistent");
+		if (!(o->flags & PBT_HOLE))
+			nactive = i + 1;
+	}
+	lastop = PbtPageGetOpaque(BufferGetPage(bufs[nactive - 1]));
+
+	/* an earlier group split still lacks its downlink: add it first */
+	if (lastop->flags & PBT_INCOMPLETE_SPLIT)
+	{
+		for (int i = 0; i < n; i++)
+			if (i != nactive - 1)
+				UnlockReleaseBuffer(bufs[i]);
+		pbt_finish_split(index, st, bufs[nactive - 1], stack);
+		return false;
+	}
+	oldprev = PbtPageGetOpaque(BufferGetPage(bufs[0]))->prev;
+	oldnext = lastop->next;
+	initStringInfo(&grouphkbuf);
+	if (pbt_page_get_hikey(BufferGetPage(bufs[nactive - 1]), &grouphk))
+		appendBinaryStringInfo(&grouphkbuf, grouphk.data, grouphk.len);
+	grouphk.data = grouphkbuf.data;
+	grouphk.len = grouphkbuf.len;
+
+	/* all the group's items, in order */
+	for (int i = 0; i < nactive; i++)
+		if (i != j)
+			nall += pbt_layout(BufferGetPage(bufs[i]))->count(BufferGetPage(bufs[i]));
+	all = palloc(sizeof(PbtItem) * (nall + nitems));
+	nall = 0;
+	for (int i = 0; i < nactive; i++)
+	{
+		Page		page = BufferGetPage(bufs[i]);
+
+		if (i == j)
+		{
+			memcpy(all + nall, items, sizeof(PbtItem) * nitems);
+			nall += nitems;
+		}
+		else
+		{
+			int			cnt = pbt_layout(page)->count(page);
+			PbtItem    *copies = pbt_page_copy_items(page, cnt);
+
+			memcpy(all + nall, copies, sizeof(PbtItem) * cnt);
+			nall += cnt;
+		}
+	}
+
+	/* rebalance while the pages stay below the split fill */
+	fullest = plan_pages(st, all, 0, nall, n, grouphk.len > 0 ? &grouphk : NULL,
+						 false, pages);
+	split = fullest < 0 || fullest > PBT_USABLE_SPACE * PBT_GROUP_SPLIT_FILL / 100;
+	initStringInfo(&sep);
+	if (split)
+	{
+		int64		total = 0;
+		int64		acc = 0;
+		PbtItem		sepitem;
+
+		for (int i = 0; i < nall; i++)
+			total += all[i].len;
+		for (mid = 2; mid < nall - 2 && acc + all[mid - 1].len < total / 2; mid++)
+			acc += all[mid - 1].len;
+		pbt_separator(st, &all[mid - 1], &all[mid], &sep);
+		sepitem.data = sep.data;
+		sepitem.len = sep.len;
+		if (plan_group(st, all, 0, mid, n, &sepitem, pages) < 0 ||
+			plan_group(st, all, mid, nall, n, grouphk.len > 0 ? &grouphk : NULL,
+					   pages + n) < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("pagebtree: could not split leaf group at block %u of index \"%s\"",
+							start, RelationGetRelationName(index))));
+		newbuf = pbt_new_group(index, st, n, epoch + 1, true);
+		newstart = BufferGetBlockNumber(newbuf);
+		bufs[n] = newbuf;
+		for (int i = 1; i < n; i++)
+		{
+			bufs[n + i] = ReadBuffer(index, newstart + i);
+			LockBuffer(bufs[n + i], BUFFER_LOCK_EXCLUSIVE);
+		}
+	}
+	npages = split ? 2 * n : n;
+	nbufs = npages;
+	/* the right sibling's left-link changes when the last subnode does */
+	if (oldnext != InvalidBlockNumber && (split || nactive < n))
+	{
+		sbuf = ReadBuffer(index, oldnext);
+		LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
+		bufs[nbufs++] = sbuf;
+	}
+
+	/* the new pages, built where nothing can fail in a critical section */
+	for (int k = 0; k < npages; k++)
+	{
+		BlockNumber gstart = k < n ? start : newstart;
+		PbtPageOpaque o;
+
+		images[k] = palloc(BLCKSZ);
+		build_subnode(st, images[k], all, &pages[k], k % n, n, epoch + 1,
+					  counter);
+		o = PbtPageGetOpaque(images[k]);
+		o->prev = k == 0 ? oldprev : (k % n == 0 ? start + n - 1 : gstart + k % n - 1);
+		if (k == npages - 1)
+			o->next = oldnext;
+		else if (k == n - 1)
+			o->next = newstart;
+		else
+			o->next = gstart + (k + 1) % n;
+		if (split && k == n - 1)
+			o->flags |= PBT_INCOMPLETE_SPLIT;
+	}
+
+	if (RelationNeedsWAL(index))
+		XLogEnsureRecordSpace(nbufs - 1, 0);
+	START_CRIT_SECTION();
+	for (int k = 0; k < npages; k++)
+		memcpy(BufferGetPage(bufs[k]), images[k], BLCKSZ);
+	if (BufferIsValid(sbuf))
+		PbtPageGetOpaque(BufferGetPage(sbuf))->prev =
+			split ? newstart + n - 1 : start + n - 1;
+	log_whole_pages(index, bufs, nbufs);
+	END_CRIT_SECTION();
+
+	for (int k = 0; k < npages; k++)
+	{
+		PBT_CHECK_PAGE(index, BufferGetPage(bufs[k]), BufferGetBlockNumber(bufs[k]));
+		pfree(images[k]);
+	}
+	if (BufferIsValid(sbuf))
+		UnlockReleaseBuffer(sbuf);
+	elog(DEBUG2, "pagebtree: %s of the leaf group at block %u of index \"%s\" (%d entries; balanced, its fullest page would take %d bytes)",
+		 split ? "split" : "rebalance", start, RelationGetRelationName(index),
+		 nall, fullest);
+	if (!split)
+	{
+		for (int k = 0; k < n; k++)
+			UnlockReleaseBuffer(bufs[k]);
+		return true;
+	}
+
+	/* second step: the new group's downlink */
+	for (int k = 0; k < 2 * n; k++)
+		if (k != n - 1 && k != n)
+			UnlockReleaseBuffer(bufs[k]);
+	pbt_insert_parent(index, st, bufs[n - 1], bufs[n], stack, &sep);
+	return true;
+}

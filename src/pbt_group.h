@@ -1,0 +1,91 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_group.h
+ *	  Leaf groups (HLN-tree huge leaves): N contiguous leaf blocks under one
+ *	  downlink (pbt_group.c; ARCHITECTURE.md, "Leaf groups").
+ *
+ * A group is blocks start .. start + N - 1.  Its first nactive blocks are
+ * ordinary leaves ("subnodes", flag PBT_GROUP) chained by their links and
+ * high keys like any leaves; the rest are holes (PBT_GROUP | PBT_HOLE):
+ * initialized, empty, unlinked.  The level above holds one downlink per
+ * group, to its first subnode; a reader moves right from there by high
+ * keys.  Holes become subnodes when the last subnode splits (no downlink
+ * is added); nactive never decreases.  A rebalance spreads the group's
+ * items over all N subnodes, moving items left as well as right, and a
+ * group split spreads them over the group and a new one; both give every
+ * subnode of the group a new epoch, so that a reader stepping from one
+ * subnode to the next sees that the boundaries it relied on have moved.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PBT_GROUP_H
+#define PBT_GROUP_H
+
+#include "pagebtree.h"
+
+#define PBT_MAX_GROUP_SIZE	16	/* a group split logs 2N + 1 pages in one
+								 * record: block ids 0 .. XLR_MAX_BLOCK_ID */
+
+static inline bool
+pbt_is_subnode(PbtPageOpaque opaque)
+{
+	return (opaque->flags & PBT_GROUP) != 0;
+}
+
+/* the group's epoch, kept in safexid (read only on deleted pages) */
+static inline uint64
+pbt_group_epoch(PbtPageOpaque opaque)
+{
+	Assert(pbt_is_subnode(opaque) && !PbtIsDeleted(opaque));
+	return U64FromFullTransactionId(opaque->safexid);
+}
+
+static inline void
+pbt_set_group_epoch(PbtPageOpaque opaque, uint64 epoch)
+{
+	opaque->safexid = FullTransactionIdFromU64(epoch);
+}
+
+/* the first block of the group of the subnode at blkno */
+static inline BlockNumber
+pbt_group_start(PbtPageOpaque opaque, BlockNumber blkno)
+{
+	Assert(pbt_is_subnode(opaque) && blkno >= opaque->group_pos);
+	return blkno - opaque->group_pos;
+}
+
+/* is blkno in the group of the subnode at pageblk? */
+static inline bool
+pbt_in_group(PbtPageOpaque opaque, BlockNumber pageblk, BlockNumber blkno)
+{
+	BlockNumber start;
+
+	if (!pbt_is_subnode(opaque) || blkno == InvalidBlockNumber)
+		return false;
+	start = pbt_group_start(opaque, pageblk);
+	return blkno >= start && blkno < start + opaque->group_size;
+}
+
+/*
+ * A reader that read the subnode a (opaque ao, at ablk) and then locked
+ * page b (bo): has a rebalance or group split moved a's boundaries since?
+ * Then what it concluded from a's high key may be wrong on b.
+ */
+static inline bool
+pbt_group_moved(PbtPageOpaque ao, BlockNumber ablk, uint64 aepoch,
+				PbtPageOpaque bo, BlockNumber bblk)
+{
+	return pbt_is_subnode(bo) && pbt_in_group(ao, ablk, bblk) &&
+		pbt_group_epoch(bo) != aepoch;
+}
+
+/* pbt_group.c */
+extern Buffer pbt_new_group(Relation index, PbtState *st, int n,
+							uint64 epoch, bool log);
+extern void pbt_init_subnode(Page page, PbtState *st, int pos, int n,
+							 uint64 epoch);
+extern Buffer pbt_group_hole_after(Relation index, Buffer buf);
+extern bool pbt_group_overflow(Relation index, PbtState *st, Buffer buf,
+							   PbtStack stack, PbtItem *items, int nitems);
+
+#endif							/* PBT_GROUP_H */

@@ -1,0 +1,550 @@
+--
+-- groups: leaf groups (HLN-tree huge leaves, issue #23; reloption
+-- leaf_group_size).  A group is N contiguous leaf blocks under one downlink;
+-- inserts split its last subnode into the hole after it, rebalance the whole
+-- group, or split the group in two.  The shape of each index is read from
+-- pagebtree_page_stats and shown as properties (booleans), not block
+-- numbers; after every step pagebtree_check verifies the index against the
+-- heap and g_verify compares index scans (forward, backward, index-only,
+-- bitmap, = ANY) with sequential scans (pbt_verify, 00_setup.sql): every
+-- "failed" must be {}.
+--
+SET client_min_messages = warning;
+SET max_parallel_workers_per_gather = 0;
+
+-- g_shape(idx): metapage version and size; groups (subnodes at position 0),
+-- subnodes in use, holes, empty subnodes in use, leaves outside groups,
+-- deleted pages, the group size, the highest and number of distinct
+-- epochs, the sum of the subnodes' epochs (which every rebalance and
+-- group split raises), and the items on leaves
+CREATE FUNCTION g_shape(idx regclass, OUT version int, OUT nblocks bigint,
+                        OUT groups bigint, OUT subnodes bigint, OUT holes bigint,
+                        OUT empty_subnodes bigint, OUT plain_leaves bigint,
+                        OUT deleted bigint, OUT group_size int,
+                        OUT max_epoch bigint, OUT epochs bigint,
+                        OUT epoch_sum numeric, OUT live_items bigint)
+LANGUAGE sql AS $$
+    SELECT m.version, m.nblocks,
+           count(*) FILTER (WHERE s.flags ~ '\mgroup=0/'),
+           count(*) FILTER (WHERE s.flags ~ '\mgroup=' AND s.flags !~ '\mhole\M'),
+           count(*) FILTER (WHERE s.flags ~ '\mhole\M'),
+           count(*) FILTER (WHERE s.flags ~ '\mgroup=' AND s.flags !~ '\mhole\M'
+                              AND s.live_items = 0),
+           count(*) FILTER (WHERE s.page_type = 'leaf' AND s.flags !~ '\mgroup='),
+           count(*) FILTER (WHERE s.page_type = 'deleted'),
+           max(substring(s.flags from 'group=\d+/(\d+)')::int),
+           max(substring(s.flags from 'epoch=(\d+)')::bigint),
+           count(DISTINCT substring(s.flags from 'epoch=(\d+)')),
+           coalesce(sum(substring(s.flags from 'epoch=(\d+)')::numeric)
+                    FILTER (WHERE s.flags !~ '\mhole\M'), 0),
+           coalesce(sum(s.live_items) FILTER (WHERE s.page_type = 'leaf'), 0)
+    FROM pagebtree_metapage(idx) m, generate_series(1, m.nblocks - 1) b,
+         LATERAL pagebtree_page_stats(idx, b) s
+    GROUP BY m.version, m.nblocks
+$$;
+
+-- g_ok(idx, n): the index is a well-formed index with groups of n: version
+-- 4, only subnodes and holes at the leaf level, each group whole (n blocks,
+-- positions 0 .. n-1 in order, holes only after the subnodes in use)
+CREATE FUNCTION g_ok(idx regclass, n int) RETURNS boolean
+LANGUAGE sql AS $$
+    WITH p AS (
+        SELECT b, s.page_type, s.flags,
+               substring(s.flags from 'group=(\d+)/')::int AS pos,
+               substring(s.flags from 'group=\d+/(\d+)')::int AS size,
+               s.flags ~ '\mhole\M' AS hole
+        FROM pagebtree_metapage(idx) m, generate_series(1, m.nblocks - 1) b,
+             LATERAL pagebtree_page_stats(idx, b) s
+    ), starts AS (
+        SELECT b FROM p WHERE pos = 0
+    )
+    SELECT (SELECT version FROM pagebtree_metapage(idx)) = 4
+       AND NOT EXISTS (SELECT FROM p WHERE page_type = 'leaf' AND pos IS NULL)
+       AND NOT EXISTS (SELECT FROM p WHERE pos IS NOT NULL AND size <> n)
+       AND (SELECT count(*) FROM p WHERE pos IS NOT NULL) = n * (SELECT count(*) FROM starts)
+       AND NOT EXISTS (SELECT FROM starts s CROSS JOIN generate_series(0, n - 1) i
+                       LEFT JOIN p ON p.b = s.b + i
+                       WHERE p.pos IS DISTINCT FROM i)
+       AND NOT EXISTS (SELECT FROM p a JOIN p c ON c.b = a.b + 1
+                       WHERE a.hole AND NOT c.hole AND c.pos > 0)
+$$;
+
+-- g_order(q): a query with ORDER BY through a plain or index-only scan
+-- that yields the order (no Sort, no other scan), compared in order with a
+-- sequential scan, in linear time (pbt_cmp's element-wise comparison of
+-- arrays is quadratic): plan_ok, nrows (seqscan), same (same rows, same
+-- order)
+CREATE FUNCTION g_order(q text, OUT plan_ok boolean, OUT nrows bigint,
+                        OUT same boolean)
+LANGUAGE plpgsql
+SET enable_seqscan = on SET enable_indexscan = on SET enable_indexonlyscan = on
+SET enable_bitmapscan = off SET max_parallel_workers_per_gather = 0
+AS $$
+DECLARE
+    wrapped text := format('SELECT count(*), md5(coalesce(string_agg(s::text, '' ''), '''')) FROM (%s) s', q);
+    plan text := '';
+    ln text;
+    n_idx bigint;
+    h_idx text;
+    h_seq text;
+BEGIN
+    PERFORM set_config('enable_seqscan', 'off', true);
+    FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || wrapped LOOP
+        plan := plan || ln || E'\n';
+    END LOOP;
+    plan_ok := plan ~ 'Index (Only )?Scan' AND plan !~ '(Seq Scan|Sort|Bitmap)';
+    EXECUTE wrapped INTO n_idx, h_idx;
+    PERFORM set_config('enable_seqscan', 'on', true);
+    PERFORM set_config('enable_indexscan', 'off', true);
+    PERFORM set_config('enable_indexonlyscan', 'off', true);
+    EXECUTE wrapped INTO nrows, h_seq;
+    same := n_idx = nrows AND h_idx = h_seq;
+END;
+$$;
+
+-- queries per table, run by g_verify
+CREATE TABLE g_q (tbl text, q text);
+-- g_verify(idx): pagebtree_check with heapallindexed, then the queries of
+-- the index's table: those with ORDER BY through g_order, the others
+-- through pbt_verify (index, bitmap and index-only scans)
+CREATE FUNCTION g_verify(idx regclass, OUT queries int, OUT total_rows bigint,
+                         OUT failed text[])
+LANGUAGE plpgsql AS $$
+DECLARE
+    t text := (SELECT indrelid::regclass::text FROM pg_index WHERE indexrelid = idx);
+    q text;
+    r record;
+BEGIN
+    PERFORM pagebtree_check(idx, true);
+    SELECT v.* INTO queries, total_rows, failed
+    FROM pbt_verify(ARRAY(SELECT g.q FROM g_q g
+                          WHERE g.tbl = t AND g.q !~* 'order by'
+                          ORDER BY g.q)) v;
+    FOR q IN SELECT g.q FROM g_q g WHERE g.tbl = t AND g.q ~* 'order by'
+             ORDER BY g.q LOOP
+        r := g_order(q);
+        queries := queries + 1;
+        total_rows := total_rows + r.nrows;
+        IF NOT r.plan_ok OR NOT r.same THEN
+            failed := failed || format('order: %s (plan_ok %s, same %s)', q, r.plan_ok, r.same);
+        END IF;
+    END LOOP;
+END;
+$$;
+
+-- 1. built on existing data, then inserts that split and rebalance groups
+--
+-- (a) scrambled int8 keys with an INCLUDE column, groups of 4
+CREATE TABLE g_rand (k int8, pad int4) WITH (autovacuum_enabled = off);
+INSERT INTO g_rand SELECT (i * 7919) % 100003, i FROM generate_series(1, 15000) i;
+CREATE INDEX g_rand_k ON g_rand USING pagebtree (k) INCLUDE (pad)
+    WITH (leaf_group_size = 4);
+INSERT INTO g_q VALUES
+    ('g_rand', 'SELECT k AS c FROM g_rand WHERE k BETWEEN 20000 AND 35000'),
+    ('g_rand', 'SELECT k, pad FROM g_rand WHERE k > 30000 ORDER BY k'),
+    ('g_rand', 'SELECT k, pad FROM g_rand WHERE k < 70000 ORDER BY k DESC'),
+    ('g_rand', 'SELECT k, pad FROM g_rand ORDER BY k DESC LIMIT 3000'),
+    ('g_rand', 'SELECT count(*) FROM g_rand WHERE k >= 0'),
+    ('g_rand', 'SELECT k, pad FROM g_rand WHERE k = ANY (ARRAY(SELECT (i * 7919) % 100003 FROM generate_series(1, 40000, 137) i))');
+SELECT version, groups > 10 AS many_groups, holes < 4 AS few_holes,
+       plain_leaves = 0 AS only_subnodes, group_size, max_epoch, epochs
+FROM g_shape('g_rand_k');
+SELECT g_ok('g_rand_k', 4);
+SELECT * FROM g_verify('g_rand_k');
+EXPLAIN (COSTS OFF) SELECT k, pad FROM g_rand WHERE k < 70000 ORDER BY k DESC;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM g_rand WHERE k >= 0;
+SET enable_indexscan = off;
+EXPLAIN (COSTS OFF) SELECT pad FROM g_rand WHERE k BETWEEN 20000 AND 60000;
+RESET enable_seqscan; RESET enable_indexscan;
+CREATE TABLE g_before AS SELECT 'g_rand_k'::regclass AS idx, * FROM g_shape('g_rand_k');
+-- the leaves are full: inserts all over the key range split groups
+INSERT INTO g_rand SELECT (i * 7919) % 100003, i FROM generate_series(15001, 21000) i;
+SELECT a.groups > b.groups AS groups_split, a.nblocks > b.nblocks AS grew,
+       a.max_epoch > 1 AS new_epochs,
+       a.plain_leaves = 0 AS only_subnodes, a.version
+FROM g_shape('g_rand_k') a, g_before b WHERE b.idx = 'g_rand_k'::regclass;
+SELECT g_ok('g_rand_k', 4);
+SELECT * FROM g_verify('g_rand_k');
+-- new groups are half full: more inserts rebalance or split them again
+UPDATE g_before b SET groups = a.groups, epoch_sum = a.epoch_sum, nblocks = a.nblocks
+FROM g_shape('g_rand_k') a WHERE b.idx = 'g_rand_k'::regclass;
+INSERT INTO g_rand SELECT (i * 7919) % 100003, i FROM generate_series(21001, 30000) i;
+SELECT a.epoch_sum > b.epoch_sum AS new_epochs, a.groups >= b.groups AS groups_stay
+FROM g_shape('g_rand_k') a, g_before b WHERE b.idx = 'g_rand_k'::regclass;
+SELECT g_ok('g_rand_k', 4);
+SELECT * FROM g_verify('g_rand_k');
+
+-- (b) a rebalance without a group split: groups built half full, inserts
+-- into one key range (between the existing keys) fill a subnode, and its
+-- group spreads the entries over its four subnodes: the same groups, a new
+-- epoch for exactly the subnodes of the groups rebalanced
+CREATE TABLE g_half (k int8, v text) WITH (autovacuum_enabled = off);
+INSERT INTO g_half SELECT (i * 7919) % 1000003, 'v' || i FROM generate_series(1, 12000) i;
+CREATE INDEX g_half_k ON g_half USING pagebtree (k)
+    WITH (leaf_group_size = 4, fillfactor = 50);
+INSERT INTO g_q VALUES
+    ('g_half', 'SELECT k AS c FROM g_half WHERE k BETWEEN 400000 AND 600000'),
+    ('g_half', 'SELECT k, v FROM g_half WHERE k BETWEEN 450000 AND 550000'),
+    ('g_half', 'SELECT k FROM g_half WHERE k >= 450000 ORDER BY k'),
+    ('g_half', 'SELECT k FROM g_half WHERE k <= 550000 ORDER BY k DESC'),
+    ('g_half', 'SELECT k FROM g_half ORDER BY k DESC'),
+    ('g_half', 'SELECT k, v FROM g_half WHERE k = ANY (''{7919, 500001, 500003, 500150, 500151, 999990, 120000, 7}'')');
+INSERT INTO g_before SELECT 'g_half_k', * FROM g_shape('g_half_k');
+-- (a subnode holds some 320 entries at half fill, over some 26000 keys)
+INSERT INTO g_half SELECT 500000 + i, 'r' || i FROM generate_series(1, 500) i;
+WITH p AS (SELECT substring(s.flags from 'epoch=(\d+)')::int AS epoch
+           FROM generate_series(1, (SELECT nblocks - 1 FROM pagebtree_metapage('g_half_k'))) b,
+                LATERAL pagebtree_page_stats('g_half_k', b) s)
+SELECT a.groups = b.groups AS same_groups, a.nblocks = b.nblocks AS same_size,
+       a.max_epoch > 1 AS rebalanced,
+       (SELECT count(*) FROM p WHERE epoch > 1) % 4 = 0 AS whole_groups_rebalanced,
+       (SELECT count(*) FROM p WHERE epoch > 1) BETWEEN 4 AND 8 AS one_or_two_groups
+FROM g_shape('g_half_k') a, g_before b WHERE b.idx = 'g_half_k'::regclass;
+SELECT g_ok('g_half_k', 4);
+SELECT * FROM g_verify('g_half_k');
+-- more into the same range: its groups fill and split
+INSERT INTO g_half SELECT 500000 + (i * 7) % 1000, 's' || i FROM generate_series(1, 2500) i;
+SELECT a.groups > b.groups AS groups_split, a.max_epoch > 2 AS new_epochs
+FROM g_shape('g_half_k') a, g_before b WHERE b.idx = 'g_half_k'::regclass;
+SELECT g_ok('g_half_k', 4);
+SELECT * FROM g_verify('g_half_k');
+
+-- (c) serial keys, groups of 16: appends at the right end split the last
+-- subnode into the holes of the last group (no new epoch), then start new
+-- groups
+CREATE TABLE g_ser (id int8, t text) WITH (autovacuum_enabled = off);
+INSERT INTO g_ser SELECT i, 'row ' || i FROM generate_series(1, 20000) i;
+CREATE INDEX g_ser_id ON g_ser USING pagebtree (id) WITH (leaf_group_size = 16);
+INSERT INTO g_q VALUES
+    ('g_ser', 'SELECT id AS c FROM g_ser WHERE id BETWEEN 12000 AND 16000'),
+    ('g_ser', 'SELECT id, t FROM g_ser WHERE id > 19000 ORDER BY id'),
+    ('g_ser', 'SELECT id, t FROM g_ser WHERE id < 30000 ORDER BY id DESC'),
+    ('g_ser', 'SELECT count(*) FROM g_ser WHERE id > 100'),
+    ('g_ser', 'SELECT id, t FROM g_ser WHERE id = ANY (ARRAY(SELECT i * 97 FROM generate_series(1, 300) i))');
+INSERT INTO g_before SELECT 'g_ser_id', * FROM g_shape('g_ser_id');
+SELECT g_ok('g_ser_id', 16), group_size, groups >= 2 AS several_groups
+FROM g_shape('g_ser_id');
+SELECT holes > 0 AS has_holes FROM g_shape('g_ser_id');
+INSERT INTO g_ser SELECT i, 'row ' || i FROM generate_series(20001, 24000) i;
+SELECT a.holes < b.holes AS holes_used, a.subnodes > b.subnodes AS more_subnodes,
+       a.groups = b.groups AS same_groups, a.max_epoch
+FROM g_shape('g_ser_id') a, g_before b WHERE b.idx = 'g_ser_id'::regclass;
+INSERT INTO g_ser SELECT i, 'row ' || i FROM generate_series(24001, 40000) i;
+SELECT a.nblocks > b.nblocks AS grew, a.groups > b.groups AS more_groups,
+       a.plain_leaves = 0 AS only_subnodes, a.max_epoch
+FROM g_shape('g_ser_id') a, g_before b WHERE b.idx = 'g_ser_id'::regclass;
+SELECT g_ok('g_ser_id', 16);
+SELECT * FROM g_verify('g_ser_id');
+
+-- (d) text COLLATE "C", groups of 16, keys of varying length
+CREATE TABLE g_txt (s text COLLATE "C", n int) WITH (autovacuum_enabled = off);
+INSERT INTO g_txt SELECT md5(i::text) || repeat('x', i % 23), i FROM generate_series(1, 8000) i;
+CREATE INDEX g_txt_s ON g_txt USING pagebtree (s) WITH (leaf_group_size = 16);
+INSERT INTO g_q VALUES
+    ('g_txt', 'SELECT s AS c FROM g_txt WHERE s BETWEEN ''3'' AND ''5'''),
+    ('g_txt', 'SELECT s, n FROM g_txt WHERE s > ''7'' ORDER BY s'),
+    ('g_txt', 'SELECT s, n FROM g_txt WHERE s < ''c'' ORDER BY s DESC'),
+    ('g_txt', 'SELECT s, n FROM g_txt WHERE s LIKE ''ab%'''),
+    ('g_txt', 'SELECT s, n FROM g_txt WHERE s = ANY (ARRAY(SELECT md5(i::text) || repeat(''x'', i % 23) FROM generate_series(1, 20000, 53) i))');
+INSERT INTO g_before SELECT 'g_txt_s', * FROM g_shape('g_txt_s');
+SELECT g_ok('g_txt_s', 16);
+INSERT INTO g_txt SELECT md5(i::text) || repeat('y', i % 31), i FROM generate_series(8001, 20000) i;
+SELECT a.groups > b.groups AS groups_split, a.max_epoch > 1 AS new_epochs
+FROM g_shape('g_txt_s') a, g_before b WHERE b.idx = 'g_txt_s'::regclass;
+SELECT g_ok('g_txt_s', 16);
+SELECT * FROM g_verify('g_txt_s');
+
+-- (e) many duplicates of a few values (posting leaves), groups of 4
+CREATE TABLE g_dup (k int4, id int) WITH (autovacuum_enabled = off);
+INSERT INTO g_dup SELECT i % 20, i FROM generate_series(1, 20000) i;
+CREATE INDEX g_dup_k ON g_dup USING pagebtree (k) WITH (leaf_group_size = 4);
+INSERT INTO g_q VALUES
+    ('g_dup', 'SELECT k AS c FROM g_dup WHERE k BETWEEN 2 AND 3'),
+    ('g_dup', 'SELECT k, id FROM g_dup WHERE k = 3'),
+    ('g_dup', 'SELECT k FROM g_dup WHERE k >= 15 ORDER BY k'),
+    ('g_dup', 'SELECT k FROM g_dup WHERE k <= 3 ORDER BY k DESC'),
+    ('g_dup', 'SELECT count(*) FROM g_dup WHERE k > 0'),
+    ('g_dup', 'SELECT k, id FROM g_dup WHERE k = ANY (''{0, 6, 19, 25}'')');
+SELECT g_ok('g_dup_k', 4),
+       EXISTS (SELECT FROM pagebtree_layout_summary('g_dup_k')
+               WHERE page_type = 'leaf' AND layout = 'posting') AS has_posting_leaves;
+INSERT INTO g_before SELECT 'g_dup_k', * FROM g_shape('g_dup_k');
+INSERT INTO g_dup SELECT i % 20, i FROM generate_series(20001, 40000) i;
+SELECT a.live_items >= 2 * b.live_items AS twice_the_entries,
+       EXISTS (SELECT FROM pagebtree_layout_summary('g_dup_k')
+               WHERE page_type = 'leaf' AND layout = 'posting') AS has_posting_leaves
+FROM g_shape('g_dup_k') a, g_before b WHERE b.idx = 'g_dup_k'::regclass;
+SELECT g_ok('g_dup_k', 4);
+SELECT * FROM g_verify('g_dup_k');
+
+-- (f) composite keys (int4, text COLLATE "C"), groups of 16
+CREATE TABLE g_comp (a int4, b text COLLATE "C", c int) WITH (autovacuum_enabled = off);
+INSERT INTO g_comp SELECT i % 50, 'b' || ((i * 7919) % 1009), i FROM generate_series(1, 10000) i;
+CREATE INDEX g_comp_ab ON g_comp USING pagebtree (a, b) WITH (leaf_group_size = 16);
+INSERT INTO g_q VALUES
+    ('g_comp', 'SELECT a AS c FROM g_comp WHERE a BETWEEN 10 AND 13'),
+    ('g_comp', 'SELECT a, b, c FROM g_comp WHERE a = 17 AND b > ''b5'' ORDER BY a, b'),
+    ('g_comp', 'SELECT a, b FROM g_comp WHERE a > 40 ORDER BY a, b'),
+    ('g_comp', 'SELECT a, b FROM g_comp WHERE a < 25 ORDER BY a DESC, b DESC'),
+    ('g_comp', 'SELECT a, b, c FROM g_comp WHERE a = ANY (''{3, 33, 49}'') AND b = ANY (''{b1, b100, b512, b77}'')');
+INSERT INTO g_before SELECT 'g_comp_ab', * FROM g_shape('g_comp_ab');
+INSERT INTO g_comp SELECT i % 50, 'b' || ((i * 7919) % 1009), i FROM generate_series(10001, 30000) i;
+SELECT a.groups > b.groups AS groups_split, a.max_epoch > 1 AS new_epochs
+FROM g_shape('g_comp_ab') a, g_before b WHERE b.idx = 'g_comp_ab'::regclass;
+SELECT g_ok('g_comp_ab', 16);
+SELECT * FROM g_verify('g_comp_ab');
+
+-- 2. inserts into an empty group index: one group, subnode 0 in use and
+-- the others holes; the last subnode splits into the hole after it (same
+-- epoch); ascending keys then start new groups past the end of the index
+-- (epoch 1), descending ones rebalance their group, random ones both
+CREATE TABLE g_asc (k int8) WITH (autovacuum_enabled = off);
+CREATE INDEX g_asc_k ON g_asc USING pagebtree (k) WITH (leaf_group_size = 4);
+SELECT version, groups, subnodes, holes, max_epoch FROM g_shape('g_asc_k');
+SELECT g_ok('g_asc_k', 4);
+INSERT INTO g_asc SELECT i FROM generate_series(1, 3000) i;
+SELECT groups, subnodes > 1 AS hole_split, holes < 3 AS holes_used, max_epoch
+FROM g_shape('g_asc_k');
+SELECT g_ok('g_asc_k', 4);
+INSERT INTO g_asc SELECT i FROM generate_series(3001, 12000) i;
+SELECT groups > 1 AS new_groups, max_epoch FROM g_shape('g_asc_k');
+SELECT g_ok('g_asc_k', 4);
+INSERT INTO g_q VALUES
+    ('g_asc', 'SELECT k AS c FROM g_asc WHERE k BETWEEN 600 AND 4000'),
+    ('g_asc', 'SELECT k FROM g_asc ORDER BY k'),
+    ('g_asc', 'SELECT k FROM g_asc WHERE k < 11000 ORDER BY k DESC'),
+    ('g_asc', 'SELECT k FROM g_asc WHERE k = ANY (ARRAY(SELECT i * 41 FROM generate_series(0, 400) i))');
+SELECT * FROM g_verify('g_asc_k');
+
+CREATE TABLE g_desc (k int8) WITH (autovacuum_enabled = off);
+CREATE INDEX g_desc_k ON g_desc USING pagebtree (k) WITH (leaf_group_size = 16);
+INSERT INTO g_desc SELECT i FROM generate_series(12000, 1, -1) i;
+SELECT groups, holes, max_epoch > 1 AS rebalanced FROM g_shape('g_desc_k');
+SELECT g_ok('g_desc_k', 16);
+INSERT INTO g_q VALUES
+    ('g_desc', 'SELECT k AS c FROM g_desc WHERE k BETWEEN 600 AND 4000'),
+    ('g_desc', 'SELECT k FROM g_desc ORDER BY k'),
+    ('g_desc', 'SELECT k FROM g_desc WHERE k < 11000 ORDER BY k DESC'),
+    ('g_desc', 'SELECT k FROM g_desc WHERE k = ANY (ARRAY(SELECT i * 41 FROM generate_series(0, 400) i))');
+SELECT * FROM g_verify('g_desc_k');
+
+SELECT setseed(0.23);
+CREATE TABLE g_rnd (k int8, r float8) WITH (autovacuum_enabled = off);
+CREATE INDEX g_rnd_k ON g_rnd USING pagebtree (k) WITH (leaf_group_size = 4);
+INSERT INTO g_rnd SELECT (random() * 1000000)::int8, random() FROM generate_series(1, 15000);
+SELECT groups > 1 AS groups_split, max_epoch > 1 AS new_epochs, holes < 4 AS few_holes
+FROM g_shape('g_rnd_k');
+SELECT g_ok('g_rnd_k', 4);
+INSERT INTO g_q VALUES
+    ('g_rnd', 'SELECT k AS c FROM g_rnd WHERE k BETWEEN 100000 AND 300000'),
+    ('g_rnd', 'SELECT k, r FROM g_rnd WHERE k BETWEEN 300000 AND 450000'),
+    ('g_rnd', 'SELECT k FROM g_rnd WHERE k > 300000 ORDER BY k'),
+    ('g_rnd', 'SELECT k FROM g_rnd WHERE k < 700000 ORDER BY k DESC'),
+    ('g_rnd', 'SELECT count(*) FROM g_rnd WHERE k > 1000'),
+    ('g_rnd', 'SELECT k, r FROM g_rnd WHERE k = ANY (ARRAY(SELECT i * 3331 FROM generate_series(1, 300) i))');
+SELECT * FROM g_verify('g_rnd_k');
+
+-- 3. DELETE + VACUUM empties whole subnodes, which stay (empty) in their
+-- group; inserts then fill them again
+DELETE FROM g_ser WHERE id BETWEEN 2000 AND 14000;
+DELETE FROM g_rand WHERE k BETWEEN 10000 AND 40000 OR pad % 3 = 0;
+VACUUM g_ser, g_rand;
+SELECT empty_subnodes > 4 AS empty_subnodes, deleted = 0 AS none_deleted,
+       plain_leaves = 0 AS only_subnodes
+FROM g_shape('g_ser_id');
+SELECT g_ok('g_ser_id', 16);
+SELECT * FROM g_verify('g_ser_id');
+SELECT empty_subnodes > 0 AS empty_subnodes, deleted = 0 AS none_deleted
+FROM g_shape('g_rand_k');
+SELECT g_ok('g_rand_k', 4);
+SELECT * FROM g_verify('g_rand_k');
+UPDATE g_before b SET empty_subnodes = a.empty_subnodes, nblocks = a.nblocks
+FROM g_shape('g_ser_id') a WHERE b.idx = 'g_ser_id'::regclass;
+INSERT INTO g_ser SELECT i, 'again ' || i FROM generate_series(2000, 14000, 3) i;
+SELECT a.empty_subnodes < b.empty_subnodes AS refilled
+FROM g_shape('g_ser_id') a, g_before b WHERE b.idx = 'g_ser_id'::regclass;
+SELECT g_ok('g_ser_id', 16);
+SELECT * FROM g_verify('g_ser_id');
+INSERT INTO g_rand SELECT (i * 7919) % 100003, i FROM generate_series(30001, 34000) i;
+SELECT g_ok('g_rand_k', 4);
+SELECT * FROM g_verify('g_rand_k');
+-- everything deleted: scans find nothing, and the index fills again
+DELETE FROM g_asc;
+VACUUM g_asc;
+SELECT subnodes = empty_subnodes AS all_empty, deleted = 0 AS none_deleted
+FROM g_shape('g_asc_k');
+SELECT * FROM g_verify('g_asc_k');
+INSERT INTO g_asc SELECT (i * 7919) % 12007 FROM generate_series(1, 9000) i;
+SELECT g_ok('g_asc_k', 4);
+SELECT * FROM g_verify('g_asc_k');
+
+-- index-only scans, a scroll cursor, and a merge join (mark and restore)
+SELECT * FROM pbt_cmp('SELECT k, pad FROM g_rand WHERE k BETWEEN 5000 AND 30000', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT k, pad FROM g_rand WHERE k BETWEEN 5000 AND 20000 ORDER BY k DESC', 'indexonly');
+BEGIN;
+SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
+DECLARE c SCROLL CURSOR FOR SELECT id FROM g_ser WHERE id BETWEEN 1900 AND 2100 ORDER BY id;
+FETCH 5 FROM c;
+FETCH BACKWARD 2 FROM c;
+FETCH LAST FROM c;
+FETCH BACKWARD 3 FROM c;
+COMMIT;
+-- across subnodes and groups, forward and backward
+BEGIN;
+SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
+DECLARE c SCROLL CURSOR FOR SELECT k, pad FROM g_rand WHERE k BETWEEN 40000 AND 90000 ORDER BY k;
+MOVE FORWARD 700 IN c;
+FETCH 3 FROM c;
+MOVE BACKWARD 500 IN c;
+FETCH BACKWARD 3 FROM c;
+MOVE FORWARD 2000 IN c;
+FETCH 2 FROM c;
+FETCH LAST FROM c;
+MOVE BACKWARD 1500 IN c;
+FETCH BACKWARD 2 FROM c;
+COMMIT;
+SELECT (SELECT k FROM g_rand WHERE k BETWEEN 40000 AND 90000 ORDER BY k OFFSET 700 LIMIT 1) AS k_701,
+       (SELECT k FROM g_rand WHERE k BETWEEN 40000 AND 90000 ORDER BY k OFFSET 200 LIMIT 1) AS k_201;
+SET enable_hashjoin = off; SET enable_nestloop = off; SET enable_seqscan = off;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM g_dup a JOIN g_asc b ON a.k = b.k;
+SELECT count(*) FROM g_dup a JOIN g_asc b ON a.k = b.k;
+RESET enable_hashjoin; RESET enable_nestloop; RESET enable_seqscan; RESET enable_sort;
+SELECT count(*) FROM g_dup a JOIN g_asc b ON a.k = b.k;
+
+-- 4. a unique group index
+CREATE TABLE g_uq (k int4, v text) WITH (autovacuum_enabled = off);
+INSERT INTO g_uq SELECT (i * 7919) % 20011, 'a' FROM generate_series(1, 8000) i;
+CREATE UNIQUE INDEX g_uq_k ON g_uq USING pagebtree (k) WITH (leaf_group_size = 4);
+INSERT INTO g_uq SELECT (i * 7919) % 20011, 'b' FROM generate_series(8001, 14000) i;
+SELECT g_ok('g_uq_k', 4), max_epoch > 1 AS new_epochs FROM g_shape('g_uq_k');
+INSERT INTO g_uq VALUES ((7 * 7919) % 20011, 'dup');
+INSERT INTO g_uq VALUES ((13999 * 7919) % 20011, 'dup');
+-- (INSERT ... ON CONFLICT takes pagebtree arbiters from PostgreSQL 18 on
+-- only: see versions.sql; here the same by catching unique_violation)
+DO $$
+DECLARE
+    conflicts int := 0;
+BEGIN
+    FOR i IN 13990 .. 14010 LOOP
+        BEGIN
+            INSERT INTO g_uq VALUES ((i * 7919) % 20011, 'c');
+        EXCEPTION WHEN unique_violation THEN
+            conflicts := conflicts + 1;
+        END;
+    END LOOP;
+    RAISE WARNING 'g_uq: % conflicts', conflicts;
+END;
+$$;
+SELECT count(*), count(DISTINCT k), count(*) FILTER (WHERE v = 'c') AS new_c FROM g_uq;
+UPDATE g_uq SET k = k + 1 WHERE k = (17 * 7919) % 20011;
+UPDATE g_uq SET k = k + 20011 WHERE k = (17 * 7919) % 20011;
+SELECT pagebtree_check('g_uq_k', true);
+
+-- 5. errors and notices
+CREATE TABLE g_err (k int8, n numeric, t text, f float8);
+CREATE INDEX g_err_1 ON g_err USING pagebtree (k) WITH (leaf_group_size = 1);
+CREATE INDEX g_err_17 ON g_err USING pagebtree (k) WITH (leaf_group_size = 17);
+CREATE INDEX g_err_neg ON g_err USING pagebtree (k) WITH (leaf_group_size = -1);
+CREATE INDEX g_err_k ON g_err USING pagebtree (k) WITH (leaf_group_size = 2);
+ALTER INDEX g_err_k SET (leaf_group_size = 1);
+ALTER INDEX g_err_k SET (leaf_group_size = 17);
+SET client_min_messages = notice;
+-- keys that are not normalized: built without groups (text COLLATE
+-- "POSIX" is normalized, like "C")
+CREATE INDEX g_err_n ON g_err USING pagebtree (n) WITH (leaf_group_size = 4);
+CREATE INDEX g_err_t ON g_err USING pagebtree (t COLLATE "POSIX", k) WITH (leaf_group_size = 4);
+CREATE INDEX g_err_f ON g_err USING pagebtree (f) WITH (leaf_group_size = 4);
+-- the delta area is off for group indexes
+CREATE INDEX g_err_d ON g_err USING pagebtree (k) WITH (leaf_group_size = 4, delta = on);
+SET client_min_messages = warning;
+INSERT INTO g_err SELECT i, i, 't' || i, i FROM generate_series(1, 3000) i;
+-- (without preloading the others get a delta area: not shown)
+SELECT i.relname, m.version, m.key_mode,
+       CASE WHEN s.groups > 0 THEN m.delta_group = 0 END AS groups_without_delta,
+       s.groups, s.plain_leaves > 0 AS plain_leaves
+FROM pg_class i, LATERAL pagebtree_metapage(i.oid) m, LATERAL g_shape(i.oid) s
+WHERE i.relname LIKE 'g_err_%' ORDER BY 1;
+SELECT pagebtree_check('g_err_n', true), pagebtree_check('g_err_d', true);
+DROP TABLE g_err;
+
+-- 6. an unlogged table: TRUNCATE builds the group index empty again
+CREATE UNLOGGED TABLE g_unl (k int8) WITH (autovacuum_enabled = off);
+CREATE INDEX g_unl_k ON g_unl USING pagebtree (k) WITH (leaf_group_size = 4);
+INSERT INTO g_unl SELECT (i * 7919) % 100003 FROM generate_series(1, 10000) i;
+SELECT g_ok('g_unl_k', 4), groups > 1 AS groups_split FROM g_shape('g_unl_k');
+INSERT INTO g_q VALUES
+    ('g_unl', 'SELECT k AS c FROM g_unl WHERE k BETWEEN 1000 AND 30000'),
+    ('g_unl', 'SELECT k FROM g_unl WHERE k > 20000 ORDER BY k'),
+    ('g_unl', 'SELECT k FROM g_unl WHERE k < 90000 ORDER BY k DESC');
+SELECT * FROM g_verify('g_unl_k');
+TRUNCATE g_unl;
+SELECT version, groups, subnodes, holes FROM g_shape('g_unl_k');
+SELECT * FROM g_verify('g_unl_k');
+INSERT INTO g_unl SELECT (i * 7919) % 100003 FROM generate_series(1, 8000) i;
+SELECT g_ok('g_unl_k', 4), groups > 1 AS groups_split FROM g_shape('g_unl_k');
+SELECT * FROM g_verify('g_unl_k');
+-- and a temporary one
+CREATE TEMP TABLE g_tmp (k int8);
+CREATE INDEX g_tmp_k ON g_tmp USING pagebtree (k) WITH (leaf_group_size = 4);
+INSERT INTO g_tmp SELECT (i * 7919) % 100003 FROM generate_series(1, 8000) i;
+SELECT g_ok('g_tmp_k', 4), groups > 1 AS groups_split FROM g_shape('g_tmp_k');
+SELECT pagebtree_check('g_tmp_k', true);
+SELECT * FROM g_order('SELECT k FROM g_tmp WHERE k < 90000 ORDER BY k DESC');
+DROP TABLE g_tmp;
+
+-- 7. rebuilds: REINDEX keeps the groups (and makes them full again);
+-- ALTER INDEX SET changes them only at the next rebuild
+REINDEX INDEX g_rand_k;
+SELECT g_ok('g_rand_k', 4), max_epoch, empty_subnodes FROM g_shape('g_rand_k');
+SELECT * FROM g_verify('g_rand_k');
+REINDEX INDEX CONCURRENTLY g_rand_k;
+SELECT g_ok('g_rand_k', 4), max_epoch FROM g_shape('g_rand_k');
+SELECT * FROM g_verify('g_rand_k');
+ALTER INDEX g_rand_k SET (leaf_group_size = 8);
+SELECT group_size FROM g_shape('g_rand_k');
+INSERT INTO g_rand SELECT (i * 7919) % 100003, i FROM generate_series(34001, 37000) i;
+SELECT g_ok('g_rand_k', 4);
+REINDEX INDEX g_rand_k;
+SELECT g_ok('g_rand_k', 8), group_size FROM g_shape('g_rand_k');
+SELECT * FROM g_verify('g_rand_k');
+INSERT INTO g_rand SELECT (i * 7919) % 100003, i FROM generate_series(37001, 42000) i;
+SELECT g_ok('g_rand_k', 8), max_epoch > 1 AS new_epochs FROM g_shape('g_rand_k');
+SELECT * FROM g_verify('g_rand_k');
+ALTER INDEX g_rand_k RESET (leaf_group_size);
+REINDEX TABLE g_rand;
+SELECT version < 4 AS older_version, groups, plain_leaves > 0 AS plain_leaves
+FROM g_shape('g_rand_k');
+SELECT * FROM g_verify('g_rand_k');
+ALTER INDEX g_rand_k SET (leaf_group_size = 2);
+REINDEX INDEX CONCURRENTLY g_rand_k;
+SELECT g_ok('g_rand_k', 2) FROM g_shape('g_rand_k');
+SELECT * FROM g_verify('g_rand_k');
+-- CLUSTER and VACUUM FULL rebuild the index with its groups
+CLUSTER g_txt USING g_txt_s;
+SELECT g_ok('g_txt_s', 16), max_epoch FROM g_shape('g_txt_s');
+INSERT INTO g_txt SELECT md5(i::text) || 'z', i FROM generate_series(20001, 24000) i;
+SELECT g_ok('g_txt_s', 16), max_epoch > 1 AS new_epochs FROM g_shape('g_txt_s');
+SELECT * FROM g_verify('g_txt_s');
+VACUUM FULL g_comp;
+SELECT g_ok('g_comp_ab', 16), max_epoch FROM g_shape('g_comp_ab');
+INSERT INTO g_comp SELECT i % 50, 'c' || i, i FROM generate_series(30001, 36000) i;
+SELECT g_ok('g_comp_ab', 16);
+SELECT * FROM g_verify('g_comp_ab');
+
+-- two keys' entries in posting leaves: a full group whose pages at equal
+-- bytes would mix the keys (and not fit) is planned packed, and splits
+CREATE TABLE g_two (k int4) WITH (autovacuum_enabled = off);
+INSERT INTO g_two SELECT i % 2 FROM generate_series(1, 8000) i;
+CREATE INDEX g_two_k ON g_two USING pagebtree (k) WITH (leaf_group_size = 4);
+INSERT INTO g_two SELECT i % 2 FROM generate_series(1, 8000) i;
+INSERT INTO g_q VALUES
+    ('g_two', 'SELECT count(*) FROM g_two WHERE k = 1'),
+    ('g_two', 'SELECT k FROM g_two WHERE k >= 0 ORDER BY k DESC');
+SELECT g_ok('g_two_k', 4), groups > 1 AS split FROM g_shape('g_two_k');
+SELECT * FROM g_verify('g_two_k');
+
+DROP TABLE g_rand, g_half, g_ser, g_txt, g_dup, g_comp, g_asc, g_desc, g_rnd,
+    g_uq, g_unl, g_q, g_before, g_two;
+DROP FUNCTION g_shape(regclass), g_ok(regclass, int), g_order(text), g_verify(regclass);
