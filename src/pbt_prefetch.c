@@ -57,9 +57,11 @@ pbt_leaf_source_init(PbtLeafSource *src, Relation index, PbtState *st,
 	src->parent = InvalidBlockNumber;
 	src->pos = 0;
 	src->nleaves = src->next = 0;
+	src->group_left = 0;
 	buf = pbt_get_root(index, st, BUFFER_LOCK_SHARE);
 	n = PbtPageGetOpaque(BufferGetPage(buf))->level;
 	UnlockReleaseBuffer(buf);
+	src->group_size = st->group_size;
 	if (n == 0)
 		return;					/* the root is a leaf (levels only grow) */
 	if (key)
@@ -78,11 +80,23 @@ pbt_leaf_source_init(PbtLeafSource *src, Relation index, PbtState *st,
 		 */
 		src->pos = backward ? -1 : n;
 		for (int i = 0; i < n; i++)
-			if (pbt_page_child(page, i) == leaf)
+		{
+			BlockNumber child = pbt_page_child(page, i);
+
+			if (leaf == child ||
+				(leaf > child && leaf < child + src->group_size))
 			{
 				src->pos = backward ? i - 1 : i + 1;
+				/* the rest of leaf's group first */
+				if (src->group_size > 0)
+				{
+					src->group_next = backward ? leaf - 1 : leaf + 1;
+					src->group_left = backward ? leaf - child :
+						child + src->group_size - 1 - leaf;
+				}
 				break;
 			}
+		}
 	}
 	UnlockReleaseBuffer(buf);
 }
@@ -96,7 +110,14 @@ BlockNumber
 pbt_leaf_source_next(void *arg)
 {
 	PbtLeafSource *src = (PbtLeafSource *) arg;
+	BlockNumber leaf;
 
+	/* a group's blocks, in the direction of the reader (holes too) */
+	if (src->group_left > 0)
+	{
+		src->group_left--;
+		return src->backward ? src->group_next-- : src->group_next++;
+	}
 	while (src->next == src->nleaves && src->parent != InvalidBlockNumber)
 	{
 		Buffer		buf = ReadBuffer(src->index, src->parent);
@@ -137,7 +158,15 @@ pbt_leaf_source_next(void *arg)
 		}
 		UnlockReleaseBuffer(buf);
 	}
-	return src->next < src->nleaves ? src->leaves[src->next++] : InvalidBlockNumber;
+	if (src->next == src->nleaves)
+		return InvalidBlockNumber;
+	leaf = src->leaves[src->next++];
+	if (src->group_size == 0)
+		return leaf;
+	/* a group's first block: the rest follow it (backward: its last first) */
+	src->group_left = src->group_size;
+	src->group_next = src->backward ? leaf + src->group_size - 1 : leaf;
+	return pbt_leaf_source_next(src);
 }
 
 /* A prefetcher keeping distance blocks from next requested ahead. */

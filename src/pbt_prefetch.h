@@ -32,6 +32,10 @@ typedef struct PbtLeafSource
 	BlockNumber leaves[PBT_LEAF_SOURCE_BATCH];
 	int			nleaves;
 	int			next;
+	/* leaf groups: a downlink stands for its group's blocks, listed next */
+	int			group_size;
+	BlockNumber group_next;
+	int			group_left;
 } PbtLeafSource;
 
 /*
