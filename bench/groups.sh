@@ -23,12 +23,13 @@ max_parallel_workers_per_gather = 0"
 . "$HERE/bench/private-server.sh"
 
 KINDS="btree pagebtree groups4 groups16"
-using() {
+# the index of kind $1 on column k
+index_def() {
 	case $1 in
-	btree) echo "USING btree" ;;
-	pagebtree) echo "USING pagebtree WITH (delta = off)" ;;
-	groups4) echo "USING pagebtree WITH (leaf_group_size = 4)" ;;
-	groups16) echo "USING pagebtree WITH (leaf_group_size = 16)" ;;
+	btree) echo "USING btree (k)" ;;
+	pagebtree) echo "USING pagebtree (k) WITH (delta = off)" ;;
+	groups4) echo "USING pagebtree (k) WITH (leaf_group_size = 4)" ;;
+	groups16) echo "USING pagebtree (k) WITH (leaf_group_size = 16)" ;;
 	esac
 }
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
@@ -41,7 +42,7 @@ sql "CREATE TABLE src AS SELECT $KEY AS k, i AS v FROM generate_series(1, $ROWS)
 declare -A WAL=()
 for k in $KINDS; do
 	sql "CREATE TABLE t_$k (k int8, v int)"
-	sql "CREATE INDEX t_${k}_k ON t_$k $(using $k) (k)"
+	sql "CREATE INDEX t_${k}_k ON t_$k $(index_def $k)"
 	sql "CHECKPOINT"
 	l0=$(sql "SELECT pg_current_wal_insert_lsn()")
 	sql "INSERT INTO t_$k SELECT * FROM src"
