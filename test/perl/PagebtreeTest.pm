@@ -21,6 +21,12 @@
 #   t_dls (lower(s))                          comparator keys (database collation)
 # Their inserts go to runs of pending entries when the session has
 # pagebtree.delta_append_always = on (pbt_new_node(delta_always => 1)).
+# Tests may add two indexes with leaf groups (WITH (leaf_group_size = 4),
+# issue #23), which pbt_verify then checks too (see pbt_create_groups):
+#   t_gk ((-k)) INCLUDE (k)                   int8, fillfactor = 100: groups
+#                                             rebalance from the first inserts
+#   t_gs ((reverse(s) COLLATE "C"))           text, normalized keys that
+#                                             spread inserts over all groups
 # Text keys share prefixes, have varied lengths and 2% of them are a few
 # hundred bytes long.
 
@@ -41,7 +47,7 @@ our @EXPORT = qw(
   pbt_new_node pbt_create_schema pbt_load pbt_start_workload pbt_stop_workload
   pbt_verify pbt_check_indexes pbt_start_after_crash pbt_seed
   pbt_text_expr pbt_runs pbt_index_vs_seqscan pbt_extension_objects
-  pbt_start_script
+  pbt_start_script pbt_create_groups pbt_group_ops
 );
 
 # Random seed for the workloads: PBT_TEST_SEED or a fixed default, so that a
@@ -131,6 +137,40 @@ CREATE INDEX ${table}_dls ON $table USING pagebtree (lower(s)) WITH (delta = on)
 CREATE INDEX ${table}_dkm ON $table USING pagebtree ((k % 7)) WITH (delta = on);
 )) if $opts{delta};
 	return;
+}
+
+# The two indexes with leaf groups on $table (see the top of this file),
+# built on the rows it has.  %opts: table ('t'), size (4).
+sub pbt_create_groups
+{
+	my ($node, %opts) = @_;
+	my $table = $opts{table} // 't';
+	my $n     = $opts{size}  // 4;
+	$node->safe_psql(
+		'postgres', qq(
+CREATE INDEX ${table}_gk ON $table USING pagebtree ((-k)) INCLUDE (k)
+  WITH (leaf_group_size = $n, fillfactor = 100);
+CREATE INDEX ${table}_gs ON $table USING pagebtree ((reverse(s) COLLATE "C"))
+  WITH (leaf_group_size = $n);
+));
+	return;
+}
+
+# Rebalances and splits of leaf groups in $text (a server log, or what a
+# session with client_min_messages = debug2 printed): the DEBUG2 lines
+# "pagebtree: rebalance|split of the leaf group at block ..." of indexes
+# whose names match $index (a regexp; any index if undef).  Returns a hash
+# with their numbers: rebalance, split.
+sub pbt_group_ops
+{
+	my ($text, $index) = @_;
+	my %n = (rebalance => 0, split => 0);
+	while ($text =~ /pagebtree: (rebalance|split) of the leaf group at block \d+ of index "([^"]+)"/g)
+	{
+		my ($op, $name) = ($1, $2);
+		$n{$op}++ if !defined $index || $name =~ $index;
+	}
+	return \%n;
 }
 
 # The runs of the delta area of the given indexes (pagebtree_runs): a hash
@@ -470,7 +510,7 @@ sub pbt_verify
 	my $db      = $opts{dbname}      // 'postgres';
 
 	my %have = map { $_ => 1 } split /\n/, $node->safe_psql($db,
-		"SELECT relname FROM pg_class WHERE relname IN ('${t}_sc', '${t}_ks', '${t}_id', '${t}_dpk', '${t}_dls')");
+		"SELECT relname FROM pg_class WHERE relname IN ('${t}_sc', '${t}_ks', '${t}_id', '${t}_dpk', '${t}_dls', '${t}_gk', '${t}_gs')");
 
 	# name, plan regexp, query, number of ORDER BY columns, index-only?
 	# (ORDER BY k can also be served by ${t}_ks (k DESC, s) scanned the
@@ -595,6 +635,38 @@ sub pbt_verify
 			  [ "lower(s) delta in ['$r->[0]', '$r->[1]') backward", qr/Index Scan Backward using ${t}_dls on $t/,
 				"SELECT lower(s), id FROM $t WHERE lower(s) >= '$r->[0]' AND lower(s) < '$r->[1]' ORDER BY lower(s) DESC", 1 ];
 		}
+	}
+
+	# leaf groups: scans step between the subnodes of a group and check
+	# its epoch; a full scan of each (one backward), ranges in both
+	# directions, index-only, = ANY
+	if ($have{"${t}_gk"})
+	{
+		my $lo = int(rand(50000));
+		my $hi = $lo + 2000;
+		push @checks,
+		  [ '-k group backward', qr/Index Scan Backward using ${t}_gk on $t/,
+			"SELECT -k, id FROM $t ORDER BY -k DESC", 1 ],
+		  [ "-k group in [-$hi, -$lo]", qr/Index Scan using ${t}_gk on $t/,
+			"SELECT -k, id FROM $t WHERE -k >= -$hi AND -k <= -$lo ORDER BY -k", 1 ],
+		  [ "-k group index-only in (-$hi, -$lo) backward", qr/Index Only Scan Backward using ${t}_gk on $t/,
+			"SELECT -k, k FROM $t WHERE -k > -$hi AND -k < -$lo ORDER BY -k DESC", 1, 1 ],
+		  [ "-k group = ANY", qr/Index (Only )?Scan using ${t}_gk on $t/,
+			"SELECT -k, k FROM $t WHERE -k = ANY(ARRAY[-$lo, -$lo - 1, -$lo - 9, -$lo - 500, -1000, -20000, -$hi]) ORDER BY -k", 1, 1 ];
+	}
+	if ($have{"${t}_gs"})
+	{
+		my $rs = q{reverse(s) COLLATE "C"};
+		my @hex = ('0' .. '9', 'a' .. 'f');
+		my ($ra, $rb) = sort { $a cmp $b } ($hex[ int(rand(16)) ] . $hex[ int(rand(16)) ],
+			$hex[ int(rand(16)) ] . $hex[ int(rand(16)) ] . 'z');
+		push @checks,
+		  [ 'reverse(s) group forward', qr/Index Scan using ${t}_gs on $t/,
+			"SELECT $rs, id FROM $t ORDER BY $rs", 1 ],
+		  [ "reverse(s) group in ['$ra', '$rb')", qr/Index Scan using ${t}_gs on $t/,
+			"SELECT $rs, id FROM $t WHERE $rs >= '$ra' AND $rs < '$rb' ORDER BY $rs", 1 ],
+		  [ "reverse(s) group in ['$ra', '$rb') backward", qr/Index Scan Backward using ${t}_gs on $t/,
+			"SELECT $rs, id FROM $t WHERE $rs >= '$ra' AND $rs < '$rb' ORDER BY $rs DESC", 1 ];
 	}
 
 	my $common = qq(SET LOCAL enable_bitmapscan = off;

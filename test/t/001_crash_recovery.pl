@@ -23,6 +23,14 @@
 # appends only if writing its leaf would cost a page write or a full-page
 # image, and folds the run when the leaf is written anyway.  After the
 # last cycle, a VACUUM that folds the runs is followed by one more crash.
+# The table also has two indexes with leaf groups (t_gk on int8 with
+# fillfactor = 100, t_gs on text COLLATE "C"; leaf_group_size = 4, built
+# after the initial load), in all three setups, so that the crashes come
+# with group rebalances and group splits in flight (whole-group images,
+# downlinks of group splits left to be finished); the DML clients log them
+# (log_min_messages = debug2 in their sessions), and every setup must have
+# had both.  pbt_verify scans them in both directions, and in the minimal
+# setup tmin_g is a group index built in the transaction that skips WAL.
 # PBT_CRASH_CYCLES (default 4) sets the number of crashes per setup;
 # PBT_TEST_SEED the random seed.
 
@@ -59,6 +67,8 @@ for my $setup (@setups)
 	my @delta = qw(t_dpk t_dls);
 	pbt_load($node, 1, 30000);
 	pbt_load($node, 1, 400, copies => 5);    # some duplicates
+	pbt_create_groups($node);
+	my %groupops = (rebalance => 0, split => 0);
 
 	ok( $node->safe_psql('postgres',
 			"SELECT count(*) FROM pagebtree_layout_summary('t_km') WHERE layout = 'posting'") > 0,
@@ -98,6 +108,8 @@ CREATE INDEX tmin_dpk ON tmin USING pagebtree (pad COLLATE "C", k) INCLUDE (id)
   WITH (delta = on);
 INSERT INTO tmin (k, s, pad) SELECT g % 5000, md5(g::text), 'x' FROM generate_series(1, 20000) g;
 CREATE INDEX tmin_s ON tmin USING pagebtree (s);
+CREATE INDEX tmin_g ON tmin USING pagebtree (s COLLATE "C")
+  WITH (leaf_group_size = 4, fillfactor = 100);
 COMMIT;
 INSERT INTO tmin (k, s, pad) SELECT g % 5000, md5(g::text), 'y' FROM generate_series(20001, 25000) g;
 });
@@ -107,13 +119,15 @@ INSERT INTO tmin (k, s, pad) SELECT g % 5000, md5(g::text), 'y' FROM generate_se
 	{
 		my $label = "$name cycle $cycle";
 		my $heuristic = $setup->{rmgr} && $setup->{streaming} && $cycle % 2 == 0;
+		my $cyclepos = -s $node->logfile;
 		my $wl    = pbt_start_workload(
 			$node,
 			clients => 4,
 			seconds => 300,
 			seed    => int(rand(1 << 30)),
 			tag     => "${name}_$cycle",
-			$heuristic ? (options => '-c pagebtree.delta_append_always=off') : ());
+			options => '-c log_min_messages=debug2'
+			  . ($heuristic ? ' -c pagebtree.delta_append_always=off' : ''));
 
 		# crash after a varied amount of work, at a moment when entries are
 		# pending (a VACUUM of the workload may just have folded them all)
@@ -144,6 +158,11 @@ INSERT INTO tmin (k, s, pad) SELECT g % 5000, md5(g::text), 'y' FROM generate_se
 		pbt_stop_workload($wl, name => $label);
 
 		my $logpos = -s $node->logfile;
+		my $ops = pbt_group_ops(
+			substr(PostgreSQL::Test::Utils::slurp_file($node->logfile), $cyclepos),
+			qr/^t_g[ks]$/);
+		$groupops{$_} += $ops->{$_} for keys %$ops;
+		note "$label: $ops->{rebalance} group rebalances, $ops->{split} group splits before the crash";
 		pbt_start_after_crash($node);
 		like(
 			substr(PostgreSQL::Test::Utils::slurp_file($node->logfile), $logpos),
@@ -159,6 +178,10 @@ INSERT INTO tmin (k, s, pad) SELECT g % 5000, md5(g::text), 'y' FROM generate_se
 			pbt_verify($node, "$label tmin", table => 'tmin', ranges => 2, text_ranges => 0);
 		}
 	}
+
+	ok($groupops{rebalance} > 0 && $groupops{split} > 0,
+		"$name: the workload rebalanced and split leaf groups before the crashes")
+	  or diag("rebalances $groupops{rebalance}, splits $groupops{split}");
 
 	# a final round of writes after the last recovery, then a clean check
 	my $wl = pbt_start_workload($node, clients => 2, seconds => 3, tag => "${name}_final");

@@ -18,6 +18,12 @@
 # the standby, whose scans merge the runs while it replays them, ends with
 # the primary's runs, entry for entry (entries must be pending on the
 # primary during the workload, and after it, when the comparison is made).
+# The table also has two indexes with leaf groups (t_gk, int8, fillfactor
+# = 100; t_gs, text COLLATE "C"; leaf_group_size = 4), built before the
+# base backup: the workload rebalances and splits groups (logged by its
+# clients with log_min_messages = debug2; both must happen), the standby
+# replays the whole-group images while pbt_verify scans the groups in both
+# directions, and pagebtree_check passes on them on the hot standby.
 
 use strict;
 use warnings;
@@ -47,6 +53,7 @@ for my $setup ({ name => 'rmgr', rmgr => 1 }, { name => 'generic', rmgr => 0 })
  ORDER BY 1, 2};
 	pbt_load($primary, 1, 30000);
 	pbt_load($primary, 1, 400, copies => 5);
+	pbt_create_groups($primary);
 
 	# a slot keeps the WAL the standby has not received yet: its replay
 	# may fall behind while it waits for the verification queries
@@ -70,8 +77,10 @@ primary_slot_name = 'standby_$name'
 	is($fp0s, $fp0p, "$name: standby has the primary's rows after the base backup");
 
 	# writes on the primary, reads on the standby while it replays them
+	my $wlpos = -s $primary->logfile;
 	my $wl = pbt_start_workload($primary, clients => 3,
-		seconds => $workload_seconds, tag => "standby_$name");
+		seconds => $workload_seconds, tag => "standby_$name",
+		options => '-c log_min_messages=debug2');
 	my $deadline = time() + $workload_seconds - 2;
 	my $round    = 0;
 	my $restarted = 0;
@@ -98,6 +107,11 @@ primary_slot_name = 'standby_$name'
 	}
 	ok($round >= 1, "$name: verified the standby $round times during replay");
 	pbt_stop_workload($wl, name => "$name primary workload", expect_ok => 1);
+	my $gops = pbt_group_ops(
+		substr(PostgreSQL::Test::Utils::slurp_file($primary->logfile), $wlpos),
+		qr/^t_g[ks]$/);
+	ok($gops->{rebalance} + $gops->{split} > 0,
+		"$name: the primary's workload rebalanced or split leaf groups ($gops->{rebalance} rebalances, $gops->{split} splits)");
 
 	ok($max_pending > 0,
 		"$name: entries were pending in runs on the primary during the workload (up to $max_pending)");
@@ -182,7 +196,8 @@ WHERE page_type = 'leaf' ORDER BY layout};
 	my ($ret, $out, $err) = $standby->psql('postgres',
 		"SELECT pagebtree_check('t_k', true), pagebtree_check('t_s', true), "
 		  . "pagebtree_check('adapt_k', true), pagebtree_check('t_dpk', true), "
-		  . "pagebtree_check('t_dls', true)");
+		  . "pagebtree_check('t_dls', true), pagebtree_check('t_gk', true), "
+		  . "pagebtree_check('t_gs', true)");
 	ok($ret == 0, "$name: pagebtree_check works on the hot standby")
 	  or diag($err);
 

@@ -24,6 +24,14 @@
 # pending entries and folds the rest (XLOG_PBT_FOLD); pg_waldump confirms
 # that each kind of record was written, and the standby must end with the
 # primary's runs.
+# Indexes with leaf groups (issue #23; int8 with fillfactor = 100, text
+# COLLATE "C", group sizes 4 and 16, the largest, whose split logs 33
+# pages) take inserts, deletes and VACUUMs in sessions with
+# wal_consistency_checking = 'all' (heap records checked too): group
+# rebalances and splits (whole-group images, XLOG_FPI) between pagebtree
+# records that change single subnodes; both must happen, and the standby
+# and crash recovery must replay them without an inconsistent page and
+# return the rows of a sequential scan, both directions.
 
 use strict;
 use warnings;
@@ -237,6 +245,42 @@ SELECT string_agg(leaf || ':' || entries, ',' ORDER BY leaf)
 	$primary->safe_psql('postgres', "SELECT pg_drop_replication_slot('wcc_dump')");
 }
 
+# leaf groups, every record checked (wal_consistency_checking = 'all'); the
+# sessions print the groups' rebalances and splits (DEBUG2)
+# (name => [definition, range condition for group_scans])
+my %groups = (
+	wg_k   => [ '(k) WITH (leaf_group_size = 4, fillfactor = 100)', 'k BETWEEN 5000 AND 9000' ],
+	wg_s   => [ '(s) WITH (leaf_group_size = 4)', "s >= '3' AND s < '5'" ],
+	wg_is  => [ '(id, s) WITH (leaf_group_size = 16)', 'id BETWEEN 9000 AND 15000' ],
+);
+{
+	my $group_rows = q{
+INSERT INTO wg SELECT g, g * 7919 %% 60000, md5(g::text) || repeat('s', g %% 50)
+FROM generate_series(%d, %d) g ORDER BY md5(g::text);};
+	my $gsql = "SET wal_consistency_checking = 'all';\nSET client_min_messages = debug2;\n"
+	  . 'CREATE TABLE wg (id int8, k int8, s text COLLATE "C");' . "\n"
+	  . "ALTER TABLE wg SET (autovacuum_enabled = off);\n"
+	  . sprintf($group_rows, 1, 12000) . "\n"
+	  . join('', map { "CREATE INDEX $_ ON wg USING pagebtree $groups{$_}[0];\n" } sort keys %groups)
+	  . sprintf($group_rows, 12001, 20000) . "\n"
+	  . "DELETE FROM wg WHERE id % 3 = 0;\nVACUUM wg;\n"
+	  . sprintf($group_rows, 20001, 26000) . "\n"
+	  . "DELETE FROM wg WHERE k BETWEEN 10000 AND 30000;\nVACUUM wg;\n"
+	  . sprintf($group_rows, 26001, 32000) . "\n"
+	  . "UPDATE wg SET k = k + 1, s = s || 'u' WHERE id % 7 = 0;\n";
+	my ($ret, $out, $err) = $primary->psql('postgres', $gsql, on_error_stop => 1);
+	ok($ret == 0, 'leaf groups: inserts, deletes and VACUUM with wal_consistency_checking = all')
+	  or diag($err);
+	my $ops = pbt_group_ops($err);
+	note "leaf groups: $ops->{rebalance} rebalances, $ops->{split} splits";
+	ok($ops->{rebalance} > 0, "leaf groups were rebalanced ($ops->{rebalance})");
+	ok($ops->{split} > 0, "leaf groups were split ($ops->{split})");
+	my $ops16 = pbt_group_ops($err, qr/^wg_is$/);
+	ok($ops16->{split} > 0, "groups of 16 leaves were split ($ops16->{split}; 33 pages a record)");
+	like($primary->safe_psql('postgres', 'SHOW wal_consistency_checking'),
+		qr/^pagebtree$/, 'the other sessions check pagebtree records only');
+}
+
 my %kinds = map { $_ => 1 } split /\n/, $primary->safe_psql('postgres', q{
 SELECT DISTINCT layout FROM pagebtree_layout_summary('w_id') UNION
 SELECT DISTINCT layout FROM pagebtree_layout_summary('w_id_incl') UNION
@@ -253,6 +297,7 @@ ok(!$standby->log_contains('inconsistent page'),
 	'standby: redo matched every page image');
 
 delta_scans($standby, 'standby');
+group_scans($standby, 'standby');
 
 my $runs_q = 'SELECT i, r.* FROM unnest(ARRAY[' . join(', ', map { "'$_'" } @delta, 'wd_s')
   . ']) i, LATERAL pagebtree_runs(i::regclass) r ORDER BY 1, 2';
@@ -271,7 +316,7 @@ SELECT count(*), sum(id), md5(string_agg(title, ',' ORDER BY title, id))
 is($standby->safe_psql('postgres', $digest), $expected,
 	'standby: index scan returns the rows of a sequential scan on the primary');
 
-for my $idx (sort(keys %indexes), 'wd_s')
+for my $idx (sort(keys %indexes), 'wd_s', sort keys %groups)
 {
 	my ($ret, $out, $err) =
 	  $standby->psql('postgres', "SELECT pagebtree_check('$idx', true)");
@@ -289,6 +334,8 @@ is($primary->safe_psql('postgres', $digest), $expected,
 is($primary->safe_psql('postgres', $runs_q), $runs_p,
 	'primary after crash recovery: the same runs');
 delta_scans($primary, 'primary after crash recovery');
+group_scans($primary, 'primary after crash recovery');
+pbt_check_indexes($primary, 'primary after crash recovery', table => 'wg');
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'w');
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'wd');
 my $wd_q = q{SELECT count(*), md5(string_agg(s || id, ',' ORDER BY s, id)) FROM wd WHERE s > ''};
@@ -325,6 +372,39 @@ sub delta_scans
 			ok($plan =~ /Index (Only )?Scan (Backward )?using $idx / && $got eq $want,
 				"$label: $idx ORDER BY $order returns the rows of a sequential scan")
 			  or diag("plan:\n$plan\nindex scan: $got\nsequential scan: $want");
+		}
+	}
+	return;
+}
+
+# Scans of each group index, forward and backward, in full (index-only) and
+# over a range, against a sequential scan and a sort.
+sub group_scans
+{
+	my ($node, $label) = @_;
+	my $off = 'SET enable_bitmapscan = off; SET enable_incremental_sort = off; ';
+	for my $idx (sort keys %groups)
+	{
+		my ($keys) = $groups{$idx}[0] =~ /^\(([\w, ]+)\)/;
+		my @keys = split /, /, $keys;
+		my $cond = $groups{$idx}[1];
+		for my $where ('', "WHERE $cond")
+		{
+			for my $backward (0, 1)
+			{
+				my $order = join(', ', map { $backward ? "$_ DESC" : $_ } @keys);
+				my $q = "SELECT count(*), md5(string_agg(x::text, ',')) FROM "
+				  . "(SELECT $keys FROM wg $where ORDER BY $order) x";
+				my $plan = $node->safe_psql('postgres',
+					"${off}SET enable_seqscan = off; SET enable_sort = off; EXPLAIN (COSTS OFF) $q");
+				my $got = $node->safe_psql('postgres',
+					"${off}SET enable_seqscan = off; SET enable_sort = off; $q");
+				my $want = $node->safe_psql('postgres',
+					"${off}SET enable_indexscan = off; SET enable_indexonlyscan = off; $q");
+				ok($plan =~ /Index (Only )?Scan (Backward )?using $idx / && $got eq $want && $want !~ /^0\|/,
+					"$label: $idx $where ORDER BY $order returns the rows of a sequential scan")
+				  or diag("plan:\n$plan\nindex scan: $got\nsequential scan: $want");
+			}
 		}
 	}
 	return;

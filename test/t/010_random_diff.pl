@@ -17,6 +17,15 @@
 # and that VACUUM folded them (autovacuum is off for the two tables, so
 # that only these VACUUMs fold runs).
 #
+# After the first round, two indexes with leaf groups (issue #23) join
+# both tables, built on its rows: rd_p_kg1 ((-k1)) INCLUDE (k1), int8 with
+# fillfactor = 100, and rd_p_kg2 (reverse(k2)), text COLLATE "C", both
+# leaf_group_size = 4 (btree: rd_b_kg1, rd_b_kg2); pbt_diff_round checks
+# them with the other rd_p_k% indexes, the later rounds' DML must
+# rebalance and split their groups (DEBUG2 in the round's session), and
+# every round compares random range, LIMIT, = ANY and NULL queries in both
+# directions through them (plain, index-only and bitmap scans).
+#
 # PBT_DIFF_ROUNDS and PBT_DIFF_ROWS scale it (defaults: 10 rounds of
 # 50,000 new rows per table, 1 million rows inserted in all, plus the
 # updates and deletes).
@@ -55,16 +64,41 @@ $node->safe_psql('postgres', 'SELECT pbt_diff_setup()');
 $node->safe_psql('postgres',
 	'ALTER TABLE rd_p SET (autovacuum_enabled = off); ALTER TABLE rd_b SET (autovacuum_enabled = off)');
 
+srand(int($seed * 1e6));
 my $total = 0;
+my %groupops = (rebalance => 0, split => 0);
+my $have_groups = 0;
 for my $round (1 .. $rounds)
 {
 	my $final = $round == $rounds ? 'true' : 'false';
 	my ($ret, $stdout, $stderr) = $node->psql('postgres',
-		"SELECT pbt_diff_round($seed, $round, $rows, $final)");
+		"SET client_min_messages = debug2;\nSELECT pbt_diff_round($seed, $round, $rows, $final)");
+	my $ops = pbt_group_ops($stderr);
+	$groupops{$_} += $ops->{$_} for keys %$ops;
+	$stderr = join("\n", grep { !/^(psql:.*)?DEBUG: / } split /\n/, $stderr);
 	is($ret, 0, "round $round: pagebtree and btree agree, pagebtree_check passes")
 	  or diag($stderr);
 	last if $ret != 0;
 	$total += $stdout;
+	if ($have_groups)
+	{
+		note "round $round: $ops->{rebalance} group rebalances, $ops->{split} group splits";
+		my $n = group_queries($round);
+		last if !$n;
+		$total += $n;
+	}
+	else
+	{
+		# the group indexes, built on the first round's rows
+		$node->safe_psql('postgres', q{
+CREATE INDEX rd_p_kg1 ON rd_p USING pagebtree ((-k1)) INCLUDE (k1)
+  WITH (leaf_group_size = 4, fillfactor = 100);
+CREATE INDEX rd_b_kg1 ON rd_b USING btree ((-k1)) INCLUDE (k1);
+CREATE INDEX rd_p_kg2 ON rd_p USING pagebtree (reverse(k2)) WITH (leaf_group_size = 4);
+CREATE INDEX rd_b_kg2 ON rd_b USING btree (reverse(k2));
+});
+		$have_groups = 1;
+	}
 	my $runs = pbt_runs($node, [qw(rd_p_k5d rd_p_k53d)]);
 	ok($runs->{entries} > 0 && $runs->{folds} > 0,
 		"round $round: $runs->{entries} entries pending in $runs->{runs} runs, $runs->{folds} folds")
@@ -79,8 +113,56 @@ for my $round (1 .. $rounds)
 	}
 }
 
+if ($rounds > 1)
+{
+	ok($groupops{rebalance} > 0 && $groupops{split} > 0,
+		"the rounds rebalanced ($groupops{rebalance}) and split ($groupops{split}) leaf groups");
+}
+
 my $nrows = $node->safe_psql('postgres', 'SELECT count(*) FROM rd_p');
 cmp_ok($total, '>', 0, "compared $total queries; $nrows live rows at the end");
 
 $node->stop;
 done_testing();
+
+# Random queries through the group indexes, on both tables, compared by
+# pbt_diff_query (which also checks that the pagebtree plan uses the group
+# index).  Returns the number of queries compared, 0 on a difference.
+sub group_queries
+{
+	my ($round) = @_;
+	my @sql;
+	for my $i (1 .. 4)
+	{
+		my $a   = int(rand(1.1e6)) - 50000;
+		my $b   = $a + int(rand(20000));
+		my $dir = rand() < 0.5 ? 'ASC' : 'DESC';
+		my $kind = (qw(index indexonly bitmap))[ int(rand(3)) ];
+		my $d1  = int(rand(10));
+		my $d2  = $d1 . int(rand(10));
+		my @arr = ($a, $a + 1, int(rand(1e6)), $a + 7, $b);
+		my $arr = 'ARRAY[' . join(', ', map { -$_ } @arr) . ', NULL]';
+		my ($na, $nb) = (-$a, -$b);    # (no "--" in the SQL)
+		my @q = (
+			[ "SELECT -k1 FROM \$T WHERE -k1 BETWEEN $nb AND $na ORDER BY -k1 $dir", 'rd_p_kg1' ],
+			[ "SELECT -k1, k1 FROM \$T WHERE -k1 > $na ORDER BY -k1 $dir LIMIT 50", 'rd_p_kg1' ],
+			[ "SELECT -k1 FROM \$T WHERE -k1 = ANY($arr) ORDER BY -k1 $dir", 'rd_p_kg1' ],
+			$i == 1 ? ([ "SELECT -k1, k1 FROM \$T WHERE -k1 IS NULL", 'rd_p_kg1' ]) : (),
+			[ "SELECT reverse(k2) FROM \$T WHERE reverse(k2) >= '$d2' AND reverse(k2) < '${d2}5' ORDER BY reverse(k2) $dir", 'rd_p_kg2' ],
+			[ "SELECT reverse(k2) FROM \$T WHERE reverse(k2) > '$d2' ORDER BY reverse(k2) $dir LIMIT 40", 'rd_p_kg2' ],
+			[ "SELECT reverse(k2) FROM \$T WHERE reverse(k2) = ANY(ARRAY['${d2}123/meti/1/gro.elpmaxe//:sptth', '7/meti/$d1/gro.elpmaxe//:sptth']) ORDER BY reverse(k2) $dir", 'rd_p_kg2' ],
+		);
+		for my $q (@q)
+		{
+			my ($text, $idx) = @$q;
+			# bitmap scans: compared as sorted sets (as pbt_diff_round does)
+			$text = 'SELECT * FROM (' . ($text =~ s/ (ORDER BY .*|LIMIT .*)$//r) . ') s ORDER BY s'
+			  if $kind eq 'bitmap';
+			push @sql, "SELECT pbt_diff_query(\$q\$$text\$q\$, '$kind', '$idx');";
+		}
+	}
+	my ($ret, $out, $err) = $node->psql('postgres', join("\n", @sql), on_error_stop => 1);
+	is($ret, 0, "round $round: " . scalar(@sql) . ' queries through the group indexes agree with btree')
+	  or diag($err);
+	return $ret == 0 ? scalar(@sql) : 0;
+}

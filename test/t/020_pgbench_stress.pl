@@ -20,14 +20,28 @@
 # and a few more inserts to leave entries pending) every delta index must
 # pass pagebtree_check and agree with a sequential scan both before and
 # after a VACUUM that folds the runs.
+#
+# Two indexes have leaf groups (issue #23; leaf_group_size = 4, built on the
+# initial rows): st_gk ((-k)) INCLUDE (k), int8 with fillfactor = 100, and
+# st_gt (reverse(t)), text COLLATE "C".  Every write of the workload
+# maintains them, and a third script (one transaction in six) reads through
+# them (ranges and LIMIT scans in both directions, index-only, = ANY) while
+# groups rebalance and split under the readers, inserts and deletes ranges
+# of them.  The inserts of both scripts log the group rebalances and
+# splits they make (log_min_messages = debug2 for the statement); both
+# must happen.  Afterwards both pass pagebtree_check and return
+# the rows of a sequential scan, in both directions.
 
 use strict;
 use warnings;
 
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
+use PagebtreeTest;
 
 my $seconds = $ENV{PBT_STRESS_SECONDS} // 120;
 
@@ -55,6 +69,9 @@ CREATE INDEX st_v ON st USING pagebtree (v);
 CREATE UNIQUE INDEX st_did ON st USING pagebtree ((-id)) WITH (delta = on);
 CREATE INDEX st_dkt ON st USING pagebtree ((k % 1000), t) INCLUDE (v) WITH (delta = on);
 CREATE INDEX st_dn ON st USING pagebtree ((n * 3), id) WITH (delta = on);
+CREATE INDEX st_gk ON st USING pagebtree ((-k)) INCLUDE (k)
+  WITH (leaf_group_size = 4, fillfactor = 100);
+CREATE INDEX st_gt ON st USING pagebtree (reverse(t)) WITH (leaf_group_size = 4);
 });
 
 my $script = q{
@@ -68,7 +85,9 @@ SELECT id, k FROM st WHERE id >= :id ORDER BY id DESC LIMIT 20;
 \elif :r <= 55
 SELECT count(*) FROM st WHERE t >= md5(:id::text) AND t < md5(:id::text) || 'z';
 \elif :r <= 75
+SET log_min_messages = debug2;
 INSERT INTO st VALUES (nextval('st_seq'), :k, md5(:k::text), :k % 1000, 1);
+RESET log_min_messages;
 \elif :r <= 90
 UPDATE st SET v = v + 1, k = k + 1 WHERE id = :id;
 \elif :r <= 98
@@ -106,6 +125,31 @@ UPDATE st SET v = v + 1, n = n + 1 WHERE id = :id;
 \endif
 };
 
+# through the indexes with leaf groups
+my $group_script = q{
+\set k random(1, 900000)
+\set r random(1, 100)
+\if :r <= 15
+SELECT count(*) FROM st WHERE -k BETWEEN -:k - 2000 AND -:k;
+\elif :r <= 30
+SELECT -k, k FROM st WHERE -k <= -:k ORDER BY -k DESC LIMIT 40;
+\elif :r <= 40
+SELECT -k, id FROM st WHERE -k >= -:k ORDER BY -k LIMIT 40;
+\elif :r <= 45
+SELECT -k, k FROM st WHERE -k = ANY(ARRAY[-:k, -:k - 7, -:k * 2, -:k / 3]) ORDER BY -k DESC;
+\elif :r <= 55
+SELECT reverse(t), id FROM st WHERE reverse(t) >= reverse(md5(:k::text)) ORDER BY reverse(t) LIMIT 40;
+\elif :r <= 65
+SELECT reverse(t), id FROM st WHERE reverse(t) < reverse(md5(:k::text)) ORDER BY reverse(t) DESC LIMIT 40;
+\elif :r <= 90
+SET log_min_messages = debug2;
+INSERT INTO st VALUES (nextval('st_seq'), :k, md5(:k::text), :k % 1000, 4);
+RESET log_min_messages;
+\else
+DELETE FROM st WHERE -k BETWEEN -:k - 100 AND -:k;
+\endif
+};
+
 # pending entries and folds of the delta indexes, sampled during the run
 my $runs_q = q{SELECT sum(r.entries), sum(r.folds)
   FROM unnest(ARRAY['st_did', 'st_dkt', 'st_dn']) i, LATERAL pagebtree_runs(i::regclass) r};
@@ -118,12 +162,19 @@ my $sampler = IPC::Run::start(
 		'-T', $seconds, '-f', $sampler_file, 'postgres' ],
 	'<', \undef, '>', \my $sampler_out, '2>', \my $sampler_err);
 
+my $logpos = -s $node->logfile;
 $node->pgbench(
 	"--no-vacuum --client=8 --jobs=2 --time=$seconds",
 	0, [qr{processed: [1-9]}, qr{number of failed transactions: 0}], [qr{^$}],
 	'8 clients of mixed reads, inserts, updates, deletes and VACUUM',
-	{ 'stress@4' => $script, 'delta@1' => $delta_script });
+	{ 'stress@4' => $script, 'delta@1' => $delta_script, 'group@1' => $group_script });
 $sampler->finish;
+
+my $gops = pbt_group_ops(
+	substr(PostgreSQL::Test::Utils::slurp_file($node->logfile), $logpos),
+	qr/^st_g[kt]$/);
+ok($gops->{rebalance} + $gops->{split} > 0,
+	"group indexes during the run: $gops->{rebalance} rebalances, $gops->{split} splits logged by the inserts");
 
 my ($samples, $max_pending, $max_folds) = split /\|/, $node->safe_psql('postgres',
 	'SELECT count(*), max(entries), max(folds) FROM delta_samples');
@@ -171,6 +222,32 @@ for my $idx (qw(st_id st_k st_t st_n st_v))
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('$idx', true)");
 	is($ret, 0, "pagebtree_check($idx) passes after the stress run") or diag($err);
+}
+
+# the group indexes: pagebtree_check, and scans in both directions
+my %gq = (
+	st_gk => [ 'SELECT -k, k FROM st WHERE -k < 0 ORDER BY -k', 'SELECT -k, k FROM st WHERE -k < 0 ORDER BY -k DESC',
+		'SELECT -k, id FROM st WHERE -k BETWEEN -600000 AND -300000 ORDER BY -k DESC' ],
+	st_gt => [ 'SELECT reverse(t), id FROM st WHERE reverse(t) > \'\' ORDER BY reverse(t)',
+		'SELECT reverse(t), id FROM st WHERE reverse(t) > \'\' ORDER BY reverse(t) DESC',
+		'SELECT reverse(t) FROM st WHERE reverse(t) >= \'4\' AND reverse(t) < \'b\' ORDER BY reverse(t) DESC' ],
+);
+for my $idx (sort keys %gq)
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('$idx', true)");
+	is($ret, 0, "pagebtree_check($idx) passes after the stress run") or diag($err);
+	for my $q (@{ $gq{$idx} })
+	{
+		my $off = 'SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off;';
+		my $plan = $node->safe_psql('postgres', "$off EXPLAIN (COSTS OFF) $q");
+		like($plan, qr/^ *(->  )?Index (Only )?Scan (Backward )?using $idx /m, "$idx is used for <$q>");
+		# the rows as a multiset, and the first column (the key) in order
+		my $agg = "SELECT count(*), md5(string_agg(x::text, ',' ORDER BY x::text)), "
+		  . "md5(string_agg(x.c1::text, ',')) FROM ($q) x(c1)";
+		my $seqoff = 'SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off;';
+		is($node->safe_psql('postgres', "$off $agg"), $node->safe_psql('postgres', "$seqoff $agg"),
+			"$idx returns the rows of a sequential scan, keys in order: <$q>");
+	}
 }
 
 # every index returns what a sequential scan returns
