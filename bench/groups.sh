@@ -3,8 +3,9 @@
 # pagebtree without groups and btree, on int8 keys inserted one by one in
 # random order into empty indexes: index size, leaf and inner pages, WAL
 # per insert (heap included), buffer accesses per point lookup (index-only,
-# from EXPLAIN BUFFERS) and point lookups per second (pgbench, one client,
-# the kinds alternating, medians of reps runs).
+# from EXPLAIN BUFFERS), lookups that read a second subnode of their group
+# (pagebtree_group_lookups) and point lookups per second (pgbench, one
+# client, the kinds alternating, medians of reps runs).
 #
 #   bash bench/groups.sh [rows] [reps]      (as root; default 1000000, 5)
 #
@@ -84,12 +85,14 @@ echo
 sql "CREATE TABLE probe AS SELECT $KEY AS k FROM generate_series(1, $ROWS, 97) i"
 nprobe=$(sql "SELECT count(*) FROM probe")
 echo "Buffer accesses per lookup: index-only scans of $nprobe existing keys in a nested loop"
-echo "(\`EXPLAIN (ANALYZE, BUFFERS)\`, the index scan node's shared hits and reads divided by the lookups)."
+echo "(\`EXPLAIN (ANALYZE, BUFFERS)\`, the index scan node's shared hits and reads divided by the lookups);"
+echo "second-subnode reads: subnodes read beyond one per descent in those lookups, in % of the descents"
+echo "(\`pagebtree_group_lookups()\`; groups use their default \`leaf_group_hint_bits\` = 16)."
 echo "Lookups per second: \`pgbench -M prepared\`, one client, 10 s per run, \`SELECT v FROM t WHERE k = ...\` of a random"
 echo "existing key (heap fetch included), medians of $REPS runs, the kinds alternating."
 echo
-echo "| kind | buffers per lookup | lookups/s | lookups/s / btree | lookups/s / pagebtree |"
-echo "|---|---|---|---|---|"
+echo "| kind | buffers per lookup | second-subnode reads % | lookups/s | lookups/s / btree | lookups/s / pagebtree |"
+echo "|---|---|---|---|---|---|"
 declare -A TPS=()
 for k in $KINDS; do
 	cat >"$W/lookup_$k.sql" <<EOF
@@ -111,12 +114,17 @@ for k in $KINDS; do M[$k]=$(echo "${TPS[$k]}" | median); done
 explain_lookups() {
 	su postgres -c "$PSQL -At" <<SQL
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT 'reset', * FROM pagebtree_group_lookups(true);
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM probe p JOIN t_$1 t ON t.k = p.k;
+SELECT 'second ' || round(100.0 * (subnode_reads - descents) / greatest(descents, 1), 2) FROM pagebtree_group_lookups();
 SQL
 }
 for k in $KINDS; do
-	bufs=$(explain_lookups "$k" | awk '/Index Only Scan/ {f = 1} f && /Buffers:/ {print; exit}' |
+	out=$(explain_lookups "$k")
+	bufs=$(echo "$out" | awk '/Index Only Scan/ {f = 1} f && /Buffers:/ {print; exit}' |
 		sed -n 's/.*shared hit=\([0-9]*\)\( read=\([0-9]*\)\)\?.*/\1 \3/p' |
 		awk -v n="$nprobe" '{printf "%.2f", ($1 + $2) / n}')
-	echo "| $k | $bufs | ${M[$k]} | $(ratio "${M[$k]}" "${M[btree]}") | $(ratio "${M[$k]}" "${M[pagebtree]}") |"
+	second="-"
+	case $k in groups*) second=$(echo "$out" | sed -n 's/^second //p') ;; esac
+	echo "| $k | $bufs | $second | ${M[$k]} | $(ratio "${M[$k]}" "${M[btree]}") | $(ratio "${M[$k]}" "${M[pagebtree]}") |"
 done

@@ -1,4 +1,4 @@
-/* pagebtree 0.1 -> 0.2: pagebtree_metapage reports the delta area, pagebtree_runs and pagebtree_layout_summary */
+/* pagebtree 0.1 -> 0.2: pagebtree_metapage reports the delta area, pagebtree_runs, pagebtree_group_lookups and pagebtree_layout_summary */
 
 -- complain if script is sourced in psql, rather than via ALTER EXTENSION
 \echo Use "ALTER EXTENSION pagebtree UPDATE TO '0.2'" to load this file. \quit
@@ -22,6 +22,13 @@ CREATE FUNCTION pagebtree_runs(index regclass,
     OUT leaf bigint, OUT side_block bigint, OUT entries integer,
     OUT bytes integer, OUT folds bigint)
 RETURNS SETOF record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+
+-- leaf groups: this backend's descents into groups and the subnodes they
+-- read (the first included); reset => true zeroes them after reading
+CREATE FUNCTION pagebtree_group_lookups(reset boolean DEFAULT false,
+    OUT descents bigint, OUT subnode_reads bigint)
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT PARALLEL RESTRICTED;
 

@@ -663,6 +663,37 @@ rebuild_leaf(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
 	return rebuild;
 }
 
+/*
+ * The group of a group build that lb's current leaf (page, still locked)
+ * ends is complete: write its hints into its downlink, which is the last
+ * item of the level above so far.
+ */
+static void
+finish_group(BuildState *bs, LevelBuilder *lb, Page page)
+{
+	Buffer		bufs[PBT_MAX_GROUP_SIZE];
+	Page		pages[PBT_MAX_GROUP_SIZE];
+	char		hints[PBT_GROUP_HINT_MAX_BYTES];
+	Page		ppage = BufferGetPage(lb->parent->buf);
+	int			pos = pbt_layout(ppage)->count(ppage) - 1;
+
+	if (PBT_GROUP_HINT_BYTES(bs->st) == 0)
+		return;
+	for (int i = 0; i < lb->gpos; i++)
+	{
+		bufs[i] = ReadBuffer(bs->index, lb->gstart + i);
+		LockBuffer(bufs[i], BUFFER_LOCK_SHARE);
+		pages[i] = BufferGetPage(bufs[i]);
+	}
+	pages[lb->gpos] = page;
+	pbt_group_make_hints(bs->st, pages, lb->gpos + 1, 1, hints);
+	for (int i = 0; i < lb->gpos; i++)
+		UnlockReleaseBuffer(bufs[i]);
+	Assert(pbt_page_child(ppage, pos) == lb->gstart);
+	memcpy(pbt_layout(ppage)->downlink(ppage, pos) + sizeof(BlockNumber),
+		   hints, PBT_GROUP_HINT_BYTES(bs->st));
+}
+
 /* Add downlink (child, key) to the level above lb, creating it if needed. */
 static void
 add_downlink(BuildState *bs, LevelBuilder *lb, BlockNumber child,
@@ -811,6 +842,8 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		if (lb->parent == NULL && npos == 0)
 			add_downlink(bs, lb, grouped ? lb->gstart :
 						 BufferGetBlockNumber(lb->buf), NULL, 0);
+		if (grouped && npos == 0)
+			finish_group(bs, lb, page);
 		PBT_CHECK_PAGE(bs->index, page, BufferGetBlockNumber(lb->buf));
 		MarkBufferDirty(lb->buf);
 		UnlockReleaseBuffer(lb->buf);
@@ -886,6 +919,8 @@ finish_levels(BuildState *bs, uint32 *rootlevel)
 				add_downlink(bs, lb, lb->gstart, NULL, 0);
 				parent = lb->parent;
 			}
+			if (bs->group_size > 0)
+				finish_group(bs, lb, page);
 		}
 		if (parent == NULL)
 		{
@@ -915,6 +950,7 @@ write_metapage(Relation index, PbtState *st, BlockNumber root, uint32 level)
 	/* only a group index gets the version that earlier releases refuse */
 	meta->version = st->group_size > 0 ? PBT_GROUP_VERSION : PBT_VERSION;
 	meta->group_size = st->group_size;
+	meta->group_hint_bits = st->group_hint_bits;
 	MarkBufferDirty(buf);
 	UnlockReleaseBuffer(buf);
 }
@@ -1349,15 +1385,18 @@ pbt_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 
 /*
  * The leaf group size the index is built with: its reloption, unless its
- * keys are not normalized (the group code plans with key bytes).  Says, if
- * notice, what of the options it ignores: at every build, but not again for
- * the init fork of the same index.
+ * keys are not normalized (the group code plans with key bytes).  Sets it
+ * and the hint bits in st.  Says, if notice, what of the options it
+ * ignores: at every build, but not again for the init fork of the same
+ * index.
  */
 static int
 build_group_size(Relation index, PbtState *st, bool notice)
 {
 	PbtOptions *opts = (PbtOptions *) index->rd_options;
 
+	st->group_size = 0;
+	st->group_hint_bits = 0;
 	if (opts == NULL || opts->leaf_group_size == 0)
 		return 0;
 	Assert(opts->leaf_group_size >= 2 &&
@@ -1376,6 +1415,8 @@ build_group_size(Relation index, PbtState *st, bool notice)
 		ereport(NOTICE,
 				(errmsg("option delta = on is ignored for index \"%s\", which has leaf groups",
 						RelationGetRelationName(index))));
+	st->group_size = opts->leaf_group_size;
+	st->group_hint_bits = opts->leaf_group_hint_bits;
 	return opts->leaf_group_size;
 }
 
@@ -1420,7 +1461,6 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	/* metapage first, so that it is block 0 */
 	bs.st->delta_group = 0;
-	bs.st->group_size = bs.group_size;
 	bs.st->delta_known = true;
 	metabuf = pbt_new_page(index);
 	pbt_meta_init(BufferGetPage(metabuf),
@@ -1520,15 +1560,18 @@ pbtbuildempty(Relation index)
 	m->delta_group = group;
 	if (group_size > 0)
 	{
-		BlockNumber downlink = 1;	/* the group's start */
+		char		downlink[sizeof(BlockNumber) + PBT_GROUP_HINT_MAX_BYTES] = {0};
+		BlockNumber start = 1;
 
 		m->version = PBT_GROUP_VERSION;
 		m->group_size = group_size;
+		m->group_hint_bits = st->group_hint_bits;
 		rootblk = 1 + group_size;
 		m->level = 1;
 		pbt_page_init(root.data, 1, PBT_ROOT | alignflag, st->inner_layout, st);
-		/* one -inf downlink */
-		if (!pbt_layout(root.data)->insert(root.data, 0, (const char *) &downlink,
+		/* one -inf downlink, to the group's start, without hints */
+		memcpy(downlink, &start, sizeof(BlockNumber));
+		if (!pbt_layout(root.data)->insert(root.data, 0, downlink,
 										   PBT_DOWNLINK_SIZE(st)))
 			elog(ERROR, "pagebtree: a downlink does not fit on an empty page");
 	}

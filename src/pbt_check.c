@@ -41,6 +41,7 @@ PG_FUNCTION_INFO_V1(pagebtree_metapage);
 PG_FUNCTION_INFO_V1(pagebtree_page_stats);
 PG_FUNCTION_INFO_V1(pagebtree_page_items);
 PG_FUNCTION_INFO_V1(pagebtree_runs);
+PG_FUNCTION_INFO_V1(pagebtree_group_lookups);
 
 static void
 corrupt(Relation index, BlockNumber blkno, int itemno, const char *fmt, const char *detail)
@@ -57,7 +58,7 @@ static void
 item_key(PbtState *st, Page page, int pos, PbtItem *key, PbtItemBuf *buf)
 {
 	PbtItem		item;
-	int			skip = PbtIsLeaf(PbtPageGetOpaque(page)) ? 0 : PBT_DOWNLINK_SIZE(st);
+	int			skip = PbtIsLeaf(PbtPageGetOpaque(page)) ? 0 : pbt_page_downlink_size(page);
 
 	pbt_layout(page)->get(page, pos, &item, buf);
 	key->data = item.data + skip;
@@ -101,6 +102,8 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 	const char *problem;
 	bool		leaf;
 
+	/* the hint bytes in downlinks are the metapage's to say */
+	(void) pbt_delta_group(index, st);
 	if (PageIsNew(page))
 		corrupt(index, blkno, 0, "page is new (all zeros)", NULL);
 	if (hdr->pd_special != BLCKSZ - MAXALIGN(sizeof(PbtPageOpaqueData)) ||
@@ -179,11 +182,18 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 		PbtItem		item;
 
 		layout->get(page, i, &item, &curbuf);
-		if (!leaf && item.len < PBT_DOWNLINK_SIZE(st))
+		if (!leaf && item.len < pbt_page_downlink_size(page))
 			corrupt(index, blkno, i, "inner item shorter than a downlink", NULL);
-		if (!leaf && i == 0 && item.len != PBT_DOWNLINK_SIZE(st))
+		if (!leaf && i == 0 && item.len != pbt_page_downlink_size(page))
 			corrupt(index, blkno, i, "first inner item is not minus infinity", NULL);
+		if (!leaf && opaque->level == 1 && st->group_hint_bits > 0 &&
+			(problem = pbt_group_hints_problem(st, item.data + sizeof(BlockNumber))) != NULL)
+			corrupt(index, blkno, i, problem, NULL);
 	}
+	if (!leaf && st->normalized &&
+		pbt_page_downlink_size(page) != PBT_DOWNLINK_SIZE(st))
+		corrupt(index, blkno, 0, "inner page has downlinks of another size than the index's",
+				NULL);
 
 	/* strictly increasing keys (inner pages: from item 1) */
 	for (int i = pbt_page_first_key(page) + 1; i < n; i++)
@@ -1215,7 +1225,7 @@ pagebtree_page_items(PG_FUNCTION_ARGS)
 		}
 		else
 		{
-			int			dl = PBT_DOWNLINK_SIZE(st);
+			int			dl = pbt_page_downlink_size(page);
 
 			nulls[1] = true;
 			values[2] = Int64GetDatum((int64) pbt_item_child(item.data));
@@ -1268,4 +1278,27 @@ pagebtree_runs(PG_FUNCTION_ARGS)
 	}
 	index_close(index, AccessShareLock);
 	return (Datum) 0;
+}
+
+/*
+ * This backend's descents into leaf groups and the subnodes they read,
+ * since it started or since the last reset: reads beyond one per descent
+ * are the guesses that missed (and moves past concurrent changes).
+ */
+Datum
+pagebtree_group_lookups(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[2];
+	bool		nulls[2] = {0};
+	uint64		descents;
+	uint64		subnode_reads;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	pbt_group_lookup_counts(&descents, &subnode_reads, PG_GETARG_BOOL(0));
+	values[0] = Int64GetDatum((int64) descents);
+	values[1] = Int64GetDatum((int64) subnode_reads);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+													  values, nulls)));
 }

@@ -436,17 +436,17 @@ window_convert_insert(Page page, int pos, const char *data, int len,
  * picks each half's layout exactly).
  */
 static inline int
-window_space_needed(const PbtItem *items, int n, bool leaf,
+window_space_needed(const PbtItem *items, int n, int downlink,
 					bool (*fits) (PbtItem *items, int n, PbtItem *hikey,
 								  int *bytes),
 					const PbtLayout *to)
 {
 	int			bytes;
 
-	Assert(leaf);
+	Assert(downlink == 0);
 	if (fits((PbtItem *) items, n, NULL, &bytes))
 		return bytes;
-	return to->space_needed(items, n, true);
+	return to->space_needed(items, n, 0);
 }
 
 #endif							/* PBT_DENSE_UTIL_H */

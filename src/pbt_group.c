@@ -16,6 +16,7 @@
 #include "pbt_group.h"
 #include "pbt_insert.h"
 
+#include "access/generic_xlog.h"
 #include "access/xloginsert.h"
 #include "catalog/pg_control.h"
 #include "miscadmin.h"
@@ -130,6 +131,201 @@ pbt_group_hole_after(Relation index, Buffer buf)
 		pbt_group_epoch(hopaque) != pbt_group_epoch(opaque))
 		pbt_page_error(index, blkno + 1, "leaf group has no hole where expected");
 	return hole;
+}
+
+/* the 4 bytes of x after its first p, big-endian, zero-padded */
+static uint32
+hint_project(const char *x, int len, int p)
+{
+	uint32		v = 0;
+
+	for (int i = 0; i < 4; i++)
+		v = (v << 8) | (p + i < len ? (unsigned char) x[p + i] : 0);
+	return v;
+}
+
+/* v's place between lo and hi (lo < hi), scaled to 0 .. maxq */
+static uint32
+hint_scale(uint32 v, uint32 lo, uint32 hi, uint32 maxq)
+{
+	if (v <= lo)
+		return 0;
+	if (v >= hi)
+		return maxq;
+	return (uint32) ((uint64) (v - lo) * maxq / (hi - lo));
+}
+
+static uint32
+hint_get_be(const char *b, int bytes)
+{
+	uint32		v = 0;
+
+	for (int i = 0; i < bytes; i++)
+		v = (v << 8) | (unsigned char) b[i];
+	return v;
+}
+
+static void
+hint_put_be(char *b, int bytes, uint32 v)
+{
+	for (int i = bytes - 1; i >= 0; i--, v >>= 8)
+		b[i] = (char) (v & 0xFF);
+}
+
+/* the hint of subnode i >= 1 */
+static inline char *
+hint_slot(const char *hints, int i, int bytes)
+{
+	return (char *) hints + PBT_GROUP_HINT_HEADER + (i - 1) * bytes;
+}
+
+/*
+ * Make the hints (pbt_group.h) of a group whose subnodes in use are
+ * pages[0 .. nused), some maybe empty, with the given epoch, into out
+ * (PBT_GROUP_HINT_BYTES(st) bytes): none (zeros) if its entries do not
+ * differ in the bytes that hints look at.
+ */
+void
+pbt_group_make_hints(PbtState *st, Page *pages, int nused, uint64 epoch,
+					 char *out)
+{
+	int			bytes = st->group_hint_bits / 8;
+	uint32		maxq = (1U << st->group_hint_bits) - 1;
+	int			firstpage = 0;
+	int			lastpage = nused - 1;
+	PbtItem		first;
+	PbtItem		last;
+	PbtItemBuf	firstbuf;
+	PbtItemBuf	lastbuf;
+	int			p = 0;
+	uint32		lo;
+	uint32		hi;
+	uint32		next = maxq;
+
+	Assert(bytes == 1 || bytes == 2);
+	Assert(nused >= 1 && nused <= (int) st->group_size);
+	memset(out, 0, PBT_GROUP_HINT_BYTES(st));
+	while (firstpage < nused && pbt_layout(pages[firstpage])->count(pages[firstpage]) == 0)
+		firstpage++;
+	while (lastpage >= 0 && pbt_layout(pages[lastpage])->count(pages[lastpage]) == 0)
+		lastpage--;
+	if (firstpage > lastpage)
+		return;
+	pbt_layout(pages[firstpage])->get(pages[firstpage], 0, &first, &firstbuf);
+	pbt_layout(pages[lastpage])->get(pages[lastpage],
+									 pbt_layout(pages[lastpage])->count(pages[lastpage]) - 1,
+									 &last, &lastbuf);
+	while (p < 255 && p < first.len && p < last.len && first.data[p] == last.data[p])
+		p++;
+	lo = hint_project(first.data, first.len, p);
+	hi = hint_project(last.data, last.len, p);
+	if (hi <= lo)
+		return;
+	out[0] = (char) nused;
+	out[1] = (char) p;
+	out[2] = (char) (epoch & 0xFF);
+	hint_put_be(out + 3, 4, lo);
+	hint_put_be(out + 7, 4, hi);
+	/* an empty subnode predicts like the next one: nothing to find there */
+	for (int i = st->group_size - 1; i >= 1; i--)
+	{
+		if (i < nused && pbt_layout(pages[i])->count(pages[i]) > 0)
+		{
+			PbtItem		item;
+			PbtItemBuf	itembuf;
+
+			pbt_layout(pages[i])->get(pages[i], 0, &item, &itembuf);
+			next = hint_scale(hint_project(item.data, item.len, p), lo, hi, maxq);
+		}
+		hint_put_be(hint_slot(out, i, bytes), bytes, next);
+	}
+}
+
+/*
+ * The subnode the hints predict for key (the last one whose first entry
+ * may be at or before it), -1 if there are no hints.
+ */
+int
+pbt_group_hinted_subnode(PbtState *st, const char *hints, const char *key,
+						 int keylen)
+{
+	int			bytes = st->group_hint_bits / 8;
+	int			nused = (unsigned char) hints[0];
+	uint32		lo = hint_get_be(hints + 3, 4);
+	uint32		hi = hint_get_be(hints + 7, 4);
+	uint32		q;
+	int			j = 0;
+
+	if (nused == 0 || nused > (int) st->group_size || hi <= lo)
+		return -1;
+	q = hint_scale(hint_project(key, keylen, (unsigned char) hints[1]), lo, hi,
+				   (1U << st->group_hint_bits) - 1);
+	while (j + 1 < nused && hint_get_be(hint_slot(hints, j + 1, bytes), bytes) <= q)
+		j++;
+	return j;
+}
+
+/* what is wrong with the hints of a downlink, NULL if nothing */
+const char *
+pbt_group_hints_problem(PbtState *st, const char *hints)
+{
+	int			bytes = st->group_hint_bits / 8;
+	int			nused = (unsigned char) hints[0];
+	uint32		prev = 0;
+
+	if (nused == 0)
+		return NULL;
+	if (nused > (int) st->group_size)
+		return "group hints count more subnodes than a group has";
+	if (hint_get_be(hints + 7, 4) <= hint_get_be(hints + 3, 4))
+		return "group hints have an empty range";
+	for (int i = 1; i < (int) st->group_size; i++)
+	{
+		uint32		q = hint_get_be(hint_slot(hints, i, bytes), bytes);
+
+		if (q < prev)
+			return "group hints decrease";
+		prev = q;
+	}
+	return NULL;
+}
+
+/*
+ * Write the new hints of the group that starts at start into its downlink,
+ * found as a split finds it (no subnode locked), unless the downlink holds
+ * hints of a later epoch: another rebalance of the group got there first.
+ * Only hints: where the downlink cannot be found, they stay as they are.
+ * A byte diff of a few dozen bytes, logged as generic WAL in either mode.
+ */
+static void
+set_group_hints(Relation index, PbtState *st, PbtStack stack,
+				BlockNumber start, const char *hints)
+{
+	int			hb = PBT_GROUP_HINT_BYTES(st);
+	Buffer		pbuf;
+	int			pos;
+	Page		page;
+	char	   *cur;
+
+	if (hb == 0 || stack == NULL)
+		return;
+	pbuf = pbt_get_parent(index, st, stack, start, &pos, true);
+	if (!BufferIsValid(pbuf))
+		return;
+	page = BufferGetPage(pbuf);
+	Assert(pbt_page_downlink_size(page) == PBT_DOWNLINK_SIZE(st));
+	cur = pbt_layout(page)->downlink(page, pos) + sizeof(BlockNumber);
+	if ((cur[0] == 0 || (int8) ((uint8) hints[2] - (uint8) cur[2]) >= 0) &&
+		memcmp(cur, hints, hb) != 0)
+	{
+		GenericXLogState *xlog = GenericXLogStart(index);
+		Page		wpage = GenericXLogRegisterBuffer(xlog, pbuf, 0);
+
+		memcpy(pbt_layout(wpage)->downlink(wpage, pos) + sizeof(BlockNumber),
+			   hints, hb);
+		GenericXLogFinish(xlog);
+	}
+	UnlockReleaseBuffer(pbuf);
 }
 
 /* a page of the new group layout (see plan_pages) */
@@ -348,6 +544,7 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	Buffer		newbuf = InvalidBuffer;
 	BlockNumber newstart = InvalidBlockNumber;
 	Page		images[2 * PBT_MAX_GROUP_SIZE];
+	char		hints[2][PBT_GROUP_HINT_MAX_BYTES];
 	int			npages;
 	int			fullest;
 
@@ -508,6 +705,8 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	log_whole_pages(index, bufs, nbufs);
 	END_CRIT_SECTION();
 
+	for (int g = 0; PBT_GROUP_HINT_BYTES(st) > 0 && g < npages / n; g++)
+		pbt_group_make_hints(st, images + g * n, n, epoch + 1, hints[g]);
 	for (int k = 0; k < npages; k++)
 	{
 		PBT_CHECK_PAGE(index, BufferGetPage(bufs[k]), BufferGetBlockNumber(bufs[k]));
@@ -522,13 +721,16 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	{
 		for (int k = 0; k < n; k++)
 			UnlockReleaseBuffer(bufs[k]);
+		set_group_hints(index, st, stack, start, hints[0]);
 		return true;
 	}
 
-	/* second step: the new group's downlink */
+	/* second step: the new group's downlink; then both groups' hints */
 	for (int k = 0; k < 2 * n; k++)
 		if (k != n - 1 && k != n)
 			UnlockReleaseBuffer(bufs[k]);
 	pbt_insert_parent(index, st, bufs[n - 1], bufs[n], stack, &sep);
+	set_group_hints(index, st, stack, start, hints[0]);
+	set_group_hints(index, st, stack, newstart, hints[1]);
 	return true;
 }

@@ -26,6 +26,24 @@
 #define PBT_MAX_GROUP_SIZE	16	/* a group split logs 2N + 1 pages in one
 								 * record: block ids 0 .. XLR_MAX_BLOCK_ID */
 
+/*
+ * Hints (the HLN-tree's locality predictors): a group's downlink keeps,
+ * after its child block number, PBT_GROUP_HINT_BYTES bytes that predict
+ * which subnode holds a key:
+ *	 byte 0		subnodes in use when they were made (0: no hints)
+ *	 byte 1		p: how many bytes the group's first and last entries share
+ *	 byte 2		the group's epoch then (its low byte: newer hints win)
+ *	 bytes 3-6	lo: the first entry's 4 bytes after those p, big-endian
+ *	 bytes 7-10 hi: the same of the last entry
+ *	 then per subnode i = 1 .. N - 1, bits / 8 bytes (big-endian): where
+ *	 its first entry's 4 bytes lie between lo and hi, scaled to 2^bits - 1.
+ * They need no separator, so the groups at either end of a page (or of the
+ * index) are predicted like the others.
+ */
+#define PBT_DEFAULT_GROUP_HINT_BITS 16
+#define PBT_GROUP_HINT_MAX_BYTES \
+	(PBT_GROUP_HINT_HEADER + (PBT_MAX_GROUP_SIZE - 1) * 2)
+
 static inline bool
 pbt_is_subnode(PbtPageOpaque opaque)
 {
@@ -87,5 +105,14 @@ extern void pbt_init_subnode(Page page, PbtState *st, int pos, int n,
 extern Buffer pbt_group_hole_after(Relation index, Buffer buf);
 extern bool pbt_group_overflow(Relation index, PbtState *st, Buffer buf,
 							   PbtStack stack, PbtItem *items, int nitems);
+extern void pbt_group_make_hints(PbtState *st, Page *pages, int nused,
+								 uint64 epoch, char *out);
+extern int	pbt_group_hinted_subnode(PbtState *st, const char *hints,
+									 const char *key, int keylen);
+extern const char *pbt_group_hints_problem(PbtState *st, const char *hints);
+
+/* pbt_search.c */
+extern void pbt_group_lookup_counts(uint64 *descents, uint64 *subnode_reads,
+									bool reset);
 
 #endif							/* PBT_GROUP_H */

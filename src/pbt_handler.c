@@ -82,6 +82,9 @@ _PG_init(void)
 	add_int_reloption(pbt_relopt_kind, "leaf_group_size",
 					  "Leaves are made in groups of this many contiguous blocks under one downlink (0: no groups); fixed at the index's build",
 					  0, 0, PBT_MAX_GROUP_SIZE, ShareUpdateExclusiveLock);
+	add_int_reloption(pbt_relopt_kind, "leaf_group_hint_bits",
+					  "Bits per subnode of the hints that a group's downlink keeps to predict which subnode holds a key (0, 8 or 16; 0: interpolate between separators); fixed at the index's build",
+					  PBT_DEFAULT_GROUP_HINT_BITS, 0, 16, ShareUpdateExclusiveLock);
 	add_bool_reloption(pbt_relopt_kind, "deduplicate_items",
 					   "Leaves of one key's entries store the key once (posting leaves)",
 					   true, ShareUpdateExclusiveLock);
@@ -136,6 +139,7 @@ pbtoptions(Datum reloptions, bool validate)
 		{"delta_threshold", RELOPT_TYPE_REAL, offsetof(PbtOptions, delta_threshold)},
 		{"deduplicate_items", RELOPT_TYPE_BOOL, offsetof(PbtOptions, deduplicate_items)},
 		{"leaf_group_size", RELOPT_TYPE_INT, offsetof(PbtOptions, leaf_group_size)},
+		{"leaf_group_hint_bits", RELOPT_TYPE_INT, offsetof(PbtOptions, leaf_group_hint_bits)},
 	};
 	PbtOptions *opts;
 
@@ -160,6 +164,10 @@ pbtoptions(Datum reloptions, bool validate)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("leaf_group_size must be 0 or between 2 and %d",
 						PBT_MAX_GROUP_SIZE)));
+	if (opts && validate && opts->leaf_group_hint_bits % 8 != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("leaf_group_hint_bits must be 0, 8 or 16")));
 	return (bytea *) opts;
 }
 

@@ -784,7 +784,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	PbtPageOpaque oopaque = PbtPageGetOpaque(origpage);
 	const PbtLayout *layout = pbt_layout(origpage);
 	bool		leaf = PbtIsLeaf(oopaque);
-	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
+	int			dl = leaf ? 0 : pbt_page_downlink_size(origpage);
 	int			n = layout->count(origpage);
 	PbtItem    *items;
 	PbtIter		it;
@@ -940,7 +940,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		if (c == 0 && (layout->flags & PBT_LF_REBUILT))
 			plantag = oopaque->layout;
 		s = pbt_choose_split(pbt_layout_by_tag(plantag),
-							 items, nitems, has_hikey ? oldhikey.len : 0, leaf,
+							 items, nitems, has_hikey ? oldhikey.len : 0, dl,
 							 appending, fillfactor, leaf && st->normalized,
 							 leaf && st->normalized && !st->has_include);
 		if (s >= 0 && c == lengthof(candidates) - 1)
@@ -1181,11 +1181,12 @@ new_root(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf)
 /*
  * Find and exclusively lock the page holding the downlink to child, starting
  * from the remembered parent position and moving right as splits may have
- * moved it.  Sets *pos to the downlink's position.
+ * moved it.  Sets *pos to the downlink's position.  If there is none:
+ * InvalidBuffer with missing_ok, else an error.
  */
-static Buffer
-get_parent(Relation index, PbtState *st, PbtStack stack, BlockNumber child,
-		   int *pos)
+Buffer
+pbt_get_parent(Relation index, PbtState *st, PbtStack stack,
+			   BlockNumber child, int *pos, bool missing_ok)
 {
 	BlockNumber blkno = stack->blkno;
 	int			start = stack->pos;
@@ -1224,7 +1225,12 @@ get_parent(Relation index, PbtState *st, PbtStack stack, BlockNumber child,
 			}
 		}
 		if (PbtIsRightmost(opaque))
+		{
+			UnlockReleaseBuffer(buf);
+			if (missing_ok)
+				return InvalidBuffer;
 			pbt_page_error(index, blkno, "failed to re-find the downlink of a split page");
+		}
 		blkno = opaque->next;
 		start = 0;
 		UnlockReleaseBuffer(buf);
@@ -1275,16 +1281,19 @@ pbt_insert_parent(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf,
 		stack = &fake;
 	}
 
+	/* padding or a new group's hints: zeros (no hints yet) */
 	initStringInfo(&item);
-	appendBinaryStringInfo(&item, (char *) &rblk, sizeof(BlockNumber));
-	appendStringInfoSpaces(&item, dl - sizeof(BlockNumber));
+	enlargeStringInfo(&item, dl + sep->len);
+	memset(item.data, 0, dl);
+	memcpy(item.data, &rblk, sizeof(BlockNumber));
+	item.len = dl;
 	appendBinaryStringInfo(&item, sep->data, sep->len);
 
 	/* a group has one downlink, to its first subnode */
-	pbuf = get_parent(index, st, stack,
-					  pbt_is_subnode(lopaque) ?
-					  pbt_group_start(lopaque, BufferGetBlockNumber(lbuf)) :
-					  BufferGetBlockNumber(lbuf), &pos);
+	pbuf = pbt_get_parent(index, st, stack,
+						  pbt_is_subnode(lopaque) ?
+						  pbt_group_start(lopaque, BufferGetBlockNumber(lbuf)) :
+						  BufferGetBlockNumber(lbuf), &pos, false);
 	UnlockReleaseBuffer(rbuf);
 	inserted = insert_on_page(index, st, pbuf, stack->parent, pos + 1,
 							  item.data, item.len,

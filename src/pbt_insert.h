@@ -15,10 +15,12 @@
 /* pbt_insert.c */
 extern void pbt_insert_parent(Relation index, PbtState *st, Buffer lbuf,
 							  Buffer rbuf, PbtStack stack, StringInfo sep);
+extern Buffer pbt_get_parent(Relation index, PbtState *st, PbtStack stack,
+							 BlockNumber child, int *pos, bool missing_ok);
 
 /* pbt_splitloc.c */
 extern int	pbt_choose_split(const PbtLayout *layout, const PbtItem *items,
-							 int n, int hikeylen, bool leaf,
+							 int n, int hikeylen, int downlink,
 							 bool append_rightmost, int fillfactor,
 							 bool bytewise, bool tid_last);
 extern int	pbt_fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0,

@@ -78,6 +78,8 @@ typedef struct PbtState
 	int			delta_threshold;	/* bytes of a run that make it fold */
 	uint32		group_size;		/* leaf groups: subnodes per group, from the
 								 * metapage with delta_group */
+	uint32		group_hint_bits;	/* bits per subnode of a group's hints in
+									 * its downlink (0, 8 or 16), likewise */
 	PbtColumn	cols[INDEX_MAX_KEYS];
 } PbtState;
 

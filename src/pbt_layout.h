@@ -104,9 +104,12 @@ typedef struct PbtLayout
 	int			(*count) (Page page);
 	/* the item at ordered position pos; assembled in buf if need be */
 	void		(*get) (Page page, int pos, PbtItem *item, PbtItemBuf *buf);
-	/* inner pages: read or overwrite (in place) the downlink at pos */
-	BlockNumber (*get_child) (Page page, int pos);
-	void		(*set_child) (Page page, int pos, BlockNumber child);
+	/*
+	 * Inner pages: the downlink bytes of the item at pos (its first
+	 * pbt_page_downlink_size bytes: child block number, then padding or
+	 * hints), stored verbatim in the page, to read or overwrite in place
+	 */
+	char	   *(*downlink) (Page page, int pos);
 	/*
 	 * Binary search, NULL = the engine's generic one: on a leaf the first
 	 * position whose item is >= key, on an inner page the downlink to follow
@@ -133,10 +136,11 @@ typedef struct PbtLayout
 	 */
 	int			(*item_cost) (Page page, const char *data, int len);
 	/*
-	 * Split planning: bytes a page of exactly these sorted items needs (on
-	 * an inner page, items[0] becomes minus infinity).
+	 * Split planning: bytes a page of exactly these sorted items needs.
+	 * downlink: 0 for a leaf; on an inner page the bytes before each item's
+	 * key (pbt_page_downlink_size), and items[0] becomes minus infinity.
 	 */
-	int			(*space_needed) (const PbtItem *items, int n, bool leaf);
+	int			(*space_needed) (const PbtItem *items, int n, int downlink);
 	/*
 	 * Leaves of normalized keys: would a page of this layout, loaded with
 	 * exactly these sorted items and high key (NULL: none), hold them?

@@ -152,7 +152,7 @@ bpa_free_space(Page page)
 }
 
 static int
-bpa_space_needed(const PbtItem *items, int n, bool leaf)
+bpa_space_needed(const PbtItem *items, int n, int downlink)
 {
 	int			bytes = 0;
 	int			slots = 0;
@@ -180,7 +180,7 @@ bpa_space_needed(const PbtItem *items, int n, bool leaf)
 static bool
 bpa_fits(PbtItem *items, int n, PbtItem *hikey, int *bytes)
 {
-	int			need = bpa_space_needed(items, n, true);
+	int			need = bpa_space_needed(items, n, 0);
 
 	if (bytes)
 		*bytes = need;
@@ -668,8 +668,7 @@ const PbtLayout pbt_layout_bpa = {
 	.init = bpa_init,
 	.count = bpa_count,
 	.get = bpa_get,
-	.get_child = NULL,
-	.set_child = NULL,
+	.downlink = NULL,
 	.search = bpa_search,
 	.insert = bpa_insert,
 	.insert_anywhere = true,

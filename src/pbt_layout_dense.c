@@ -440,9 +440,9 @@ dense_item_cost(Page page, const char *data, int len)
 }
 
 static int
-dense_space_needed(const PbtItem *items, int n, bool leaf)
+dense_space_needed(const PbtItem *items, int n, int downlink)
 {
-	return window_space_needed(items, n, leaf, dense_fits,
+	return window_space_needed(items, n, downlink, dense_fits,
 							   window_target(DENSE_CONVERT_TO));
 }
 

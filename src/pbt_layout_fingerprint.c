@@ -432,7 +432,7 @@ fp_load(Page page, PbtItem *items, int n)
 }
 
 static int
-fp_space_needed(const PbtItem *items, int n, bool leaf)
+fp_space_needed(const PbtItem *items, int n, int downlink)
 {
 	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
 
@@ -443,7 +443,7 @@ fp_space_needed(const PbtItem *items, int n, bool leaf)
 static bool
 fp_fits(PbtItem *items, int n, PbtItem *hikey, int *bytes)
 {
-	int			need = fp_space_needed(items, n, true);
+	int			need = fp_space_needed(items, n, 0);
 
 	if (bytes)
 		*bytes = need;
@@ -642,8 +642,7 @@ const PbtLayout pbt_layout_fingerprint = {
 	.init = fp_init,
 	.count = fp_count,
 	.get = fp_get,
-	.get_child = NULL,
-	.set_child = NULL,
+	.downlink = NULL,
 	.search = fp_search,
 	.insert = fp_insert,
 	.insert_anywhere = true,

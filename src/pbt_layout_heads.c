@@ -126,7 +126,7 @@ is_leaf(Page page)
 static inline int
 key_offset(Page page)
 {
-	return is_leaf(page) ? 0 : sizeof(BlockNumber);
+	return is_leaf(page) ? 0 : pbt_page_downlink_size(page);
 }
 
 /* position of the first slot with a key (inner: after minus infinity) */
@@ -284,21 +284,11 @@ heads_iter_next(PbtIter *it, PbtItem *item)
 	item->len = heads_assemble(page, slot, 0, it->cursor, it->buf.data);
 }
 
-static BlockNumber
-heads_get_child(Page page, int pos)
-{
-	BlockNumber child;
-
-	Assert(!is_leaf(page));
-	memcpy(&child, (char *) page + heads_slots(page)[pos].off, sizeof(BlockNumber));
-	return child;
-}
-
-static void
-heads_set_child(Page page, int pos, BlockNumber child)
+static char *
+heads_downlink(Page page, int pos)
 {
 	Assert(!is_leaf(page));
-	memcpy((char *) page + heads_slots(page)[pos].off, &child, sizeof(BlockNumber));
+	return (char *) page + heads_slots(page)[pos].off;
 }
 
 /* item bytes still referenced: slots' bytes, the prefix and the high key */
@@ -378,10 +368,10 @@ heads_item_cost(Page page, const char *data, int len)
 }
 
 static int
-heads_space_needed(const PbtItem *items, int n, bool leaf)
+heads_space_needed(const PbtItem *items, int n, int downlink)
 {
-	int			koff = leaf ? 0 : sizeof(BlockNumber);
-	int			fk = leaf ? 0 : 1;
+	int			koff = downlink;
+	int			fk = downlink == 0 ? 0 : 1;
 	int			q = 0;
 	int			bytes;
 
@@ -402,7 +392,7 @@ heads_space_needed(const PbtItem *items, int n, bool leaf)
 static bool
 heads_fits(PbtItem *items, int n, PbtItem *hikey, int *bytes)
 {
-	int			need = heads_space_needed(items, n, true);
+	int			need = heads_space_needed(items, n, 0);
 
 	if (bytes)
 		*bytes = need;
@@ -844,8 +834,7 @@ heads_check(Page page)
 	.init = heads_init, \
 	.count = heads_count, \
 	.get = heads_get, \
-	.get_child = heads_get_child, \
-	.set_child = heads_set_child, \
+	.downlink = heads_downlink, \
 	.search = heads_search, \
 	.insert = heads_insert, \
 	.load = heads_load, \

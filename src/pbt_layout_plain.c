@@ -135,22 +135,15 @@ plain_item_cost(Page page, const char *data, int len)
 	return item_space(page, len) + sizeof(PbtSlot);
 }
 
-static BlockNumber
-plain_get_child(Page page, int pos)
+static char *
+plain_downlink(Page page, int pos)
 {
-	return pbt_item_child(pbt_slot_data(page, &plain_slots(page)[pos]));
-}
-
-static void
-plain_set_child(Page page, int pos, BlockNumber child)
-{
-	memcpy(pbt_slot_data(page, &plain_slots(page)[pos]), &child,
-		   sizeof(BlockNumber));
+	return pbt_slot_data(page, &plain_slots(page)[pos]);
 }
 
 /* items of either key mode, counted MAXALIGNed (a bound in normalized mode) */
 static int
-plain_space_needed(const PbtItem *items, int n, bool leaf)
+plain_space_needed(const PbtItem *items, int n, int downlink)
 {
 	int			bytes = 0;
 
@@ -237,8 +230,7 @@ const PbtLayout pbt_layout_plain = {
 	.init = plain_init,
 	.count = plain_count,
 	.get = plain_get,
-	.get_child = plain_get_child,
-	.set_child = plain_set_child,
+	.downlink = plain_downlink,
 	.search = NULL,
 	.insert = plain_insert,
 	.load = plain_load,

@@ -388,9 +388,9 @@ posting_fits(PbtItem *items, int n, PbtItem *hikey, int *bytes)
 }
 
 static int
-posting_space_needed(const PbtItem *items, int n, bool leaf)
+posting_space_needed(const PbtItem *items, int n, int downlink)
 {
-	return window_space_needed(items, n, leaf, posting_fits,
+	return window_space_needed(items, n, downlink, posting_fits,
 							   window_target(POSTING_CONVERT_TO));
 }
 

@@ -488,9 +488,9 @@ sdl_item_cost(Page page, const char *data, int len)
 }
 
 static int
-sdl_space_needed(const PbtItem *items, int n, bool leaf)
+sdl_space_needed(const PbtItem *items, int n, int downlink)
 {
-	return window_space_needed(items, n, leaf, sdl_fits,
+	return window_space_needed(items, n, downlink, sdl_fits,
 							   window_target(SDL_CONVERT_TO));
 }
 

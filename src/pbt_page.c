@@ -98,6 +98,8 @@ pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
 	opaque->hikey_len = 0;
 	opaque->page_id = PBT_PAGE_ID;
 	opaque->op_counter = PBT_OPS_OFF;
+	if (level > 0 && st->normalized)
+		opaque->downlink_extra = PBT_DOWNLINK_SIZE(st) - sizeof(BlockNumber);
 	pbt_page_set_layout(page, layout, st);
 	pbt_layout(page)->init(page);
 }
@@ -137,10 +139,13 @@ pbt_meta_settings(Relation index, PbtState *st, const PbtMetaPageData *meta)
 				 errhint("REINDEX the index.")));
 	st->delta_group = meta->delta_group;
 	st->group_size = meta->version == PBT_GROUP_VERSION ? meta->group_size : 0;
+	st->group_hint_bits = st->group_size > 0 ? meta->group_hint_bits : 0;
 	if (st->delta_group > PBT_MAX_DELTA_GROUP ||
 		st->group_size == 1 || st->group_size > PBT_MAX_GROUP_SIZE ||
-		(st->group_size > 0 && st->delta_group > 0))
-		pbt_page_error(index, PBT_METAPAGE_BLKNO, "bad delta area or leaf group size");
+		(st->group_size > 0 && st->delta_group > 0) ||
+		(st->group_hint_bits != 0 && st->group_hint_bits != 8 &&
+		 st->group_hint_bits != 16))
+		pbt_page_error(index, PBT_METAPAGE_BLKNO, "bad delta area or leaf group settings");
 	st->delta_known = true;
 }
 

@@ -96,6 +96,9 @@ typedef struct PbtPageOpaqueData
 								 * group, which starts group_pos blocks
 								 * before it */
 	uint8		group_size;		/* PBT_GROUP: subnodes in the group */
+	uint8		downlink_extra; /* inner pages of normalized indexes: bytes
+								 * after each item's child block number and
+								 * before its key (a group's hints) */
 } PbtPageOpaqueData;
 
 /*
@@ -138,6 +141,8 @@ typedef struct PbtMetaPageData
 								 * = none (pbt_delta.h); fixed at build */
 	uint32		group_size;		/* subnodes per leaf group, 0 = no groups;
 								 * version PBT_GROUP_VERSION only */
+	uint32		group_hint_bits;	/* bits per subnode of the hints in a
+									 * group's downlink, 0 = none; likewise */
 } PbtMetaPageData;
 
 #define PbtPageGetMeta(page) ((PbtMetaPageData *) PageGetContents(page))
@@ -227,8 +232,28 @@ typedef struct PbtItem
  */
 #define PBT_MAX_ITEMS_PER_PAGE (PBT_USABLE_SPACE / 4)
 
-/* inner items are child block number + separator */
-#define PBT_DOWNLINK_SIZE(st)	((st)->normalized ? sizeof(BlockNumber) : MAXALIGN(sizeof(BlockNumber)))
+/*
+ * Inner items are child block number + separator; in a normalized index with
+ * leaf groups, the group's hints (pbt_group.h) come between them, on every
+ * inner level (the levels above the first keep them zero: they are few).
+ */
+#define PBT_GROUP_HINT_HEADER	11
+#define PBT_GROUP_HINT_BYTES(st) \
+	((st)->group_hint_bits == 0 ? 0 : \
+	 PBT_GROUP_HINT_HEADER + ((st)->group_size - 1) * (st)->group_hint_bits / 8)
+#define PBT_DOWNLINK_SIZE(st) \
+	((st)->normalized ? sizeof(BlockNumber) + PBT_GROUP_HINT_BYTES(st) : \
+	 MAXALIGN(sizeof(BlockNumber)))
+
+/* the same, read from an inner page (layouts have no PbtState) */
+static inline int
+pbt_page_downlink_size(Page page)
+{
+	PbtPageOpaque opaque = (PbtPageOpaque) PageGetSpecialPointer(page);
+
+	return (opaque->flags & PBT_ALIGNED_ITEMS) ? MAXALIGN(sizeof(BlockNumber)) :
+		sizeof(BlockNumber) + opaque->downlink_extra;
+}
 
 #define PBT_DEFAULT_FILLFACTOR	90
 #define PBT_MIN_FILLFACTOR		10

@@ -226,7 +226,7 @@ pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey)
 
 	if (st->posting &&
 		pbt_layout_by_tag(PBT_LAYOUT_POSTING)->fits(items, n, hikey, &bytes) &&
-		bytes < pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, true))
+		bytes < pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, 0))
 		return PBT_LAYOUT_POSTING;
 	if (st->rebuilt_layout == 0)
 		return st->leaf_layout;
@@ -234,8 +234,7 @@ pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey)
 	Assert(rebuilt->flags & PBT_LF_REBUILT);
 	if (rebuilt->fits(items, n, hikey, &bytes) &&
 		(st->rebuilt_when == PBT_REBUILT_ELIGIBLE ||
-		 bytes < pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n,
-																  true)))
+		 bytes < pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, 0)))
 		return rebuilt->tag;
 	return st->leaf_layout;
 }

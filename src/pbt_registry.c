@@ -73,7 +73,7 @@ pbt_registry_check(void)
 				 !layout->mask || !layout->check ||
 				 ((layout->flags & PBT_LF_LEAF) && !layout->fits) ||
 				 ((layout->flags & PBT_LF_INNER) &&
-				  (!layout->get_child || !layout->set_child)) ||
+				  !layout->downlink) ||
 				 (layout->iter_start && !layout->iter_next))
 			problem = "lacks a callback that the pages it may hold need";
 		else if ((layout->flags & PBT_LF_REBUILT) &&

@@ -16,6 +16,13 @@
 
 #include "miscadmin.h"
 
+/*
+ * This backend's descents into leaf groups and the subnodes they read (the
+ * first one included), for pagebtree_group_lookups().
+ */
+static uint64 group_descents = 0;
+static uint64 group_subnode_reads = 0;
+
 void
 pbt_page_error(Relation index, BlockNumber blkno, const char *what)
 {
@@ -29,14 +36,17 @@ pbt_page_error(Relation index, BlockNumber blkno, const char *what)
 BlockNumber
 pbt_page_child(Page page, int pos)
 {
-	return pbt_layout(page)->get_child(page, pos);
+	BlockNumber child;
+
+	memcpy(&child, pbt_layout(page)->downlink(page, pos), sizeof(BlockNumber));
+	return child;
 }
 
 /* Point the inner item at pos to another child, in place. */
 void
 pbt_page_set_child(Page page, int pos, BlockNumber child)
 {
-	pbt_layout(page)->set_child(page, pos, child);
+	memcpy(pbt_layout(page)->downlink(page, pos), &child, sizeof(BlockNumber));
 }
 
 /* first ordered position holding a real key (inner pages: 0 is -infinity) */
@@ -52,7 +62,7 @@ generic_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 {
 	const PbtLayout *layout = pbt_layout(page);
 	bool		leaf = PbtIsLeaf(PbtPageGetOpaque(page));
-	int			skip = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
+	int			skip = leaf ? 0 : pbt_page_downlink_size(page);
 	int			cmpval = leaf ? 1 : 0;
 	int			low = pbt_page_first_key(page);
 	int			high = layout->count(page);
@@ -161,6 +171,8 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 		UnlockReleaseBuffer(buf);
 		buf = ReadBuffer(index, blkno);
 		LockBuffer(buf, lockmode);
+		if (pbt_is_subnode(&from))
+			group_subnode_reads++;
 
 		/*
 		 * The key was beyond a subnode's high key when we read it; if the
@@ -175,6 +187,7 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 			UnlockReleaseBuffer(buf);
 			buf = ReadBuffer(index, pbt_group_start(&from, fromblk));
 			LockBuffer(buf, lockmode);
+			group_subnode_reads++;
 		}
 	}
 }
@@ -198,45 +211,110 @@ project_key(const char *x, int len, const char *prefix, int p)
 }
 
 /*
+ * The key bounding the group under downlink b - 1 of a level-1 page from
+ * above, which bounds the one under downlink b from below: downlink b's
+ * separator, or the page's high key after its last downlink.  False for
+ * minus infinity (b = 0, or before the page) and for plus infinity.
+ */
+static bool
+group_bound(Page page, int b, PbtItem *item, PbtItemBuf *buf)
+{
+	const PbtLayout *layout = pbt_layout(page);
+	int			n = layout->count(page);
+	int			dl = pbt_page_downlink_size(page);
+
+	if (b <= 0 || b > n)
+		return false;
+	if (b == n)
+		return pbt_page_get_hikey(page, item);
+	layout->get(page, b, item, buf);
+	item->data += dl;
+	item->len -= dl;
+	return true;
+}
+
+/*
  * Which subnode of the leaf group under the downlink at pos of the level-1
- * page (locked) key is likely in: interpolated between the group's
- * separator and the next one (the HLN-tree's guess without its hint bits),
- * since a rebalance spreads a group's entries evenly.  0 where there is no
- * bound on either side.  Only a guess: see land_in_group.
+ * page (locked) key is likely in: what the downlink's hints predict
+ * (pbt_group.h); without them, interpolated between the group's separator
+ * and the next one (the HLN-tree's guess without hint bits), since a
+ * rebalance spreads a group's entries evenly.  A group at either end of
+ * the page (or of the index) knows one bound only: it is taken to be as
+ * wide as its neighbour, so that its lookups do not all start at its first
+ * subnode.  0 where that cannot be told either.  Only a guess: see
+ * land_in_group.
  */
 static int
 group_guess(PbtState *st, Page page, int pos, PbtSearchKey *key)
 {
-	const PbtLayout *layout = pbt_layout(page);
-	int			dl = PBT_DOWNLINK_SIZE(st);
 	PbtItem		lo;
 	PbtItem		hi;
 	PbtItemBuf	lobuf;
 	PbtItemBuf	hibuf;
+	bool		has_lo;
+	bool		has_hi;
 	int			p = 0;
 	uint64		plo;
 	uint64		phi;
 	uint64		pkey;
 
-	if (pos == 0)
-		return 0;
-	layout->get(page, pos, &lo, &lobuf);
-	lo.data += dl;
-	lo.len -= dl;
-	if (pos + 1 < layout->count(page))
+	if (st->group_hint_bits > 0 &&
+		pbt_page_downlink_size(page) == PBT_DOWNLINK_SIZE(st))
 	{
-		layout->get(page, pos + 1, &hi, &hibuf);
-		hi.data += dl;
-		hi.len -= dl;
+		int			j = pbt_group_hinted_subnode(st,
+												 pbt_layout(page)->downlink(page, pos) + sizeof(BlockNumber),
+												 key->bytes, key->len);
+
+		if (j >= 0)
+			return j;
 	}
-	else if (!pbt_page_get_hikey(page, &hi))
+
+	/*
+	 * lo and hi become the two known bounds nearest the group (each item in
+	 * its own buffer, so swapping the two is safe)
+	 */
+	has_lo = group_bound(page, pos, &lo, &lobuf);
+	has_hi = group_bound(page, pos + 1, &hi, &hibuf);
+	if (!has_lo && !(has_hi && group_bound(page, pos + 2, &lo, &lobuf)))
 		return 0;
+	if (!has_hi && !group_bound(page, pos - 1, &hi, &hibuf))
+		return 0;
+	if (!has_lo)
+	{
+		PbtItem		t = lo;
+
+		lo = hi;
+		hi = t;
+	}
+	else if (!has_hi)
+	{
+		PbtItem		t = hi;
+
+		hi = lo;
+		lo = t;
+	}
 	while (p < lo.len && p < hi.len && lo.data[p] == hi.data[p])
 		p++;
 	plo = project_key(lo.data, lo.len, lo.data, p);
 	phi = project_key(hi.data, hi.len, lo.data, p);
 	pkey = project_key(key->bytes, key->len, lo.data, p);
-	if (phi <= plo || pkey <= plo)
+	if (phi <= plo)
+		return 0;
+	if (!has_lo)
+	{
+		uint64		width = phi - plo;
+
+		phi = plo;
+		plo = plo > width ? plo - width : 0;
+	}
+	else if (!has_hi)
+	{
+		uint64		width = phi - plo;
+
+		plo = phi;
+		phi = PG_UINT64_MAX - phi > width ? phi + width : PG_UINT64_MAX;
+	}
+	if (pkey <= plo)
 		return 0;
 	if (pkey >= phi)
 		return st->group_size - 1;
@@ -247,14 +325,17 @@ group_guess(PbtState *st, Page page, int pos, PbtSearchKey *key)
  * Lock (in lockmode) a subnode of the group starting at start where the
  * descent for key may go on: the guessed subnode, or the one before it,
  * if key follows its first entry (then it is at or past the subnode's
- * lower bound, and moving right by high keys is correct); else the
- * group's first subnode.
+ * lower bound, and moving right by high keys is correct); holes and empty
+ * subnodes are passed over to the left.  InvalidBuffer if neither fits:
+ * then the descent starts at the group's first subnode.
  */
 static Buffer
 land_in_group(Relation index, PbtState *st, PbtSearchKey *key,
 			  BlockNumber start, int guess, int lockmode)
 {
-	for (int j = guess; j > 0 && j >= guess - 1; j--)
+	int			tries = 0;
+
+	for (int j = guess; j > 0 && tries < 2; j--)
 	{
 		Buffer		buf = pbt_read_leaf(index, start + j);
 		Page		page = BufferGetPage(buf);
@@ -263,12 +344,17 @@ land_in_group(Relation index, PbtState *st, PbtSearchKey *key,
 		PbtItem		first;
 		PbtItemBuf	firstbuf;
 
+		group_subnode_reads++;
 		LockBuffer(buf, lockmode);
 		layout = pbt_layout(page);
-		if (!PageIsNew(page) && pbt_is_subnode(opaque) &&
-			!(opaque->flags & PBT_HOLE) && opaque->group_pos == j &&
-			layout->count(page) > 0)
+		if (PageIsNew(page) || !pbt_is_subnode(opaque) || opaque->group_pos != j)
 		{
+			UnlockReleaseBuffer(buf);
+			break;
+		}
+		if (!(opaque->flags & PBT_HOLE) && layout->count(page) > 0)
+		{
+			tries++;
 			layout->get(page, 0, &first, &firstbuf);
 			if (pbt_compare(st, key, first.data, first.len) > 0)
 				return buf;
@@ -276,6 +362,16 @@ land_in_group(Relation index, PbtState *st, PbtSearchKey *key,
 		UnlockReleaseBuffer(buf);
 	}
 	return InvalidBuffer;
+}
+
+/* pagebtree_group_lookups(): this backend's group descents and subnode reads */
+void
+pbt_group_lookup_counts(uint64 *descents, uint64 *subnode_reads, bool reset)
+{
+	*descents = group_descents;
+	*subnode_reads = group_subnode_reads;
+	if (reset)
+		group_descents = group_subnode_reads = 0;
 }
 
 /*
@@ -384,7 +480,10 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		{
 			pbt_run_prefetch(index, st, child);
 			if (st->group_size > 0 && st->normalized)
+			{
 				guess = group_guess(st, page, pos, key);
+				group_descents++;
+			}
 		}
 		UnlockReleaseBuffer(buf);
 		buf = guess > 0 ?
@@ -395,6 +494,8 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 			buf = child_inner ? pbt_read_hot(index, child) :
 				pbt_read_leaf(index, child);
 			LockBuffer(buf, lockmode);
+			if (!child_inner && st->group_size > 0)
+				group_subnode_reads++;
 		}
 	}
 

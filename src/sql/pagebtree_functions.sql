@@ -48,6 +48,13 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT PARALLEL RESTRICTED;
 
+-- leaf groups: this backend's descents into groups and the subnodes they
+-- read (the first included); reset => true zeroes them after reading
+CREATE FUNCTION pagebtree_group_lookups(reset boolean DEFAULT false,
+    OUT descents bigint, OUT subnode_reads bigint)
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+
 -- pages, entries and free space per page type and layout (callers need
 -- EXECUTE on pagebtree_metapage and pagebtree_page_stats too)
 CREATE FUNCTION pagebtree_layout_summary(index regclass,

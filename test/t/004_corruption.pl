@@ -7,7 +7,9 @@
 # does not match its key), and pagebtree_check must fail with
 # ERRCODE_INDEX_CORRUPTED and a message naming the problem.
 # The undamaged indexes next to it must still pass, so the error is the
-# damage and not the check itself.
+# damage and not the check itself.  In an index with leaf groups, the
+# hints of a downlink are made to decrease: the verifier reports them, and
+# lookups through the index still find their rows (hints only guess).
 
 use strict;
 use warnings;
@@ -34,6 +36,7 @@ CREATE INDEX c_bpa ON c USING pagebtree (s) WITH (layout = bpa);
 CREATE INDEX c_fp ON c USING pagebtree (s) WITH (layout = fingerprint);
 CREATE INDEX c_tag ON c USING pagebtree ((k + 0)) WITH (layout = plain);
 CREATE INDEX c_intact ON c USING pagebtree (s);
+CREATE INDEX c_group ON c USING pagebtree ((k * 2)) WITH (leaf_group_size = 4);
 CHECKPOINT;
 });
 
@@ -90,6 +93,17 @@ for my $case (@cases)
 my $tag_block = leaf_of('c_tag', 'plain');
 $path{c_tag} = $node->data_dir . '/'
   . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_tag')");
+# the group index's root is its level-1 page, of the heads layout
+my $group_root = $node->safe_psql('postgres',
+	"SELECT root FROM pagebtree_metapage('c_group') WHERE level = 1");
+ok($group_root ne '', 'c_group has a level-1 root');
+is($node->safe_psql('postgres',
+		"SELECT layout FROM pagebtree_page_stats('c_group', $group_root)"),
+	'heads', 'its root is a heads page');
+is($node->safe_psql('postgres', "SELECT pagebtree_check('c_group', true)"),
+	'', 'c_group passes before the damage');
+$path{c_group} = $node->data_dir . '/'
+  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_group')");
 
 $node->stop;
 
@@ -147,6 +161,18 @@ for my $case (@cases)
 }
 # an unknown layout tag: the special space is the last 32 bytes of the page
 damage($path{c_tag}, $tag_block * 8192 + 8192 - 32 + 24, "\x63");
+# group hints: downlink 1's item (heads slot 1 at 96 + 8, its offset the
+# slot's first 2 bytes) is [child 4][hints: 11-byte header, then 16-bit
+# places of subnodes 1..3]; subnode 1's place becomes the largest
+{
+	my $pageoff = $group_root * 8192;
+	open(my $fh, '<', $path{c_group}) or die "open: $!";
+	binmode $fh;
+	seek($fh, $pageoff + 96 + 8, 0) or die "seek: $!";
+	read($fh, my $raw, 2) == 2 or die "read: $!";
+	close($fh);
+	damage($path{c_group}, $pageoff + unpack('v', $raw) + 4 + 11, "\xff\xff");
+}
 
 $node->start;
 
@@ -167,6 +193,20 @@ for my $case (@cases)
 	($ret, $out, $err) = $node->psql('postgres',
 		'SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM c WHERE k + 0 > 0');
 	like($err, qr/unknown layout tag/, 'c_tag: a scan reports the page as corrupt');
+}
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_group', true)");
+	isnt($ret, 0, 'c_group: the verifier fails');
+	like($err, qr/index "c_group" is corrupt at block $group_root, item 1: group hints decrease/,
+		'c_group: it names the block, the downlink and the problem');
+	my $lookups = q{
+SELECT count(*) FROM generate_series(1, 20000, 7) g WHERE EXISTS (SELECT 1 FROM c WHERE k * 2 = g * 2)};
+	my $nested = 'SET enable_hashjoin = off; SET enable_mergejoin = off;';
+	like($node->safe_psql('postgres', "$nested EXPLAIN (COSTS OFF) $lookups"),
+		qr/Nested Loop.*Index (Only )?Scan using c_group.*Index Cond/s,
+		'c_group: the lookups go through it');
+	is($node->safe_psql('postgres', "$nested $lookups"),
+		'2858', 'c_group: lookups with damaged hints still find every row');
 }
 is($node->safe_psql('postgres', "SELECT pagebtree_check('c_intact', true)"),
 	'', 'an undamaged index next to them still passes');
