@@ -87,7 +87,7 @@ nprobe=$(sql "SELECT count(*) FROM probe")
 echo "Buffer accesses per lookup: index-only scans of $nprobe existing keys in a nested loop"
 echo "(\`EXPLAIN (ANALYZE, BUFFERS)\`, the index scan node's shared hits and reads divided by the lookups);"
 echo "second-subnode reads: subnodes read beyond one per descent in those lookups, in % of the descents"
-echo "(\`pagebtree_group_lookups()\`; groups use their default \`leaf_group_hint_bits\` = 16)."
+echo "(\`pagebtree_group_lookups()\`; groups use the default \`leaf_group_hint_bits\`)."
 echo "Lookups per second: \`pgbench -M prepared\`, one client, 10 s per run, \`SELECT v FROM t WHERE k = ...\` of a random"
 echo "existing key (heap fetch included), medians of $REPS runs, the kinds alternating."
 echo

@@ -133,43 +133,12 @@ pbt_group_hole_after(Relation index, Buffer buf)
 	return hole;
 }
 
-/* the 4 bytes of x after its first p, big-endian, zero-padded */
-static uint32
-hint_project(const char *x, int len, int p)
-{
-	uint32		v = 0;
-
-	for (int i = 0; i < 4; i++)
-		v = (v << 8) | (p + i < len ? (unsigned char) x[p + i] : 0);
-	return v;
-}
-
-/* v's place between lo and hi (lo < hi), scaled to 0 .. maxq */
-static uint32
-hint_scale(uint32 v, uint32 lo, uint32 hi, uint32 maxq)
-{
-	if (v <= lo)
-		return 0;
-	if (v >= hi)
-		return maxq;
-	return (uint32) ((uint64) (v - lo) * maxq / (hi - lo));
-}
-
-static uint32
-hint_get_be(const char *b, int bytes)
-{
-	uint32		v = 0;
-
-	for (int i = 0; i < bytes; i++)
-		v = (v << 8) | (unsigned char) b[i];
-	return v;
-}
-
+/* bytes of x after its first p, zero-padded, into out */
 static void
-hint_put_be(char *b, int bytes, uint32 v)
+hint_bytes(const char *x, int len, int p, int bytes, char *out)
 {
-	for (int i = bytes - 1; i >= 0; i--, v >>= 8)
-		b[i] = (char) (v & 0xFF);
+	for (int i = 0; i < bytes; i++)
+		out[i] = p + i < len ? x[p + i] : 0;
 }
 
 /* the hint of subnode i >= 1 */
@@ -182,15 +151,13 @@ hint_slot(const char *hints, int i, int bytes)
 /*
  * Make the hints (pbt_group.h) of a group whose subnodes in use are
  * pages[0 .. nused), some maybe empty, with the given epoch, into out
- * (PBT_GROUP_HINT_BYTES(st) bytes): none (zeros) if its entries do not
- * differ in the bytes that hints look at.
+ * (PBT_GROUP_HINT_BYTES(st) bytes): none (zeros) if it has no entries.
  */
 void
 pbt_group_make_hints(PbtState *st, Page *pages, int nused, uint64 epoch,
 					 char *out)
 {
 	int			bytes = st->group_hint_bits / 8;
-	uint32		maxq = (1U << st->group_hint_bits) - 1;
 	int			firstpage = 0;
 	int			lastpage = nused - 1;
 	PbtItem		first;
@@ -198,11 +165,9 @@ pbt_group_make_hints(PbtState *st, Page *pages, int nused, uint64 epoch,
 	PbtItemBuf	firstbuf;
 	PbtItemBuf	lastbuf;
 	int			p = 0;
-	uint32		lo;
-	uint32		hi;
-	uint32		next = maxq;
+	char		next[4];
 
-	Assert(bytes == 1 || bytes == 2);
+	Assert(bytes >= 1 && bytes <= (int) sizeof(next));
 	Assert(nused >= 1 && nused <= (int) st->group_size);
 	memset(out, 0, PBT_GROUP_HINT_BYTES(st));
 	while (firstpage < nused && pbt_layout(pages[firstpage])->count(pages[firstpage]) == 0)
@@ -217,16 +182,11 @@ pbt_group_make_hints(PbtState *st, Page *pages, int nused, uint64 epoch,
 									 &last, &lastbuf);
 	while (p < 255 && p < first.len && p < last.len && first.data[p] == last.data[p])
 		p++;
-	lo = hint_project(first.data, first.len, p);
-	hi = hint_project(last.data, last.len, p);
-	if (hi <= lo)
-		return;
 	out[0] = (char) nused;
 	out[1] = (char) p;
 	out[2] = (char) (epoch & 0xFF);
-	hint_put_be(out + 3, 4, lo);
-	hint_put_be(out + 7, 4, hi);
 	/* an empty subnode predicts like the next one: nothing to find there */
+	memset(next, 0xFF, sizeof(next));
 	for (int i = st->group_size - 1; i >= 1; i--)
 	{
 		if (i < nused && pbt_layout(pages[i])->count(pages[i]) > 0)
@@ -235,15 +195,17 @@ pbt_group_make_hints(PbtState *st, Page *pages, int nused, uint64 epoch,
 			PbtItemBuf	itembuf;
 
 			pbt_layout(pages[i])->get(pages[i], 0, &item, &itembuf);
-			next = hint_scale(hint_project(item.data, item.len, p), lo, hi, maxq);
+			hint_bytes(item.data, item.len, p, bytes, next);
 		}
-		hint_put_be(hint_slot(out, i, bytes), bytes, next);
+		memcpy(hint_slot(out, i, bytes), next, bytes);
 	}
 }
 
 /*
- * The subnode the hints predict for key (the last one whose first entry
- * may be at or before it), -1 if there are no hints.
+ * The subnode the hints predict for key, -1 if there are no hints: the
+ * last one whose first entry's hint bytes are below the key's.  Where they
+ * are equal the key may be on either side; the leftmost candidate keeps
+ * the descent a move right from its subnode, never a read to the left.
  */
 int
 pbt_group_hinted_subnode(PbtState *st, const char *hints, const char *key,
@@ -251,16 +213,13 @@ pbt_group_hinted_subnode(PbtState *st, const char *hints, const char *key,
 {
 	int			bytes = st->group_hint_bits / 8;
 	int			nused = (unsigned char) hints[0];
-	uint32		lo = hint_get_be(hints + 3, 4);
-	uint32		hi = hint_get_be(hints + 7, 4);
-	uint32		q;
+	char		k[4];
 	int			j = 0;
 
-	if (nused == 0 || nused > (int) st->group_size || hi <= lo)
+	if (nused == 0 || nused > (int) st->group_size)
 		return -1;
-	q = hint_scale(hint_project(key, keylen, (unsigned char) hints[1]), lo, hi,
-				   (1U << st->group_hint_bits) - 1);
-	while (j + 1 < nused && hint_get_be(hint_slot(hints, j + 1, bytes), bytes) <= q)
+	hint_bytes(key, keylen, (unsigned char) hints[1], bytes, k);
+	while (j + 1 < nused && memcmp(hint_slot(hints, j + 1, bytes), k, bytes) < 0)
 		j++;
 	return j;
 }
@@ -271,22 +230,14 @@ pbt_group_hints_problem(PbtState *st, const char *hints)
 {
 	int			bytes = st->group_hint_bits / 8;
 	int			nused = (unsigned char) hints[0];
-	uint32		prev = 0;
 
 	if (nused == 0)
 		return NULL;
 	if (nused > (int) st->group_size)
 		return "group hints count more subnodes than a group has";
-	if (hint_get_be(hints + 7, 4) <= hint_get_be(hints + 3, 4))
-		return "group hints have an empty range";
-	for (int i = 1; i < (int) st->group_size; i++)
-	{
-		uint32		q = hint_get_be(hint_slot(hints, i, bytes), bytes);
-
-		if (q < prev)
+	for (int i = 2; i < (int) st->group_size; i++)
+		if (memcmp(hint_slot(hints, i - 1, bytes), hint_slot(hints, i, bytes), bytes) > 0)
 			return "group hints decrease";
-		prev = q;
-	}
 	return NULL;
 }
 

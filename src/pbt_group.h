@@ -33,16 +33,14 @@
  *	 byte 0		subnodes in use when they were made (0: no hints)
  *	 byte 1		p: how many bytes the group's first and last entries share
  *	 byte 2		the group's epoch then (its low byte: newer hints win)
- *	 bytes 3-6	lo: the first entry's 4 bytes after those p, big-endian
- *	 bytes 7-10 hi: the same of the last entry
- *	 then per subnode i = 1 .. N - 1, bits / 8 bytes (big-endian): where
- *	 its first entry's 4 bytes lie between lo and hi, scaled to 2^bits - 1.
+ *	 then per subnode i = 1 .. N - 1, bits / 8 bytes: its first entry's
+ *	 bytes after those p (zero-padded), compared with the key's bytes there.
  * They need no separator, so the groups at either end of a page (or of the
  * index) are predicted like the others.
  */
-#define PBT_DEFAULT_GROUP_HINT_BITS 16
+#define PBT_DEFAULT_GROUP_HINT_BITS 32
 #define PBT_GROUP_HINT_MAX_BYTES \
-	(PBT_GROUP_HINT_HEADER + (PBT_MAX_GROUP_SIZE - 1) * 2)
+	(PBT_GROUP_HINT_HEADER + (PBT_MAX_GROUP_SIZE - 1) * 4)
 
 static inline bool
 pbt_is_subnode(PbtPageOpaque opaque)

@@ -237,7 +237,7 @@ typedef struct PbtItem
  * leaf groups, the group's hints (pbt_group.h) come between them, on every
  * inner level (the levels above the first keep them zero: they are few).
  */
-#define PBT_GROUP_HINT_HEADER	11
+#define PBT_GROUP_HINT_HEADER	3
 #define PBT_GROUP_HINT_BYTES(st) \
 	((st)->group_hint_bits == 0 ? 0 : \
 	 PBT_GROUP_HINT_HEADER + ((st)->group_size - 1) * (st)->group_hint_bits / 8)

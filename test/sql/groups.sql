@@ -451,7 +451,7 @@ CREATE INDEX g_err_k ON g_err USING pagebtree (k) WITH (leaf_group_size = 2);
 ALTER INDEX g_err_k SET (leaf_group_size = 1);
 ALTER INDEX g_err_k SET (leaf_group_size = 17);
 CREATE INDEX g_err_h12 ON g_err USING pagebtree (k) WITH (leaf_group_size = 4, leaf_group_hint_bits = 12);
-CREATE INDEX g_err_h24 ON g_err USING pagebtree (k) WITH (leaf_group_size = 4, leaf_group_hint_bits = 24);
+CREATE INDEX g_err_h40 ON g_err USING pagebtree (k) WITH (leaf_group_size = 4, leaf_group_hint_bits = 40);
 ALTER INDEX g_err_k SET (leaf_group_hint_bits = 4);
 SET client_min_messages = notice;
 -- keys that are not normalized: built without groups (text COLLATE
@@ -548,21 +548,21 @@ INSERT INTO g_q VALUES
 SELECT g_ok('g_two_k', 4), groups > 1 AS split FROM g_shape('g_two_k');
 SELECT * FROM g_verify('g_two_k');
 
--- 8. hints: a group's downlink predicts which subnode holds a key (16 or
--- 8 bits per subnode, or none: interpolation between the separators); the
+-- 8. hints: a group's downlink predicts which subnode holds a key (32 or
+-- 16 bits per subnode, or none: interpolation between the separators); the
 -- build makes them, rebalances and group splits remake them.  Point
 -- lookups of 1 key in 5 through index-only scans find the rows a hash join
 -- finds; pagebtree_group_lookups counts the subnodes their descents read
--- beyond the first (in % of the lookups: below 1 with 16 bits)
-CREATE TABLE g_h16 (k int8, pad int4) WITH (autovacuum_enabled = off);
-INSERT INTO g_h16 SELECT (i * 7919) % 100003, i FROM generate_series(1, 20000) i;
-CREATE TABLE g_h8 (LIKE g_h16) WITH (autovacuum_enabled = off);
-CREATE TABLE g_h0 (LIKE g_h16) WITH (autovacuum_enabled = off);
-INSERT INTO g_h8 SELECT * FROM g_h16;
-INSERT INTO g_h0 SELECT * FROM g_h16;
-CREATE INDEX g_h16_k ON g_h16 USING pagebtree (k) WITH (leaf_group_size = 8);
-CREATE INDEX g_h8_k ON g_h8 USING pagebtree (k)
-    WITH (leaf_group_size = 8, leaf_group_hint_bits = 8);
+-- beyond the first (in % of the lookups: below 1 with 32 bits)
+CREATE TABLE g_h32 (k int8, pad int4) WITH (autovacuum_enabled = off);
+INSERT INTO g_h32 SELECT (i * 7919) % 100003, i FROM generate_series(1, 20000) i;
+CREATE TABLE g_h16 (LIKE g_h32) WITH (autovacuum_enabled = off);
+CREATE TABLE g_h0 (LIKE g_h32) WITH (autovacuum_enabled = off);
+INSERT INTO g_h16 SELECT * FROM g_h32;
+INSERT INTO g_h0 SELECT * FROM g_h32;
+CREATE INDEX g_h32_k ON g_h32 USING pagebtree (k) WITH (leaf_group_size = 8);
+CREATE INDEX g_h16_k ON g_h16 USING pagebtree (k)
+    WITH (leaf_group_size = 8, leaf_group_hint_bits = 16);
 CREATE INDEX g_h0_k ON g_h0 USING pagebtree (k)
     WITH (leaf_group_size = 8, leaf_group_hint_bits = 0);
 CREATE TABLE g_probe AS SELECT (i * 7919) % 100003 AS k FROM generate_series(1, 40000, 5) i;
@@ -578,27 +578,27 @@ BEGIN
     FROM pagebtree_group_lookups(true) l;
     RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_bitmapscan;
 END $$;
-VACUUM (ANALYZE) g_h16, g_h8, g_h0, g_probe;
+VACUUM (ANALYZE) g_h32, g_h16, g_h0, g_probe;
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF) SELECT count(*) FROM g_probe p JOIN g_h16 g USING (k);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM g_probe p JOIN g_h32 g USING (k);
 RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_bitmapscan;
 SELECT t, hits = expected AS same, descents >= hits AS descended,
        round(100.0 * extra_reads / descents, 2) AS extra_pct
-FROM unnest(ARRAY['g_h16', 'g_h8', 'g_h0']) t, LATERAL g_lookups(t);
+FROM unnest(ARRAY['g_h32', 'g_h16', 'g_h0']) t, LATERAL g_lookups(t);
 -- inserts all over the key range: rebalances and group splits
+INSERT INTO g_h32 SELECT (i * 7919) % 100003, i FROM generate_series(20001, 40000) i;
 INSERT INTO g_h16 SELECT (i * 7919) % 100003, i FROM generate_series(20001, 40000) i;
-INSERT INTO g_h8 SELECT (i * 7919) % 100003, i FROM generate_series(20001, 40000) i;
 INSERT INTO g_h0 SELECT (i * 7919) % 100003, i FROM generate_series(20001, 40000) i;
-VACUUM (ANALYZE) g_h16, g_h8, g_h0;
+VACUUM (ANALYZE) g_h32, g_h16, g_h0;
 SELECT t, g_ok(t::regclass, 8), s.max_epoch > 1 AS new_epochs
-FROM unnest(ARRAY['g_h16_k', 'g_h8_k', 'g_h0_k']) t, LATERAL g_shape(t::regclass) s;
+FROM unnest(ARRAY['g_h32_k', 'g_h16_k', 'g_h0_k']) t, LATERAL g_shape(t::regclass) s;
 SELECT t, hits = expected AS same, hits, descents >= hits AS descended,
        round(100.0 * extra_reads / descents, 2) AS extra_pct
-FROM unnest(ARRAY['g_h16', 'g_h8', 'g_h0']) t, LATERAL g_lookups(t);
-SELECT pagebtree_check('g_h16_k', true), pagebtree_check('g_h8_k', true),
+FROM unnest(ARRAY['g_h32', 'g_h16', 'g_h0']) t, LATERAL g_lookups(t);
+SELECT pagebtree_check('g_h32_k', true), pagebtree_check('g_h16_k', true),
        pagebtree_check('g_h0_k', true);
 
 DROP TABLE g_rand, g_half, g_ser, g_txt, g_dup, g_comp, g_asc, g_desc, g_rnd,
-    g_uq, g_unl, g_q, g_before, g_two, g_h16, g_h8, g_h0, g_probe;
+    g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h16, g_h0, g_probe;
 DROP FUNCTION g_lookups(text);
 DROP FUNCTION g_shape(regclass), g_ok(regclass, int), g_order(text), g_verify(regclass);

@@ -162,8 +162,8 @@ for my $case (@cases)
 # an unknown layout tag: the special space is the last 32 bytes of the page
 damage($path{c_tag}, $tag_block * 8192 + 8192 - 32 + 24, "\x63");
 # group hints: downlink 1's item (heads slot 1 at 96 + 8, its offset the
-# slot's first 2 bytes) is [child 4][hints: 11-byte header, then 16-bit
-# places of subnodes 1..3]; subnode 1's place becomes the largest
+# slot's first 2 bytes) is [child 4][hints: 3-byte header, then 4 key bytes
+# of each of subnodes 1..3]; subnode 1's become the largest
 {
 	my $pageoff = $group_root * 8192;
 	open(my $fh, '<', $path{c_group}) or die "open: $!";
@@ -171,7 +171,7 @@ damage($path{c_tag}, $tag_block * 8192 + 8192 - 32 + 24, "\x63");
 	seek($fh, $pageoff + 96 + 8, 0) or die "seek: $!";
 	read($fh, my $raw, 2) == 2 or die "read: $!";
 	close($fh);
-	damage($path{c_group}, $pageoff + unpack('v', $raw) + 4 + 11, "\xff\xff");
+	damage($path{c_group}, $pageoff + unpack('v', $raw) + 4 + 3, "\xff\xff\xff\xff");
 }
 
 $node->start;
