@@ -1417,6 +1417,20 @@ build_group_size(Relation index, PbtState *st, bool notice)
 						RelationGetRelationName(index))));
 	st->group_size = opts->leaf_group_size;
 	st->group_hint_bits = opts->leaf_group_hint_bits;
+	if (st->group_hint_bits == PBT_GROUP_HINT_BITS_AUTO)
+	{
+		/*
+		 * Three bytes after the group's common prefix place uniform int8 keys
+		 * as well as four, and keep the downlinks short enough that a million
+		 * keys need one inner level (decisions.md, "Hints"); string keys with
+		 * few distinct byte values per position (hex, digits) need four.
+		 */
+		st->group_hint_bits = PBT_GROUP_HINT_BITS_FIXED;
+		for (int i = 0; i < st->nkeyatts; i++)
+			if (st->cols[i].kind == PBT_COL_TEXT ||
+				st->cols[i].kind == PBT_COL_BYTEA)
+				st->group_hint_bits = PBT_GROUP_HINT_BITS_STRING;
+	}
 	return opts->leaf_group_size;
 }
 

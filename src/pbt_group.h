@@ -38,7 +38,9 @@
  * They need no separator, so the groups at either end of a page (or of the
  * index) are predicted like the others.
  */
-#define PBT_DEFAULT_GROUP_HINT_BITS 32
+#define PBT_GROUP_HINT_BITS_AUTO (-1)
+#define PBT_GROUP_HINT_BITS_FIXED 24	/* keys of fixed-width columns */
+#define PBT_GROUP_HINT_BITS_STRING 32	/* keys with a text or bytea column */
 #define PBT_GROUP_HINT_MAX_BYTES \
 	(PBT_GROUP_HINT_HEADER + (PBT_MAX_GROUP_SIZE - 1) * 4)
 

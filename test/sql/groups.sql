@@ -560,7 +560,8 @@ CREATE TABLE g_h16 (LIKE g_h32) WITH (autovacuum_enabled = off);
 CREATE TABLE g_h0 (LIKE g_h32) WITH (autovacuum_enabled = off);
 INSERT INTO g_h16 SELECT * FROM g_h32;
 INSERT INTO g_h0 SELECT * FROM g_h32;
-CREATE INDEX g_h32_k ON g_h32 USING pagebtree (k) WITH (leaf_group_size = 8);
+CREATE INDEX g_h32_k ON g_h32 USING pagebtree (k)
+    WITH (leaf_group_size = 8, leaf_group_hint_bits = 32);
 CREATE INDEX g_h16_k ON g_h16 USING pagebtree (k)
     WITH (leaf_group_size = 8, leaf_group_hint_bits = 16);
 CREATE INDEX g_h0_k ON g_h0 USING pagebtree (k)
@@ -597,8 +598,32 @@ SELECT t, hits = expected AS same, hits, descents >= hits AS descended,
 FROM unnest(ARRAY['g_h32', 'g_h16', 'g_h0']) t, LATERAL g_lookups(t);
 SELECT pagebtree_check('g_h32_k', true), pagebtree_check('g_h16_k', true),
        pagebtree_check('g_h0_k', true);
+-- the default width: 24 bits when every key column has a fixed width, 32
+-- with a text column.  Beside 32-bit indexes on the same rows, the root's
+-- downlinks (same separators, N = 8) are 7 bytes shorter for int8 keys and
+-- as long for text keys.
+CREATE INDEX g_hd_k ON g_h32 USING pagebtree (k) WITH (leaf_group_size = 8);
+CREATE INDEX g_h32_t ON g_h32 USING pagebtree ((k::text) COLLATE "C")
+    WITH (leaf_group_size = 8, leaf_group_hint_bits = 32);
+CREATE INDEX g_hd_t ON g_h32 USING pagebtree ((k::text) COLLATE "C")
+    WITH (leaf_group_size = 8);
+CREATE FUNCTION g_root_items(idx regclass)
+RETURNS TABLE (level int, itemno int, item_length int)
+LANGUAGE sql AS $$
+    SELECT m.level, i.itemno, i.item_length
+    FROM pagebtree_metapage(idx) m, pagebtree_page_items(idx, m.root) i
+$$;
+SELECT a.level, count(*) AS downlinks,
+       array_agg(DISTINCT a.item_length - b.item_length) AS shorter_by
+FROM g_root_items('g_h32_k') a JOIN g_root_items('g_hd_k') b USING (itemno)
+GROUP BY a.level
+UNION ALL
+SELECT a.level, count(*), array_agg(DISTINCT a.item_length - b.item_length)
+FROM g_root_items('g_h32_t') a JOIN g_root_items('g_hd_t') b USING (itemno)
+GROUP BY a.level;
+SELECT pagebtree_check('g_hd_k', true), pagebtree_check('g_hd_t', true);
 
 DROP TABLE g_rand, g_half, g_ser, g_txt, g_dup, g_comp, g_asc, g_desc, g_rnd,
     g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h16, g_h0, g_probe;
-DROP FUNCTION g_lookups(text);
+DROP FUNCTION g_lookups(text), g_root_items(regclass);
 DROP FUNCTION g_shape(regclass), g_ok(regclass, int), g_order(text), g_verify(regclass);
