@@ -1,20 +1,24 @@
 #!/bin/bash
 # Leaf groups (issue #23): pagebtree with leaf_group_size N against
-# pagebtree without groups and btree, on int8 keys inserted one by one in
-# random order into empty indexes: index size, leaf and inner pages, WAL
-# per insert (heap included), buffer accesses per point lookup (index-only,
-# from EXPLAIN BUFFERS), lookups that read a second subnode of their group
-# (pagebtree_group_lookups) and point lookups per second (pgbench, one
-# client, the kinds alternating, medians of reps runs).
+# pagebtree without groups and btree, on keys inserted one by one into
+# empty indexes: index size, leaf and inner pages, WAL per insert (heap
+# included) with the library preloaded and without, buffer accesses per
+# point lookup (index-only, from EXPLAIN BUFFERS), lookups that read a
+# second subnode of their group (pagebtree_group_lookups) and point lookups
+# per second (pgbench, one client, the kinds alternating, medians of reps
+# runs).
 #
-#   bash bench/groups.sh [rows] [reps]      (as root; default 1000000, 5)
+#   bash bench/groups.sh [rows] [reps] [keys]   (as root; default 1000000, 5, random)
 #
-# Uses a private copy of Debian's PostgreSQL 15 (bench/private-server.sh),
-# the library preloaded, everything in shared buffers.  One table per index
-# kind, same rows.  Prints a Markdown report (bench/results/groups.md).
+# keys: random (sparse int8 in random order), serial (int8 1..rows in
+# order) or text (URLs with an md5, in random order).  Uses a private copy
+# of Debian's PostgreSQL 15 (bench/private-server.sh), everything in shared
+# buffers.  One table per index kind, same rows.  Prints a Markdown report
+# (bench/results/groups*.md).
 set -euo pipefail
 ROWS=${1:-1000000}
 REPS=${2:-5}
+KEYS=${3:-random}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PORT=${PBT_BENCH_PORT:-5634}
 SERVER_CONF="shared_buffers = 1GB
@@ -35,14 +39,26 @@ index_def() {
 }
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
-# keys: a bijection of 1..ROWS onto sparse int8 values, so lookups can hit
-KEY="(i * 2654435761) % 1099511627776"
+# the key of row @ (so that lookups can hit), its type, the load's order
+case $KEYS in
+random)
+	KEY_OF="(@ * 2654435761) % 1099511627776"; KEY_TYPE=int8; ORDER="random()"
+	WHAT="sparse int8 keys inserted one by one in random order" ;;
+serial)
+	KEY_OF="@"; KEY_TYPE=int8; ORDER="i"
+	WHAT="int8 keys 1, 2, 3, ... inserted one by one in order" ;;
+text)
+	KEY_OF="'https://example.org/' || md5(@::text) || '/item/' || @"; KEY_TYPE=text; ORDER="random()"
+	WHAT="text keys \`https://example.org/md5(n)/item/n\` inserted one by one in random order" ;;
+*) echo "keys: random, serial or text" >&2; exit 2 ;;
+esac
+KEY=${KEY_OF//@/i}
 
 sql "CREATE EXTENSION pagebtree"
-sql "CREATE TABLE src AS SELECT $KEY AS k, i AS v FROM generate_series(1, $ROWS) i ORDER BY random()"
+sql "CREATE TABLE src AS SELECT $KEY AS k, i AS v FROM generate_series(1, $ROWS) i ORDER BY $ORDER"
 declare -A WAL=()
 for k in $KINDS; do
-	sql "CREATE TABLE t_$k (k int8, v int)"
+	sql "CREATE TABLE t_$k (k $KEY_TYPE, v int)"
 	sql "CREATE INDEX t_${k}_k ON t_$k $(index_def $k)"
 	sql "CHECKPOINT"
 	l0=$(sql "SELECT pg_current_wal_insert_lsn()")
@@ -53,19 +69,35 @@ done
 for k in pagebtree groups4 groups16; do
 	sql "SELECT pagebtree_check('t_${k}_k', true)" >/dev/null
 done
+# WAL per insert without the library preloaded (generic WAL), same rows
+sed -i "s/^shared_preload_libraries = .*/shared_preload_libraries = ''/" "$W/data/postgresql.conf"
+su postgres -c "$BIN/pg_ctl -D $W/data -l $W/log -w restart" >/dev/null
+declare -A WAL_GENERIC=()
+for k in $KINDS; do
+	sql "CREATE TABLE g_$k (k $KEY_TYPE, v int)"
+	sql "CREATE INDEX g_${k}_k ON g_$k $(index_def $k)"
+	sql "CHECKPOINT"
+	l0=$(sql "SELECT pg_current_wal_insert_lsn()")
+	sql "INSERT INTO g_$k SELECT * FROM src"
+	WAL_GENERIC[$k]=$(sql "SELECT round((pg_current_wal_insert_lsn() - '$l0') / $ROWS.0, 1)")
+	sql "DROP TABLE g_$k"
+done
+sed -i "s/^shared_preload_libraries = .*/shared_preload_libraries = 'pagebtree'/" "$W/data/postgresql.conf"
+su postgres -c "$BIN/pg_ctl -D $W/data -l $W/log -w restart" >/dev/null
 
-echo "# Leaf groups: random int8 inserts, sizes and point lookups"
+echo "# Leaf groups: $KEYS keys, sizes and point lookups"
 echo
-echo "\`bash bench/groups.sh $ROWS $REPS\` on $(date -u +%Y-%m-%d), PostgreSQL $($BIN/postgres --version | awk '{print $3}'),"
-echo "$(nproc) cores, commit $(git -C "$HERE" rev-parse --short HEAD). $ROWS sparse int8 keys inserted one by one in random"
-echo "order into an empty indexed table, one table per index kind; the library preloaded; shared_buffers = 1GB"
-echo "(everything in memory). pagebtree = \`delta = off\`; groups4 / groups16 = \`leaf_group_size = 4 / 16\`."
+echo "\`bash bench/groups.sh $ROWS $REPS $KEYS\` on $(date -u +%Y-%m-%d), PostgreSQL $($BIN/postgres --version | awk '{print $3}'),"
+echo "$(nproc) cores, commit $(git -C "$HERE" rev-parse --short HEAD). $ROWS $WHAT"
+echo "into an empty indexed table, one table per index kind; shared_buffers = 1GB (everything in memory)."
+echo "pagebtree = \`delta = off\`; groups4 / groups16 = \`leaf_group_size = 4 / 16\`. The library is preloaded except for"
+echo "the last column, the same inserts into new tables after a restart without it (generic WAL)."
 echo "Every pagebtree index passed \`pagebtree_check(index, true)\`."
 echo
 echo "## Size, pages and WAL"
 echo
-echo "| kind | index pages | leaf pages | inner pages | leaf bytes free (avg) | size / btree | WAL bytes per insert (heap included) |"
-echo "|---|---|---|---|---|---|---|"
+echo "| kind | index pages | leaf pages | inner pages | leaf bytes free (avg) | size / btree | WAL bytes per insert (heap included) | not preloaded |"
+echo "|---|---|---|---|---|---|---|---|"
 bt=$(sql "SELECT pg_relation_size('t_btree_k') / 8192")
 for k in $KINDS; do
 	p=$(sql "SELECT pg_relation_size('t_${k}_k') / 8192")
@@ -76,7 +108,7 @@ for k in $KINDS; do
 		inner=$(sql "SELECT coalesce(sum(pages), 0) FROM pagebtree_layout_summary('t_${k}_k') WHERE page_type = 'inner'")
 		free=$(sql "SELECT round(sum(avg_free_size * pages) / sum(pages)) FROM pagebtree_layout_summary('t_${k}_k') WHERE page_type = 'leaf'")
 	fi
-	echo "| $k | $p | $leaf | $inner | $free | $(ratio "$p" "$bt") | ${WAL[$k]} |"
+	echo "| $k | $p | $leaf | $inner | $free | $(ratio "$p" "$bt") | ${WAL[$k]} | ${WAL_GENERIC[$k]} |"
 done
 
 echo
@@ -97,7 +129,7 @@ declare -A TPS=()
 for k in $KINDS; do
 	cat >"$W/lookup_$k.sql" <<EOF
 \\set i random(1, $ROWS)
-SELECT v FROM t_$k WHERE k = (:i * 2654435761) % 1099511627776;
+SELECT v FROM t_$k WHERE k = ${KEY_OF//@/:i};
 EOF
 	chown postgres "$W/lookup_$k.sql"
 done

@@ -242,41 +242,120 @@ pbt_group_hints_problem(PbtState *st, const char *hints)
 }
 
 /*
+ * The hints in the downlink of the group that starts at start, found as a
+ * split finds it (no subnode locked), with its page exclusively locked in
+ * *pbuf and its position in *pos; NULL if the downlink cannot be found
+ * (hints are only guesses: they then stay as they are).
+ */
+static char *
+lock_group_hints(Relation index, PbtState *st, PbtStack stack,
+				 BlockNumber start, Buffer *pbuf, int *pos)
+{
+	Page		page;
+
+	if (PBT_GROUP_HINT_BYTES(st) == 0 || stack == NULL)
+		return NULL;
+	*pbuf = pbt_get_parent(index, st, stack, start, pos, true);
+	if (!BufferIsValid(*pbuf))
+		return NULL;
+	page = BufferGetPage(*pbuf);
+	Assert(pbt_page_downlink_size(page) == PBT_DOWNLINK_SIZE(st));
+	return pbt_layout(page)->downlink(page, *pos) + sizeof(BlockNumber);
+}
+
+/*
+ * Overwrite the hints of the downlink at pos of the locked page in pbuf,
+ * and release it: a byte diff of a few dozen bytes, logged as generic WAL
+ * in either mode.
+ */
+static void
+write_group_hints(Relation index, PbtState *st, Buffer pbuf, int pos,
+				  const char *hints)
+{
+	GenericXLogState *xlog = GenericXLogStart(index);
+	Page		wpage = GenericXLogRegisterBuffer(xlog, pbuf, 0);
+
+	memcpy(pbt_layout(wpage)->downlink(wpage, pos) + sizeof(BlockNumber),
+		   hints, PBT_GROUP_HINT_BYTES(st));
+	GenericXLogFinish(xlog);
+	UnlockReleaseBuffer(pbuf);
+}
+
+/*
  * Write the new hints of the group that starts at start into its downlink,
- * found as a split finds it (no subnode locked), unless the downlink holds
- * hints of a later epoch: another rebalance of the group got there first.
- * Only hints: where the downlink cannot be found, they stay as they are.
- * A byte diff of a few dozen bytes, logged as generic WAL in either mode.
+ * unless the downlink holds hints of a later epoch: another rebalance of
+ * the group got there first.
  */
 static void
 set_group_hints(Relation index, PbtState *st, PbtStack stack,
 				BlockNumber start, const char *hints)
 {
-	int			hb = PBT_GROUP_HINT_BYTES(st);
 	Buffer		pbuf;
 	int			pos;
-	Page		page;
-	char	   *cur;
+	char	   *cur = lock_group_hints(index, st, stack, start, &pbuf, &pos);
 
-	if (hb == 0 || stack == NULL)
+	if (cur == NULL)
 		return;
-	pbuf = pbt_get_parent(index, st, stack, start, &pos, true);
-	if (!BufferIsValid(pbuf))
-		return;
-	page = BufferGetPage(pbuf);
-	Assert(pbt_page_downlink_size(page) == PBT_DOWNLINK_SIZE(st));
-	cur = pbt_layout(page)->downlink(page, pos) + sizeof(BlockNumber);
 	if ((cur[0] == 0 || (int8) ((uint8) hints[2] - (uint8) cur[2]) >= 0) &&
-		memcmp(cur, hints, hb) != 0)
-	{
-		GenericXLogState *xlog = GenericXLogStart(index);
-		Page		wpage = GenericXLogRegisterBuffer(xlog, pbuf, 0);
+		memcmp(cur, hints, PBT_GROUP_HINT_BYTES(st)) != 0)
+		write_group_hints(index, st, pbuf, pos, hints);
+	else
+		UnlockReleaseBuffer(pbuf);
+}
 
-		memcpy(pbt_layout(wpage)->downlink(wpage, pos) + sizeof(BlockNumber),
-			   hints, hb);
-		GenericXLogFinish(xlog);
+/*
+ * A split of the group's last subnode in use moved its upper half into the
+ * hole at position j, whose first entry is now added: extend the hints of
+ * the group that starts at start (epoch epoch) by that subnode, if they
+ * describe the j subnodes before it.  A group with no hints yet (made by
+ * the last split of the index's rightmost group) gets them at its first
+ * such split (j = 1; first is subnode 0's first entry): p is then one byte
+ * shorter than what the two entries share, so that ascending keys that
+ * carry into that byte keep the hint bytes ascending.  Bytes that would
+ * sort below the previous subnode's (keys past the prefix) are not
+ * written: those subnodes are found by moving right.
+ */
+void
+pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
+						BlockNumber start, int j, uint64 epoch,
+						const PbtItem *first, const PbtItem *added)
+{
+	int			bytes = st->group_hint_bits / 8;
+	int			hb = PBT_GROUP_HINT_BYTES(st);
+	char		hints[PBT_GROUP_HINT_MAX_BYTES];
+	char		added_bytes[4];
+	Buffer		pbuf;
+	int			pos;
+	char	   *cur = lock_group_hints(index, st, stack, start, &pbuf, &pos);
+
+	Assert(j >= 1 && j < (int) st->group_size);
+	if (cur == NULL)
+		return;
+	memcpy(hints, cur, hb);
+	if (hints[0] == 0 && j == 1)
+	{
+		int			p = 0;
+
+		while (p < 255 && p < first->len && p < added->len &&
+			   first->data[p] == added->data[p])
+			p++;
+		hints[0] = 1;
+		hints[1] = (char) Max(p - 1, 0);
+		hints[2] = (char) (epoch & 0xFF);
+		memset(hints + PBT_GROUP_HINT_HEADER, 0xFF, hb - PBT_GROUP_HINT_HEADER);
 	}
-	UnlockReleaseBuffer(pbuf);
+	hint_bytes(added->data, added->len, (unsigned char) hints[1], bytes,
+			   added_bytes);
+	if ((unsigned char) hints[0] == j &&
+		(unsigned char) hints[2] == (epoch & 0xFF) &&
+		(j == 1 || memcmp(hint_slot(hints, j - 1, bytes), added_bytes, bytes) <= 0))
+	{
+		memcpy(hint_slot(hints, j, bytes), added_bytes, bytes);
+		hints[0] = (char) (j + 1);
+		write_group_hints(index, st, pbuf, pos, hints);
+	}
+	else
+		UnlockReleaseBuffer(pbuf);
 }
 
 /* a page of the new group layout (see plan_pages) */

@@ -110,6 +110,10 @@ extern void pbt_group_make_hints(PbtState *st, Page *pages, int nused,
 extern int	pbt_group_hinted_subnode(PbtState *st, const char *hints,
 									 const char *key, int keylen);
 extern const char *pbt_group_hints_problem(PbtState *st, const char *hints);
+extern void pbt_group_subnode_added(Relation index, PbtState *st,
+									PbtStack stack, BlockNumber start, int j,
+									uint64 epoch, const PbtItem *first,
+									const PbtItem *added);
 
 /* pbt_search.c */
 extern void pbt_group_lookup_counts(uint64 *descents, uint64 *subnode_reads,

@@ -657,8 +657,26 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 
 	if (in_group)
 	{
+		PbtPageOpaque added = PbtPageGetOpaque(BufferGetPage(rbuf));
+		int			j = added->group_pos;
+		uint64		epoch = pbt_group_epoch(added);
+		PbtItem		first = {NULL, 0};
+		PbtItemBuf	firstbuf;
+
+		/* a new group's first split starts its hints from its first entry */
+		if (j == 1)
+		{
+			Page		lp = BufferGetPage(buf);
+
+			pbt_layout(lp)->get(lp, 0, &first, &firstbuf);
+			first.data = memcpy(palloc(first.len), first.data, first.len);
+		}
 		UnlockReleaseBuffer(rbuf);
 		UnlockReleaseBuffer(buf);
+		pbt_group_subnode_added(index, st, stack, rblkno - j, j, epoch,
+								&first, &ritems[0]);
+		if (first.data)
+			pfree((char *) first.data);
 		return;
 	}
 	pbt_insert_parent(index, st, buf, rbuf, stack, sep);

@@ -258,8 +258,8 @@ group_guess(PbtState *st, Page page, int pos, PbtSearchKey *key)
 	uint64		phi;
 	uint64		pkey;
 
-	if (st->group_hint_bits > 0 &&
-		pbt_page_downlink_size(page) == PBT_DOWNLINK_SIZE(st))
+	Assert(pbt_page_downlink_size(page) == PBT_DOWNLINK_SIZE(st));
+	if (st->group_hint_bits > 0)
 	{
 		int			j = pbt_group_hinted_subnode(st,
 												 pbt_layout(page)->downlink(page, pos) + sizeof(BlockNumber),

@@ -510,7 +510,7 @@ sub pbt_verify
 	my $db      = $opts{dbname}      // 'postgres';
 
 	my %have = map { $_ => 1 } split /\n/, $node->safe_psql($db,
-		"SELECT relname FROM pg_class WHERE relname IN ('${t}_sc', '${t}_ks', '${t}_id', '${t}_dpk', '${t}_dls', '${t}_gk', '${t}_gs')");
+		"SELECT relname FROM pg_class WHERE relname IN ('${t}_sc', '${t}_ks', '${t}_id', '${t}_dpk', '${t}_dls', '${t}_gk', '${t}_gs', '${t}_km', '${t}_dkm')");
 
 	# name, plan regexp, query, number of ORDER BY columns, index-only?
 	# (ORDER BY k can also be served by ${t}_ks (k DESC, s) scanned the

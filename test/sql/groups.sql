@@ -598,6 +598,17 @@ SELECT t, hits = expected AS same, hits, descents >= hits AS descended,
 FROM unnest(ARRAY['g_h32', 'g_h16', 'g_h0']) t, LATERAL g_lookups(t);
 SELECT pagebtree_check('g_h32_k', true), pagebtree_check('g_h16_k', true),
        pagebtree_check('g_h0_k', true);
+-- ascending inserts: groups made by splits at the right end get hints at
+-- their first split into a hole, and each later one extends them
+CREATE TABLE g_hs (k int8, pad int4) WITH (autovacuum_enabled = off);
+CREATE INDEX g_hs_k ON g_hs USING pagebtree (k) WITH (leaf_group_size = 8);
+INSERT INTO g_hs SELECT i, i FROM generate_series(0, 100003) i;
+VACUUM (ANALYZE) g_hs;
+SELECT g_ok('g_hs_k', 8), groups > 2 AS several_groups FROM g_shape('g_hs_k');
+SELECT hits = expected AS same, hits, descents >= hits AS descended,
+       round(100.0 * extra_reads / descents, 2) AS extra_pct
+FROM g_lookups('g_hs');
+SELECT pagebtree_check('g_hs_k', true);
 -- the default width: 24 bits when every key column has a fixed width, 32
 -- with a text column.  Beside 32-bit indexes on the same rows, the root's
 -- downlinks (same separators, N = 8) are 7 bytes shorter for int8 keys and
@@ -624,6 +635,6 @@ GROUP BY a.level;
 SELECT pagebtree_check('g_hd_k', true), pagebtree_check('g_hd_t', true);
 
 DROP TABLE g_rand, g_half, g_ser, g_txt, g_dup, g_comp, g_asc, g_desc, g_rnd,
-    g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h16, g_h0, g_probe;
+    g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h16, g_h0, g_hs, g_probe;
 DROP FUNCTION g_lookups(text), g_root_items(regclass);
 DROP FUNCTION g_shape(regclass), g_ok(regclass, int), g_order(text), g_verify(regclass);
