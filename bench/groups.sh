@@ -13,7 +13,8 @@
 # keys: random (sparse int8 in random order), serial (int8 1..rows in
 # order) or text (URLs with an md5, in random order).  Uses a private copy
 # of Debian's PostgreSQL 15 (bench/private-server.sh), everything in shared
-# buffers.  One table per index kind, same rows.  Prints a Markdown report
+# buffers (PBT_GROUPS_SHARED_BUFFERS=16MB for an index larger than them).
+# One table per index kind, same rows.  Prints a Markdown report
 # (bench/results/groups*.md).
 set -euo pipefail
 ROWS=${1:-1000000}
@@ -21,7 +22,8 @@ REPS=${2:-5}
 KEYS=${3:-random}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PORT=${PBT_BENCH_PORT:-5634}
-SERVER_CONF="shared_buffers = 1GB
+SHARED_BUFFERS=${PBT_GROUPS_SHARED_BUFFERS:-1GB}
+SERVER_CONF="shared_buffers = $SHARED_BUFFERS
 max_wal_size = 20GB
 checkpoint_timeout = 1h
 max_parallel_workers_per_gather = 0"
@@ -54,42 +56,45 @@ text)
 esac
 KEY=${KEY_OF//@/i}
 
+# load_kind PREFIX KIND: an indexed table PREFIX_KIND loaded with src's
+# rows one by one; prints the WAL bytes per insert
+load_kind() {
+	sql "CREATE TABLE $1_$2 (k $KEY_TYPE, v int)"
+	sql "CREATE INDEX $1_$2_k ON $1_$2 $(index_def $2)"
+	sql "CHECKPOINT"
+	l0=$(sql "SELECT pg_current_wal_insert_lsn()")
+	sql "INSERT INTO $1_$2 SELECT * FROM src"
+	sql "SELECT round((pg_current_wal_insert_lsn() - '$l0') / $ROWS.0, 1)"
+}
+set_preload() {
+	sed -i "s/^shared_preload_libraries = .*/shared_preload_libraries = '$1'/" "$W/data/postgresql.conf"
+	su postgres -c "$BIN/pg_ctl -D $W/data -l $W/log -w restart" >/dev/null
+}
+
 sql "CREATE EXTENSION pagebtree"
 sql "CREATE TABLE src AS SELECT $KEY AS k, i AS v FROM generate_series(1, $ROWS) i ORDER BY $ORDER"
 declare -A WAL=()
 for k in $KINDS; do
-	sql "CREATE TABLE t_$k (k $KEY_TYPE, v int)"
-	sql "CREATE INDEX t_${k}_k ON t_$k $(index_def $k)"
-	sql "CHECKPOINT"
-	l0=$(sql "SELECT pg_current_wal_insert_lsn()")
-	sql "INSERT INTO t_$k SELECT * FROM src"
-	WAL[$k]=$(sql "SELECT round((pg_current_wal_insert_lsn() - '$l0') / $ROWS.0, 1)")
+	WAL[$k]=$(load_kind t "$k")
 	sql "VACUUM (FREEZE, ANALYZE) t_$k"
 done
 for k in pagebtree groups4 groups16; do
 	sql "SELECT pagebtree_check('t_${k}_k', true)" >/dev/null
 done
 # WAL per insert without the library preloaded (generic WAL), same rows
-sed -i "s/^shared_preload_libraries = .*/shared_preload_libraries = ''/" "$W/data/postgresql.conf"
-su postgres -c "$BIN/pg_ctl -D $W/data -l $W/log -w restart" >/dev/null
+set_preload ""
 declare -A WAL_GENERIC=()
 for k in $KINDS; do
-	sql "CREATE TABLE g_$k (k $KEY_TYPE, v int)"
-	sql "CREATE INDEX g_${k}_k ON g_$k $(index_def $k)"
-	sql "CHECKPOINT"
-	l0=$(sql "SELECT pg_current_wal_insert_lsn()")
-	sql "INSERT INTO g_$k SELECT * FROM src"
-	WAL_GENERIC[$k]=$(sql "SELECT round((pg_current_wal_insert_lsn() - '$l0') / $ROWS.0, 1)")
+	WAL_GENERIC[$k]=$(load_kind g "$k")
 	sql "DROP TABLE g_$k"
 done
-sed -i "s/^shared_preload_libraries = .*/shared_preload_libraries = 'pagebtree'/" "$W/data/postgresql.conf"
-su postgres -c "$BIN/pg_ctl -D $W/data -l $W/log -w restart" >/dev/null
+set_preload pagebtree
 
 echo "# Leaf groups: $KEYS keys, sizes and point lookups"
 echo
-echo "\`bash bench/groups.sh $ROWS $REPS $KEYS\` on $(date -u +%Y-%m-%d), PostgreSQL $($BIN/postgres --version | awk '{print $3}'),"
+echo "\`$([ "$SHARED_BUFFERS" = 1GB ] || echo "PBT_GROUPS_SHARED_BUFFERS=$SHARED_BUFFERS ")bash bench/groups.sh $ROWS $REPS $KEYS\` on $(date -u +%Y-%m-%d), PostgreSQL $($BIN/postgres --version | awk '{print $3}'),"
 echo "$(nproc) cores, commit $(git -C "$HERE" rev-parse --short HEAD). $ROWS $WHAT"
-echo "into an empty indexed table, one table per index kind; shared_buffers = 1GB (everything in memory)."
+echo "into an empty indexed table, one table per index kind; shared_buffers = $SHARED_BUFFERS$([ "$SHARED_BUFFERS" = 1GB ] && echo " (everything in memory)" || echo " (PBT_GROUPS_SHARED_BUFFERS; the OS cache is not dropped)")."
 echo "pagebtree = \`delta = off\`; groups4 / groups16 = \`leaf_group_size = 4 / 16\`. The library is preloaded except for"
 echo "the last column, the same inserts into new tables after a restart without it (generic WAL)."
 echo "Every pagebtree index passed \`pagebtree_check(index, true)\`."
