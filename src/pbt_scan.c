@@ -42,11 +42,36 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+/*
+ * A zeroed scan state but for its item arrays, which are written before
+ * they are read: zeroing them too (some 80 kB) cost point lookups a few
+ * percent of their time.
+ */
+static PbtScanOpaque
+alloc_scan_opaque(void)
+{
+	PbtScanOpaque so = palloc(sizeof(PbtScanOpaqueData));
+	char	   *base = (char *) so;
+
+	StaticAssertStmt(offsetof(ScanPos, items) + sizeof(so->curr.items) +
+					 MAXIMUM_ALIGNOF > sizeof(ScanPos),
+					 "items must be ScanPos's last field");
+	memset(base, 0, offsetof(PbtScanOpaqueData, curr.items));
+	memset(base + offsetof(PbtScanOpaqueData, mark), 0,
+		   offsetof(ScanPos, items));
+	memset(base + offsetof(PbtScanOpaqueData, markItemIndex), 0,
+		   offsetof(PbtScanOpaqueData, killed) -
+		   offsetof(PbtScanOpaqueData, markItemIndex));
+	memset(base + offsetof(PbtScanOpaqueData, currTuples), 0,
+		   sizeof(PbtScanOpaqueData) - offsetof(PbtScanOpaqueData, currTuples));
+	return so;
+}
+
 IndexScanDesc
 pbtbeginscan(Relation index, int nkeys, int norderbys)
 {
 	IndexScanDesc scan = RelationGetIndexScan(index, nkeys, norderbys);
-	PbtScanOpaque so = palloc0(sizeof(PbtScanOpaqueData));
+	PbtScanOpaque so = alloc_scan_opaque();
 
 	/*
 	 * A private copy of the cached key state: rd_amcache may be freed by a

@@ -155,6 +155,7 @@ typedef struct PbtScanOpaqueData
 	bool		has_lower;
 	StringInfoData upperbuf;
 	StringInfoData lowerbuf;
+	/* alloc_scan_opaque zeroes all but the item arrays: keep this order */
 	ScanPos		curr;
 	ScanPos		mark;
 	int			markItemIndex;
