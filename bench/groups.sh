@@ -13,8 +13,10 @@
 # keys: random (sparse int8 in random order), serial (int8 1..rows in
 # order) or text (URLs with an md5, in random order).  Uses a private copy
 # of Debian's PostgreSQL 15 (bench/private-server.sh), everything in shared
-# buffers (PBT_GROUPS_SHARED_BUFFERS=16MB for an index larger than them).
-# One table per index kind, same rows.  Prints a Markdown report
+# buffers (PBT_GROUPS_SHARED_BUFFERS=8MB for an index larger than them).
+# One table per index kind, same rows.  PBT_GROUPS_GENERIC=0 skips the
+# loads without preloading; PBT_GROUPS_COLD=1 adds long range scans with
+# the OS cache dropped and warm.  Prints a Markdown report
 # (bench/results/groups*.md).
 set -euo pipefail
 ROWS=${1:-1000000}
@@ -82,13 +84,17 @@ for k in pagebtree groups4 groups16; do
 	sql "SELECT pagebtree_check('t_${k}_k', true)" >/dev/null
 done
 # WAL per insert without the library preloaded (generic WAL), same rows
-set_preload ""
 declare -A WAL_GENERIC=()
-for k in $KINDS; do
-	WAL_GENERIC[$k]=$(load_kind g "$k")
-	sql "DROP TABLE g_$k"
-done
-set_preload pagebtree
+if [ "${PBT_GROUPS_GENERIC:-1}" = 1 ]; then
+	set_preload ""
+	for k in $KINDS; do
+		WAL_GENERIC[$k]=$(load_kind g "$k")
+		sql "DROP TABLE g_$k"
+	done
+	set_preload pagebtree
+else
+	for k in $KINDS; do WAL_GENERIC[$k]="-"; done
+fi
 
 echo "# Leaf groups: $KEYS keys, sizes and point lookups"
 echo
@@ -164,4 +170,48 @@ for k in $KINDS; do
 	second="-"
 	case $k in groups*) second=$(echo "$out" | sed -n 's/^second //p') ;; esac
 	echo "| $k | $bufs | $second | ${M[$k]} | $(ratio "${M[$k]}" "${M[btree]}") | $(ratio "${M[$k]}" "${M[pagebtree]}") |"
+done
+
+[ "${PBT_GROUPS_COLD:-0}" = 1 ] || exit 0
+echo
+echo "## Long range scans, cold and warm"
+echo
+sql "CREATE TABLE starts AS SELECT k FROM src WHERE v % $((ROWS / 30)) = 0 ORDER BY k LIMIT 30"
+su postgres -c "$PSQL" <<'SQL'
+CREATE FUNCTION scan30(tbl regclass) RETURNS numeric LANGUAGE plpgsql
+SET enable_seqscan = off SET enable_bitmapscan = off AS $$
+DECLARE
+	t0 timestamptz := clock_timestamp();
+	s record;
+	n bigint;
+BEGIN
+	FOR s IN SELECT k FROM starts ORDER BY k LOOP
+		EXECUTE format('SELECT count(*) FROM (SELECT k FROM %s WHERE k >= $1 ORDER BY k LIMIT 10000) x', tbl)
+			INTO n USING s.k;
+	END LOOP;
+	RETURN round(extract(epoch FROM clock_timestamp() - t0) * 1000);
+END $$;
+SQL
+echo "30 index-only scans of 10,000 rows each from keys spread over the range (\`ORDER BY k LIMIT 10000\`), in ms,"
+echo "medians of $REPS runs, the kinds alternating. Cold: server restarted and the OS cache dropped"
+echo "(\`sync; echo 1 > /proc/sys/vm/drop_caches\`) before each run; warm: the same scans again at once."
+echo
+echo "| kind | cold ms | cold / btree | cold / pagebtree | warm ms | warm / btree | warm / pagebtree |"
+echo "|---|---|---|---|---|---|---|"
+declare -A COLD=() WARM=()
+for r in $(seq 1 "$REPS"); do
+	if [ $((r % 2)) = 1 ]; then order=$KINDS; else order="groups16 groups4 pagebtree btree"; fi
+	for k in $order; do
+		su postgres -c "$BIN/pg_ctl -D $W/data -l $W/log -w restart" >/dev/null
+		sync
+		echo 1 >/proc/sys/vm/drop_caches
+		COLD[$k]+="$(sql "SELECT scan30('t_$k')") "
+		WARM[$k]+="$(sql "SELECT scan30('t_$k')") "
+	done
+done
+for k in $KINDS; do
+	c=$(echo "${COLD[$k]}" | median); w=$(echo "${WARM[$k]}" | median)
+	cb=$(echo "${COLD[btree]}" | median); wb=$(echo "${WARM[btree]}" | median)
+	cp=$(echo "${COLD[pagebtree]}" | median); wp=$(echo "${WARM[pagebtree]}" | median)
+	echo "| $k | $c | $(ratio "$c" "$cb") | $(ratio "$c" "$cp") | $w | $(ratio "$w" "$wb") | $(ratio "$w" "$wp") |"
 done

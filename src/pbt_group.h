@@ -32,6 +32,8 @@
  * which subnode holds a key:
  *	 byte 0		subnodes in use when they were made (0: no hints)
  *	 byte 1		p: how many bytes the group's first and last entries share
+ *				(one fewer than its first two subnodes' first entries share
+ *				for hints begun by a split: pbt_group_subnode_added)
  *	 byte 2		the group's epoch then (its low byte: newer hints win)
  *	 then per subnode i = 1 .. N - 1, bits / 8 bytes: its first entry's
  *	 bytes after those p (zero-padded), compared with the key's bytes there.
