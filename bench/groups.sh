@@ -98,11 +98,12 @@ fi
 
 echo "# Leaf groups: $KEYS keys, sizes and point lookups"
 echo
-echo "\`$([ "$SHARED_BUFFERS" = 1GB ] || echo "PBT_GROUPS_SHARED_BUFFERS=$SHARED_BUFFERS ")bash bench/groups.sh $ROWS $REPS $KEYS\` on $(date -u +%Y-%m-%d), PostgreSQL $($BIN/postgres --version | awk '{print $3}'),"
+ENV_SHOWN="$([ "$SHARED_BUFFERS" = 1GB ] || echo "PBT_GROUPS_SHARED_BUFFERS=$SHARED_BUFFERS ")$([ "${PBT_GROUPS_GENERIC:-1}" = 1 ] || echo "PBT_GROUPS_GENERIC=0 ")$([ "${PBT_GROUPS_COLD:-0}" = 0 ] || echo "PBT_GROUPS_COLD=1 ")"
+echo "\`${ENV_SHOWN}bash bench/groups.sh $ROWS $REPS $KEYS\` on $(date -u +%Y-%m-%d), PostgreSQL $($BIN/postgres --version | awk '{print $3}'),"
 echo "$(nproc) cores, commit $(git -C "$HERE" rev-parse --short HEAD). $ROWS $WHAT"
 echo "into an empty indexed table, one table per index kind; shared_buffers = $SHARED_BUFFERS$([ "$SHARED_BUFFERS" = 1GB ] && echo " (everything in memory)" || echo " (PBT_GROUPS_SHARED_BUFFERS; the OS cache is not dropped)")."
 echo "pagebtree = \`delta = off\`; groups4 / groups16 = \`leaf_group_size = 4 / 16\`. The library is preloaded except for"
-echo "the last column, the same inserts into new tables after a restart without it (generic WAL)."
+echo "the last column, the same inserts into new tables after a restart without it (generic WAL; \"-\": not measured)."
 echo "Every pagebtree index passed \`pagebtree_check(index, true)\`."
 echo
 echo "## Size, pages and WAL"
