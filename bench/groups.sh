@@ -32,6 +32,7 @@ max_parallel_workers_per_gather = 0"
 . "$HERE/bench/private-server.sh"
 
 KINDS="btree pagebtree groups4 groups16"
+KINDS_REVERSED="groups16 groups4 pagebtree btree"
 # the index of kind $1 on column k
 index_def() {
 	case $1 in
@@ -146,7 +147,7 @@ EOF
 	chown postgres "$W/lookup_$k.sql"
 done
 for r in $(seq 1 "$REPS"); do
-	if [ $((r % 2)) = 1 ]; then order=$KINDS; else order="groups16 groups4 pagebtree btree"; fi
+	if [ $((r % 2)) = 1 ]; then order=$KINDS; else order=$KINDS_REVERSED; fi
 	for k in $order; do
 		t=$(su postgres -c "$BIN/pgbench -h $W/sock -p $PORT -n -T 10 -c 1 -M prepared -f $W/lookup_$k.sql postgres" 2>/dev/null |
 			sed -n 's/^tps = \([0-9.]*\).*/\1/p')
@@ -201,7 +202,7 @@ echo "| kind | cold ms | cold / btree | cold / pagebtree | warm ms | warm / btre
 echo "|---|---|---|---|---|---|---|"
 declare -A COLD=() WARM=()
 for r in $(seq 1 "$REPS"); do
-	if [ $((r % 2)) = 1 ]; then order=$KINDS; else order="groups16 groups4 pagebtree btree"; fi
+	if [ $((r % 2)) = 1 ]; then order=$KINDS; else order=$KINDS_REVERSED; fi
 	for k in $order; do
 		su postgres -c "$BIN/pg_ctl -D $W/data -l $W/log -w restart" >/dev/null
 		sync
@@ -210,9 +211,9 @@ for r in $(seq 1 "$REPS"); do
 		WARM[$k]+="$(sql "SELECT scan30('t_$k')") "
 	done
 done
+cb=$(echo "${COLD[btree]}" | median); wb=$(echo "${WARM[btree]}" | median)
+cp=$(echo "${COLD[pagebtree]}" | median); wp=$(echo "${WARM[pagebtree]}" | median)
 for k in $KINDS; do
 	c=$(echo "${COLD[$k]}" | median); w=$(echo "${WARM[$k]}" | median)
-	cb=$(echo "${COLD[btree]}" | median); wb=$(echo "${WARM[btree]}" | median)
-	cp=$(echo "${COLD[pagebtree]}" | median); wp=$(echo "${WARM[pagebtree]}" | median)
 	echo "| $k | $c | $(ratio "$c" "$cb") | $(ratio "$c" "$cp") | $w | $(ratio "$w" "$wb") | $(ratio "$w" "$wp") |"
 done
