@@ -20,8 +20,10 @@
 #include "access/xloginsert.h"
 #include "catalog/pg_control.h"
 #include "miscadmin.h"
+#include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 /* Log the locked, changed pages in bufs[0..n) whole, in one record. */
 static void
@@ -63,10 +65,79 @@ pbt_init_subnode(Page page, PbtState *st, int pos, int n, uint64 epoch)
 }
 
 /*
- * A new group of n contiguous blocks at the end of the index, all holes,
- * logged (if log) as one record so that after a crash no extension hands
- * its blocks to another page.  Returns its first block exclusively locked.
- * Groups never come from the free space map: it holds single pages.
+ * The n blocks of a group that VACUUM deleted (pbt_group_delete) and that
+ * no scan can reach any more, exclusively locked in bufs, found through the
+ * free space map; false if it offers none.  The map lists single pages: a
+ * block it offers that does not start such a group goes back to it, for
+ * pbt_new_page, and a few tries bound the search.
+ */
+static bool
+reuse_deleted_group(Relation index, int n, Buffer *bufs)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+
+	for (int tries = 0; tries < 4; tries++)
+	{
+		BlockNumber start = GetFreeIndexPage(index);
+		FullTransactionId safexid = InvalidFullTransactionId;
+		bool		recyclable = false;
+		int			i;
+
+		if (start == InvalidBlockNumber)
+			return false;
+		for (i = 0; i < n && start + i < nblocks; i++)
+		{
+			Page		page;
+			PbtPageOpaque o;
+
+			bufs[i] = ReadBuffer(index, start + i);
+			if (!ConditionalLockBuffer(bufs[i]))
+			{
+				ReleaseBuffer(bufs[i]);
+				break;
+			}
+			page = BufferGetPage(bufs[i]);
+			o = PbtPageGetOpaque(page);
+			/* a deleted group's blocks keep their position and size */
+			if (PageIsNew(page) || !PbtIsDeleted(o) || !PbtIsLeaf(o) ||
+				!GlobalVisCheckRemovableFullXid(NULL, o->safexid))
+			{
+				UnlockReleaseBuffer(bufs[i]);
+				break;
+			}
+			if (i == 0)
+			{
+				safexid = o->safexid;
+				recyclable = true;
+			}
+			if (o->group_pos != i || o->group_size != n ||
+				!FullTransactionIdEquals(o->safexid, safexid))
+			{
+				UnlockReleaseBuffer(bufs[i]);
+				break;
+			}
+		}
+		if (i == n && pbt_log_reuse_page(index, start, safexid))
+		{
+			for (i = 1; i < n; i++)
+				RecordUsedIndexPage(index, start + i);
+			elog(DEBUG2, "pagebtree: reuse of the leaf group at block %u of index \"%s\"",
+				 start, RelationGetRelationName(index));
+			return true;
+		}
+		while (--i >= 0)
+			UnlockReleaseBuffer(bufs[i]);
+		if (recyclable)
+			RecordFreeIndexPage(index, start);
+	}
+	return false;
+}
+
+/*
+ * A new group of n contiguous blocks, all holes, logged (if log) as one
+ * record so that after a crash no extension hands its blocks to another
+ * page: a deleted group's blocks, or new ones at the end of the index.
+ * Returns its first block exclusively locked.
  */
 Buffer
 pbt_new_group(Relation index, PbtState *st, int n, uint64 epoch, bool log)
@@ -77,18 +148,22 @@ pbt_new_group(Relation index, PbtState *st, int n, uint64 epoch, bool log)
 	Assert(n >= 2 && n <= PBT_MAX_GROUP_SIZE);
 	if (log && RelationNeedsWAL(index))
 		XLogEnsureRecordSpace(n - 1, 0);
-	if (needlock)
-		LockRelationForExtension(index, ExclusiveLock);
-	for (int i = 0; i < n; i++)
+	/* (a build extends the index block by block, in order) */
+	if (!log || !reuse_deleted_group(index, n, bufs))
 	{
-		bufs[i] = pbt_extend_relation_locked(index);
-		if (i > 0 && BufferGetBlockNumber(bufs[i]) != BufferGetBlockNumber(bufs[0]) + i)
-			elog(ERROR, "pagebtree: extending index \"%s\" gave block %u, not %u",
-				 RelationGetRelationName(index), BufferGetBlockNumber(bufs[i]),
-				 BufferGetBlockNumber(bufs[0]) + i);
+		if (needlock)
+			LockRelationForExtension(index, ExclusiveLock);
+		for (int i = 0; i < n; i++)
+		{
+			bufs[i] = pbt_extend_relation_locked(index);
+			if (i > 0 && BufferGetBlockNumber(bufs[i]) != BufferGetBlockNumber(bufs[0]) + i)
+				elog(ERROR, "pagebtree: extending index \"%s\" gave block %u, not %u",
+					 RelationGetRelationName(index), BufferGetBlockNumber(bufs[i]),
+					 BufferGetBlockNumber(bufs[0]) + i);
+		}
+		if (needlock)
+			UnlockRelationForExtension(index, ExclusiveLock);
 	}
-	if (needlock)
-		UnlockRelationForExtension(index, ExclusiveLock);
 
 	START_CRIT_SECTION();
 	for (int i = 0; i < n; i++)
@@ -763,4 +838,190 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	set_group_hints(index, st, stack, start, hints[0]);
 	set_group_hints(index, st, stack, newstart, hints[1]);
 	return true;
+}
+
+/*
+ * Delete the group that starts at start if all its subnodes are empty: its
+ * key space goes to the group on its right, which must hang under the same
+ * parent (as delete_leaf does for a single leaf, pbt_vacuum.c).  One record
+ * logs every page it changes, locked left to right and then upward like
+ * any writer:
+ *	 left neighbour: next = the right group's first subnode R;
+ *	 R: prev = left neighbour;
+ *	 all N blocks of the group: deleted leaves, no longer in a group, linked
+ *	 to R (a reader that held a link into the group moves on to R);
+ *	 parent: the group's downlink now points to R with R's hints, and R's
+ *	 own downlink (whose separator was the group's high key) is removed.
+ * The blocks keep their position and size, so that once no scan can reach
+ * them a new group can take all of them (reuse_deleted_group); single
+ * pages may take them one by one before that.  Returns the pages deleted: N, or 0
+ * if any condition does not hold.
+ */
+int
+pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
+{
+	int			n = st->group_size;
+	Buffer		bufs[PBT_MAX_GROUP_SIZE + 3];
+	int			nbufs = 0;
+	Buffer		llbuf = InvalidBuffer;
+	Buffer		rbuf;
+	Buffer		pbuf;
+	BlockNumber llblk,
+				rblk = InvalidBlockNumber,
+				pblk;
+	StringInfoData hikey;
+	PbtSearchKey key;
+	PbtStack	stack;
+	Page		ppage;
+	Page		newparent = NULL;
+	int			nactive = 0;
+	int			rpos = -1;
+	uint64		epoch = 0;
+	FullTransactionId safexid;
+	int			deleted = 0;
+
+	Assert(n >= 2 && st->normalized);
+
+	/* the group's high key (its right neighbour's separator), if all empty */
+	initStringInfo(&hikey);
+	for (int i = 0; i < n; i++)
+	{
+		Buffer		buf = ReadBuffer(index, start + i);
+		Page		page = BufferGetPage(buf);
+		PbtPageOpaque o = PbtPageGetOpaque(page);
+		bool		last;
+		PbtItem		hk;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		if (PageIsNew(page) || !pbt_is_subnode(o) || o->group_pos != i ||
+			(o->flags & (PBT_HOLE | PBT_INCOMPLETE_SPLIT)) || PbtIsRightmost(o) ||
+			pbt_layout(page)->count(page) != 0)
+		{
+			UnlockReleaseBuffer(buf);
+			pfree(hikey.data);
+			return 0;
+		}
+		last = !pbt_in_group(o, start + i, o->next);
+		if (last && pbt_page_get_hikey(page, &hk))
+			appendBinaryStringInfo(&hikey, hk.data, hk.len);
+		UnlockReleaseBuffer(buf);
+		if (last)
+			break;
+	}
+	if (hikey.len == 0)
+	{
+		pfree(hikey.data);
+		return 0;
+	}
+	memset(&key, 0, sizeof(key));
+	key.bytes = hikey.data;
+	key.len = hikey.len;
+	stack = pbt_search(index, st, &key, &pbuf, BUFFER_LOCK_SHARE, 1);
+	pbt_free_stack(stack);
+	pblk = BufferGetBlockNumber(pbuf);
+	UnlockReleaseBuffer(pbuf);
+	pfree(hikey.data);
+
+	/* lock left to right, then the parent; recheck everything */
+	bufs[nbufs] = ReadBuffer(index, start);
+	LockBuffer(bufs[nbufs], BUFFER_LOCK_SHARE);
+	llblk = PbtPageGetOpaque(BufferGetPage(bufs[nbufs]))->prev;
+	UnlockReleaseBuffer(bufs[nbufs]);
+	if (llblk != InvalidBlockNumber)
+	{
+		llbuf = ReadBuffer(index, llblk);
+		LockBuffer(llbuf, BUFFER_LOCK_EXCLUSIVE);
+		bufs[nbufs++] = llbuf;
+		if (PbtPageGetOpaque(BufferGetPage(llbuf))->next != start ||
+			(PbtPageGetOpaque(BufferGetPage(llbuf))->flags & PBT_INCOMPLETE_SPLIT))
+			goto out;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		Buffer		buf = ReadBuffer(index, start + i);
+		Page		page = BufferGetPage(buf);
+		PbtPageOpaque o = PbtPageGetOpaque(page);
+
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		bufs[nbufs++] = buf;
+		if (PageIsNew(page) || !pbt_is_subnode(o) || o->group_pos != i ||
+			(i == 0 && o->prev != llblk) ||
+			(i > 0 && pbt_group_epoch(o) != epoch))
+			goto out;
+		epoch = pbt_group_epoch(o);
+		/* subnodes in use: a prefix, up to where the chain leaves the group */
+		if (((o->flags & PBT_HOLE) != 0) != (rblk != InvalidBlockNumber))
+			goto out;
+		if (rblk != InvalidBlockNumber)
+			continue;
+		if ((o->flags & PBT_INCOMPLETE_SPLIT) || PbtIsRightmost(o) ||
+			pbt_layout(page)->count(page) != 0)
+			goto out;
+		nactive++;
+		if (!pbt_in_group(o, start + i, o->next))
+			rblk = o->next;
+	}
+	if (rblk == InvalidBlockNumber)
+		goto out;
+	rbuf = ReadBuffer(index, rblk);
+	LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
+	bufs[nbufs++] = rbuf;
+	if (PbtPageGetOpaque(BufferGetPage(rbuf))->prev != start + nactive - 1)
+		goto out;
+
+	pbuf = ReadBuffer(index, pblk);
+	LockBuffer(pbuf, BUFFER_LOCK_EXCLUSIVE);
+	bufs[nbufs++] = pbuf;
+	ppage = BufferGetPage(pbuf);
+	if (PbtIsDeleted(PbtPageGetOpaque(ppage)) || PbtPageGetOpaque(ppage)->level != 1)
+		goto out;
+	for (int i = 1; i < pbt_layout(ppage)->count(ppage); i++)
+	{
+		if (pbt_page_child(ppage, i) == rblk && pbt_page_child(ppage, i - 1) == start)
+		{
+			rpos = i;
+			break;
+		}
+	}
+	if (rpos < 0)
+		goto out;				/* different parents, or moved: leave it */
+
+	/* the new parent, built where nothing can fail in a critical section */
+	newparent = palloc(BLCKSZ);
+	memcpy(newparent, ppage, BLCKSZ);
+	memcpy(pbt_layout(newparent)->downlink(newparent, rpos - 1),
+		   pbt_layout(newparent)->downlink(newparent, rpos),
+		   pbt_page_downlink_size(newparent));
+	pbt_layout(newparent)->delete(newparent, &rpos, 1);
+	safexid = ReadNextFullTransactionId();
+
+	if (RelationNeedsWAL(index))
+		XLogEnsureRecordSpace(nbufs - 1, 0);
+	START_CRIT_SECTION();
+	memcpy(ppage, newparent, BLCKSZ);
+	if (BufferIsValid(llbuf))
+		PbtPageGetOpaque(BufferGetPage(llbuf))->next = rblk;
+	PbtPageGetOpaque(BufferGetPage(rbuf))->prev = llblk;
+	for (int i = 0; i < n; i++)
+	{
+		PbtPageOpaque o = PbtPageGetOpaque(BufferGetPage(bufs[nbufs - n - 2 + i]));
+
+		o->flags = (o->flags & ~(PBT_GROUP | PBT_HOLE)) | PBT_DELETED;
+		o->safexid = safexid;
+		o->prev = llblk;
+		o->next = rblk;
+	}
+	log_whole_pages(index, bufs, nbufs);
+	END_CRIT_SECTION();
+	PBT_CHECK_PAGE(index, ppage, pblk);
+	elog(DEBUG2, "pagebtree: deletion of the leaf group at block %u of index \"%s\" (%d subnodes in use)",
+		 start, RelationGetRelationName(index), nactive);
+	deleted = n;
+
+out:
+	if (newparent)
+		pfree(newparent);
+	for (int i = nbufs - 1; i >= 0; i--)
+		UnlockReleaseBuffer(bufs[i]);
+	return deleted;
 }

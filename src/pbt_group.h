@@ -15,6 +15,8 @@
  * group split spreads them over the group and a new one; both give every
  * subnode of the group a new epoch, so that a reader stepping from one
  * subnode to the next sees that the boundaries it relied on have moved.
+ * VACUUM deletes a group all of whose subnodes are empty, whole: its blocks
+ * become deleted pages of no group (pbt_group_delete).
  *
  *-------------------------------------------------------------------------
  */
@@ -105,6 +107,7 @@ extern Buffer pbt_new_group(Relation index, PbtState *st, int n,
 extern void pbt_init_subnode(Page page, PbtState *st, int pos, int n,
 							 uint64 epoch);
 extern Buffer pbt_group_hole_after(Relation index, Buffer buf);
+extern int	pbt_group_delete(Relation index, PbtState *st, BlockNumber start);
 extern bool pbt_group_overflow(Relation index, PbtState *st, Buffer buf,
 							   PbtStack stack, PbtItem *items, int nitems);
 extern void pbt_group_make_hints(PbtState *st, Page *pages, int nused,

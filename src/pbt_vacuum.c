@@ -10,7 +10,8 @@
  * either still ahead of us or were already examined on this page; it stays
  * correct when pages are recycled, without nbtree's cycle ids.
  *
- * Empty leaves are then deleted in one atomic step (see delete_leaf), and
+ * Empty leaves, and leaf groups all of whose subnodes are empty, are then
+ * deleted in one atomic step each (delete_leaf, pbt_group_delete), and
  * amvacuumcleanup hands deleted pages that no scan can reach any more to
  * the free space map.
  *
@@ -65,7 +66,7 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	lbuf = ReadBuffer(index, lblk);
 	LockBuffer(lbuf, BUFFER_LOCK_SHARE);
 	lo = PbtPageGetOpaque(BufferGetPage(lbuf));
-	/* a group's subnodes stay, empty or not (pbt_group.h) */
+	/* a group's subnodes go only with the whole group (pbt_group_delete) */
 	if (!PbtIsLeaf(lo) || PbtIsDeleted(lo) || PbtIsRoot(lo) || PbtIsRightmost(lo) ||
 		(lo->flags & (PBT_INCOMPLETE_SPLIT | PBT_GROUP)) ||
 		pbt_layout(BufferGetPage(lbuf))->count(BufferGetPage(lbuf)) != 0)
@@ -202,6 +203,7 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	PbtPageOpaqueData from;		/* the leaf read last */
 	BlockNumber fromblk = InvalidBlockNumber;
 	double		live_before_group = 0;
+	bool		group_empty = false;	/* the group read so far is empty */
 
 	UnlockReleaseBuffer(buf);
 	/* the leaves ahead, from the level above (a read stream from 17 on) */
@@ -279,9 +281,21 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		if (pbt_delta_group(index, st) > 0)
 			pending = pbt_run_vacuum(index, st, buf, callback, callback_state,
 									 &stats->tuples_removed, &live);
-		if (layout->count(page) == 0 && pending == 0 &&
-			!PbtIsRightmost(PbtPageGetOpaque(page)) &&
-			!pbt_is_subnode(PbtPageGetOpaque(page)))
+		if (pbt_is_subnode(PbtPageGetOpaque(page)))
+		{
+			/* a group all of whose subnodes are empty, from its last one */
+			Assert(pending == 0);	/* groups have no delta area */
+			if (PbtPageGetOpaque(page)->group_pos == 0)
+				group_empty = true;
+			group_empty &= layout->count(page) == 0;
+			if (group_empty && !PbtIsRightmost(PbtPageGetOpaque(page)) &&
+				!pbt_in_group(PbtPageGetOpaque(page), blkno,
+							  PbtPageGetOpaque(page)->next))
+				empty = lappend_int(empty,
+									(int) pbt_group_start(PbtPageGetOpaque(page), blkno));
+		}
+		else if (layout->count(page) == 0 && pending == 0 &&
+				 !PbtIsRightmost(PbtPageGetOpaque(page)))
 			empty = lappend_int(empty, (int) blkno);
 		from = *PbtPageGetOpaque(page);
 		fromblk = blkno;
@@ -295,12 +309,14 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 	foreach(lc, empty)
 	{
+		BlockNumber blk = (BlockNumber) lfirst_int(lc);
+		int			ndeleted;
+
 		pbt_vacuum_delay_point();
-		if (delete_leaf(index, st, (BlockNumber) lfirst_int(lc)))
-		{
-			stats->pages_newly_deleted++;
-			stats->pages_deleted++;
-		}
+		ndeleted = st->group_size > 0 ? pbt_group_delete(index, st, blk) :
+			(int) delete_leaf(index, st, blk);
+		stats->pages_newly_deleted += ndeleted;
+		stats->pages_deleted += ndeleted;
 	}
 	list_free(empty);
 	stats->num_index_tuples = live;

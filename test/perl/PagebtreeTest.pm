@@ -156,16 +156,16 @@ CREATE INDEX ${table}_gs ON $table USING pagebtree ((reverse(s) COLLATE "C"))
 	return;
 }
 
-# Rebalances and splits of leaf groups in $text (a server log, or what a
-# session with client_min_messages = debug2 printed): the DEBUG2 lines
-# "pagebtree: rebalance|split of the leaf group at block ..." of indexes
-# whose names match $index (a regexp; any index if undef).  Returns a hash
-# with their numbers: rebalance, split.
+# Rebalances, splits, deletions and reuses of leaf groups in $text (a server
+# log, or what a session with client_min_messages = debug2 printed): the
+# DEBUG2 lines "pagebtree: rebalance|split|deletion|reuse of the leaf group
+# at block ..." of indexes whose names match $index (a regexp; any index if
+# undef).  Returns a hash with their numbers by those names.
 sub pbt_group_ops
 {
 	my ($text, $index) = @_;
-	my %n = (rebalance => 0, split => 0);
-	while ($text =~ /pagebtree: (rebalance|split) of the leaf group at block \d+ of index "([^"]+)"/g)
+	my %n = (rebalance => 0, split => 0, deletion => 0, reuse => 0);
+	while ($text =~ /pagebtree: (rebalance|split|deletion|reuse) of the leaf group at block \d+ of index "([^"]+)"/g)
 	{
 		my ($op, $name) = ($1, $2);
 		$n{$op}++ if !defined $index || $name =~ $index;

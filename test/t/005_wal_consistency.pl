@@ -42,6 +42,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
+use Time::HiRes qw(usleep);
 use PagebtreeTest;
 
 my $primary = pbt_new_node('wcc_primary', rmgr => 1, streaming => 1,
@@ -257,7 +258,8 @@ my %groups = (
 	my $group_rows = q{
 INSERT INTO wg SELECT g, g * 7919 %% 60000, md5(g::text) || repeat('s', g %% 50)
 FROM generate_series(%d, %d) g ORDER BY md5(g::text);};
-	my $gsql = "SET wal_consistency_checking = 'all';\nSET client_min_messages = debug2;\n"
+	my $set = "SET wal_consistency_checking = 'all';\nSET client_min_messages = debug2;\n";
+	my $gsql = $set
 	  . 'CREATE TABLE wg (id int8, k int8, s text COLLATE "C");' . "\n"
 	  . "ALTER TABLE wg SET (autovacuum_enabled = off);\n"
 	  . sprintf($group_rows, 1, 12000) . "\n"
@@ -265,16 +267,34 @@ FROM generate_series(%d, %d) g ORDER BY md5(g::text);};
 	  . sprintf($group_rows, 12001, 20000) . "\n"
 	  . "DELETE FROM wg WHERE id % 3 = 0;\nVACUUM wg;\n"
 	  . sprintf($group_rows, 20001, 26000) . "\n"
-	  . "DELETE FROM wg WHERE k BETWEEN 10000 AND 30000;\nVACUUM wg;\n"
-	  . sprintf($group_rows, 26001, 32000) . "\n"
-	  . "UPDATE wg SET k = k + 1, s = s || 'u' WHERE id % 7 = 0;\n";
+	  . "DELETE FROM wg WHERE k BETWEEN 10000 AND 30000;\nVACUUM wg;\n";
 	my ($ret, $out, $err) = $primary->psql('postgres', $gsql, on_error_stop => 1);
-	ok($ret == 0, 'leaf groups: inserts, deletes and VACUUM with wal_consistency_checking = all')
-	  or diag($err);
-	my $ops = pbt_group_ops($err);
-	note "leaf groups: $ops->{rebalance} rebalances, $ops->{split} splits";
+	# the deleted groups become reusable once no transaction older than
+	# their deletion runs (VACUUM hands them to the free space map)
+	my $reusable = 0;
+	for (my $i = 0; $i < 50 && !$reusable; $i++)
+	{
+		my (undef, undef, $verbose) = $primary->psql('postgres',
+			"SELECT txid_current();\nVACUUM (VERBOSE) wg;");
+		$reusable = $1 if $verbose =~ /index "wg_k": pages: .* (\d+) reusable/;
+		usleep(200_000) if !$reusable;
+	}
+	ok($reusable > 0, "deleted group pages became reusable ($reusable)");
+	my ($ret2, $out2, $err2) = $primary->psql('postgres', $set
+		  . sprintf($group_rows, 26001, 32000) . "\n"
+		  . "UPDATE wg SET k = k + 1, s = s || 'u' WHERE id % 7 = 0;\n",
+		on_error_stop => 1);
+	ok($ret == 0 && $ret2 == 0,
+		'leaf groups: inserts, deletes and VACUUM with wal_consistency_checking = all')
+	  or diag($err . $err2);
+	my $ops = pbt_group_ops($err . $err2);
+	note "leaf groups: $ops->{rebalance} rebalances, $ops->{split} splits, "
+	  . "$ops->{deletion} deletions, $ops->{reuse} reused";
 	ok($ops->{rebalance} > 0, "leaf groups were rebalanced ($ops->{rebalance})");
 	ok($ops->{split} > 0, "leaf groups were split ($ops->{split})");
+	ok($ops->{deletion} > 0, "empty leaf groups were deleted ($ops->{deletion})");
+	ok(pbt_group_ops($err2, qr/^wg_k$/)->{reuse} > 0,
+		'new groups took the blocks of deleted ones');
 	my $ops16 = pbt_group_ops($err, qr/^wg_is$/);
 	ok($ops16->{split} > 0, "groups of 16 leaves were split ($ops16->{split}; 33 pages a record)");
 	like($primary->safe_psql('postgres', 'SHOW wal_consistency_checking'),
