@@ -4,9 +4,10 @@
 # empty indexes: index size, leaf and inner pages, WAL per insert (heap
 # included) with the library preloaded and without, buffer accesses per
 # point lookup (index-only, from EXPLAIN BUFFERS), lookups that read a
-# second subnode of their group (pagebtree_group_lookups) and point lookups
+# second subnode of their group (pagebtree_group_lookups), point lookups
 # per second (pgbench, one client, the kinds alternating, medians of reps
-# runs).
+# runs) and the time of a lookup inside the server (a nested loop of
+# index-only lookups, no client round trips).
 #
 #   bash bench/groups.sh [rows] [reps] [keys]   (as root; default 1000000, 5, random)
 #
@@ -135,10 +136,30 @@ echo "second-subnode reads: subnodes read beyond one per descent in those lookup
 echo "(\`pagebtree_group_lookups()\`; groups use the default \`leaf_group_hint_bits\`)."
 echo "Lookups per second: \`pgbench -M prepared\`, one client, 10 s per run, \`SELECT v FROM t WHERE k = ...\` of a random"
 echo "existing key (heap fetch included), medians of $REPS runs, the kinds alternating."
+echo "In-server lookups: the same $nprobe index-only lookups, one correlated subquery per key, timed inside the server"
+echo "(no client round trips, which make up most of a pgbench transaction): µs per lookup, the best of three loops per"
+echo "run, medians of $REPS runs, the kinds alternating; the ratios are speeds (btree's or pagebtree's time / this kind's)."
 echo
-echo "| kind | buffers per lookup | second-subnode reads % | lookups/s | lookups/s / btree | lookups/s / pagebtree |"
-echo "|---|---|---|---|---|---|"
-declare -A TPS=()
+echo "| kind | buffers per lookup | second-subnode reads % | lookups/s | lookups/s / btree | lookups/s / pagebtree | in-server µs per lookup | / btree | / pagebtree |"
+echo "|---|---|---|---|---|---|---|---|---|"
+su postgres -c "$PSQL" >/dev/null <<'SQL'
+ANALYZE probe;
+CREATE FUNCTION nl_lookups(tbl regclass) RETURNS numeric LANGUAGE plpgsql
+SET enable_seqscan = off SET enable_bitmapscan = off SET jit = off AS $$
+DECLARE
+	best numeric;
+	t0 timestamptz;
+	n bigint;
+BEGIN
+	FOR r IN 1 .. 3 LOOP
+		t0 := clock_timestamp();
+		EXECUTE format('SELECT sum((SELECT count(*) FROM %s t WHERE t.k = p.k)) FROM probe p', tbl) INTO n;
+		best := least(best, extract(epoch FROM clock_timestamp() - t0) * 1e6 / n);
+	END LOOP;
+	RETURN round(best, 3);
+END $$;
+SQL
+declare -A TPS=() NL=()
 for k in $KINDS; do
 	cat >"$W/lookup_$k.sql" <<EOF
 \\set i random(1, $ROWS)
@@ -152,10 +173,14 @@ for r in $(seq 1 "$REPS"); do
 		t=$(su postgres -c "$BIN/pgbench -h $W/sock -p $PORT -n -T 10 -c 1 -M prepared -f $W/lookup_$k.sql postgres" 2>/dev/null |
 			sed -n 's/^tps = \([0-9.]*\).*/\1/p')
 		TPS[$k]+="$t "
+		NL[$k]+="$(sql "SELECT nl_lookups('t_$k')") "
 	done
 done
-declare -A M=()
-for k in $KINDS; do M[$k]=$(echo "${TPS[$k]}" | median); done
+declare -A M=() MNL=()
+for k in $KINDS; do
+	M[$k]=$(echo "${TPS[$k]}" | median)
+	MNL[$k]=$(echo "${NL[$k]}" | median)
+done
 explain_lookups() {
 	su postgres -c "$PSQL -At" <<SQL
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_seqscan = off; SET enable_bitmapscan = off;
@@ -171,7 +196,7 @@ for k in $KINDS; do
 		awk -v n="$nprobe" '{printf "%.2f", ($1 + $2) / n}')
 	second="-"
 	case $k in groups*) second=$(echo "$out" | sed -n 's/^second //p') ;; esac
-	echo "| $k | $bufs | $second | ${M[$k]} | $(ratio "${M[$k]}" "${M[btree]}") | $(ratio "${M[$k]}" "${M[pagebtree]}") |"
+	echo "| $k | $bufs | $second | ${M[$k]} | $(ratio "${M[$k]}" "${M[btree]}") | $(ratio "${M[$k]}" "${M[pagebtree]}") | ${MNL[$k]} | $(ratio "${MNL[btree]}" "${MNL[$k]}") | $(ratio "${MNL[pagebtree]}" "${MNL[$k]}") |"
 done
 
 [ "${PBT_GROUPS_COLD:-0}" = 1 ] || exit 0
