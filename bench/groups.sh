@@ -2,7 +2,8 @@
 # Leaf groups (issue #23): pagebtree with leaf_group_size N against
 # pagebtree without groups and btree, on keys inserted one by one into
 # empty indexes: index size, leaf and inner pages, WAL per insert (heap
-# included) with the library preloaded and without, buffer accesses per
+# included) with the library preloaded and without, the time of the
+# inserts, buffer accesses per
 # point lookup (index-only, from EXPLAIN BUFFERS), lookups that read a
 # second subnode of their group (pagebtree_group_lookups), point lookups
 # per second (pgbench, one client, the kinds alternating, medians of reps
@@ -61,14 +62,16 @@ esac
 KEY=${KEY_OF//@/i}
 
 # load_kind PREFIX KIND: an indexed table PREFIX_KIND loaded with src's
-# rows one by one; prints the WAL bytes per insert
+# rows one by one; prints the WAL bytes per insert and the load's seconds
 load_kind() {
 	sql "CREATE TABLE $1_$2 (k $KEY_TYPE, v int)"
 	sql "CREATE INDEX $1_$2_k ON $1_$2 $(index_def $2)"
 	sql "CHECKPOINT"
 	l0=$(sql "SELECT pg_current_wal_insert_lsn()")
+	t0=$(date +%s.%N)
 	sql "INSERT INTO $1_$2 SELECT * FROM src"
-	sql "SELECT round((pg_current_wal_insert_lsn() - '$l0') / $ROWS.0, 1)"
+	t1=$(date +%s.%N)
+	echo "$(sql "SELECT round((pg_current_wal_insert_lsn() - '$l0') / $ROWS.0, 1)") $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')"
 }
 set_preload() {
 	sed -i "s/^shared_preload_libraries = .*/shared_preload_libraries = '$1'/" "$W/data/postgresql.conf"
@@ -77,9 +80,9 @@ set_preload() {
 
 sql "CREATE EXTENSION pagebtree"
 sql "CREATE TABLE src AS SELECT $KEY AS k, i AS v FROM generate_series(1, $ROWS) i ORDER BY $ORDER"
-declare -A WAL=()
+declare -A WAL=() LOAD=()
 for k in $KINDS; do
-	WAL[$k]=$(load_kind t "$k")
+	read -r WAL[$k] LOAD[$k] < <(load_kind t "$k")
 	sql "VACUUM (FREEZE, ANALYZE) t_$k"
 done
 for k in pagebtree groups4 groups16; do
@@ -90,7 +93,7 @@ declare -A WAL_GENERIC=()
 if [ "${PBT_GROUPS_GENERIC:-1}" = 1 ]; then
 	set_preload ""
 	for k in $KINDS; do
-		WAL_GENERIC[$k]=$(load_kind g "$k")
+		read -r WAL_GENERIC[$k] _ < <(load_kind g "$k")
 		sql "DROP TABLE g_$k"
 	done
 	set_preload pagebtree
@@ -110,8 +113,10 @@ echo "Every pagebtree index passed \`pagebtree_check(index, true)\`."
 echo
 echo "## Size, pages and WAL"
 echo
-echo "| kind | index pages | leaf pages | inner pages | leaf bytes free (avg) | size / btree | WAL bytes per insert (heap included) | not preloaded |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "Load: the seconds of the one \`INSERT ... SELECT\` of all rows into each kind's table (one run, the kinds in turn)."
+echo
+echo "| kind | index pages | leaf pages | inner pages | leaf bytes free (avg) | size / btree | WAL bytes per insert (heap included) | not preloaded | load s | inserts/s / btree |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 bt=$(sql "SELECT pg_relation_size('t_btree_k') / 8192")
 for k in $KINDS; do
 	p=$(sql "SELECT pg_relation_size('t_${k}_k') / 8192")
@@ -122,7 +127,7 @@ for k in $KINDS; do
 		inner=$(sql "SELECT coalesce(sum(pages), 0) FROM pagebtree_layout_summary('t_${k}_k') WHERE page_type = 'inner'")
 		free=$(sql "SELECT round(sum(avg_free_size * pages) / sum(pages)) FROM pagebtree_layout_summary('t_${k}_k') WHERE page_type = 'leaf'")
 	fi
-	echo "| $k | $p | $leaf | $inner | $free | $(ratio "$p" "$bt") | ${WAL[$k]} | ${WAL_GENERIC[$k]} |"
+	echo "| $k | $p | $leaf | $inner | $free | $(ratio "$p" "$bt") | ${WAL[$k]} | ${WAL_GENERIC[$k]} | ${LOAD[$k]} | $(ratio "${LOAD[btree]}" "${LOAD[$k]}") |"
 done
 
 echo

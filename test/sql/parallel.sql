@@ -141,7 +141,7 @@ SELECT * FROM par_cmp_all(ARRAY[
 
 --
 -- Other layouts, and a delta area whose runs a parallel read merges into
--- each leaf: BPA leaves with pending entries, and plain leaves.
+-- each leaf: BPA leaves with pending entries, plain leaves, and leaf groups.
 --
 CREATE TABLE par_bpa (i int, k int8);
 INSERT INTO par_bpa SELECT i, (i * 7919) % 150001 FROM generate_series(1, 150000) i;
@@ -152,7 +152,13 @@ RESET pagebtree.delta_append_always;
 CREATE TABLE par_plain (i int, k int8);
 INSERT INTO par_plain SELECT i, i % 60000 FROM generate_series(1, 180000) i;
 CREATE INDEX par_plain_k ON par_plain USING pagebtree (k) WITH (layout = plain);
-VACUUM ANALYZE par_bpa, par_plain;
+-- leaf groups (a parallel scan of a group index is done by its first
+-- participant), rebalanced and split by inserts after the build
+CREATE TABLE par_grp (i int, k int8);
+INSERT INTO par_grp SELECT i, (i * 7919) % 150001 FROM generate_series(1, 90000) i;
+CREATE INDEX par_grp_k ON par_grp USING pagebtree (k) WITH (leaf_group_size = 8);
+INSERT INTO par_grp SELECT i, (i * 7919) % 150001 FROM generate_series(90001, 150000) i;
+VACUUM ANALYZE par_bpa, par_plain, par_grp;
 
 SELECT * FROM par_cmp_all(ARRAY[
   'SELECT count(*), sum(k) FROM par_bpa WHERE k BETWEEN 100 AND 140000',
@@ -161,7 +167,11 @@ SELECT * FROM par_cmp_all(ARRAY[
   'SELECT k FROM par_bpa WHERE k < 100000 ORDER BY k LIMIT 50000',
   'SELECT count(*), sum(k) FROM par_plain WHERE k BETWEEN 100 AND 50000',
   'SELECT i, k FROM par_plain WHERE k <= 59000',
-  'SELECT k FROM par_plain WHERE k > 10 ORDER BY k DESC LIMIT 100000'
+  'SELECT k FROM par_plain WHERE k > 10 ORDER BY k DESC LIMIT 100000',
+  'SELECT count(*), sum(k) FROM par_grp WHERE k BETWEEN 100 AND 140000',
+  'SELECT i, k FROM par_grp WHERE k > 20000',
+  'SELECT k FROM par_grp ORDER BY k DESC',
+  'SELECT k FROM par_grp WHERE k < 100000 ORDER BY k LIMIT 50000'
 ]);
 
 -- a rescanned parallel scan: the Gather on the inner side of a nested loop
@@ -196,7 +206,7 @@ RESET enable_mergejoin;
 RESET enable_material;
 RESET cpu_operator_cost;
 
-DROP TABLE par, par_bpa, par_plain, par_outer;
+DROP TABLE par, par_bpa, par_plain, par_grp, par_outer;
 DROP FUNCTION par_cmp_all(text[]);
 DROP FUNCTION par_cmp(text);
 DROP FUNCTION par_plan(text);
