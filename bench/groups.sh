@@ -142,8 +142,9 @@ echo "(\`pagebtree_group_lookups()\`; groups use the default \`leaf_group_hint_b
 echo "Lookups per second: \`pgbench -M prepared\`, one client, 10 s per run, \`SELECT v FROM t WHERE k = ...\` of a random"
 echo "existing key (heap fetch included), medians of $REPS runs, the kinds alternating."
 echo "In-server lookups: the same $nprobe index-only lookups, one correlated subquery per key, timed inside the server"
-echo "(no client round trips, which make up most of a pgbench transaction): µs per lookup, the best of three loops per"
-echo "run, medians of $REPS runs, the kinds alternating; the ratios are speeds (btree's or pagebtree's time / this kind's)."
+echo "(no client round trips, which make up most of a pgbench transaction): µs per lookup, the best of ten loops per"
+echo "run (the loop least disturbed by the rest of the machine), medians of $REPS runs, the kinds alternating; the ratios"
+echo "are speeds (btree's or pagebtree's time / this kind's)."
 echo
 echo "| kind | buffers per lookup | second-subnode reads % | lookups/s | lookups/s / btree | lookups/s / pagebtree | in-server µs per lookup | / btree | / pagebtree |"
 echo "|---|---|---|---|---|---|---|---|---|"
@@ -156,7 +157,7 @@ DECLARE
 	t0 timestamptz;
 	n bigint;
 BEGIN
-	FOR r IN 1 .. 3 LOOP
+	FOR r IN 1 .. 10 LOOP
 		t0 := clock_timestamp();
 		EXECUTE format('SELECT sum((SELECT count(*) FROM %s t WHERE t.k = p.k)) FROM probe p', tbl) INTO n;
 		best := least(best, extract(epoch FROM clock_timestamp() - t0) * 1e6 / n);

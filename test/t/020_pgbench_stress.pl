@@ -27,8 +27,10 @@
 # maintains them, and a third script (one transaction in six) reads through
 # them (ranges and LIMIT scans in both directions, index-only, = ANY) while
 # groups rebalance and split under the readers, inserts and deletes ranges
-# of them.  The inserts of both scripts log the group rebalances and
-# splits they make (log_min_messages = debug2 for the statement); both
+# of them (one in 2,000 a range wide enough to empty whole groups, which
+# VACUUM then deletes).  The inserts of both scripts log the group
+# rebalances and splits they make, and VACUUM the groups it deletes
+# (log_min_messages = debug2 for the statement); rebalances or splits
 # must happen.  Afterwards both pass pagebtree_check and return
 # the rows of a sequential scan, in both directions.
 
@@ -93,7 +95,9 @@ UPDATE st SET v = v + 1, k = k + 1 WHERE id = :id;
 \elif :r <= 98
 DELETE FROM st WHERE id BETWEEN :id AND :id + 300;
 \else
+SET log_min_messages = debug2;
 VACUUM st;
+RESET log_min_messages;
 \endif
 };
 
@@ -129,7 +133,10 @@ UPDATE st SET v = v + 1, n = n + 1 WHERE id = :id;
 my $group_script = q{
 \set k random(1, 900000)
 \set r random(1, 100)
-\if :r <= 15
+\set big random(1, 2000)
+\if :big = 1
+DELETE FROM st WHERE -k BETWEEN -:k - 40000 AND -:k;
+\elif :r <= 15
 SELECT count(*) FROM st WHERE -k BETWEEN -:k - 2000 AND -:k;
 \elif :r <= 30
 SELECT -k, k FROM st WHERE -k <= -:k ORDER BY -k DESC LIMIT 40;
@@ -175,6 +182,7 @@ my $gops = pbt_group_ops(
 	qr/^st_g[kt]$/);
 ok($gops->{rebalance} + $gops->{split} > 0,
 	"group indexes during the run: $gops->{rebalance} rebalances, $gops->{split} splits logged by the inserts");
+note "group indexes during the run: $gops->{deletion} empty groups deleted, $gops->{reuse} reused by VACUUM and inserts";
 
 my ($samples, $max_pending, $max_folds) = split /\|/, $node->safe_psql('postgres',
 	'SELECT count(*), max(entries), max(folds) FROM delta_samples');
