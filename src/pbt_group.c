@@ -866,7 +866,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 	Buffer		llbuf = InvalidBuffer;
 	Buffer		rbuf;
 	Buffer		pbuf;
-	BlockNumber llblk,
+	BlockNumber llblk = InvalidBlockNumber,
 				rblk = InvalidBlockNumber,
 				pblk;
 	StringInfoData hikey;
@@ -901,6 +901,8 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 			pfree(hikey.data);
 			return 0;
 		}
+		if (i == 0)
+			llblk = o->prev;
 		last = !pbt_in_group(o, start + i, o->next);
 		if (last && pbt_page_get_hikey(page, &hk))
 			appendBinaryStringInfo(&hikey, hk.data, hk.len);
@@ -923,10 +925,6 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 	pfree(hikey.data);
 
 	/* lock left to right, then the parent; recheck everything */
-	bufs[nbufs] = ReadBuffer(index, start);
-	LockBuffer(bufs[nbufs], BUFFER_LOCK_SHARE);
-	llblk = PbtPageGetOpaque(BufferGetPage(bufs[nbufs]))->prev;
-	UnlockReleaseBuffer(bufs[nbufs]);
 	if (llblk != InvalidBlockNumber)
 	{
 		llbuf = ReadBuffer(index, llblk);
