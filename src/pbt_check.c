@@ -42,6 +42,7 @@ PG_FUNCTION_INFO_V1(pagebtree_page_stats);
 PG_FUNCTION_INFO_V1(pagebtree_page_items);
 PG_FUNCTION_INFO_V1(pagebtree_runs);
 PG_FUNCTION_INFO_V1(pagebtree_group_lookups);
+PG_FUNCTION_INFO_V1(pagebtree_groups);
 
 static void
 corrupt(Relation index, BlockNumber blkno, int itemno, const char *fmt, const char *detail)
@@ -1301,4 +1302,115 @@ pagebtree_group_lookups(PG_FUNCTION_ARGS)
 	values[1] = Int64GetDatum((int64) subnode_reads);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
 													  values, nulls)));
+}
+
+/*
+ * One row per leaf group, in key order: its downlink's page, its blocks in
+ * use and holes, its epoch, entries and free space, and how well the hints
+ * in its downlink place its entries (the share whose hinted subnode is the
+ * one they are on; a lookup of any other reads a second subnode).  The
+ * level-1 pages and then each group's pages are read one at a time, so
+ * under concurrent writes the figures are approximate.  No rows for an
+ * index without groups.
+ */
+Datum
+pagebtree_groups(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	index = open_pagebtree(PG_GETARG_OID(0), AccessShareLock);
+	PbtState   *st = pbt_build_state(index, CurrentMemoryContext);
+	int			hb;
+	Buffer		buf;
+	Page		level1 = palloc(BLCKSZ);
+	BlockNumber blkno;
+
+	InitMaterializedSRF(fcinfo, 0);
+	(void) pbt_delta_group(index, st);	/* reads the metapage's settings */
+	if (st->group_size == 0)
+	{
+		index_close(index, AccessShareLock);
+		return (Datum) 0;
+	}
+	hb = PBT_GROUP_HINT_BYTES(st);
+	buf = pbt_get_endpoint(index, st, 1, false);
+	for (;;)
+	{
+		PbtPageOpaque opaque;
+
+		CHECK_FOR_INTERRUPTS();
+		blkno = BufferGetBlockNumber(buf);
+		memcpy(level1, BufferGetPage(buf), BLCKSZ);
+		UnlockReleaseBuffer(buf);
+		opaque = PbtPageGetOpaque(level1);
+		for (int pos = 0; !PbtIsDeleted(opaque) &&
+			 pos < pbt_layout(level1)->count(level1); pos++)
+		{
+			BlockNumber start = pbt_page_child(level1, pos);
+			const char *hints = pbt_layout(level1)->downlink(level1, pos) +
+				sizeof(BlockNumber);
+			bool		hinted = hb > 0 && hints[0] != 0;
+			int			subnodes = 0;
+			int			holes = 0;
+			int64		items = 0;
+			int64		placed = 0;
+			int64		free_bytes = 0;
+			uint64		epoch = 0;
+			Datum		values[9];
+			bool		nulls[9] = {0};
+
+			for (int i = 0; i < (int) st->group_size; i++)
+			{
+				Buffer		sbuf = read_locked(index, start + i);
+				Page		page = BufferGetPage(sbuf);
+				PbtPageOpaque so = PbtPageGetOpaque(page);
+				PbtIter		it;
+				PbtItem		item;
+
+				if (PageIsNew(page) || !pbt_is_subnode(so) || so->group_pos != i)
+				{
+					UnlockReleaseBuffer(sbuf);
+					break;		/* moved since the level-1 page was read */
+				}
+				epoch = Max(epoch, pbt_group_epoch(so));
+				if (so->flags & PBT_HOLE)
+					holes++;
+				else
+				{
+					subnodes++;
+					free_bytes += pbt_layout(page)->free_space(page);
+					pbt_iter_start(&it, page, 0, true);
+					while (pbt_iter_next(&it, &item))
+					{
+						items++;
+						if (hinted &&
+							pbt_group_hinted_subnode(st, hints, item.data, item.len) == i)
+							placed++;
+					}
+				}
+				UnlockReleaseBuffer(sbuf);
+			}
+			values[0] = Int64GetDatum((int64) blkno);
+			values[1] = Int64GetDatum((int64) start);
+			values[2] = Int32GetDatum(subnodes);
+			values[3] = Int32GetDatum(holes);
+			values[4] = Int64GetDatum((int64) epoch);
+			values[5] = Int64GetDatum(items);
+			values[6] = Int32GetDatum(subnodes > 0 ? (int32) (free_bytes / subnodes) : 0);
+			if (hb > 0)
+				values[7] = Int32GetDatum((unsigned char) hints[0]);
+			else
+				nulls[7] = true;
+			if (hinted && items > 0)
+				values[8] = Float8GetDatum((double) placed / items);
+			else
+				nulls[8] = true;
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		if (PbtIsRightmost(opaque))
+			break;
+		buf = read_locked(index, opaque->next);
+	}
+	pfree(level1);
+	index_close(index, AccessShareLock);
+	return (Datum) 0;
 }

@@ -55,6 +55,20 @@ CREATE FUNCTION pagebtree_group_lookups(reset boolean DEFAULT false,
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT PARALLEL RESTRICTED;
 
+-- leaf groups: one row per group, in key order: the level-1 page holding
+-- its downlink, its first block, subnodes in use and holes, epoch, entries,
+-- average free bytes of the subnodes in use, subnodes its hints describe
+-- (NULL: the index keeps no hints) and the share of its entries that the
+-- hints place on their own subnode (NULL: no hints yet)
+CREATE FUNCTION pagebtree_groups(index regclass,
+    OUT parent bigint, OUT start bigint, OUT subnodes integer,
+    OUT holes integer, OUT epoch bigint, OUT items bigint,
+    OUT avg_free_size integer, OUT hinted_subnodes integer,
+    OUT hint_exact double precision)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+
 -- pages, entries and free space per page type and layout (callers need
 -- EXECUTE on pagebtree_metapage and pagebtree_page_stats too)
 CREATE FUNCTION pagebtree_layout_summary(index regclass,
@@ -78,4 +92,5 @@ REVOKE ALL ON FUNCTION pagebtree_page_stats(regclass, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pagebtree_page_items(regclass, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pagebtree_layout_summary(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION pagebtree_runs(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION pagebtree_groups(regclass) FROM PUBLIC;
 

@@ -601,6 +601,19 @@ SELECT t, hits = expected AS same, hits, descents >= hits AS descended,
 FROM unnest(ARRAY['g_h32', 'g_h16', 'g_h0']) t, LATERAL g_lookups(t);
 SELECT pagebtree_check('g_h32_k', true), pagebtree_check('g_h16_k', true),
        pagebtree_check('g_h0_k', true);
+-- pagebtree_groups: the groups g_shape finds, every entry once, and the
+-- entries that the hints place on their own subnode, in % (none without
+-- hints)
+SELECT t, count(*) = s.groups AS all_groups, sum(g.items) = s.live_items AS all_entries,
+       bool_and(g.subnodes + g.holes = 8) AS whole, min(g.hinted_subnodes) AS min_hinted,
+       round(100 * sum(g.items * g.hint_exact)::numeric / sum(g.items), 2) AS exact_pct
+FROM unnest(ARRAY['g_h32_k', 'g_h16_k', 'g_h0_k']) t, LATERAL g_shape(t::regclass) s,
+     LATERAL pagebtree_groups(t::regclass) g
+GROUP BY t, s.groups, s.live_items ORDER BY t;
+-- (an index without groups has none)
+CREATE INDEX g_h32_plain ON g_h32 USING pagebtree (k);
+SELECT count(*) AS groups FROM pagebtree_groups('g_h32_plain');
+DROP INDEX g_h32_plain;
 -- ascending inserts: groups made by splits at the right end get hints at
 -- their first split into a hole, and each later one extends them
 CREATE TABLE g_hs (k int8, pad int4) WITH (autovacuum_enabled = off);
