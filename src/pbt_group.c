@@ -89,6 +89,7 @@ reuse_deleted_group(Relation index, int n, Buffer *bufs)
 		{
 			Page		page;
 			PbtPageOpaque o;
+			bool		free_page;
 
 			bufs[i] = ReadBuffer(index, start + i);
 			if (!ConditionalLockBuffer(bufs[i]))
@@ -98,19 +99,15 @@ reuse_deleted_group(Relation index, int n, Buffer *bufs)
 			}
 			page = BufferGetPage(bufs[i]);
 			o = PbtPageGetOpaque(page);
-			/* a deleted group's blocks keep their position and size */
-			if (PageIsNew(page) || !PbtIsDeleted(o) || !PbtIsLeaf(o) ||
-				!GlobalVisCheckRemovableFullXid(NULL, o->safexid))
-			{
-				UnlockReleaseBuffer(bufs[i]);
-				break;
-			}
-			if (i == 0)
+			free_page = !PageIsNew(page) && PbtIsDeleted(o) && PbtIsLeaf(o) &&
+				GlobalVisCheckRemovableFullXid(NULL, o->safexid);
+			if (free_page && i == 0)
 			{
 				safexid = o->safexid;
 				recyclable = true;
 			}
-			if (o->group_pos != i || o->group_size != n ||
+			/* a deleted group's blocks keep their position and size */
+			if (!free_page || o->group_pos != i || o->group_size != n ||
 				!FullTransactionIdEquals(o->safexid, safexid))
 			{
 				UnlockReleaseBuffer(bufs[i]);

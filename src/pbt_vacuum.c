@@ -213,6 +213,7 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	while (blkno != InvalidBlockNumber)
 	{
 		Page		page;
+		PbtPageOpaque opaque;
 		const PbtLayout *layout;
 		int			n;
 		int			ndel = 0;
@@ -281,23 +282,21 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		if (pbt_delta_group(index, st) > 0)
 			pending = pbt_run_vacuum(index, st, buf, callback, callback_state,
 									 &stats->tuples_removed, &live);
-		if (pbt_is_subnode(PbtPageGetOpaque(page)))
+		opaque = PbtPageGetOpaque(page);
+		if (pbt_is_subnode(opaque))
 		{
 			/* a group all of whose subnodes are empty, from its last one */
 			Assert(pending == 0);	/* groups have no delta area */
-			if (PbtPageGetOpaque(page)->group_pos == 0)
+			if (opaque->group_pos == 0)
 				group_empty = true;
 			group_empty &= layout->count(page) == 0;
-			if (group_empty && !PbtIsRightmost(PbtPageGetOpaque(page)) &&
-				!pbt_in_group(PbtPageGetOpaque(page), blkno,
-							  PbtPageGetOpaque(page)->next))
-				empty = lappend_int(empty,
-									(int) pbt_group_start(PbtPageGetOpaque(page), blkno));
+			if (group_empty && !PbtIsRightmost(opaque) &&
+				!pbt_in_group(opaque, blkno, opaque->next))
+				empty = lappend_int(empty, (int) pbt_group_start(opaque, blkno));
 		}
-		else if (layout->count(page) == 0 && pending == 0 &&
-				 !PbtIsRightmost(PbtPageGetOpaque(page)))
+		else if (layout->count(page) == 0 && pending == 0 && !PbtIsRightmost(opaque))
 			empty = lappend_int(empty, (int) blkno);
-		from = *PbtPageGetOpaque(page);
+		from = *opaque;
 		fromblk = blkno;
 		blkno = from.next;
 		UnlockReleaseBuffer(buf);
