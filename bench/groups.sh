@@ -202,7 +202,7 @@ for k in $KINDS; do
 		awk -v n="$nprobe" '{printf "%.2f", ($1 + $2) / n}')
 	second="-"
 	case $k in groups*) second=$(echo "$out" | sed -n 's/^second //p') ;; esac
-	echo "| $k | $bufs | $second | ${M[$k]} | $(ratio "${M[$k]}" "${M[btree]}") | $(ratio "${M[$k]}" "${M[pagebtree]}") | ${MNL[$k]} | $(ratio "${MNL[btree]}" "${MNL[$k]}") | $(ratio "${MNL[pagebtree]}" "${MNL[$k]}") |"
+	echo "| $k | $bufs | $second | $(printf '%.0f' "${M[$k]}") | $(ratio "${M[$k]}" "${M[btree]}") | $(ratio "${M[$k]}" "${M[pagebtree]}") | ${MNL[$k]} | $(ratio "${MNL[btree]}" "${MNL[$k]}") | $(ratio "${MNL[pagebtree]}" "${MNL[$k]}") |"
 done
 
 [ "${PBT_GROUPS_COLD:-0}" = 1 ] || exit 0
