@@ -565,7 +565,7 @@ group_leaf(BuildState *bs, BlockNumber gstart, int pos)
 		buf = pbt_new_group(bs->index, bs->st, bs->group_size, 1, false);
 	else
 	{
-		buf = ReadBuffer(bs->index, gstart + pos);
+		buf = ReadBuffer(bs->index, pbt_group_block(bs->st->delta_group, gstart, pos));
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	}
 	page = BufferGetPage(buf);
@@ -681,7 +681,8 @@ finish_group(BuildState *bs, LevelBuilder *lb, Page page)
 		return;
 	for (int i = 0; i < lb->gpos; i++)
 	{
-		bufs[i] = ReadBuffer(bs->index, lb->gstart + i);
+		bufs[i] = ReadBuffer(bs->index,
+							 pbt_group_block(bs->st->delta_group, lb->gstart, i));
 		LockBuffer(bufs[i], BUFFER_LOCK_SHARE);
 		pages[i] = BufferGetPage(bufs[i]);
 	}
@@ -1410,11 +1411,6 @@ build_group_size(Relation index, PbtState *st, bool notice)
 					 errdetail("A key column's type, operator class or collation has no normalized form.")));
 		return 0;
 	}
-	/* a group's pages are rewritten together: no slot per leaf to append to */
-	if (notice && opts->delta == PBT_DELTA_ON)
-		ereport(NOTICE,
-				(errmsg("option delta = on is ignored for index \"%s\", which has leaf groups",
-						RelationGetRelationName(index))));
 	st->group_size = opts->leaf_group_size;
 	st->group_hint_bits = opts->leaf_group_hint_bits;
 	if (st->group_hint_bits == PBT_GROUP_HINT_BITS_AUTO)
@@ -1496,13 +1492,9 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		perform_sort(&bs);
 	}
 
-	/*
-	 * The delta area's side pages are reserved from block 1 on; a group
-	 * index has none.
-	 */
-	if (bs.group_size == 0)
-		bs.st->delta_group = pbt_delta_group_for_build(index, bs.leaf_bytes /
-													   (PBT_USABLE_SPACE * bs.st->fillfactor / 100.0));
+	/* the delta area's side pages are reserved from block 1 on */
+	bs.st->delta_group = pbt_delta_group_for_build(index, bs.leaf_bytes /
+												   (PBT_USABLE_SPACE * bs.st->fillfactor / 100.0));
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, PBT_PHASE_LOAD);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) bs.indtuples);
@@ -1564,9 +1556,10 @@ pbtbuildempty(Relation index)
 	PGAlignedBlock root;
 	PbtMetaPageData *m;
 	int			group_size = build_group_size(index, st, false);
-	uint32		group = group_size > 0 ? 0 : pbt_delta_group_for_build(index, 0);
+	uint32		group = pbt_delta_group_for_build(index, 0);
 	/* block 1 is the first side page of a delta area, all zeros until used */
-	BlockNumber rootblk = pbt_is_side_block(group, 1) ? 2 : 1;
+	BlockNumber first = pbt_is_side_block(group, 1) ? 2 : 1;
+	BlockNumber rootblk = first;
 	uint16		alignflag = st->normalized ? 0 : PBT_ALIGNED_ITEMS;
 
 	pbt_meta_init(meta.data, st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR);
@@ -1575,12 +1568,12 @@ pbtbuildempty(Relation index)
 	if (group_size > 0)
 	{
 		char		downlink[sizeof(BlockNumber) + PBT_GROUP_HINT_MAX_BYTES] = {0};
-		BlockNumber start = 1;
+		BlockNumber start = first;
 
 		m->version = PBT_GROUP_VERSION;
 		m->group_size = group_size;
 		m->group_hint_bits = st->group_hint_bits;
-		rootblk = 1 + group_size;
+		rootblk = pbt_group_block(group, start, group_size);
 		m->level = 1;
 		pbt_page_init(root.data, 1, PBT_ROOT | alignflag, st->inner_layout, st);
 		/* one -inf downlink, to the group's start, without hints */
@@ -1598,24 +1591,24 @@ pbtbuildempty(Relation index)
 	m->root = rootblk;
 
 	write_init_page(index, PBT_METAPAGE_BLKNO, meta.data);
-	if (group_size > 0)
+	for (BlockNumber blkno = 1; blkno < rootblk; blkno++)
 	{
-		for (int pos = 0; pos < group_size; pos++)
+		PGAlignedBlock sub;
+
+		/* side pages stay zero until their first run */
+		if (pbt_is_side_block(group, blkno))
 		{
-			PGAlignedBlock sub;
-
-			pbt_init_subnode(sub.data, st, pos, group_size, 1);
-			if (pos == 0)
-				PbtPageGetOpaque(sub.data)->flags &= ~PBT_HOLE;
-			write_init_page(index, 1 + pos, sub.data);
+			memset(sub.data, 0, BLCKSZ);
+			smgrextend(RelationGetSmgr(index), INIT_FORKNUM, blkno, sub.data, true);
+			continue;
 		}
-	}
-	else if (rootblk == 2)
-	{
-		PGAlignedBlock zero;
-
-		memset(zero.data, 0, BLCKSZ);
-		smgrextend(RelationGetSmgr(index), INIT_FORKNUM, 1, zero.data, true);
+		Assert(group_size > 0);
+		/* the group's subnodes: the first in use, the others holes */
+		pbt_init_subnode(sub.data, st, pbt_block_ordinal(group, blkno) -
+						 pbt_block_ordinal(group, first), group_size, 1);
+		if (blkno == first)
+			PbtPageGetOpaque(sub.data)->flags &= ~PBT_HOLE;
+		write_init_page(index, blkno, sub.data);
 	}
 	write_init_page(index, rootblk, root.data);
 	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);

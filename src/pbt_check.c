@@ -255,15 +255,16 @@ copy_hikey(Page page, StringInfo out, bool *has)
  * also on the leaf.  Returns the number of entries.
  */
 static int
-check_run(Relation index, PbtState *st, BlockNumber blkno, Page page,
-		  PbtItem *lowkey)
+check_run(Relation index, PbtState *st, Buffer buf, PbtItem *lowkey)
 {
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	Page		page = BufferGetPage(buf);
 	PbtRun		run;
 	PbtItem		hikey;
 	bool		has_hikey = pbt_page_get_hikey(page, &hikey);
 	int			n;
 
-	if (!pbt_run_read(index, st, blkno, &run, NULL))
+	if (!pbt_run_read(index, st, buf, &run, NULL))
 		return 0;
 	for (int i = 0; i < run.n; i++)
 	{
@@ -351,7 +352,7 @@ check_side_pages(Relation index, PbtState *st)
 				corrupt(index, side, slot, "run of a block past the end of the index", NULL);
 			buf = read_locked(index, leaf);
 			page = BufferGetPage(buf);
-			if (pbt_run_read(index, st, leaf, &run, NULL))
+			if (pbt_run_read(index, st, buf, &run, NULL))
 			{
 				if (!PbtIsTreePage(page) || !PbtIsLeaf(PbtPageGetOpaque(page)) ||
 					PbtIsDeleted(PbtPageGetOpaque(page)))
@@ -441,16 +442,17 @@ check_group(Relation index, PbtState *st, BlockNumber start,
 			BlockNumber *badblk)
 {
 	int			size = st->group_size;
+	uint32		g = pbt_delta_group(index, st);
 	bool		linked = true;	/* the previous subnode links to this one */
 	uint64		epoch = 0;
 
 	*ncopied = 0;
 	*badblk = start;
-	if (start + size > RelationGetNumberOfBlocks(index))
+	if (pbt_group_block(g, start, size - 1) >= RelationGetNumberOfBlocks(index))
 		return "a leaf group extends past the end of the index";
 	for (int pos = 0; pos < size; pos++)
 	{
-		BlockNumber blk = start + pos;
+		BlockNumber blk = pbt_group_block(g, start, pos);
 		Page		page = copies + (Size) pos * BLCKSZ;
 		Buffer		buf = read_locked(index, blk);
 		PbtPageOpaque opaque;
@@ -487,11 +489,11 @@ check_group(Relation index, PbtState *st, BlockNumber start,
 		}
 		if (hole)
 			return "the previous subnode links to a hole";
-		linked = pbt_in_group(opaque, blk, opaque->next);
+		linked = pbt_in_group(g, opaque, blk, opaque->next);
 		if (linked)
 		{
 			/* active subnodes are a prefix of the group, in block order */
-			if (opaque->next != blk + 1)
+			if (opaque->next != pbt_group_block(g, start, pos + 1))
 				return "a subnode's right-link skips blocks of its group";
 		}
 		else if (!(opaque->flags & PBT_INCOMPLETE_SPLIT))
@@ -601,7 +603,9 @@ check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
 		stable = page_unchanged(index, blkno, page);
 		/* the group's copies, read after the parent's, unchanged too? */
 		for (int k = 0; stable && groups && k < ncopied; k++)
-			stable = page_unchanged(index, gstart + k,
+			stable = page_unchanged(index,
+									pbt_group_block(pbt_delta_group(index, st),
+													gstart, k),
 									copies + (Size) k * BLCKSZ);
 		if (stable)
 			corrupt(index, blkno, bad, problem, psprintf("child block %u", child));
@@ -679,7 +683,7 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 		{
 			PbtItem		phk = {prevhikey.data, prevhikey.len};
 
-			count = n + check_run(index, st, blkno, BufferGetPage(buf),
+			count = n + check_run(index, st, buf,
 								  has_prevhikey ? &phk : NULL);
 		}
 		UnlockReleaseBuffer(buf);
@@ -697,7 +701,7 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 				corrupt(index, blkno, 0, "a subnode's group size differs from the index's",
 						psprintf("subnode: %u, metapage: %u", opaque->group_size,
 								 st->group_size));
-			if (opaque->group_pos >= blkno)
+			if (opaque->group_pos >= pbt_block_ordinal(st->delta_group, blkno))
 				corrupt(index, blkno, 0, "a leaf group would start at or before the metapage",
 						NULL);
 			if (opaque->group_pos == 0)
@@ -713,8 +717,9 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 				appendBinaryStringInfo(&gprevhikey, prevhikey.data, prevhikey.len);
 				has_gprevhikey = has_prevhikey;
 			}
-			else if (pbt_group_start(opaque, blkno) != gstart ||
-					 prevblk != blkno - 1)
+			else if (pbt_group_start(st->delta_group, opaque, blkno) != gstart ||
+					 prevblk != pbt_group_block(st->delta_group, gstart,
+												opaque->group_pos - 1))
 				corrupt(index, blkno, 0,
 						"the walk reaches a subnode from a page other than the subnode before it",
 						psprintf("from block %u", prevblk));
@@ -831,7 +836,7 @@ heap_tuple_indexed(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 	{
 		PbtRun		run;
 
-		if (pbt_run_read(index, st, BufferGetBlockNumber(buf), &run, NULL))
+		if (pbt_run_read(index, st, buf, &run, NULL))
 		{
 			for (int i = 0; i < run.n && !found; i++)
 				found = st->normalized ?
@@ -1241,6 +1246,29 @@ pagebtree_page_items(PG_FUNCTION_ARGS)
 }
 
 /*
+ * Does the run in slot (a copy) belong to the leaf at blkno, or is it a
+ * stale run of a subnode rebalanced since (pbt_delta.h)?  Read after the
+ * side page, so only as exact as a concurrent change lets it be.
+ */
+static bool
+run_is_live(Relation index, PbtState *st, BlockNumber blkno,
+			const PbtRunHeader *run)
+{
+	Buffer		buf;
+	Page		page;
+	bool		live;
+
+	if (st->group_size == 0 || run->used == 0)
+		return run->used > 0;
+	buf = read_locked(index, blkno);
+	page = BufferGetPage(buf);
+	live = PbtIsTreePage(page) && PbtIsLeaf(PbtPageGetOpaque(page)) &&
+		pbt_run_live(run, pbt_run_tag(page));
+	UnlockReleaseBuffer(buf);
+	return live;
+}
+
+/*
  * The runs of the delta area: one row per leaf slot that holds pending
  * entries or has been folded.  Counts only, no key bytes.
  */
@@ -1257,25 +1285,29 @@ pagebtree_runs(PG_FUNCTION_ARGS)
 	for (BlockNumber side = 1; group > 0 && side < nblocks; side += group + 1)
 	{
 		Buffer		buf = read_locked(index, side);
-		Page		page = BufferGetPage(buf);
+		PGAlignedBlock copy;
+		Page		page = copy.data;
 
 		CHECK_FOR_INTERRUPTS();
+		/* copied, so that leaves can be read after it (leaf, then side page) */
+		memcpy(page, BufferGetPage(buf), BLCKSZ);
+		UnlockReleaseBuffer(buf);
 		for (int slot = 0; PbtIsSidePage(page) && slot < (int) group; slot++)
 		{
 			PbtRunHeader *run = pbt_side_run(page, group, slot);
+			bool		live = run_is_live(index, st, side + 1 + slot, run);
 			Datum		values[5];
 			bool		nulls[5] = {0};
 
-			if (run->used == 0 && run->folds == 0)
+			if (!live && run->folds == 0)
 				continue;
 			values[0] = Int64GetDatum((int64) side + 1 + slot);
 			values[1] = Int64GetDatum((int64) side);
-			values[2] = Int32GetDatum(pbt_run_count(run));
-			values[3] = Int32GetDatum(run->used);
+			values[2] = Int32GetDatum(live ? pbt_run_count(run) : 0);
+			values[3] = Int32GetDatum(live ? run->used : 0);
 			values[4] = Int64GetDatum((int64) run->folds);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
-		UnlockReleaseBuffer(buf);
 	}
 	index_close(index, AccessShareLock);
 	return (Datum) 0;
@@ -1360,7 +1392,8 @@ pagebtree_groups(PG_FUNCTION_ARGS)
 
 			for (int i = 0; i < (int) st->group_size; i++)
 			{
-				Buffer		sbuf = read_locked(index, start + i);
+				Buffer		sbuf = read_locked(index,
+												   pbt_group_block(st->delta_group, start, i));
 				Page		page = BufferGetPage(sbuf);
 				PbtPageOpaque so = PbtPageGetOpaque(page);
 				PbtIter		it;

@@ -29,6 +29,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pbt_delta.h"
+#include "pbt_group.h"
 #include "pbt_xlog.h"
 
 #include "access/rmgr.h"
@@ -166,6 +167,23 @@ side_group(Page page)
 	return PbtPageGetOpaque(page)->layout_param;
 }
 
+/*
+ * Make a slot the run of a leaf whose run tag is tag (pbt_run_tag): a stale
+ * run there (another epoch's) is emptied first.  True if the header changed.
+ */
+bool
+pbt_side_run_claim(Page page, int slot, uint32 tag)
+{
+	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
+
+	if (tag == 0 || pbt_run_header_tag(run) == tag)
+		return false;
+	run->used = 0;
+	run->tag_lo = tag & 0xFFFF;
+	run->tag_hi = tag >> 16;
+	return true;
+}
+
 void
 pbt_side_run_append(Page page, int slot, const char *data, int len)
 {
@@ -184,7 +202,6 @@ pbt_side_run_set(Page page, int slot, const PbtItem *items, int n, bool folded)
 {
 	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
 
-	run->unused = 0;
 	run->used = 0;
 	if (folded)
 		run->folds++;
@@ -203,7 +220,6 @@ pbt_side_run_set_packed(Page page, int slot, const char *data, int len)
 
 	if (len > 0)
 		memcpy(run + 1, data, len);
-	run->unused = 0;
 	run->used = len;
 	run->folds++;
 }
@@ -242,10 +258,23 @@ pbt_side_mask(Page page)
  * memory of *run serve again.
  */
 bool
-pbt_run_read(Relation index, PbtState *st, BlockNumber leaf, PbtRun *run,
+pbt_run_read(Relation index, PbtState *st, Buffer leafbuf, PbtRun *run,
 			 Buffer *keep)
 {
-	return pbt_run_read_filtered(index, st, leaf, run, keep, NULL, NULL);
+	return pbt_run_read_filtered(index, st, leafbuf, run, keep, NULL, NULL);
+}
+
+/* The tag of the runs of a leaf: its group's epoch, never 0; else 0. */
+uint32
+pbt_run_tag(Page leaf)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(leaf);
+	uint32		tag;
+
+	if (!pbt_is_subnode(opaque))
+		return 0;
+	tag = (uint32) pbt_group_epoch(opaque);
+	return tag != 0 ? tag : 1;
 }
 
 /*
@@ -271,10 +300,11 @@ pbt_run_prefetch(Relation index, PbtState *st, BlockNumber leaf)
  * whether any was kept.
  */
 bool
-pbt_run_read_filtered(Relation index, PbtState *st, BlockNumber leaf,
+pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 					  PbtRun *run, Buffer *keep,
 					  PbtRunFilter filter, void *filter_arg)
 {
+	BlockNumber leaf = BufferGetBlockNumber(leafbuf);
 	uint32		group = pbt_delta_group(index, st);
 	Buffer		sbuf;
 	Page		spage;
@@ -289,6 +319,7 @@ pbt_run_read_filtered(Relation index, PbtState *st, BlockNumber leaf,
 
 	run->n = 0;
 	run->used = 0;
+	run->stale = false;
 	run->slot = -1;
 	if (!keep)
 	{
@@ -322,8 +353,9 @@ pbt_run_read_filtered(Relation index, PbtState *st, BlockNumber leaf,
 		LockBuffer(sbuf, BUFFER_LOCK_SHARE);
 	/* (a new side page may be initialized meanwhile: its slots stay 0) */
 	hdr = PbtIsSidePage(spage) ? pbt_side_run(spage, group, run->slot) : NULL;
-	if (hdr == NULL || hdr->used == 0)
+	if (hdr == NULL || !pbt_run_live(hdr, pbt_run_tag(BufferGetPage(leafbuf))))
 	{
+		run->stale = hdr != NULL && hdr->used > 0;
 		if (in_recovery)
 			LockBuffer(sbuf, BUFFER_LOCK_UNLOCK);
 		if (!keep)
@@ -371,6 +403,30 @@ pbt_run_read_filtered(Relation index, PbtState *st, BlockNumber leaf,
 	return run->n > 0;
 }
 
+/*
+ * Merge a run (sorted) into items[0..n), sorted, which has room for it;
+ * pending[k] (if pending) says whether items[k] came from the run.  Returns
+ * the new count.
+ */
+int
+pbt_run_merge(PbtState *st, PbtItem *items, int n, const PbtRun *run,
+			  bool *pending)
+{
+	int			i = n - 1;
+	int			j = run->n - 1;
+
+	for (int k = n + run->n - 1; k >= 0; k--)
+	{
+		bool		from_run = j >= 0 &&
+			(i < 0 || pbt_item_cmp(st, &items[i], &run->items[j]) <= 0);
+
+		if (pending)
+			pending[k] = from_run;
+		items[k] = from_run ? run->items[j--] : items[i--];
+	}
+	return n + run->n;
+}
+
 /* Put a run's entries in key order. */
 void
 pbt_run_sort(PbtState *st, PbtRun *run)
@@ -401,23 +457,30 @@ pbt_run_free(PbtRun *run)
  * find them, which costs more than the rest of the insert.
  */
 static void
-log_generic_append(Buffer sbuf, int slot, const char *item, int len)
+log_generic_append(Buffer sbuf, int slot, uint32 tag, const char *item, int len)
 {
 	Page		page = BufferGetPage(sbuf);
 	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
-	char		delta[2 * GENERIC_FRAGMENT_HEADER + sizeof(uint16) +
+	bool		claimed;
+	char		delta[2 * GENERIC_FRAGMENT_HEADER + sizeof(PbtRunHeader) +
 					  PBT_RUN_ENTRY_COST(PBT_MAX_ITEM_SIZE)];
 	char	   *d;
 	char	   *entry;
 	XLogRecPtr	recptr;
 
 	START_CRIT_SECTION();
+	claimed = pbt_side_run_claim(page, slot, tag);
 	entry = (char *) (run + 1) + run->used;
 	pbt_side_run_append(page, slot, item, len);
 	MarkBufferDirty(sbuf);
 
-	d = pbt_generic_fragment(delta, (char *) &run->used - (char *) page,
-							 (char *) &run->used, sizeof(run->used));
+	/* the run's length, or its whole header if it was stale */
+	if (claimed)
+		d = pbt_generic_fragment(delta, (char *) run - (char *) page,
+								 (char *) run, sizeof(PbtRunHeader));
+	else
+		d = pbt_generic_fragment(delta, (char *) &run->used - (char *) page,
+								 (char *) &run->used, sizeof(run->used));
 	d = pbt_generic_fragment(d, entry - (char *) page, entry,
 							 PBT_RUN_ENTRY_COST(len));
 
@@ -442,6 +505,7 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	BlockNumber leaf = BufferGetBlockNumber(leafbuf);
 	uint32		group = pbt_delta_group(index, st);
 	int			slot = pbt_side_slot(group, leaf);
+	uint32		tag = pbt_run_tag(BufferGetPage(leafbuf));
 	Buffer		sbuf;
 	Page		spage;
 	bool		init;
@@ -462,7 +526,8 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	if (!init && !PbtIsSidePage(spage))
 		pbt_page_error(index, BufferGetBlockNumber(sbuf),
 					   "delta area block is not a side page");
-	used = init ? 0 : pbt_side_run(spage, group, slot)->used;
+	used = init || !pbt_run_live(pbt_side_run(spage, group, slot), tag) ? 0 :
+		pbt_side_run(spage, group, slot)->used;
 	if (used + PBT_RUN_ENTRY_COST(len) > limit)
 	{
 		UnlockReleaseBuffer(sbuf);
@@ -480,11 +545,14 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 		START_CRIT_SECTION();
 		if (init)
 			pbt_side_page_init(spage, group);
+		pbt_side_run_claim(spage, slot, tag);
 		pbt_side_run_append(spage, slot, item, len);
 		MarkBufferDirty(sbuf);
 		PBT_CHECK_DEFINED(item, len);
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		if (tag != 0)
+			XLogRegisterData((char *) &tag, sizeof(tag));
 		XLogRegisterBuffer(0, sbuf, REGBUF_STANDARD |
 						   (init ? REGBUF_WILL_INIT : 0));
 		XLogRegisterBufData(0, (char *) item, len);
@@ -493,7 +561,7 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 		END_CRIT_SECTION();
 	}
 	else if (!init && RelationNeedsWAL(index))
-		log_generic_append(sbuf, slot, item, len);
+		log_generic_append(sbuf, slot, tag, item, len);
 	else
 	{
 		GenericXLogState *xlog = GenericXLogStart(index);
@@ -502,6 +570,7 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 
 		if (init)
 			pbt_side_page_init(p, group);
+		pbt_side_run_claim(p, slot, tag);
 		pbt_side_run_append(p, slot, item, len);
 		GenericXLogFinish(xlog);
 	}
@@ -741,8 +810,17 @@ pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
 	PGAlignedBlock copy;
 	Buffer		sbuf;
 
-	if (!pbt_run_read(index, st, leaf, &run, NULL))
+	if (!pbt_run_read(index, st, leafbuf, &run, NULL))
+	{
+		/* a stale run's bytes go, so that its group can be deleted */
+		if (run.stale)
+		{
+			sbuf = lock_side_page(index, st, leaf);
+			log_fold(index, leafbuf, NULL, 0, NULL, sbuf, run.slot, NULL, 0);
+			UnlockReleaseBuffer(sbuf);
+		}
 		return 0;
+	}
 	pbt_run_sort(st, &run);
 	ins = palloc(sizeof(PbtItem) * run.n);
 	pos = palloc(sizeof(uint16) * run.n);
@@ -801,7 +879,11 @@ pbt_redo_run_append(XLogReaderState *record)
 		Size		len;
 		char	   *data = XLogRecGetBlockData(record, 0, &len);
 		Page		page = BufferGetPage(buf);
+		uint32		tag = 0;
 
+		if (XLogRecGetDataLen(record) >= sizeof(*xlrec) + sizeof(tag))
+			memcpy(&tag, XLogRecGetData(record) + sizeof(*xlrec), sizeof(tag));
+		pbt_side_run_claim(page, xlrec->slot, tag);
 		pbt_side_run_append(page, xlrec->slot, data, len);
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(buf);

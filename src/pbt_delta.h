@@ -36,13 +36,35 @@ pbt_side_slot(uint32 group, BlockNumber leaf)
 	return (leaf - 1) % (group + 1) - 1;
 }
 
-/* a slot of a side page: the run of one leaf */
+/*
+ * A slot of a side page: the run of one leaf.  A subnode's run belongs to
+ * its group's epoch (tag, pbt_run_tag): a rebalance or group split takes
+ * the runs' entries into the subnodes it rebuilds and gives them a new
+ * epoch, which makes their old runs stale without writing the side pages
+ * (their bytes stay until an append or VACUUM clears them).  Outside
+ * groups the tag is 0 and not compared (tag_hi held the high half of a
+ * 32-bit fold count before groups had runs).
+ */
 typedef struct PbtRunHeader
 {
-	uint16		unused;			/* 0; was an entry count, now not read */
+	uint16		tag_lo;			/* low half of the tag */
 	uint16		used;			/* bytes of entries after the header */
-	uint32		folds;			/* runs folded into the leaf (statistics) */
+	uint16		folds;			/* runs folded into the leaf (statistics) */
+	uint16		tag_hi;			/* high half of the tag */
 } PbtRunHeader;
+
+static inline uint32
+pbt_run_header_tag(const PbtRunHeader *run)
+{
+	return run->tag_lo | (uint32) run->tag_hi << 16;
+}
+
+/* does a slot hold entries of the leaf whose run tag is tag? */
+static inline bool
+pbt_run_live(const PbtRunHeader *run, uint32 tag)
+{
+	return run->used > 0 && (tag == 0 || pbt_run_header_tag(run) == tag);
+}
 
 /* each entry: uint16 length (unaligned), then the leaf item's bytes */
 #define PBT_RUN_ENTRY_COST(len) ((int) sizeof(uint16) + (len))
@@ -93,6 +115,7 @@ typedef struct PbtRun
 {
 	int			n;
 	int			used;			/* bytes in the slot */
+	bool		stale;			/* the slot holds a stale run (n = 0) */
 	int			slot;
 	PbtItem    *items;			/* MAXALIGNed copies */
 	int			cap;			/* bytes allocated at items */
@@ -108,13 +131,16 @@ extern uint32 pbt_delta_group(Relation index, PbtState *st);
 extern uint32 pbt_delta_group_for_build(Relation index, double estimated_leaves);
 extern double pbt_delta_threshold_pct(Relation index);
 
-extern bool pbt_run_read(Relation index, PbtState *st, BlockNumber leaf,
+extern uint32 pbt_run_tag(Page leaf);
+extern bool pbt_run_read(Relation index, PbtState *st, Buffer leafbuf,
 						 PbtRun *run, Buffer *keep);
 extern void pbt_run_prefetch(Relation index, PbtState *st, BlockNumber leaf);
 extern bool pbt_run_read_filtered(Relation index, PbtState *st,
-								  BlockNumber leaf, PbtRun *run, Buffer *keep,
+								  Buffer leafbuf, PbtRun *run, Buffer *keep,
 								  PbtRunFilter filter, void *filter_arg);
 extern void pbt_run_sort(PbtState *st, PbtRun *run);
+extern int	pbt_run_merge(PbtState *st, PbtItem *items, int n,
+						  const PbtRun *run, bool *pending);
 extern void pbt_run_free(PbtRun *run);
 extern bool pbt_run_append(Relation index, PbtState *st, Buffer leafbuf,
 						   const char *item, int len);
@@ -129,6 +155,7 @@ extern int	pbt_item_cmp(PbtState *st, const PbtItem *a, const PbtItem *b);
 
 /* page changes shared by the primary and redo */
 extern void pbt_side_page_init(Page page, uint32 group);
+extern bool pbt_side_run_claim(Page page, int slot, uint32 tag);
 extern void pbt_side_run_append(Page page, int slot, const char *data, int len);
 extern void pbt_side_run_set(Page page, int slot, const PbtItem *items, int n,
 							 bool folded);

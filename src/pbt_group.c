@@ -13,6 +13,7 @@
  *-------------------------------------------------------------------------
  */
 #include "pagebtree.h"
+#include "pbt_delta.h"
 #include "pbt_group.h"
 #include "pbt_insert.h"
 
@@ -72,7 +73,7 @@ pbt_init_subnode(Page page, PbtState *st, int pos, int n, uint64 epoch)
  * pbt_new_page, and a few tries bound the search.
  */
 static bool
-reuse_deleted_group(Relation index, int n, Buffer *bufs)
+reuse_deleted_group(Relation index, uint32 g, int n, Buffer *bufs)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 
@@ -85,13 +86,13 @@ reuse_deleted_group(Relation index, int n, Buffer *bufs)
 
 		if (start == InvalidBlockNumber)
 			return false;
-		for (i = 0; i < n && start + i < nblocks; i++)
+		for (i = 0; i < n && pbt_group_block(g, start, i) < nblocks; i++)
 		{
 			Page		page;
 			PbtPageOpaque o;
 			bool		free_page;
 
-			bufs[i] = ReadBuffer(index, start + i);
+			bufs[i] = ReadBuffer(index, pbt_group_block(g, start, i));
 			if (!ConditionalLockBuffer(bufs[i]))
 			{
 				ReleaseBuffer(bufs[i]);
@@ -117,7 +118,7 @@ reuse_deleted_group(Relation index, int n, Buffer *bufs)
 		if (i == n && pbt_log_reuse_page(index, start, safexid))
 		{
 			for (i = 1; i < n; i++)
-				RecordUsedIndexPage(index, start + i);
+				RecordUsedIndexPage(index, pbt_group_block(g, start, i));
 			elog(DEBUG2, "pagebtree: reuse of the leaf group at block %u of index \"%s\"",
 				 start, RelationGetRelationName(index));
 			return true;
@@ -146,17 +147,24 @@ pbt_new_group(Relation index, PbtState *st, int n, uint64 epoch, bool log)
 	if (log && RelationNeedsWAL(index))
 		XLogEnsureRecordSpace(n - 1, 0);
 	/* (a build extends the index block by block, in order) */
-	if (!log || !reuse_deleted_group(index, n, bufs))
+	if (!log || !reuse_deleted_group(index, st->delta_group, n, bufs))
 	{
 		if (needlock)
 			LockRelationForExtension(index, ExclusiveLock);
 		for (int i = 0; i < n; i++)
 		{
 			bufs[i] = pbt_extend_relation_locked(index);
-			if (i > 0 && BufferGetBlockNumber(bufs[i]) != BufferGetBlockNumber(bufs[0]) + i)
+			/* side pages of the delta area stay zero until their first run */
+			while (pbt_is_side_block(st->delta_group, BufferGetBlockNumber(bufs[i])))
+			{
+				UnlockReleaseBuffer(bufs[i]);
+				bufs[i] = pbt_extend_relation_locked(index);
+			}
+			if (i > 0 && BufferGetBlockNumber(bufs[i]) !=
+				pbt_group_block(st->delta_group, BufferGetBlockNumber(bufs[0]), i))
 				elog(ERROR, "pagebtree: extending index \"%s\" gave block %u, not %u",
 					 RelationGetRelationName(index), BufferGetBlockNumber(bufs[i]),
-					 BufferGetBlockNumber(bufs[0]) + i);
+					 pbt_group_block(st->delta_group, BufferGetBlockNumber(bufs[0]), i));
 		}
 		if (needlock)
 			UnlockRelationForExtension(index, ExclusiveLock);
@@ -183,25 +191,26 @@ pbt_new_group(Relation index, PbtState *st, int n, uint64 epoch, bool log)
  * InvalidBuffer.
  */
 Buffer
-pbt_group_hole_after(Relation index, Buffer buf)
+pbt_group_hole_after(Relation index, PbtState *st, Buffer buf)
 {
 	PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
 	BlockNumber blkno = BufferGetBlockNumber(buf);
+	BlockNumber holeblk = pbt_group_block(st->delta_group, blkno, 1);
 	Buffer		hole;
 	PbtPageOpaque hopaque;
 
 	Assert(pbt_is_subnode(opaque) && !(opaque->flags & PBT_HOLE));
 	if (opaque->group_pos + 1 >= opaque->group_size ||
-		pbt_in_group(opaque, blkno, opaque->next))
+		pbt_in_group(st->delta_group, opaque, blkno, opaque->next))
 		return InvalidBuffer;
-	hole = ReadBuffer(index, blkno + 1);
+	hole = ReadBuffer(index, holeblk);
 	LockBuffer(hole, BUFFER_LOCK_EXCLUSIVE);
 	hopaque = PbtPageGetOpaque(BufferGetPage(hole));
 	if (PageIsNew(BufferGetPage(hole)) || !pbt_is_subnode(hopaque) ||
 		!(hopaque->flags & PBT_HOLE) ||
 		hopaque->group_pos != opaque->group_pos + 1 ||
 		pbt_group_epoch(hopaque) != pbt_group_epoch(opaque))
-		pbt_page_error(index, blkno + 1, "leaf group has no hole where expected");
+		pbt_page_error(index, holeblk, "leaf group has no hole where expected");
 	return hole;
 }
 
@@ -604,6 +613,27 @@ build_subnode(PbtState *st, Page page, PbtItem *items, PlannedPage *pg,
 					   pg->end - pg->first, hkp);
 }
 
+/*
+ * Copies of the entries of the locked subnode in buf, with its pending ones
+ * (its run) merged in: sorted, *n of them.
+ */
+static PbtItem *
+subnode_entries(Relation index, PbtState *st, Buffer buf, int *n)
+{
+	Page		page = BufferGetPage(buf);
+	int			cnt = pbt_layout(page)->count(page);
+	PbtItem    *entries = pbt_page_copy_items(page, cnt);
+	PbtRun		run;
+
+	*n = cnt;
+	if (!pbt_run_read(index, st, buf, &run, NULL))
+		return entries;
+	pbt_run_sort(st, &run);
+	entries = repalloc(entries, sizeof(PbtItem) * (cnt + run.n));
+	*n = pbt_run_merge(st, entries, cnt, &run, NULL);
+	return entries;
+}
+
 /* percent of a page above which a full subnode splits its group */
 #define PBT_GROUP_SPLIT_FILL 97
 
@@ -625,12 +655,15 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	int			n = opaque->group_size;
 	int			j = opaque->group_pos;
-	BlockNumber start = blkno - j;
+	uint32		g = st->delta_group;
+	BlockNumber start = pbt_group_start(g, opaque, blkno);
 	uint64		epoch = pbt_group_epoch(opaque);
 	uint8		counter = opaque->op_counter;
 	Buffer		bufs[2 * PBT_MAX_GROUP_SIZE + 1];
 	int			nbufs;
 	int			nactive = 0;
+	PbtItem    *subitems[PBT_MAX_GROUP_SIZE];
+	int			nsubitems[PBT_MAX_GROUP_SIZE];
 	PbtPageOpaque lastop;
 	BlockNumber oldprev;
 	BlockNumber oldnext;
@@ -653,10 +686,10 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
 	for (int i = 0; i < j; i++)
 	{
-		bufs[i] = ReadBuffer(index, start + i);
+		bufs[i] = ReadBuffer(index, pbt_group_block(g, start, i));
 		if (!ConditionalLockBuffer(bufs[i]))
 		{
-			BlockNumber busy = start + i;
+			BlockNumber busy = pbt_group_block(g, start, i);
 
 			ReleaseBuffer(bufs[i]);
 			for (int k = 0; k < i; k++)
@@ -671,7 +704,7 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	bufs[j] = buf;
 	for (int i = j + 1; i < n; i++)
 	{
-		bufs[i] = ReadBuffer(index, start + i);
+		bufs[i] = ReadBuffer(index, pbt_group_block(g, start, i));
 		LockBuffer(bufs[i], BUFFER_LOCK_EXCLUSIVE);
 	}
 	/* in use: a prefix of the group, j among them (we hold j: no change) */
@@ -683,7 +716,7 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		if (PageIsNew(page) || !pbt_is_subnode(o) || o->group_pos != i ||
 			o->group_size != n || pbt_group_epoch(o) != epoch ||
 			((o->flags & PBT_HOLE) ? i <= j : i > nactive))
-			pbt_page_error(index, start + i, "leaf group is inconsistent");
+			pbt_page_error(index, pbt_group_block(g, start, i), "leaf group is inconsistent");
 		if (!(o->flags & PBT_HOLE))
 			nactive = i + 1;
 	}
@@ -706,29 +739,28 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	grouphk.data = grouphkbuf.data;
 	grouphk.len = grouphkbuf.len;
 
-	/* all the group's items, in order */
+	/*
+	 * All the group's entries, in order, pending ones included: the new
+	 * epoch leaves the subnodes' runs stale (pbt_delta.h), so their entries
+	 * move into the pages without a change to the side pages.
+	 */
 	for (int i = 0; i < nactive; i++)
-		if (i != j)
-			nall += pbt_layout(BufferGetPage(bufs[i]))->count(BufferGetPage(bufs[i]));
-	all = palloc(sizeof(PbtItem) * (nall + nitems));
+	{
+		if (i == j)
+		{
+			subitems[i] = items;
+			nsubitems[i] = nitems;
+		}
+		else
+			subitems[i] = subnode_entries(index, st, bufs[i], &nsubitems[i]);
+		nall += nsubitems[i];
+	}
+	all = palloc(sizeof(PbtItem) * nall);
 	nall = 0;
 	for (int i = 0; i < nactive; i++)
 	{
-		Page		page = BufferGetPage(bufs[i]);
-
-		if (i == j)
-		{
-			memcpy(all + nall, items, sizeof(PbtItem) * nitems);
-			nall += nitems;
-		}
-		else
-		{
-			int			cnt = pbt_layout(page)->count(page);
-			PbtItem    *copies = pbt_page_copy_items(page, cnt);
-
-			memcpy(all + nall, copies, sizeof(PbtItem) * cnt);
-			nall += cnt;
-		}
+		memcpy(all + nall, subitems[i], sizeof(PbtItem) * nsubitems[i]);
+		nall += nsubitems[i];
 	}
 
 	/* rebalance while the pages stay below the split fill */
@@ -761,7 +793,7 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		bufs[n] = newbuf;
 		for (int i = 1; i < n; i++)
 		{
-			bufs[n + i] = ReadBuffer(index, newstart + i);
+			bufs[n + i] = ReadBuffer(index, pbt_group_block(g, newstart, i));
 			LockBuffer(bufs[n + i], BUFFER_LOCK_EXCLUSIVE);
 		}
 	}
@@ -785,13 +817,14 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		build_subnode(st, images[k], all, &pages[k], k % n, n, epoch + 1,
 					  counter);
 		o = PbtPageGetOpaque(images[k]);
-		o->prev = k == 0 ? oldprev : (k % n == 0 ? start + n - 1 : gstart + k % n - 1);
+		o->prev = k == 0 ? oldprev : (k % n == 0 ? pbt_group_block(g, start, n - 1) :
+									  pbt_group_block(g, gstart, k % n - 1));
 		if (k == npages - 1)
 			o->next = oldnext;
 		else if (k == n - 1)
 			o->next = newstart;
 		else
-			o->next = gstart + (k + 1) % n;
+			o->next = pbt_group_block(g, gstart, (k + 1) % n);
 		if (split && k == n - 1)
 			o->flags |= PBT_INCOMPLETE_SPLIT;
 	}
@@ -803,12 +836,12 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		memcpy(BufferGetPage(bufs[k]), images[k], BLCKSZ);
 	if (BufferIsValid(sbuf))
 		PbtPageGetOpaque(BufferGetPage(sbuf))->prev =
-			split ? newstart + n - 1 : start + n - 1;
+			pbt_group_block(g, split ? newstart : start, n - 1);
 	log_whole_pages(index, bufs, nbufs);
 	END_CRIT_SECTION();
 
-	for (int g = 0; PBT_GROUP_HINT_BYTES(st) > 0 && g < npages / n; g++)
-		pbt_group_make_hints(st, images + g * n, n, epoch + 1, hints[g]);
+	for (int h = 0; PBT_GROUP_HINT_BYTES(st) > 0 && h < npages / n; h++)
+		pbt_group_make_hints(st, images + h * n, n, epoch + 1, hints[h]);
 	for (int k = 0; k < npages; k++)
 	{
 		PBT_CHECK_PAGE(index, BufferGetPage(bufs[k]), BufferGetBlockNumber(bufs[k]));
@@ -838,6 +871,24 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 }
 
 /*
+ * Does the locked subnode in buf have a run, stale or not?  Its slot must be
+ * empty before its block can serve another group, whose epochs may repeat
+ * the run's tag.
+ */
+static bool
+subnode_has_run(Relation index, PbtState *st, Buffer buf)
+{
+	PbtRun		run;
+
+	if (pbt_run_read(index, st, buf, &run, NULL))
+	{
+		pbt_run_free(&run);
+		return true;
+	}
+	return run.stale;
+}
+
+/*
  * Delete the group that starts at start if all its subnodes are empty: its
  * key space goes to the group on its right, which must hang under the same
  * parent (as delete_leaf does for a single leaf, pbt_vacuum.c).  One record
@@ -858,6 +909,7 @@ int
 pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 {
 	int			n = st->group_size;
+	uint32		g = st->delta_group;
 	Buffer		bufs[PBT_MAX_GROUP_SIZE + 3];
 	int			nbufs = 0;
 	Buffer		llbuf = InvalidBuffer;
@@ -883,7 +935,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 	initStringInfo(&hikey);
 	for (int i = 0; i < n; i++)
 	{
-		Buffer		buf = ReadBuffer(index, start + i);
+		Buffer		buf = ReadBuffer(index, pbt_group_block(g, start, i));
 		Page		page = BufferGetPage(buf);
 		PbtPageOpaque o = PbtPageGetOpaque(page);
 		bool		last;
@@ -900,7 +952,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 		}
 		if (i == 0)
 			llblk = o->prev;
-		last = !pbt_in_group(o, start + i, o->next);
+		last = !pbt_in_group(g, o, pbt_group_block(g, start, i), o->next);
 		if (last && pbt_page_get_hikey(page, &hk))
 			appendBinaryStringInfo(&hikey, hk.data, hk.len);
 		UnlockReleaseBuffer(buf);
@@ -933,7 +985,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 	}
 	for (int i = 0; i < n; i++)
 	{
-		Buffer		buf = ReadBuffer(index, start + i);
+		Buffer		buf = ReadBuffer(index, pbt_group_block(g, start, i));
 		Page		page = BufferGetPage(buf);
 		PbtPageOpaque o = PbtPageGetOpaque(page);
 
@@ -950,10 +1002,10 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 		if (rblk != InvalidBlockNumber)
 			continue;
 		if ((o->flags & PBT_INCOMPLETE_SPLIT) || PbtIsRightmost(o) ||
-			pbt_layout(page)->count(page) != 0)
+			pbt_layout(page)->count(page) != 0 || subnode_has_run(index, st, buf))
 			goto out;
 		nactive++;
-		if (!pbt_in_group(o, start + i, o->next))
+		if (!pbt_in_group(g, o, pbt_group_block(g, start, i), o->next))
 			rblk = o->next;
 	}
 	if (rblk == InvalidBlockNumber)
@@ -961,7 +1013,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 	rbuf = ReadBuffer(index, rblk);
 	LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
 	bufs[nbufs++] = rbuf;
-	if (PbtPageGetOpaque(BufferGetPage(rbuf))->prev != start + nactive - 1)
+	if (PbtPageGetOpaque(BufferGetPage(rbuf))->prev != pbt_group_block(g, start, nactive - 1))
 		goto out;
 
 	pbuf = ReadBuffer(index, pblk);

@@ -4,7 +4,8 @@
  *	  Leaf groups (HLN-tree huge leaves): N contiguous leaf blocks under one
  *	  downlink (pbt_group.c; ARCHITECTURE.md, "Leaf groups").
  *
- * A group is blocks start .. start + N - 1.  Its first nactive blocks are
+ * A group is N blocks from start on (skipping the delta area's side pages:
+ * pbt_group_block).  Its first nactive blocks are
  * ordinary leaves ("subnodes", flag PBT_GROUP) chained by their links and
  * high keys like any leaves; the rest are holes (PBT_GROUP | PBT_HOLE):
  * initialized, empty, unlinked.  The level above holds one downlink per
@@ -68,24 +69,53 @@ pbt_set_group_epoch(PbtPageOpaque opaque, uint64 epoch)
 	opaque->safexid = FullTransactionIdFromU64(epoch);
 }
 
-/* the first block of the group of the subnode at blkno */
+/*
+ * A group's blocks are the first N from its start that are not side pages
+ * of the delta area (g: the metapage's delta_group, 0 = no delta area), so
+ * block arithmetic within a group counts the other blocks only: their
+ * ordinals.  Block 1 and every (g+1)-th block after it are side pages.
+ */
 static inline BlockNumber
-pbt_group_start(PbtPageOpaque opaque, BlockNumber blkno)
+pbt_block_ordinal(uint32 g, BlockNumber blkno)
 {
-	Assert(pbt_is_subnode(opaque) && blkno >= opaque->group_pos);
-	return blkno - opaque->group_pos;
+	return g == 0 || blkno == 0 ? blkno : blkno - (blkno - 1) / (g + 1) - 1;
 }
 
-/* is blkno in the group of the subnode at pageblk? */
-static inline bool
-pbt_in_group(PbtPageOpaque opaque, BlockNumber pageblk, BlockNumber blkno)
+static inline BlockNumber
+pbt_ordinal_block(uint32 g, BlockNumber ordinal)
 {
-	BlockNumber start;
+	return g == 0 || ordinal == 0 ? ordinal : ordinal + 1 + (ordinal - 1) / g;
+}
+
+/* the block of subnode j of the group that starts at start */
+static inline BlockNumber
+pbt_group_block(uint32 g, BlockNumber start, int j)
+{
+	return pbt_ordinal_block(g, pbt_block_ordinal(g, start) + j);
+}
+
+/* the first block of the group of the subnode at blkno */
+static inline BlockNumber
+pbt_group_start(uint32 g, PbtPageOpaque opaque, BlockNumber blkno)
+{
+	Assert(pbt_is_subnode(opaque) &&
+		   pbt_block_ordinal(g, blkno) >= opaque->group_pos);
+	return pbt_ordinal_block(g, pbt_block_ordinal(g, blkno) - opaque->group_pos);
+}
+
+/* is blkno (not a side page) in the group of the subnode at pageblk? */
+static inline bool
+pbt_in_group(uint32 g, PbtPageOpaque opaque, BlockNumber pageblk,
+			 BlockNumber blkno)
+{
+	BlockNumber first;
+	BlockNumber ordinal;
 
 	if (!pbt_is_subnode(opaque) || blkno == InvalidBlockNumber)
 		return false;
-	start = pbt_group_start(opaque, pageblk);
-	return blkno >= start && blkno < start + opaque->group_size;
+	first = pbt_block_ordinal(g, pageblk) - opaque->group_pos;
+	ordinal = pbt_block_ordinal(g, blkno);
+	return ordinal >= first && ordinal < first + opaque->group_size;
 }
 
 /*
@@ -94,10 +124,10 @@ pbt_in_group(PbtPageOpaque opaque, BlockNumber pageblk, BlockNumber blkno)
  * Then what it concluded from a's high key may be wrong on b.
  */
 static inline bool
-pbt_group_moved(PbtPageOpaque ao, BlockNumber ablk, uint64 aepoch,
+pbt_group_moved(uint32 g, PbtPageOpaque ao, BlockNumber ablk, uint64 aepoch,
 				PbtPageOpaque bo, BlockNumber bblk)
 {
-	return pbt_is_subnode(bo) && pbt_in_group(ao, ablk, bblk) &&
+	return pbt_is_subnode(bo) && pbt_in_group(g, ao, ablk, bblk) &&
 		pbt_group_epoch(bo) != aepoch;
 }
 
@@ -106,7 +136,7 @@ extern Buffer pbt_new_group(Relation index, PbtState *st, int n,
 							uint64 epoch, bool log);
 extern void pbt_init_subnode(Page page, PbtState *st, int pos, int n,
 							 uint64 epoch);
-extern Buffer pbt_group_hole_after(Relation index, Buffer buf);
+extern Buffer pbt_group_hole_after(Relation index, PbtState *st, Buffer buf);
 extern int	pbt_group_delete(Relation index, PbtState *st, BlockNumber start);
 extern bool pbt_group_overflow(Relation index, PbtState *st, Buffer buf,
 							   PbtStack stack, PbtItem *items, int nitems);

@@ -254,8 +254,7 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 
 		/* the leaf's pending entries with the key */
 		if (pbt_delta_group(index, st) > 0 &&
-			pbt_run_read(index, st, BufferGetBlockNumber(BufferIsValid(nbuf) ? nbuf : buf),
-						 &run, NULL))
+			pbt_run_read(index, st, BufferIsValid(nbuf) ? nbuf : buf, &run, NULL))
 		{
 			for (int i = 0; i < run.n && verdict == ENTRY_NO_CONFLICT; i++)
 			{
@@ -313,7 +312,8 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 			 * its subnodes: read on from our first page again.
 			 */
 			if (pbt_is_subnode(&from) &&
-				pbt_group_moved(&from, fromblk, pbt_group_epoch(&from),
+				pbt_group_moved(st->delta_group, &from, fromblk,
+								pbt_group_epoch(&from),
 								PbtPageGetOpaque(page), from.next))
 			{
 				UnlockReleaseBuffer(nbuf);
@@ -366,7 +366,7 @@ insert_with_run(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		UnlockReleaseBuffer(buf);
 		return true;
 	}
-	if (!pbt_run_read(index, st, BufferGetBlockNumber(buf), &run, NULL))
+	if (!pbt_run_read(index, st, buf, &run, NULL))
 		return false;
 	if (pbt_run_fold(index, st, buf, &run, item, len))
 		UnlockReleaseBuffer(buf);
@@ -604,7 +604,7 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		rbuf = pbt_new_page(index);
 	rblkno = BufferGetBlockNumber(rbuf);
 	/* a hole of the page's group takes the right half: no downlink */
-	in_group = pbt_in_group(oopaque, lblkno, rblkno);
+	in_group = pbt_in_group(st->delta_group, oopaque, lblkno, rblkno);
 	if (pbt_is_subnode(PbtPageGetOpaque(BufferGetPage(rbuf))))
 	{
 		PbtPageOpaque hole = PbtPageGetOpaque(BufferGetPage(rbuf));
@@ -673,7 +673,9 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		}
 		UnlockReleaseBuffer(rbuf);
 		UnlockReleaseBuffer(buf);
-		pbt_group_subnode_added(index, st, stack, rblkno - j, j, epoch,
+		pbt_group_subnode_added(index, st, stack,
+								pbt_group_start(st->delta_group, added, rblkno),
+								j, epoch,
 								&first, &ritems[0]);
 		if (first.data)
 			pfree((char *) first.data);
@@ -768,27 +770,6 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 }
 
 /*
- * Merge a leaf's run (sorted) into items[0..n), sorted, which has room for
- * it; pending[k] says whether items[k] came from the run.  Returns the new
- * count.
- */
-static int
-merge_run(PbtState *st, PbtItem *items, int n, const PbtRun *run,
-		  bool *pending)
-{
-	int			i = n - 1;
-	int			j = run->n - 1;
-
-	for (int k = n + run->n - 1; k >= 0; k--)
-	{
-		pending[k] = j >= 0 &&
-			(i < 0 || pbt_item_cmp(st, &items[i], &run->items[j]) <= 0);
-		items[k] = pending[k] ? run->items[j--] : items[i--];
-	}
-	return n + run->n;
-}
-
-/*
  * Split the page in buf, inserting item at pos, then insert the downlink to
  * the new right page into the parent.  Releases buf and cbuf.  False if the
  * item was left out, because no split point takes it with the leaf's
@@ -837,11 +818,11 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 
 	/* a leaf's pending entries go into the halves too */
 	memset(&run, 0, sizeof(run));
-	if (leaf && pbt_run_read(index, st, BufferGetBlockNumber(buf), &run, NULL))
+	if (leaf && pbt_run_read(index, st, buf, &run, NULL))
 		pbt_run_sort(st, &run);
 	/* a subnode splits into the hole after it, if any (pbt_group.h) */
 	if (leaf && pbt_is_subnode(oopaque))
-		rbuf = pbt_group_hole_after(index, buf);
+		rbuf = pbt_group_hole_after(index, st, buf);
 	if (run.n == 0 && (BufferIsValid(rbuf) || !pbt_is_subnode(oopaque)) &&
 		split_rightmost_append(index, st, buf, stack, pos, newitem, newlen,
 							   cbuf, rbuf))
@@ -865,7 +846,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	if (run.n > 0)
 	{
 		pending = palloc(sizeof(bool) * (n + 1 + run.n));
-		nitems = merge_run(st, items, nitems, &run, pending);
+		nitems = pbt_run_merge(st, items, nitems, &run, pending);
 	}
 
 	/*
@@ -907,7 +888,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	{
 		bool		inserted;
 
-		Assert(run.n == 0 && !BufferIsValid(cbuf));
+		Assert(!BufferIsValid(cbuf));
 		if (PbtIsRightmost(oopaque) && pos == n)
 			rbuf = pbt_new_group(index, st, oopaque->group_size, 1, true);
 		else
@@ -1310,7 +1291,8 @@ pbt_insert_parent(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf,
 	/* a group has one downlink, to its first subnode */
 	pbuf = pbt_get_parent(index, st, stack,
 						  pbt_is_subnode(lopaque) ?
-						  pbt_group_start(lopaque, BufferGetBlockNumber(lbuf)) :
+						  pbt_group_start(st->delta_group, lopaque,
+										  BufferGetBlockNumber(lbuf)) :
 						  BufferGetBlockNumber(lbuf), &pos, false);
 	UnlockReleaseBuffer(rbuf);
 	inserted = insert_on_page(index, st, pbuf, stack->parent, pos + 1,

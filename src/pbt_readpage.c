@@ -340,7 +340,8 @@ note_group(PbtScanOpaque so, PbtPageOpaque opaque)
 		so->curr.gstart = InvalidBlockNumber;
 		return;
 	}
-	so->curr.gstart = pbt_group_start(opaque, so->curr.blkno);
+	so->curr.gstart = pbt_group_start(so->st->delta_group, opaque,
+									  so->curr.blkno);
 	so->curr.gsize = opaque->group_size;
 	so->curr.epoch = pbt_group_epoch(opaque);
 }
@@ -365,10 +366,14 @@ static bool
 group_moved(PbtScanOpaque so, Buffer buf)
 {
 	PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
-	BlockNumber blkno = BufferGetBlockNumber(buf);
+	uint32		g = so->st->delta_group;
+	BlockNumber ordinal = pbt_block_ordinal(g, BufferGetBlockNumber(buf));
+	BlockNumber first;
 
-	return so->curr.gstart != InvalidBlockNumber && pbt_is_subnode(opaque) &&
-		blkno >= so->curr.gstart && blkno < so->curr.gstart + so->curr.gsize &&
+	if (so->curr.gstart == InvalidBlockNumber || !pbt_is_subnode(opaque))
+		return false;
+	first = pbt_block_ordinal(g, so->curr.gstart);
+	return ordinal >= first && ordinal < first + so->curr.gsize &&
 		pbt_group_epoch(opaque) != so->curr.epoch;
 }
 
@@ -719,7 +724,7 @@ pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir,
 	/* pending entries of the leaf, read while it is locked (done_with_page) */
 	so->run_dir = dir;
 	so->run_from = (PbtSearchKey *) from;
-	pbt_run_read_filtered(scan->indexRelation, so->st, blkno, &so->run,
+	pbt_run_read_filtered(scan->indexRelation, so->st, buf, &so->run,
 						  &so->sidebuf, run_entry_in_range, so);
 	if (so->st->adaptive && (point || !so->bitmap))
 		convert = pbt_adapt_on_read(buf, point);

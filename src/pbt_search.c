@@ -181,11 +181,12 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 		 * moves.
 		 */
 		if (pbt_is_subnode(&from) &&
-			pbt_group_moved(&from, fromblk, pbt_group_epoch(&from),
+			pbt_group_moved(st->delta_group, &from, fromblk,
+							pbt_group_epoch(&from),
 							PbtPageGetOpaque(BufferGetPage(buf)), blkno))
 		{
 			UnlockReleaseBuffer(buf);
-			buf = ReadBuffer(index, pbt_group_start(&from, fromblk));
+			buf = ReadBuffer(index, pbt_group_start(st->delta_group, &from, fromblk));
 			LockBuffer(buf, lockmode);
 			group_subnode_reads++;
 		}
@@ -337,7 +338,8 @@ land_in_group(Relation index, PbtState *st, PbtSearchKey *key,
 
 	for (int j = guess; j > 0 && tries < 2; j--)
 	{
-		Buffer		buf = pbt_read_leaf(index, start + j);
+		Buffer		buf = pbt_read_leaf(index,
+										 pbt_group_block(st->delta_group, start, j));
 		Page		page = BufferGetPage(buf);
 		PbtPageOpaque opaque = PbtPageGetOpaque(page);
 		const PbtLayout *layout;

@@ -120,7 +120,7 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	{
 		PbtRun		run;
 
-		if (pbt_run_read(index, st, lblk, &run, NULL))
+		if (pbt_run_read(index, st, lbuf, &run, NULL))
 		{
 			pbt_run_free(&run);
 			goto out;
@@ -237,11 +237,11 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		 * we deleted is gone; the live entries are counted again).
 		 */
 		if (fromblk != InvalidBlockNumber && pbt_is_subnode(&from) &&
-			pbt_group_moved(&from, fromblk, pbt_group_epoch(&from),
-							PbtPageGetOpaque(page), blkno))
+			pbt_group_moved(st->delta_group, &from, fromblk,
+							pbt_group_epoch(&from), PbtPageGetOpaque(page), blkno))
 		{
 			UnlockReleaseBuffer(buf);
-			blkno = pbt_group_start(&from, fromblk);
+			blkno = pbt_group_start(st->delta_group, &from, fromblk);
 			fromblk = InvalidBlockNumber;
 			live = live_before_group;
 			continue;
@@ -286,13 +286,13 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		if (pbt_is_subnode(opaque))
 		{
 			/* a group all of whose subnodes are empty, from its last one */
-			Assert(pending == 0);	/* groups have no delta area */
 			if (opaque->group_pos == 0)
 				group_empty = true;
-			group_empty &= layout->count(page) == 0;
+			group_empty &= layout->count(page) == 0 && pending == 0;
 			if (group_empty && !PbtIsRightmost(opaque) &&
-				!pbt_in_group(opaque, blkno, opaque->next))
-				empty = lappend_int(empty, (int) pbt_group_start(opaque, blkno));
+				!pbt_in_group(st->delta_group, opaque, blkno, opaque->next))
+				empty = lappend_int(empty, (int) pbt_group_start(st->delta_group,
+																		 opaque, blkno));
 		}
 		else if (layout->count(page) == 0 && pending == 0 && !PbtIsRightmost(opaque))
 			empty = lappend_int(empty, (int) blkno);

@@ -83,6 +83,7 @@ typedef struct xl_pbt_run_append
 	uint16		slot;
 	uint8		group;			/* leaves per side page, for init */
 	bool		init;
+	/* then, for a subnode's run, uint32 its tag (pbt_side_run_claim) */
 } xl_pbt_run_append;
 
 /*

@@ -26,7 +26,8 @@
 #   t_gk ((-k)) INCLUDE (k)                   int8, fillfactor = 100: groups
 #                                             rebalance from the first inserts
 #   t_gs ((reverse(s) COLLATE "C"))           text, normalized keys that
-#                                             spread inserts over all groups
+#                                             spread inserts over all groups;
+#                                             a delta area (delta = on)
 # Text keys share prefixes, have varied lengths and 2% of them are a few
 # hundred bytes long.
 
@@ -151,7 +152,7 @@ sub pbt_create_groups
 CREATE INDEX ${table}_gk ON $table USING pagebtree ((-k)) INCLUDE (k)
   WITH (leaf_group_size = $n, fillfactor = 100);
 CREATE INDEX ${table}_gs ON $table USING pagebtree ((reverse(s) COLLATE "C"))
-  WITH (leaf_group_size = $n);
+  WITH (leaf_group_size = $n, delta = on);
 ));
 	return;
 }

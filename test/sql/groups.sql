@@ -1,13 +1,18 @@
 --
 -- groups: leaf groups (HLN-tree huge leaves, issue #23; reloption
--- leaf_group_size).  A group is N contiguous leaf blocks under one downlink;
+-- leaf_group_size).  A group is N leaf blocks under one downlink, contiguous
+-- but for the delta area's side pages (every (G+1)-th block, G = the
+-- metapage's delta_group, when the index has one);
 -- inserts split its last subnode into the hole after it, rebalance the whole
 -- group, or split the group in two.  The shape of each index is read from
 -- pagebtree_page_stats and shown as properties (booleans), not block
 -- numbers; after every step pagebtree_check verifies the index against the
 -- heap and g_verify compares index scans (forward, backward, index-only,
 -- bitmap, = ANY) with sequential scans (pbt_verify, 00_setup.sql): every
--- "failed" must be {}.
+-- "failed" must be {}.  Without preloading, delta = auto gives group indexes
+-- a delta area, whose appends absorb inserts: the indexes whose figures
+-- count rebalances, entries on leaves or subnode reads set delta = off in
+-- both WAL modes; section 9 tests groups with a delta area.
 --
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
@@ -44,28 +49,30 @@ LANGUAGE sql AS $$
 $$;
 
 -- g_ok(idx, n): the index is a well-formed index with groups of n: version
--- 4, only subnodes and holes at the leaf level, each group whole (n blocks,
--- positions 0 .. n-1 in order, holes only after the subnodes in use)
+-- 4, only subnodes and holes at the leaf level, each group whole (n blocks
+-- other than side pages, positions 0 .. n-1 in order, holes only after the
+-- subnodes in use); ord numbers the blocks that are not side pages
 CREATE FUNCTION g_ok(idx regclass, n int) RETURNS boolean
 LANGUAGE sql AS $$
     WITH p AS (
-        SELECT b, s.page_type, s.flags,
+        SELECT row_number() OVER (ORDER BY b) AS ord, s.page_type, s.flags,
                substring(s.flags from 'group=(\d+)/')::int AS pos,
                substring(s.flags from 'group=\d+/(\d+)')::int AS size,
                s.flags ~ '\mhole\M' AS hole
         FROM pagebtree_metapage(idx) m, generate_series(1, m.nblocks - 1) b,
              LATERAL pagebtree_page_stats(idx, b) s
+        WHERE m.delta_group = 0 OR (b - 1) % (m.delta_group + 1) <> 0
     ), starts AS (
-        SELECT b FROM p WHERE pos = 0
+        SELECT ord FROM p WHERE pos = 0
     )
     SELECT (SELECT version FROM pagebtree_metapage(idx)) = 4
        AND NOT EXISTS (SELECT FROM p WHERE page_type = 'leaf' AND pos IS NULL)
        AND NOT EXISTS (SELECT FROM p WHERE pos IS NOT NULL AND size <> n)
        AND (SELECT count(*) FROM p WHERE pos IS NOT NULL) = n * (SELECT count(*) FROM starts)
        AND NOT EXISTS (SELECT FROM starts s CROSS JOIN generate_series(0, n - 1) i
-                       LEFT JOIN p ON p.b = s.b + i
+                       LEFT JOIN p ON p.ord = s.ord + i
                        WHERE p.pos IS DISTINCT FROM i)
-       AND NOT EXISTS (SELECT FROM p a JOIN p c ON c.b = a.b + 1
+       AND NOT EXISTS (SELECT FROM p a JOIN p c ON c.ord = a.ord + 1
                        WHERE a.hole AND NOT c.hole AND c.pos > 0)
 $$;
 
@@ -138,7 +145,7 @@ $$;
 CREATE TABLE g_rand (k int8, pad int4) WITH (autovacuum_enabled = off);
 INSERT INTO g_rand SELECT (i * 7919) % 100003, i FROM generate_series(1, 15000) i;
 CREATE INDEX g_rand_k ON g_rand USING pagebtree (k) INCLUDE (pad)
-    WITH (leaf_group_size = 4);
+    WITH (leaf_group_size = 4, delta = off);
 INSERT INTO g_q VALUES
     ('g_rand', 'SELECT k AS c FROM g_rand WHERE k BETWEEN 20000 AND 35000'),
     ('g_rand', 'SELECT k, pad FROM g_rand WHERE k > 30000 ORDER BY k'),
@@ -258,7 +265,7 @@ SELECT * FROM g_verify('g_txt_s');
 -- (e) many duplicates of a few values (posting leaves), groups of 4
 CREATE TABLE g_dup (k int4, id int) WITH (autovacuum_enabled = off);
 INSERT INTO g_dup SELECT i % 20, i FROM generate_series(1, 20000) i;
-CREATE INDEX g_dup_k ON g_dup USING pagebtree (k) WITH (leaf_group_size = 4);
+CREATE INDEX g_dup_k ON g_dup USING pagebtree (k) WITH (leaf_group_size = 4, delta = off);
 INSERT INTO g_q VALUES
     ('g_dup', 'SELECT k AS c FROM g_dup WHERE k BETWEEN 2 AND 3'),
     ('g_dup', 'SELECT k, id FROM g_dup WHERE k = 3'),
@@ -462,13 +469,13 @@ SET client_min_messages = notice;
 CREATE INDEX g_err_n ON g_err USING pagebtree (n) WITH (leaf_group_size = 4);
 CREATE INDEX g_err_t ON g_err USING pagebtree (t COLLATE "POSIX", k) WITH (leaf_group_size = 4);
 CREATE INDEX g_err_f ON g_err USING pagebtree (f) WITH (leaf_group_size = 4);
--- the delta area is off for group indexes
+-- a group index with a delta area (section 9)
 CREATE INDEX g_err_d ON g_err USING pagebtree (k) WITH (leaf_group_size = 4, delta = on);
 SET client_min_messages = warning;
 INSERT INTO g_err SELECT i, i, 't' || i, i FROM generate_series(1, 3000) i;
--- (without preloading the others get a delta area: not shown)
+-- (without preloading the others get a delta area too: not shown)
 SELECT i.relname, m.version, m.key_mode,
-       CASE WHEN s.groups > 0 THEN m.delta_group = 0 END AS groups_without_delta,
+       CASE WHEN i.relname = 'g_err_d' THEN m.delta_group > 0 END AS delta,
        s.groups, s.plain_leaves > 0 AS plain_leaves
 FROM pg_class i, LATERAL pagebtree_metapage(i.oid) m, LATERAL g_shape(i.oid) s
 WHERE i.relname LIKE 'g_err_%' ORDER BY 1;
@@ -564,11 +571,11 @@ CREATE TABLE g_h0 (LIKE g_h32) WITH (autovacuum_enabled = off);
 INSERT INTO g_h16 SELECT * FROM g_h32;
 INSERT INTO g_h0 SELECT * FROM g_h32;
 CREATE INDEX g_h32_k ON g_h32 USING pagebtree (k)
-    WITH (leaf_group_size = 8, leaf_group_hint_bits = 32);
+    WITH (leaf_group_size = 8, leaf_group_hint_bits = 32, delta = off);
 CREATE INDEX g_h16_k ON g_h16 USING pagebtree (k)
-    WITH (leaf_group_size = 8, leaf_group_hint_bits = 16);
+    WITH (leaf_group_size = 8, leaf_group_hint_bits = 16, delta = off);
 CREATE INDEX g_h0_k ON g_h0 USING pagebtree (k)
-    WITH (leaf_group_size = 8, leaf_group_hint_bits = 0);
+    WITH (leaf_group_size = 8, leaf_group_hint_bits = 0, delta = off);
 CREATE TABLE g_probe AS SELECT (i * 7919) % 100003 AS k FROM generate_series(1, 40000, 5) i;
 CREATE FUNCTION g_lookups(tbl text, OUT hits bigint, OUT expected bigint,
                           OUT descents bigint, OUT extra_reads bigint)
@@ -617,7 +624,7 @@ DROP INDEX g_h32_plain;
 -- ascending inserts: groups made by splits at the right end get hints at
 -- their first split into a hole, and each later one extends them
 CREATE TABLE g_hs (k int8, pad int4) WITH (autovacuum_enabled = off);
-CREATE INDEX g_hs_k ON g_hs USING pagebtree (k) WITH (leaf_group_size = 8);
+CREATE INDEX g_hs_k ON g_hs USING pagebtree (k) WITH (leaf_group_size = 8, delta = off);
 INSERT INTO g_hs SELECT i, i FROM generate_series(0, 100003) i;
 VACUUM (ANALYZE) g_hs;
 SELECT g_ok('g_hs_k', 8), groups > 2 AS several_groups FROM g_shape('g_hs_k');
@@ -650,7 +657,77 @@ FROM g_root_items('g_h32_t') a JOIN g_root_items('g_hd_t') b USING (itemno)
 GROUP BY a.level;
 SELECT pagebtree_check('g_hd_k', true), pagebtree_check('g_hd_t', true);
 
+-- 9. a group index with a delta area: with appends forced, inserts go to
+-- the subnodes' runs (side pages at every (G+1)-th block, which groups
+-- skip); rebalances and group splits take the runs' entries into the pages
+-- they rebuild, leaving the runs stale (no entry counted twice: leaves'
+-- entries and pending ones add up to the table's rows); VACUUM folds runs,
+-- clears stale ones and deletes groups left empty
+CREATE TABLE g_dl (k int8, pad int) WITH (autovacuum_enabled = off);
+CREATE INDEX g_dl_k ON g_dl USING pagebtree (k) WITH (leaf_group_size = 4, delta = on);
+CREATE UNIQUE INDEX g_dl_u ON g_dl USING pagebtree (pad)
+    WITH (leaf_group_size = 16, delta = on);
+INSERT INTO g_q VALUES
+    ('g_dl', 'SELECT k, pad FROM g_dl WHERE k BETWEEN 1000 AND 60000'),
+    ('g_dl', 'SELECT k, pad FROM g_dl WHERE k = ANY (ARRAY[5, 12345, 77777, 99999])'),
+    ('g_dl', 'SELECT pad FROM g_dl WHERE pad BETWEEN 100 AND 25000'),
+    ('g_dl', 'SELECT k FROM g_dl WHERE k >= 0 ORDER BY k'),
+    ('g_dl', 'SELECT k FROM g_dl WHERE k < 90000 ORDER BY k DESC'),
+    ('g_dl', 'SELECT pad FROM g_dl WHERE pad > 10 ORDER BY pad DESC');
+CREATE FUNCTION g_delta(idx regclass, OUT has_delta boolean, OUT pending boolean,
+                        OUT all_counted boolean)
+LANGUAGE sql AS $$
+    SELECT m.delta_group > 0, r.pending > 0,
+           s.live_items + r.pending = (SELECT count(*) FROM g_dl)
+    FROM pagebtree_metapage(idx) m, g_shape(idx) s,
+         (SELECT coalesce(sum(entries), 0) AS pending
+          FROM pagebtree_runs(idx)) r
+$$;
+SET pagebtree.delta_append_always = on;
+INSERT INTO g_dl SELECT (i * 7919) % 100003, i FROM generate_series(1, 30000) i;
+SELECT d.*, s.groups > 1 AS groups_split, s.max_epoch > 1 AS rebalanced
+FROM g_delta('g_dl_k') d, g_shape('g_dl_k') s;
+SELECT d.*, s.groups > 1 AS groups_split FROM g_delta('g_dl_u') d, g_shape('g_dl_u') s;
+SELECT g_ok('g_dl_k', 4), g_ok('g_dl_u', 16);
+SELECT * FROM g_verify('g_dl_k');
+SELECT pagebtree_check('g_dl_u', true);
+-- unique checks see pending entries
+INSERT INTO g_dl VALUES (-1, 29999);
+SELECT count(*) FROM g_dl WHERE pad = 29999;
+RESET pagebtree.delta_append_always;
+DELETE FROM g_dl WHERE k BETWEEN 20000 AND 70000;
+VACUUM g_dl;
+SELECT d.*, s.deleted > 0 AS groups_deleted, s.deleted % 4 = 0 AS whole_groups
+FROM g_delta('g_dl_k') d, g_shape('g_dl_k') s;
+SELECT g_ok('g_dl_k', 4);
+SELECT * FROM g_verify('g_dl_k');
+SET pagebtree.delta_append_always = on;
+INSERT INTO g_dl SELECT (i * 7919) % 100003, i FROM generate_series(30001, 42000) i;
+SELECT d.*, s.max_epoch > 1 AS rebalanced FROM g_delta('g_dl_k') d, g_shape('g_dl_k') s;
+SELECT g_ok('g_dl_k', 4);
+SELECT * FROM g_verify('g_dl_k');
+RESET pagebtree.delta_append_always;
+REINDEX INDEX g_dl_k;
+SELECT d.*, g_ok('g_dl_k', 4) FROM g_delta('g_dl_k') d;
+SELECT * FROM g_verify('g_dl_k');
+-- an unlogged table: its empty index (TRUNCATE) puts side pages among the
+-- first group's blocks
+CREATE UNLOGGED TABLE g_dl_unl (k int8) WITH (autovacuum_enabled = off);
+CREATE INDEX g_dl_unl_k ON g_dl_unl USING pagebtree (k)
+    WITH (leaf_group_size = 16, delta = on, delta_threshold = 20);
+INSERT INTO g_dl_unl SELECT i FROM generate_series(1, 1000) i;
+TRUNCATE g_dl_unl;
+SELECT m.delta_group, s.groups, s.subnodes, s.holes
+FROM pagebtree_metapage('g_dl_unl_k') m, g_shape('g_dl_unl_k') s;
+SET pagebtree.delta_append_always = on;
+INSERT INTO g_dl_unl SELECT (i * 7919) % 100003 FROM generate_series(1, 20000) i;
+RESET pagebtree.delta_append_always;
+SELECT g_ok('g_dl_unl_k', 16), groups > 1 AS groups_split FROM g_shape('g_dl_unl_k');
+SELECT pagebtree_check('g_dl_unl_k', true);
+SELECT * FROM g_order('SELECT k FROM g_dl_unl WHERE k > 500 ORDER BY k DESC');
+
 DROP TABLE g_rand, g_half, g_ser, g_txt, g_dup, g_comp, g_asc, g_desc, g_rnd,
-    g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h16, g_h0, g_hs, g_probe;
-DROP FUNCTION g_lookups(text), g_root_items(regclass);
+    g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h16, g_h0, g_hs, g_probe,
+    g_dl, g_dl_unl;
+DROP FUNCTION g_lookups(text), g_root_items(regclass), g_delta(regclass);
 DROP FUNCTION g_shape(regclass), g_ok(regclass, int), g_order(text), g_verify(regclass);

@@ -31,7 +31,10 @@
 # rebalances and splits (whole-group images, XLOG_FPI) between pagebtree
 # records that change single subnodes; both must happen, and the standby
 # and crash recovery must replay them without an inconsistent page and
-# return the rows of a sequential scan, both directions.
+# return the rows of a sequential scan, both directions.  One of them has a
+# delta area (appends forced, as above): its subnodes' runs are appended to,
+# folded, and taken into rebalanced groups, and the standby must end with
+# the primary's runs.
 
 use strict;
 use warnings;
@@ -253,6 +256,7 @@ my %groups = (
 	wg_k   => [ '(k) WITH (leaf_group_size = 4, fillfactor = 100)', 'k BETWEEN 5000 AND 9000' ],
 	wg_s   => [ '(s) WITH (leaf_group_size = 4)', "s >= '3' AND s < '5'" ],
 	wg_is  => [ '(id, s) WITH (leaf_group_size = 16)', 'id BETWEEN 9000 AND 15000' ],
+	wg_kd  => [ '(id, k) WITH (leaf_group_size = 8, delta = on)', 'id BETWEEN 20000 AND 26000' ],
 );
 {
 	my $group_rows = q{
@@ -295,6 +299,11 @@ FROM generate_series(%d, %d) g ORDER BY md5(g::text);};
 	ok($ops->{deletion} > 0, "empty leaf groups were deleted ($ops->{deletion})");
 	ok(pbt_group_ops($err2, qr/^wg_k$/)->{reuse} > 0,
 		'new groups took the blocks of deleted ones');
+	my $opsd = pbt_group_ops($err . $err2, qr/^wg_kd$/);
+	my $runsd = pbt_runs($primary, ['wg_kd']);
+	ok($opsd->{rebalance} > 0 && $opsd->{split} > 0 && $runsd->{folds} > 0,
+		"a group index with a delta area: runs folded ($runsd->{folds}), "
+		  . "groups rebalanced ($opsd->{rebalance}) and split ($opsd->{split})");
 	my $ops16 = pbt_group_ops($err, qr/^wg_is$/);
 	ok($ops16->{split} > 0, "groups of 16 leaves were split ($ops16->{split}; 33 pages a record)");
 	like($primary->safe_psql('postgres', 'SHOW wal_consistency_checking'),
@@ -319,7 +328,7 @@ ok(!$standby->log_contains('inconsistent page'),
 delta_scans($standby, 'standby');
 group_scans($standby, 'standby');
 
-my $runs_q = 'SELECT i, r.* FROM unnest(ARRAY[' . join(', ', map { "'$_'" } @delta, 'wd_s')
+my $runs_q = 'SELECT i, r.* FROM unnest(ARRAY[' . join(', ', map { "'$_'" } @delta, 'wd_s', 'wg_kd')
   . ']) i, LATERAL pagebtree_runs(i::regclass) r ORDER BY 1, 2';
 my $runs_p = $primary->safe_psql('postgres', $runs_q);
 is($standby->safe_psql('postgres', $runs_q), $runs_p,
