@@ -62,16 +62,19 @@ esac
 KEY=${KEY_OF//@/i}
 
 # load_kind PREFIX KIND: an indexed table PREFIX_KIND loaded with src's
-# rows one by one; prints the WAL bytes per insert and the load's seconds
+# rows one by one; prints the WAL bytes per insert, the full-page images
+# per 1,000 inserts (pg_stat_wal, which each backend updates as it exits),
+# the load's seconds and the index's pages
 load_kind() {
 	sql "CREATE TABLE $1_$2 (k $KEY_TYPE, v int)"
 	sql "CREATE INDEX $1_$2_k ON $1_$2 $(index_def $2)"
 	sql "CHECKPOINT"
 	l0=$(sql "SELECT pg_current_wal_insert_lsn()")
+	f0=$(sql "SELECT wal_fpi FROM pg_stat_wal")
 	t0=$(date +%s.%N)
-	sql "INSERT INTO $1_$2 SELECT * FROM src"
+	sql "INSERT INTO $1_$2 SELECT * FROM src; SELECT pg_stat_force_next_flush()" >/dev/null
 	t1=$(date +%s.%N)
-	echo "$(sql "SELECT round((pg_current_wal_insert_lsn() - '$l0') / $ROWS.0, 1)") $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')"
+	echo "$(sql "SELECT round((pg_current_wal_insert_lsn() - '$l0') / $ROWS.0, 1), round((wal_fpi - $f0) * 1000.0 / $ROWS, 2), round($t1 - $t0, 1), pg_relation_size('$1_$2_k') / 8192 FROM pg_stat_wal" | tr '|' ' ')"
 }
 set_preload() {
 	sed -i "s/^shared_preload_libraries = .*/shared_preload_libraries = '$1'/" "$W/data/postgresql.conf"
@@ -80,25 +83,23 @@ set_preload() {
 
 sql "CREATE EXTENSION pagebtree"
 sql "CREATE TABLE src AS SELECT $KEY AS k, i AS v FROM generate_series(1, $ROWS) i ORDER BY $ORDER"
-declare -A WAL=() LOAD=()
+declare -A WAL=() FPI=() LOAD=()
 for k in $KINDS; do
-	read -r WAL[$k] LOAD[$k] < <(load_kind t "$k")
+	read -r WAL[$k] FPI[$k] LOAD[$k] _ < <(load_kind t "$k")
 	sql "VACUUM (FREEZE, ANALYZE) t_$k"
 done
 for k in pagebtree groups4 groups16; do
 	sql "SELECT pagebtree_check('t_${k}_k', true)" >/dev/null
 done
 # WAL per insert without the library preloaded (generic WAL), same rows
-declare -A WAL_GENERIC=()
+declare -A WAL_GENERIC=() FPI_GENERIC=() LOAD_GENERIC=() PAGES_GENERIC=()
 if [ "${PBT_GROUPS_GENERIC:-1}" = 1 ]; then
 	set_preload ""
 	for k in $KINDS; do
-		read -r WAL_GENERIC[$k] _ < <(load_kind g "$k")
+		read -r WAL_GENERIC[$k] FPI_GENERIC[$k] LOAD_GENERIC[$k] PAGES_GENERIC[$k] < <(load_kind g "$k")
 		sql "DROP TABLE g_$k"
 	done
 	set_preload pagebtree
-else
-	for k in $KINDS; do WAL_GENERIC[$k]="-"; done
 fi
 
 echo "# Leaf groups: $KEYS keys, sizes and point lookups"
@@ -107,15 +108,15 @@ ENV_SHOWN="$([ "$SHARED_BUFFERS" = 1GB ] || echo "PBT_GROUPS_SHARED_BUFFERS=$SHA
 echo "\`${ENV_SHOWN}bash bench/groups.sh $ROWS $REPS $KEYS\` on $(date -u +%Y-%m-%d), PostgreSQL $($BIN/postgres --version | awk '{print $3}'),"
 echo "$(nproc) cores, commit $(git -C "$HERE" rev-parse --short HEAD). $ROWS $WHAT"
 echo "into an empty indexed table, one table per index kind; shared_buffers = $SHARED_BUFFERS$([ "$SHARED_BUFFERS" = 1GB ] && echo " (everything in memory)" || echo " (PBT_GROUPS_SHARED_BUFFERS; the OS cache is not dropped)")."
-echo "pagebtree = \`delta = off\`; groups4 / groups16 = \`leaf_group_size = 4 / 16\`. The library is preloaded except for"
-echo "the last column, the same inserts into new tables after a restart without it (generic WAL; \"-\": not measured)."
+echo "pagebtree = \`delta = off\`; groups4 / groups16 = \`leaf_group_size = 4 / 16\` (and the default \`delta = auto\`). The"
+echo "library is preloaded but for the table \"Without preloading\": the same inserts into new tables after a restart without it."
 echo "Every pagebtree index passed \`pagebtree_check(index, true)\`."
 echo
 echo "## Size, pages and WAL"
 echo
 echo "Load: the seconds of the one \`INSERT ... SELECT\` of all rows into each kind's table (one run, the kinds in turn)."
 echo
-echo "| kind | index pages | leaf pages | inner pages | leaf bytes free (avg) | size / btree | WAL bytes per insert (heap included) | not preloaded | load s | inserts/s / btree |"
+echo "| kind | index pages | leaf pages | inner pages | leaf bytes free (avg) | size / btree | WAL bytes per insert (heap included) | full-page images per 1,000 inserts | load s | inserts/s / btree |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 bt=$(sql "SELECT pg_relation_size('t_btree_k') / 8192")
 for k in $KINDS; do
@@ -127,8 +128,20 @@ for k in $KINDS; do
 		inner=$(sql "SELECT coalesce(sum(pages), 0) FROM pagebtree_layout_summary('t_${k}_k') WHERE page_type = 'inner'")
 		free=$(sql "SELECT round(sum(avg_free_size * pages) / sum(pages)) FROM pagebtree_layout_summary('t_${k}_k') WHERE page_type = 'leaf'")
 	fi
-	echo "| $k | $p | $leaf | $inner | $free | $(ratio "$p" "$bt") | ${WAL[$k]} | ${WAL_GENERIC[$k]} | ${LOAD[$k]} | $(ratio "${LOAD[btree]}" "${LOAD[$k]}") |"
+	echo "| $k | $p | $leaf | $inner | $free | $(ratio "$p" "$bt") | ${WAL[$k]} | ${FPI[$k]} | ${LOAD[$k]} | $(ratio "${LOAD[btree]}" "${LOAD[$k]}") |"
 done
+if [ "${PBT_GROUPS_GENERIC:-1}" = 1 ]; then
+	echo
+	echo "### Without preloading"
+	echo
+	echo "Generic WAL; \`delta = auto\` gives the group indexes a delta area (pagebtree here has \`delta = off\`)."
+	echo
+	echo "| kind | index pages | size / btree | WAL bytes per insert (heap included) | / btree | full-page images per 1,000 inserts | load s | inserts/s / btree |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for k in $KINDS; do
+		echo "| $k | ${PAGES_GENERIC[$k]} | $(ratio "${PAGES_GENERIC[$k]}" "${PAGES_GENERIC[btree]}") | ${WAL_GENERIC[$k]} | $(ratio "${WAL_GENERIC[$k]}" "${WAL_GENERIC[btree]}") | ${FPI_GENERIC[$k]} | ${LOAD_GENERIC[$k]} | $(ratio "${LOAD_GENERIC[btree]}" "${LOAD_GENERIC[$k]}") |"
+	done
+fi
 
 echo
 echo "## Point lookups"

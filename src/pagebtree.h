@@ -189,6 +189,9 @@ extern IndexBulkDeleteResult *pbtbulkdelete(IndexVacuumInfo *info,
 											void *callback_state);
 extern IndexBulkDeleteResult *pbtvacuumcleanup(IndexVacuumInfo *info,
 											   IndexBulkDeleteResult *stats);
+extern BlockNumber pbt_parent_by_hikey(Relation index, PbtState *st,
+									   char *hikey, int len);
+extern int	pbt_downlink_pair(Page parent, BlockNumber left, BlockNumber right);
 
 /*
  * Debian's server is built without assertions, so this module's Asserts

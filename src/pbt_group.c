@@ -919,8 +919,6 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 				rblk = InvalidBlockNumber,
 				pblk;
 	StringInfoData hikey;
-	PbtSearchKey key;
-	PbtStack	stack;
 	Page		ppage;
 	Page		newparent = NULL;
 	int			nactive = 0;
@@ -964,13 +962,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 		pfree(hikey.data);
 		return 0;
 	}
-	memset(&key, 0, sizeof(key));
-	key.bytes = hikey.data;
-	key.len = hikey.len;
-	stack = pbt_search(index, st, &key, &pbuf, BUFFER_LOCK_SHARE, 1);
-	pbt_free_stack(stack);
-	pblk = BufferGetBlockNumber(pbuf);
-	UnlockReleaseBuffer(pbuf);
+	pblk = pbt_parent_by_hikey(index, st, hikey.data, hikey.len);
 	pfree(hikey.data);
 
 	/* lock left to right, then the parent; recheck everything */
@@ -1020,16 +1012,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 	LockBuffer(pbuf, BUFFER_LOCK_EXCLUSIVE);
 	bufs[nbufs++] = pbuf;
 	ppage = BufferGetPage(pbuf);
-	if (PbtIsDeleted(PbtPageGetOpaque(ppage)) || PbtPageGetOpaque(ppage)->level != 1)
-		goto out;
-	for (int i = 1; i < pbt_layout(ppage)->count(ppage); i++)
-	{
-		if (pbt_page_child(ppage, i) == rblk && pbt_page_child(ppage, i - 1) == start)
-		{
-			rpos = i;
-			break;
-		}
-	}
+	rpos = pbt_downlink_pair(ppage, start, rblk);
 	if (rpos < 0)
 		goto out;				/* different parents, or moved: leave it */
 

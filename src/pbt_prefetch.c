@@ -32,6 +32,7 @@
 #include "pbt_prefetch.h"
 
 #include "pbt_delta.h"
+#include "pbt_group.h"
 #include "storage/bufmgr.h"
 #include "utils/spccache.h"
 
@@ -82,17 +83,20 @@ pbt_leaf_source_init(PbtLeafSource *src, Relation index, PbtState *st,
 		for (int i = 0; i < n; i++)
 		{
 			BlockNumber child = pbt_page_child(page, i);
+			/* the leaf's place in the group that starts at child, if any */
+			int64		gpos = (int64) pbt_block_ordinal(st->delta_group, leaf) -
+				pbt_block_ordinal(st->delta_group, child);
 
-			if (leaf == child ||
-				(leaf > child && leaf < child + src->group_size))
+			if (gpos == 0 || (gpos > 0 && gpos < src->group_size))
 			{
 				src->pos = backward ? i - 1 : i + 1;
 				/* the rest of leaf's group first */
 				if (src->group_size > 0)
 				{
-					src->group_next = backward ? leaf - 1 : leaf + 1;
-					src->group_left = backward ? leaf - child :
-						child + src->group_size - 1 - leaf;
+					src->group_next = pbt_group_block(st->delta_group, leaf,
+													  backward ? -1 : 1);
+					src->group_left = backward ? gpos :
+						src->group_size - 1 - gpos;
 				}
 				break;
 			}
@@ -115,8 +119,11 @@ pbt_leaf_source_next(void *arg)
 	/* a group's blocks, in the direction of the reader (holes too) */
 	if (src->group_left > 0)
 	{
+		leaf = src->group_next;
 		src->group_left--;
-		return src->backward ? src->group_next-- : src->group_next++;
+		src->group_next = pbt_group_block(src->st->delta_group, leaf,
+										  src->backward ? -1 : 1);
+		return leaf;
 	}
 	while (src->next == src->nleaves && src->parent != InvalidBlockNumber)
 	{
@@ -165,7 +172,8 @@ pbt_leaf_source_next(void *arg)
 		return leaf;
 	/* a group's first block: the rest follow it (backward: its last first) */
 	src->group_left = src->group_size;
-	src->group_next = src->backward ? leaf + src->group_size - 1 : leaf;
+	src->group_next = src->backward ?
+		pbt_group_block(src->st->delta_group, leaf, src->group_size - 1) : leaf;
 	return pbt_leaf_source_next(src);
 }
 

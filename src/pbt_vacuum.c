@@ -31,6 +31,51 @@
 #include "utils/rel.h"
 
 /*
+ * The level-1 page that holds the downlink whose separator is hikey, the
+ * high key (a stored item) of a leaf or group to be deleted: found by a
+ * descent, not locked.  The deleter rechecks it under its lock.
+ */
+BlockNumber
+pbt_parent_by_hikey(Relation index, PbtState *st, char *hikey, int len)
+{
+	PbtSearchKey key;
+	Buffer		pbuf;
+	BlockNumber pblk;
+
+	memset(&key, 0, sizeof(key));
+	if (st->normalized)
+	{
+		key.bytes = hikey;
+		key.len = len;
+	}
+	else
+		pbt_key_from_item(st, hikey, len, &key);
+	pbt_free_stack(pbt_search(index, st, &key, &pbuf, BUFFER_LOCK_SHARE, 1));
+	pblk = BufferGetBlockNumber(pbuf);
+	UnlockReleaseBuffer(pbuf);
+	return pblk;
+}
+
+/*
+ * The position of the downlink to right right after the one to left on the
+ * locked page parent, if it is a live level-1 page that has them so; else
+ * -1 (the two hang under different parents, or moved).
+ */
+int
+pbt_downlink_pair(Page parent, BlockNumber left, BlockNumber right)
+{
+	int			n;
+
+	if (PbtIsDeleted(PbtPageGetOpaque(parent)) || PbtPageGetOpaque(parent)->level != 1)
+		return -1;
+	n = pbt_layout(parent)->count(parent);
+	for (int i = 1; i < n; i++)
+		if (pbt_page_child(parent, i) == right && pbt_page_child(parent, i - 1) == left)
+			return i;
+	return -1;
+}
+
+/*
  * Delete the empty leaf lblk: its key space goes to its right sibling R,
  * which must hang under the same parent.  One generic WAL record changes
  * four pages, locked left to right and then upward like any writer:
@@ -51,14 +96,11 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	BlockNumber llblk,
 				rblk,
 				pblk;
-	PbtSearchKey key;
 	StringInfoData hikey;
 	PbtItem		hk;
-	PbtStack	stack;
 	Page		ppage;
 	const PbtLayout *playout;
-	int			rpos = -1;
-	int			n;
+	int			rpos;
 	GenericXLogState *xlog;
 	bool		ok = false;
 
@@ -78,20 +120,7 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	initStringInfo(&hikey);
 	appendBinaryStringInfo(&hikey, hk.data, hk.len);
 	UnlockReleaseBuffer(lbuf);
-
-	memset(&key, 0, sizeof(key));
-	if (st->normalized)
-	{
-		key.bytes = hikey.data;
-		key.len = hikey.len;
-	}
-	else
-		pbt_key_from_item(st, hikey.data, hikey.len, &key);
-	stack = pbt_search(index, st, &key, &pbuf, BUFFER_LOCK_SHARE, 1);
-	pbt_free_stack(stack);
-	pblk = BufferGetBlockNumber(pbuf);
-	UnlockReleaseBuffer(pbuf);
-	pbuf = InvalidBuffer;
+	pblk = pbt_parent_by_hikey(index, st, hikey.data, hikey.len);
 	pfree(hikey.data);
 
 	/* lock left to right, then the parent; recheck everything */
@@ -134,20 +163,10 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	pbuf = ReadBuffer(index, pblk);
 	LockBuffer(pbuf, BUFFER_LOCK_EXCLUSIVE);
 	ppage = BufferGetPage(pbuf);
-	if (PbtIsDeleted(PbtPageGetOpaque(ppage)) || PbtPageGetOpaque(ppage)->level != 1)
-		goto out;
-	playout = pbt_layout(ppage);
-	n = playout->count(ppage);
-	for (int i = 1; i < n; i++)
-	{
-		if (pbt_page_child(ppage, i) == rblk && pbt_page_child(ppage, i - 1) == lblk)
-		{
-			rpos = i;
-			break;
-		}
-	}
+	rpos = pbt_downlink_pair(ppage, lblk, rblk);
 	if (rpos < 0)
 		goto out;				/* different parents, or moved: leave it */
+	playout = pbt_layout(ppage);
 
 	/* left sibling, page, right sibling, parent: all exclusively locked */
 	Assert(!BufferIsValid(llbuf) || pbt_buffer_locked(llbuf, LW_EXCLUSIVE));
@@ -156,7 +175,6 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 		   pbt_buffer_locked(pbuf, LW_EXCLUSIVE));
 	Assert(PbtIsLeaf(lo) && !PbtIsRoot(lo) &&
 		   PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(rbuf))));
-	Assert(rpos >= 1 && rpos < n);
 	xlog = GenericXLogStart(index);
 	{
 		Page		lpage = GenericXLogRegisterBuffer(xlog, lbuf, 0);
