@@ -19,8 +19,10 @@
 #
 # After the first round, two indexes with leaf groups (issue #23) join
 # both tables, built on its rows: rd_p_kg1 ((-k1)) INCLUDE (k1), int8 with
-# fillfactor = 100, and rd_p_kg2 (reverse(k2)), text COLLATE "C", both
-# leaf_group_size = 4 (btree: rd_b_kg1, rd_b_kg2); pbt_diff_round checks
+# fillfactor = 100, and rd_p_kg2 (reverse(k2)), text COLLATE "C" with a
+# delta area (delta = on: its inserts append to its subnodes' runs, which
+# rebalances take along), both leaf_group_size = 4 (btree: rd_b_kg1,
+# rd_b_kg2); pbt_diff_round checks
 # them with the other rd_p_k% indexes, the later rounds' DML must
 # rebalance and split their groups (DEBUG2 in the round's session), and
 # every round compares random range, LIMIT, = ANY and NULL queries in both
@@ -95,7 +97,8 @@ for my $round (1 .. $rounds)
 CREATE INDEX rd_p_kg1 ON rd_p USING pagebtree ((-k1)) INCLUDE (k1)
   WITH (leaf_group_size = 4, fillfactor = 100);
 CREATE INDEX rd_b_kg1 ON rd_b USING btree ((-k1)) INCLUDE (k1);
-CREATE INDEX rd_p_kg2 ON rd_p USING pagebtree (reverse(k2)) WITH (leaf_group_size = 4);
+CREATE INDEX rd_p_kg2 ON rd_p USING pagebtree (reverse(k2))
+  WITH (leaf_group_size = 4, delta = on);
 CREATE INDEX rd_b_kg2 ON rd_b USING btree (reverse(k2));
 });
 		$have_groups = 1;
@@ -118,6 +121,9 @@ if ($rounds > 1)
 {
 	ok($groupops{rebalance} > 0 && $groupops{split} > 0,
 		"the rounds rebalanced ($groupops{rebalance}) and split ($groupops{split}) leaf groups");
+	my $gruns = pbt_runs($node, ['rd_p_kg2']);
+	ok($gruns->{folds} > 0,
+		"rd_p_kg2, groups with a delta area: $gruns->{folds} runs folded, $gruns->{entries} entries pending");
 }
 
 my $nrows = $node->safe_psql('postgres', 'SELECT count(*) FROM rd_p');

@@ -23,7 +23,9 @@
 #
 # Two indexes have leaf groups (issue #23; leaf_group_size = 4, built on the
 # initial rows): st_gk ((-k)) INCLUDE (k), int8 with fillfactor = 100, and
-# st_gt (reverse(t)), text COLLATE "C".  Every write of the workload
+# st_gt (reverse(t)), text COLLATE "C", with a delta area (delta = on:
+# its subnodes' runs are appended to, folded, taken by rebalances and
+# cleared by VACUUM before it deletes groups).  Every write of the workload
 # maintains them, and a third script (one transaction in six) reads through
 # them (ranges and LIMIT scans in both directions, index-only, = ANY) while
 # groups rebalance and split under the readers, inserts and deletes ranges
@@ -73,7 +75,7 @@ CREATE INDEX st_dkt ON st USING pagebtree ((k % 1000), t) INCLUDE (v) WITH (delt
 CREATE INDEX st_dn ON st USING pagebtree ((n * 3), id) WITH (delta = on);
 CREATE INDEX st_gk ON st USING pagebtree ((-k)) INCLUDE (k)
   WITH (leaf_group_size = 4, fillfactor = 100);
-CREATE INDEX st_gt ON st USING pagebtree (reverse(t)) WITH (leaf_group_size = 4);
+CREATE INDEX st_gt ON st USING pagebtree (reverse(t)) WITH (leaf_group_size = 4, delta = on);
 });
 
 my $script = q{
@@ -183,6 +185,9 @@ my $gops = pbt_group_ops(
 ok($gops->{rebalance} + $gops->{split} > 0,
 	"group indexes during the run: $gops->{rebalance} rebalances, $gops->{split} splits logged by the inserts");
 note "group indexes during the run: $gops->{deletion} empty groups deleted, $gops->{reuse} reused by VACUUM and inserts";
+my $gruns = pbt_runs($node, ['st_gt']);
+ok($gruns->{folds} > 0,
+	"st_gt, groups with a delta area: $gruns->{folds} runs folded, $gruns->{entries} entries pending");
 
 my ($samples, $max_pending, $max_folds) = split /\|/, $node->safe_psql('postgres',
 	'SELECT count(*), max(entries), max(folds) FROM delta_samples');
