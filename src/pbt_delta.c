@@ -427,6 +427,24 @@ pbt_run_merge(PbtState *st, PbtItem *items, int n, const PbtRun *run,
 	return n + run->n;
 }
 
+/*
+ * Does the locked leaf in buf have a run, live or stale?  A leaf with one
+ * is not deleted: a live run's entries are pending, and a stale run could
+ * become live for a later group on the same block (pbt_delta.h).
+ */
+bool
+pbt_run_exists(Relation index, PbtState *st, Buffer leafbuf)
+{
+	PbtRun		run;
+
+	if (pbt_run_read(index, st, leafbuf, &run, NULL))
+	{
+		pbt_run_free(&run);
+		return true;
+	}
+	return run.stale;
+}
+
 /* Put a run's entries in key order. */
 void
 pbt_run_sort(PbtState *st, PbtRun *run)

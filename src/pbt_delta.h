@@ -138,6 +138,7 @@ extern void pbt_run_prefetch(Relation index, PbtState *st, BlockNumber leaf);
 extern bool pbt_run_read_filtered(Relation index, PbtState *st,
 								  Buffer leafbuf, PbtRun *run, Buffer *keep,
 								  PbtRunFilter filter, void *filter_arg);
+extern bool pbt_run_exists(Relation index, PbtState *st, Buffer leafbuf);
 extern void pbt_run_sort(PbtState *st, PbtRun *run);
 extern int	pbt_run_merge(PbtState *st, PbtItem *items, int n,
 						  const PbtRun *run, bool *pending);

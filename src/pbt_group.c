@@ -871,24 +871,6 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 }
 
 /*
- * Does the locked subnode in buf have a run, stale or not?  Its slot must be
- * empty before its block can serve another group, whose epochs may repeat
- * the run's tag.
- */
-static bool
-subnode_has_run(Relation index, PbtState *st, Buffer buf)
-{
-	PbtRun		run;
-
-	if (pbt_run_read(index, st, buf, &run, NULL))
-	{
-		pbt_run_free(&run);
-		return true;
-	}
-	return run.stale;
-}
-
-/*
  * Delete the group that starts at start if all its subnodes are empty: its
  * key space goes to the group on its right, which must hang under the same
  * parent (as delete_leaf does for a single leaf, pbt_vacuum.c).  One record
@@ -994,7 +976,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 		if (rblk != InvalidBlockNumber)
 			continue;
 		if ((o->flags & PBT_INCOMPLETE_SPLIT) || PbtIsRightmost(o) ||
-			pbt_layout(page)->count(page) != 0 || subnode_has_run(index, st, buf))
+			pbt_layout(page)->count(page) != 0 || pbt_run_exists(index, st, buf))
 			goto out;
 		nactive++;
 		if (!pbt_in_group(g, o, pbt_group_block(g, start, i), o->next))

@@ -79,12 +79,14 @@ pbt_leaf_source_init(PbtLeafSource *src, Relation index, PbtState *st,
 		 * After (before) the leaf's downlink; if it is not there, from the
 		 * next page on (the previous page's last downlink on)
 		 */
+		BlockNumber leaford = pbt_block_ordinal(st->delta_group, leaf);
+
 		src->pos = backward ? -1 : n;
 		for (int i = 0; i < n; i++)
 		{
 			BlockNumber child = pbt_page_child(page, i);
 			/* the leaf's place in the group that starts at child, if any */
-			int64		gpos = (int64) pbt_block_ordinal(st->delta_group, leaf) -
+			int64		gpos = (int64) leaford -
 				pbt_block_ordinal(st->delta_group, child);
 
 			if (gpos == 0 || (gpos > 0 && gpos < src->group_size))

@@ -367,11 +367,12 @@ group_moved(PbtScanOpaque so, Buffer buf)
 {
 	PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
 	uint32		g = so->st->delta_group;
-	BlockNumber ordinal = pbt_block_ordinal(g, BufferGetBlockNumber(buf));
+	BlockNumber ordinal;
 	BlockNumber first;
 
 	if (so->curr.gstart == InvalidBlockNumber || !pbt_is_subnode(opaque))
 		return false;
+	ordinal = pbt_block_ordinal(g, BufferGetBlockNumber(buf));
 	first = pbt_block_ordinal(g, so->curr.gstart);
 	return ordinal >= first && ordinal < first + so->curr.gsize &&
 		pbt_group_epoch(opaque) != so->curr.epoch;

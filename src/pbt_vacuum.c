@@ -145,16 +145,8 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 		  (PbtPageGetOpaque(BufferGetPage(llbuf))->flags & PBT_INCOMPLETE_SPLIT))))
 		goto out;
 	/* entries pending for the page keep it (its lock keeps them coming) */
-	if (pbt_delta_group(index, st) > 0)
-	{
-		PbtRun		run;
-
-		if (pbt_run_read(index, st, lbuf, &run, NULL))
-		{
-			pbt_run_free(&run);
-			goto out;
-		}
-	}
+	if (pbt_run_exists(index, st, lbuf))
+		goto out;
 	rbuf = ReadBuffer(index, rblk);
 	LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
 	if (PbtPageGetOpaque(BufferGetPage(rbuf))->prev != lblk)
