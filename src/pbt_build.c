@@ -41,6 +41,7 @@
 #include "pgstat.h"
 #include "port/pg_bswap.h"
 #include "storage/buffile.h"
+#include "storage/condition_variable.h"
 #include "storage/sharedfileset.h"
 #include "storage/smgr.h"
 #include "storage/spin.h"
@@ -194,6 +195,9 @@ typedef struct BuildState
 	SortedRun  *runs;			/* what the leader merges */
 	int			nruns;
 	SortedRun  *last_run;		/* the run the last item came from */
+	/* a parallel build's pages that worker 0 logs: a bitmap by block */
+	uint64	   *wal_handed;
+	BlockNumber wal_handed_words;
 } BuildState;
 
 char *
@@ -604,6 +608,7 @@ used_space(Page page)
 }
 
 static void add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len);
+static void hand_over_page(BuildState *bs, BlockNumber blkno);
 
 /*
  * Could the leaf being filled and the item (data, len) after its items make
@@ -789,6 +794,7 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		Buffer		nbuf;
 		Page		npage;
 		BlockNumber nblk;
+		BlockNumber blk;
 		/* a group build's next leaf: the next subnode, or a new group */
 		bool		grouped = leaf && bs->group_size > 0;
 		int			npos = grouped ? (lb->gpos + 1) % bs->group_size : 0;
@@ -845,9 +851,12 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 						 BufferGetBlockNumber(lb->buf), NULL, 0);
 		if (grouped && npos == 0)
 			finish_group(bs, lb, page);
-		PBT_CHECK_PAGE(bs->index, page, BufferGetBlockNumber(lb->buf));
+		blk = BufferGetBlockNumber(lb->buf);
+		PBT_CHECK_PAGE(bs->index, page, blk);
 		MarkBufferDirty(lb->buf);
 		UnlockReleaseBuffer(lb->buf);
+		if (bs->leader)
+			hand_over_page(bs, blk);
 		lb->buf = nbuf;
 		page = npage;
 		if (grouped)
@@ -990,6 +999,9 @@ check_layout_option(Relation index, PbtState *st)
 #define PBT_KEY_QUERY_TEXT		UINT64CONST(0xB7EE000000000004)
 #define PBT_KEY_TUPLESORT		UINT64CONST(0xB7EE000000000005)
 
+/* pages handed to worker 0 and not yet logged, at most */
+#define PBT_WAL_RING			4096
+
 typedef struct PbtBuildShared
 {
 	Oid			heaprelid;
@@ -1003,6 +1015,19 @@ typedef struct PbtBuildShared
 	double		indtuples;
 	double		leaf_bytes;
 	bool		brokenhotchain;
+	int			runs_done;		/* workers whose runs are written */
+	ConditionVariable runs_cv;
+
+	/*
+	 * Pages for worker 0 to log, under mutex: blocks [wal_tail, wal_head)
+	 * of the ring are handed over and not yet logged.
+	 */
+	bool		wal_worker;		/* worker 0 logs pages */
+	bool		load_done;		/* no more pages come */
+	uint64		wal_head;
+	uint64		wal_tail;
+	ConditionVariable wal_cv;
+	BlockNumber wal_ring[PBT_WAL_RING];
 	/* the parallel table scan follows */
 } PbtBuildShared;
 
@@ -1020,6 +1045,121 @@ struct PbtBuildLeader
 };
 
 PGDLLEXPORT void pbt_parallel_build_main(dsm_segment *seg, shm_toc *toc);
+
+/* Was blkno handed to worker 0 to be logged? */
+static bool
+page_handed(BuildState *bs, BlockNumber blkno)
+{
+	return blkno / 64 < bs->wal_handed_words &&
+		(bs->wal_handed[blkno / 64] & (UINT64CONST(1) << (blkno % 64))) != 0;
+}
+
+/*
+ * Page blkno, which the leader has just released for good, goes to worker
+ * 0 to be logged, if that worker logs pages, the load goes on and the ring
+ * has room; else the leader logs it at the end.
+ */
+static void
+hand_over_page(BuildState *bs, BlockNumber blkno)
+{
+	PbtBuildShared *shared = bs->leader->shared;
+	bool		handed = false;
+	bool		wake = false;
+
+	if (!shared->wal_worker)
+		return;
+	SpinLockAcquire(&shared->mutex);
+	if (!shared->load_done && shared->wal_head - shared->wal_tail < PBT_WAL_RING)
+	{
+		shared->wal_ring[shared->wal_head % PBT_WAL_RING] = blkno;
+		shared->wal_head++;
+		handed = true;
+		/* a wakeup per record's worth of pages */
+		wake = shared->wal_head % XLR_MAX_BLOCK_ID == 0;
+	}
+	SpinLockRelease(&shared->mutex);
+	if (!handed)
+		return;
+
+	if (blkno / 64 >= bs->wal_handed_words)
+	{
+		BlockNumber words = Max(blkno / 64 + 1, bs->wal_handed_words * 2);
+		uint64	   *bits = palloc0(words * sizeof(uint64));
+
+		if (bs->wal_handed)
+		{
+			memcpy(bits, bs->wal_handed, bs->wal_handed_words * sizeof(uint64));
+			pfree(bs->wal_handed);
+		}
+		bs->wal_handed = bits;
+		bs->wal_handed_words = words;
+	}
+	bs->wal_handed[blkno / 64] |= UINT64CONST(1) << (blkno % 64);
+	if (wake)
+		ConditionVariableBroadcast(&shared->wal_cv);
+}
+
+/* The leader's load is over: worker 0 logs what it has and exits. */
+static void
+end_handing_over(BuildState *bs)
+{
+	PbtBuildShared *shared = bs->leader->shared;
+
+	SpinLockAcquire(&shared->mutex);
+	shared->load_done = true;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->wal_cv);
+}
+
+/*
+ * Worker 0, after its run: log the pages the leader hands over until its
+ * load is done, consecutive blocks together (up to a record's worth).
+ */
+static void
+log_handed_pages(PbtBuildShared *shared, Relation index)
+{
+	for (;;)
+	{
+		uint64		tail;
+		uint64		head;
+		bool		done;
+
+		ConditionVariablePrepareToSleep(&shared->wal_cv);
+		for (;;)
+		{
+			SpinLockAcquire(&shared->mutex);
+			tail = shared->wal_tail;
+			head = shared->wal_head;
+			done = shared->load_done;
+			SpinLockRelease(&shared->mutex);
+			if (head > tail || done)
+				break;
+			ConditionVariableSleep(&shared->wal_cv,
+								   WAIT_EVENT_PARALLEL_CREATE_INDEX_SCAN);
+		}
+		ConditionVariableCancelSleep();
+		if (head == tail)
+			return;
+
+		/* the leader writes no slot in [tail, head) until tail moves on */
+		while (tail < head)
+		{
+			BlockNumber start = shared->wal_ring[tail++ % PBT_WAL_RING];
+			BlockNumber end = start + 1;
+
+			while (tail < head && end - start < XLR_MAX_BLOCK_ID &&
+				   shared->wal_ring[tail % PBT_WAL_RING] == end)
+			{
+				tail++;
+				end++;
+			}
+			log_newpage_range(index, MAIN_FORKNUM, start, end, true);
+			SpinLockAcquire(&shared->mutex);
+			shared->wal_tail = tail;
+			SpinLockRelease(&shared->mutex);
+		}
+	}
+}
 
 static void
 run_file_name(char *name, int worker)
@@ -1138,6 +1278,9 @@ end_parallel(BuildState *bs)
 {
 	PbtBuildLeader *leader = bs->leader;
 
+	WaitForParallelWorkersToFinish(leader->pcxt);
+	for (int i = 0; i < leader->pcxt->nworkers_launched; i++)
+		InstrAccumParallelQuery(&leader->bufferusage[i], &leader->walusage[i]);
 	for (int i = 0; i < bs->nruns; i++)
 		if (bs->runs[i].file)
 			BufFileClose(bs->runs[i].file);
@@ -1213,6 +1356,13 @@ begin_parallel(BuildState *bs, IndexInfo *indexInfo)
 	shared->indtuples = 0;
 	shared->leaf_bytes = 0;
 	shared->brokenhotchain = false;
+	shared->runs_done = 0;
+	ConditionVariableInit(&shared->runs_cv);
+	shared->wal_worker = RelationNeedsWAL(bs->index);
+	shared->load_done = false;
+	shared->wal_head = 0;
+	shared->wal_tail = 0;
+	ConditionVariableInit(&shared->wal_cv);
 	table_parallelscan_initialize(bs->heap, ParallelTableScanFromShared(shared),
 								  snapshot);
 	shm_toc_insert(pcxt->toc, PBT_KEY_SHARED, shared);
@@ -1244,10 +1394,7 @@ begin_parallel(BuildState *bs, IndexInfo *indexInfo)
 							 RelationGetRelationName(bs->index),
 							 pcxt->nworkers_launched, request)));
 	if (pcxt->nworkers_launched == 0)
-	{
-		WaitForParallelWorkersToFinish(pcxt);
 		end_parallel(bs);
-	}
 }
 
 /*
@@ -1276,10 +1423,22 @@ leader_scan_and_collect(BuildState *bs, IndexInfo *indexInfo)
 	if (leader->sharedsort)
 		tuplesort_end(bs->sort);	/* its run stays, for the leader's sort */
 
-	/* a worker's run is complete once it has exited */
-	WaitForParallelWorkersToFinish(leader->pcxt);
-	for (int i = 0; i < nworkers; i++)
-		InstrAccumParallelQuery(&leader->bufferusage[i], &leader->walusage[i]);
+	/* the workers' runs (as nbtree's leader, fail if one never started) */
+	WaitForParallelWorkersToAttach(leader->pcxt);
+	ConditionVariablePrepareToSleep(&shared->runs_cv);
+	for (;;)
+	{
+		int			done;
+
+		SpinLockAcquire(&shared->mutex);
+		done = shared->runs_done;
+		SpinLockRelease(&shared->mutex);
+		if (done == nworkers)
+			break;
+		ConditionVariableSleep(&shared->runs_cv,
+							   WAIT_EVENT_PARALLEL_CREATE_INDEX_SCAN);
+	}
+	ConditionVariableCancelSleep();
 	reltuples += shared->reltuples;
 	bs->indtuples += shared->indtuples;
 	bs->leaf_bytes += shared->leaf_bytes;
@@ -1376,7 +1535,12 @@ pbt_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	shared->indtuples += bs.indtuples;
 	shared->leaf_bytes += bs.leaf_bytes;
 	shared->brokenhotchain |= indexInfo->ii_BrokenHotChain;
+	shared->runs_done++;
 	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->runs_cv);
+
+	if (ParallelWorkerNumber == 0 && shared->wal_worker)
+		log_handed_pages(shared, bs.index);
 
 	InstrEndParallelQuery(&bufferusage[ParallelWorkerNumber],
 						  &walusage[ParallelWorkerNumber]);
@@ -1513,15 +1677,29 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
 	end_sort(&bs);
 	if (bs.leader)
-		end_parallel(&bs);
+		end_handing_over(&bs);
 
 	root = finish_levels(&bs, &rootlevel);
 	write_metapage(index, bs.st, root, rootlevel);
 	bs.st->root = InvalidBlockNumber;
 
+	/* worker 0 has logged the pages handed to it once it has exited */
+	if (bs.leader)
+		end_parallel(&bs);
 	if (RelationNeedsWAL(index))
-		log_newpage_range(index, MAIN_FORKNUM, 0,
-						  RelationGetNumberOfBlocks(index), true);
+	{
+		BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+		BlockNumber start = 0;
+
+		for (BlockNumber blk = 0; blk <= nblocks; blk++)
+		{
+			if (blk < nblocks && !page_handed(&bs, blk))
+				continue;
+			if (start < blk)
+				log_newpage_range(index, MAIN_FORKNUM, start, blk, true);
+			start = blk + 1;
+		}
+	}
 
 	result = palloc(sizeof(IndexBuildResult));
 	result->heap_tuples = reltuples;

@@ -6,7 +6,10 @@
 # and answer queries as a sequential scan does.  Also: a unique violation
 # between rows that different participants sort, runs that spill past
 # maintenance_work_mem, CREATE INDEX CONCURRENTLY and REINDEX, and indexes
-# in comparator mode (tuplesort's parallel sort).
+# in comparator mode (tuplesort's parallel sort).  A streaming standby
+# replays every build: worker 0 WAL-logs the pages the leader finishes while
+# it loads on, the leader the rest, and the standby's pages must equal the
+# primary's.
 
 use strict;
 use warnings;
@@ -16,7 +19,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $node = PostgreSQL::Test::Cluster->new('parallel_build');
-$node->init;
+$node->init(allows_streaming => 1);
 $node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'pagebtree'
 max_worker_processes = 8
@@ -24,6 +27,10 @@ max_parallel_workers = 8
 maintenance_work_mem = 64MB
 });
 $node->start;
+$node->backup('base');
+my $standby = PostgreSQL::Test::Cluster->new('parallel_build_standby');
+$standby->init_from_backup($node, 'base', has_streaming => 1);
+$standby->start;
 
 # parallel_workers on the table: the planner asks for 2 workers whatever
 # the table's size and maintenance_work_mem
@@ -81,6 +88,7 @@ my %indexes = (
 	n       => '(n)',
 	kdt     => '(k DESC NULLS LAST, t) INCLUDE (id)',
 	kdelta  => '(k) WITH (delta = on)',
+	kgroup  => '(k) WITH (leaf_group_size = 8)',
 	id_uniq => 'UNIQUE:(id)',
 );
 for my $name (sort keys %indexes)
@@ -162,5 +170,20 @@ isnt($ret, 0, 'unique build over a duplicate fails');
 like($err, qr/could not create unique index "p_dup".*Key \(id\)=\(5\) is duplicated/s,
 	'unique violation found by the merge');
 
+# the standby replayed every parallel build into the primary's pages
+$node->wait_for_catchup($standby);
+my $digest = q{SELECT string_agg(c.relname || ':' ||
+  md5((SELECT string_agg(coalesce(page_text(c.oid, blk), 'NULL'), ',' ORDER BY blk)
+       FROM generate_series(1, pg_relation_size(c.oid) / 8192 - 1) blk)), ' ' ORDER BY c.relname)
+  FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+  WHERE a.amname = 'pagebtree' AND c.relname LIKE 'p\_%'};
+my $primary_pages = $node->safe_psql('postgres', $digest);
+like($primary_pages, qr/p_kgroup:.*p_mspill:/, 'page digests of the parallel-built indexes');
+is($standby->safe_psql('postgres', $digest), $primary_pages,
+	'the standby has the parallel-built indexes page for page');
+$standby->safe_psql('postgres', "SELECT pagebtree_check('p_k'), pagebtree_check('p_kgroup')");
+pass('pagebtree_check on the standby');
+
+$standby->stop;
 $node->stop;
 done_testing();
