@@ -64,7 +64,10 @@
 typedef struct LevelBuilder
 {
 	uint16		level;
-	Buffer		buf;			/* current (rightmost) page, locked */
+	Buffer		buf;			/* current (rightmost) page, locked (or
+								 * InvalidBuffer: a split load's worker) */
+	Page		page;			/* its page */
+	BlockNumber blkno;			/* and block (a worker's: its ordinal) */
 	struct LevelBuilder *parent;
 	/*
 	 * Leaf level of an index whose rebuilt layout is filled by runs (dense):
@@ -205,6 +208,11 @@ typedef struct BuildState
 	/* a parallel build's pages that worker 0 logs: a bitmap by block */
 	uint64	   *wal_handed;
 	BlockNumber wal_handed_words;
+	/* a split load: the worker's first item, where the leader's runs end */
+	const char *split_item;
+	int			split_len;
+	bool		split_leader;	/* the leader's runs stop at split_item */
+	BufFile    *leaves_file;	/* the worker's leaves go here */
 } BuildState;
 
 char *
@@ -518,6 +526,7 @@ sort_next(BuildState *bs, const char **item, int *len, bool *alive)
 }
 
 static void run_advance(BuildState *bs, SortedRun *run);
+static bool before_split(BuildState *bs, SortedRun *run);
 
 /*
  * The next sorted leaf item into bs->cur; false at the end.  A parallel
@@ -634,10 +643,23 @@ new_level(BuildState *bs, uint16 level)
 		lb->gstart = BufferGetBlockNumber(lb->buf);
 		lb->gpos = 0;
 	}
+	else if (bs->leaves_file != NULL)
+	{
+		Assert(level == 0);
+		lb->buf = InvalidBuffer;
+		lb->page = palloc(BLCKSZ);
+		lb->blkno = 0;
+		init_level_page(bs, lb->page, level);
+	}
 	else
 	{
 		lb->buf = pbt_new_page(bs->index);
 		init_level_page(bs, BufferGetPage(lb->buf), level);
+	}
+	if (BufferIsValid(lb->buf))
+	{
+		lb->page = BufferGetPage(lb->buf);
+		lb->blkno = BufferGetBlockNumber(lb->buf);
 	}
 	initStringInfo(&lb->first);
 	return lb;
@@ -695,7 +717,7 @@ finish_leaf(PbtState *st, Page page)
 static bool
 rebuild_leaf(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
 {
-	Page		page = BufferGetPage(lb->buf);
+	Page		page = lb->page;
 	int			n = pbt_layout(page)->count(page);
 	PbtItem    *items = pbt_page_copy_items(page, n);
 	int			total = n;
@@ -723,7 +745,7 @@ finish_group(BuildState *bs, LevelBuilder *lb, Page page)
 	Buffer		bufs[PBT_MAX_GROUP_SIZE];
 	Page		pages[PBT_MAX_GROUP_SIZE];
 	char		hints[PBT_GROUP_HINT_MAX_BYTES];
-	Page		ppage = BufferGetPage(lb->parent->buf);
+	Page		ppage = lb->parent->page;
 	int			pos = pbt_layout(ppage)->count(ppage) - 1;
 
 	if (PBT_GROUP_HINT_BYTES(bs->st) == 0)
@@ -761,11 +783,127 @@ add_downlink(BuildState *bs, LevelBuilder *lb, BlockNumber child,
 	pfree(item);
 }
 
+/*
+ * lb's current page is full before item (the next item of its level, or at
+ * the seam of a split load the worker's first item): give it its high key,
+ * finish it, start the next page and release this one.
+ */
+static void
+next_level_page(BuildState *bs, LevelBuilder *lb, const char *item, int len)
+{
+	PbtState   *st = bs->st;
+	Page		page = lb->page;
+	const PbtLayout *layout = pbt_layout(page);
+	int			n = layout->count(page);
+	bool		leaf = lb->level == 0;
+	const PbtLayout *rebuilt = leaf && st->rebuilt_layout != 0 ?
+		pbt_layout_by_tag(st->rebuilt_layout) : NULL;
+	bool		runs = rebuilt != NULL && rebuilt->run_span != NULL;
+	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
+	StringInfoData sep;
+	PbtItem		lastleft;
+	PbtItemBuf	lastbuf;
+	PbtItem		firstright = {item, len};
+	PbtItem		hikey;
+	Buffer		nbuf = InvalidBuffer;
+	Page		npage;
+	BlockNumber nblk;
+	BlockNumber blk = lb->blkno;
+	/* a group build's next leaf: the next subnode, or a new group */
+	bool		grouped = leaf && bs->group_size > 0;
+	int			npos = grouped ? (lb->gpos + 1) % bs->group_size : 0;
+	/* a split load's worker links and numbers its leaves, the leader adds
+	 * their downlinks */
+	bool		to_file = bs->leaves_file != NULL;
+
+	initStringInfo(&sep);
+	Assert(n > 0);
+	if (leaf)
+	{
+		/* the last item, as the page holds it */
+		layout->get(page, n - 1, &lastleft, &lastbuf);
+		pbt_separator(st, &lastleft, &firstright, &sep);
+	}
+	else
+		appendBinaryStringInfo(&sep, item + dl, len - dl);
+	hikey.data = sep.data;
+	hikey.len = sep.len;
+
+	/*
+	 * A finished leaf-layout page whose items qualify is rebuilt in the
+	 * rebuilt layout with its high key; a page of that layout kept room for
+	 * a high key as long as an item, which the separator is not longer
+	 * than.
+	 */
+	if (!(!(layout->flags & PBT_LF_REBUILT) &&
+		  ((rebuilt && (!runs || lb->run_span > 0)) ||
+		   (leaf && posting_candidate(st, page, lastleft.data, lastleft.len))) &&
+		  rebuild_leaf(bs, lb, NULL, &hikey)) &&
+		!pbt_page_set_hikey(page, sep.data, sep.len))
+		elog(ERROR, "pagebtree build: high key does not fit");
+	if (leaf)
+		finish_leaf(st, page);
+
+	if (grouped)
+	{
+		nbuf = group_leaf(bs, lb->gstart, npos);
+		npage = BufferGetPage(nbuf);
+	}
+	else if (to_file)
+	{
+		npage = palloc(BLCKSZ);
+		init_level_page(bs, npage, lb->level);
+	}
+	else
+	{
+		nbuf = pbt_new_page(bs->index);
+		npage = BufferGetPage(nbuf);
+		init_level_page(bs, npage, lb->level);
+	}
+	nblk = to_file ? blk + 1 : BufferGetBlockNumber(nbuf);
+	PbtPageGetOpaque(npage)->prev = blk;
+	PbtPageGetOpaque(page)->next = nblk;
+
+	/*
+	 * The first page of a level is reached through a -inf downlink; of a
+	 * group's leaves, only the first has a downlink.
+	 */
+	if (lb->parent == NULL && npos == 0 && !to_file)
+		add_downlink(bs, lb, grouped ? lb->gstart : blk, NULL, 0);
+	if (grouped && npos == 0)
+		finish_group(bs, lb, page);
+	PBT_CHECK_PAGE(bs->index, page, blk);
+	if (to_file)
+	{
+		BufFileWrite(bs->leaves_file, page, BLCKSZ);
+		pfree(page);
+	}
+	else
+	{
+		MarkBufferDirty(lb->buf);
+		UnlockReleaseBuffer(lb->buf);
+		if (bs->leader)
+			hand_over_page(bs, blk);
+	}
+	lb->buf = nbuf;
+	lb->page = npage;
+	lb->blkno = nblk;
+	if (grouped)
+	{
+		lb->gpos = npos;
+		if (npos == 0)
+			lb->gstart = nblk;
+	}
+	if (npos == 0 && !to_file)
+		add_downlink(bs, lb, nblk, sep.data, sep.len);
+	pfree(sep.data);
+}
+
 static void
 add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 {
 	PbtState   *st = bs->st;
-	Page		page = BufferGetPage(lb->buf);
+	Page		page = lb->page;
 	const PbtLayout *layout = pbt_layout(page);
 	int			n = layout->count(page);
 	bool		leaf = lb->level == 0;
@@ -830,89 +968,8 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 
 	if (full)
 	{
-		StringInfoData sep;
-		PbtItem		lastleft;
-		PbtItemBuf	lastbuf;
-		PbtItem		firstright = {item, len};
-		PbtItem		hikey;
-		Buffer		nbuf;
-		Page		npage;
-		BlockNumber nblk;
-		BlockNumber blk;
-		/* a group build's next leaf: the next subnode, or a new group */
-		bool		grouped = leaf && bs->group_size > 0;
-		int			npos = grouped ? (lb->gpos + 1) % bs->group_size : 0;
-
-		initStringInfo(&sep);
-		Assert(n > 0);
-		if (leaf)
-		{
-			/* the last item, as the page holds it */
-			layout->get(page, n - 1, &lastleft, &lastbuf);
-			pbt_separator(st, &lastleft, &firstright, &sep);
-		}
-		else
-			appendBinaryStringInfo(&sep, item + dl, len - dl);
-		hikey.data = sep.data;
-		hikey.len = sep.len;
-
-		/*
-		 * A finished leaf-layout page whose items qualify is rebuilt in the
-		 * rebuilt layout with its high key; a page of that layout kept room
-		 * for a high key as long as an item, which the separator is not
-		 * longer than.
-		 */
-		if (!(!(layout->flags & PBT_LF_REBUILT) &&
-			  ((rebuilt && (!runs || lb->run_span > 0)) ||
-			   (leaf && posting_candidate(st, page, lastleft.data, lastleft.len))) &&
-			  rebuild_leaf(bs, lb, NULL, &hikey)) &&
-			!pbt_page_set_hikey(page, sep.data, sep.len))
-			elog(ERROR, "pagebtree build: high key does not fit");
-		if (leaf)
-			finish_leaf(st, page);
-
-		if (grouped)
-		{
-			nbuf = group_leaf(bs, lb->gstart, npos);
-			npage = BufferGetPage(nbuf);
-		}
-		else
-		{
-			nbuf = pbt_new_page(bs->index);
-			npage = BufferGetPage(nbuf);
-			init_level_page(bs, npage, lb->level);
-		}
-		nblk = BufferGetBlockNumber(nbuf);
-		PbtPageGetOpaque(npage)->prev = BufferGetBlockNumber(lb->buf);
-		PbtPageGetOpaque(page)->next = nblk;
-
-		/*
-		 * The first page of a level is reached through a -inf downlink; of a
-		 * group's leaves, only the first has a downlink.
-		 */
-		if (lb->parent == NULL && npos == 0)
-			add_downlink(bs, lb, grouped ? lb->gstart :
-						 BufferGetBlockNumber(lb->buf), NULL, 0);
-		if (grouped && npos == 0)
-			finish_group(bs, lb, page);
-		blk = BufferGetBlockNumber(lb->buf);
-		PBT_CHECK_PAGE(bs->index, page, blk);
-		MarkBufferDirty(lb->buf);
-		UnlockReleaseBuffer(lb->buf);
-		if (bs->leader)
-			hand_over_page(bs, blk);
-		lb->buf = nbuf;
-		page = npage;
-		if (grouped)
-		{
-			lb->gpos = npos;
-			if (npos == 0)
-				lb->gstart = nblk;
-		}
-		if (npos == 0)
-			add_downlink(bs, lb, nblk, sep.data, sep.len);
-		pfree(sep.data);
-
+		next_level_page(bs, lb, item, len);
+		page = lb->page;
 		/* on an inner page the first key is -inf: keep just the downlink */
 		if (!leaf)
 			len = dl;
@@ -942,8 +999,8 @@ finish_levels(BuildState *bs, uint32 *rootlevel)
 
 	for (;;)
 	{
-		BlockNumber blk = BufferGetBlockNumber(lb->buf);
-		Page		page = BufferGetPage(lb->buf);
+		BlockNumber blk = lb->blkno;
+		Page		page = lb->page;
 		LevelBuilder *parent = lb->parent;
 
 		if (lb->level == 0)
@@ -1046,6 +1103,9 @@ check_layout_option(Relation index, PbtState *st)
 /* pages handed to worker 0 and not yet logged, at most */
 #define PBT_WAL_RING			4096
 
+/* a split load needs the leader's own run to have this many items */
+#define PBT_SPLIT_MIN_ITEMS		10000
+
 typedef struct PbtBuildShared
 {
 	Oid			heaprelid;
@@ -1072,6 +1132,20 @@ typedef struct PbtBuildShared
 	uint64		wal_tail;
 	ConditionVariable wal_cv;
 	BlockNumber wal_ring[PBT_WAL_RING];
+
+	/*
+	 * A split load, under mutex: whether worker 1 loads the leaves from
+	 * split_item on (decided: the leader has chosen), and once it has, how
+	 * many pages it wrote and the dense-run span of its last one.
+	 */
+	bool		split_decided;
+	bool		split;
+	int			split_runs;		/* workers' runs for worker 1 to read */
+	int64		split_pages;	/* -1 until worker 1 is done */
+	int			split_run_span;
+	ConditionVariable split_cv;
+	int			split_len;
+	char		split_item[PBT_MAX_ITEM_SIZE];
 	/* the parallel table scan follows */
 } PbtBuildShared;
 
@@ -1264,7 +1338,11 @@ run_advance(BuildState *bs, SortedRun *run)
 		}
 	}
 	if (run->cur)
+	{
 		run->abbrev = memsort_abbrev(run->cur, run->curlen);
+		if (bs->split_leader && !before_split(bs, run))
+			run->cur = NULL;
+	}
 }
 
 /* A worker's sorted items into a file of the set, as a run. */
@@ -1298,6 +1376,209 @@ write_run(BuildState *bs, FileSet *fileset, const char *name)
 	BufFileWrite(file, chunk, used);
 	BufFileClose(file);
 	pfree(chunk);
+}
+
+/* Does run's current item come before the split load's first item? */
+static bool
+before_split(BuildState *bs, SortedRun *run)
+{
+	uint64		abbrev = memsort_abbrev(bs->split_item, bs->split_len);
+
+	if (run->abbrev != abbrev)
+		return run->abbrev < abbrev;
+	return pbt_bytes_cmp(run->cur, run->curlen, bs->split_item, bs->split_len) < 0;
+}
+
+/* Wait on cv until *flag (under the shared mutex) is set. */
+static void
+wait_for_flag(PbtBuildShared *shared, ConditionVariable *cv, bool *flag)
+{
+	ConditionVariablePrepareToSleep(cv);
+	for (;;)
+	{
+		bool		set;
+
+		SpinLockAcquire(&shared->mutex);
+		set = *flag;
+		SpinLockRelease(&shared->mutex);
+		if (set)
+			break;
+		ConditionVariableSleep(cv, WAIT_EVENT_PARALLEL_CREATE_INDEX_SCAN);
+	}
+	ConditionVariableCancelSleep();
+}
+
+/*
+ * The leader, its runs and the workers' written: split the load?  Worker 1
+ * then loads the leaves from the middle item of the leader's own sorted run
+ * on, which it reads with the items after it from a file the leader writes
+ * here; the leader loads those before it.  Only for a normalized,
+ * non-unique build without groups whose leader sorted in memory (the
+ * middle of its run is then a guess at the middle of all).
+ */
+static void
+decide_split(BuildState *bs, int nworkers)
+{
+	PbtBuildShared *shared = bs->leader->shared;
+	MemSort    *ms = bs->memsort;
+	bool		split = nworkers >= 2 && ms != NULL && !bs->unique &&
+		bs->group_size == 0 && ms->n >= PBT_SPLIT_MIN_ITEMS;
+
+	if (split)
+	{
+		int64		mid = ms->n / 2;
+
+		shared->split_len = ms->entries[mid].len;
+		memcpy(shared->split_item, memsort_item(&ms->entries[mid]),
+			   shared->split_len);
+		ms->next = mid;
+		write_run(bs, &shared->fileset.fs, "pagebtree-run-leader");
+		ms->next = 0;
+		ms->n = mid;
+		bs->split_item = shared->split_item;
+		bs->split_len = shared->split_len;
+		bs->split_leader = true;
+		ereport(DEBUG1,
+				(errmsg_internal("pagebtree: index \"%s\": a parallel worker loads the leaves from the middle of the leader's %lld items on",
+								 RelationGetRelationName(bs->index),
+								 (long long) (2 * mid))));
+	}
+	SpinLockAcquire(&shared->mutex);
+	shared->split = split;
+	shared->split_runs = nworkers;
+	shared->split_decided = true;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->split_cv);
+}
+
+/*
+ * Worker 1 in a split load: merge the items from the split item on out of
+ * every run (the workers' and the leader's upper half), load them into
+ * leaves written to a file, and say how many.
+ */
+static void
+load_split_leaves(BuildState *bs, PbtBuildShared *shared)
+{
+	int64		pages;
+	LevelBuilder *lb;
+
+	wait_for_flag(shared, &shared->split_cv, &shared->split_decided);
+	if (!shared->split)
+		return;
+
+	bs->split_item = shared->split_item;
+	bs->split_len = shared->split_len;
+	bs->nruns = shared->split_runs + 1;
+	bs->runs = palloc0(sizeof(SortedRun) * bs->nruns);
+	for (int i = 0; i < bs->nruns; i++)
+	{
+		SortedRun  *run = &bs->runs[i];
+		char		name[MAXPGPATH];
+
+		if (i < shared->split_runs)
+			run_file_name(name, i);
+		else
+			strlcpy(name, "pagebtree-run-leader", MAXPGPATH);
+		run->file = BufFileOpenFileSet(&shared->fileset.fs, name, O_RDONLY, false);
+		run->chunk = palloc(RUN_CHUNK_SIZE);
+		do
+			run_advance(bs, run);
+		while (run->cur && before_split(bs, run));
+	}
+
+	bs->leaves_file = BufFileCreateFileSet(&shared->fileset.fs, "pagebtree-leaves");
+	lb = new_level(bs, 0);
+	for (int64 loaded = 1; next_sorted_item(bs); loaded++)
+	{
+		add_to_level(bs, lb, bs->cur, bs->curlen);
+		if (loaded % 1024 == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	/* the last leaf as it is: the leader finishes it with the index */
+	BufFileWrite(bs->leaves_file, lb->page, BLCKSZ);
+	pages = lb->blkno + 1;
+	BufFileClose(bs->leaves_file);
+	for (int i = 0; i < bs->nruns; i++)
+		BufFileClose(bs->runs[i].file);
+
+	SpinLockAcquire(&shared->mutex);
+	shared->split_run_span = lb->run_span;
+	shared->split_pages = pages;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->split_cv);
+}
+
+/*
+ * The leader at the end of its part of a split load: worker 1's leaves
+ * follow.  The leader's last leaf ends before the split item; each of the
+ * worker's pages is copied into a new block, linked and given a downlink
+ * keyed by the high key of the page before it.  The last one stays current
+ * for finish_levels, as the last leaf of a serial build does.
+ */
+static void
+append_split_leaves(BuildState *bs)
+{
+	PbtBuildShared *shared = bs->leader->shared;
+	LevelBuilder *lb = bs->leaf;
+	PGAlignedBlock copy;
+	BufFile    *file;
+	int64		pages;
+
+	ConditionVariablePrepareToSleep(&shared->split_cv);
+	for (;;)
+	{
+		SpinLockAcquire(&shared->mutex);
+		pages = shared->split_pages;
+		SpinLockRelease(&shared->mutex);
+		if (pages >= 0)
+			break;
+		ConditionVariableSleep(&shared->split_cv, WAIT_EVENT_PARALLEL_CREATE_INDEX_SCAN);
+	}
+	ConditionVariableCancelSleep();
+
+	file = BufFileOpenFileSet(&shared->fileset.fs, "pagebtree-leaves", O_RDONLY, false);
+	for (int64 i = 0; i < pages; i++)
+	{
+		BlockNumber prev;
+
+		if (BufFileRead(file, copy.data, BLCKSZ) != BLCKSZ)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read a parallel worker's leaf from a temporary file")));
+		if (i == 0)
+		{
+			next_level_page(bs, lb, bs->split_item, bs->split_len);
+			prev = PbtPageGetOpaque(lb->page)->prev;
+		}
+		else
+		{
+			Buffer		nbuf = pbt_new_page(bs->index);
+			BlockNumber blk = lb->blkno;
+			PbtItem		hikey;
+			StringInfoData sep;
+
+			if (!pbt_page_get_hikey(lb->page, &hikey))
+				elog(ERROR, "pagebtree build: a parallel worker's leaf has no high key");
+			initStringInfo(&sep);
+			appendBinaryStringInfo(&sep, hikey.data, hikey.len);
+			PbtPageGetOpaque(lb->page)->next = BufferGetBlockNumber(nbuf);
+			PBT_CHECK_PAGE(bs->index, lb->page, blk);
+			MarkBufferDirty(lb->buf);
+			UnlockReleaseBuffer(lb->buf);
+			hand_over_page(bs, blk);
+			lb->buf = nbuf;
+			lb->page = BufferGetPage(nbuf);
+			lb->blkno = BufferGetBlockNumber(nbuf);
+			prev = blk;
+			add_downlink(bs, lb, lb->blkno, sep.data, sep.len);
+			pfree(sep.data);
+		}
+		memcpy(lb->page, copy.data, BLCKSZ);
+		PbtPageGetOpaque(lb->page)->prev = prev;
+		PbtPageGetOpaque(lb->page)->next = InvalidBlockNumber;
+	}
+	BufFileClose(file);
+	lb->run_span = shared->split_run_span;
 }
 
 /*
@@ -1407,6 +1688,10 @@ begin_parallel(BuildState *bs, IndexInfo *indexInfo)
 	shared->wal_head = 0;
 	shared->wal_tail = 0;
 	ConditionVariableInit(&shared->wal_cv);
+	shared->split_decided = false;
+	shared->split = false;
+	shared->split_pages = -1;
+	ConditionVariableInit(&shared->split_cv);
 	table_parallelscan_initialize(bs->heap, ParallelTableScanFromShared(shared),
 								  snapshot);
 	shm_toc_insert(pcxt->toc, PBT_KEY_SHARED, shared);
@@ -1500,6 +1785,7 @@ leader_scan_and_collect(BuildState *bs, IndexInfo *indexInfo)
 		return reltuples;
 	}
 
+	decide_split(bs, nworkers);
 	bs->nruns = nworkers + 1;
 	bs->runs = palloc0(sizeof(SortedRun) * bs->nruns);
 	for (int i = 0; i < bs->nruns; i++)
@@ -1585,6 +1871,8 @@ pbt_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 
 	if (ParallelWorkerNumber == 0 && shared->wal_worker)
 		log_handed_pages(shared, bs.index);
+	else if (ParallelWorkerNumber == 1 && !sharedsort)
+		load_split_leaves(&bs, shared);
 
 	InstrEndParallelQuery(&bufferusage[ParallelWorkerNumber],
 						  &walusage[ParallelWorkerNumber]);
@@ -1717,6 +2005,11 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
 			CHECK_FOR_INTERRUPTS();
 		}
+	}
+	if (bs.split_leader)
+	{
+		append_split_leaves(&bs);
+		loaded = (int64) bs.indtuples;
 	}
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
 	end_sort(&bs);

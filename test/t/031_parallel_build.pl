@@ -1,8 +1,10 @@
 # Parallel CREATE INDEX (issue #25 item 2).  Each index is built twice,
 # with max_parallel_maintenance_workers = 2 and with 0: the parallel build
 # must say that it launched its workers, and give the same index as the
-# serial one, page by page (the leader merges the sorted runs into the
-# order a serial build sorts), pass pagebtree_check with heapallindexed,
+# serial one: page by page where the leader loads alone (it merges the
+# sorted runs into the order a serial build sorts), the same leaf entries
+# where a worker loads the upper half of the keys (the split load of a
+# normalized, non-unique build), pass pagebtree_check with heapallindexed,
 # and answer queries as a sequential scan does.  Also: a unique violation
 # between rows that different participants sort, runs that spill past
 # maintenance_work_mem, CREATE INDEX CONCURRENTLY and REINDEX, and indexes
@@ -67,6 +69,35 @@ SELECT CASE WHEN pg_relation_size('$a') <> pg_relation_size('$b') THEN -1 ELSE
    WHERE page_text('$a', blk) IS DISTINCT FROM page_text('$b', blk)) END});
 }
 
+# leaf entries that differ between two indexes (their multisets, in key
+# order): a parallel build whose load was split by key range has other
+# page boundaries than the serial build, the same entries
+sub entries_differing
+{
+	my ($a, $b) = @_;
+	my $entries = q{SELECT i.data FROM generate_series(1, pg_relation_size('%s') / 8192 - 1) blk,
+  pagebtree_page_stats('%s', blk) s, pagebtree_page_items('%s', blk) i WHERE s.page_type = 'leaf'};
+	return $node->safe_psql('postgres', sprintf(qq{
+SELECT count(*) FROM ((%s) EXCEPT ALL (%s)) d1}, sprintf($entries, ($a) x 3), sprintf($entries, ($b) x 3)))
+	  + $node->safe_psql('postgres', sprintf(qq{
+SELECT count(*) FROM ((%s) EXCEPT ALL (%s)) d2}, sprintf($entries, ($b) x 3), sprintf($entries, ($a) x 3)));
+}
+
+# the same index as the serial build: page for page, or (split load) the
+# same entries
+sub same_index
+{
+	my ($err, $a, $b, $what) = @_;
+	if ($err =~ /"$a": a parallel worker loads the leaves/)
+	{
+		is(entries_differing($a, $b), 0, "$what: split load, the same entries as the serial build");
+	}
+	else
+	{
+		is(pages_differing($a, $b), 0, "$what: the same pages as the serial build");
+	}
+}
+
 # CREATE INDEX with the given workers; returns its psql stderr (DEBUG1)
 sub build
 {
@@ -98,10 +129,19 @@ for my $name (sort keys %indexes)
 	my $err = build(2, "$create p_$name ON pb USING pagebtree $def;");
 	like($err, qr/pagebtree: building index "p_$name" with 2 of 2 parallel workers/,
 		"p_$name: built with 2 workers");
+	# a unique or group build does not split its load
+	if ($unique || $name eq 'kgroup')
+	{
+		unlike($err, qr/loads the leaves/, "p_$name: load not split");
+	}
+	else
+	{
+		like($err, qr/"p_$name": a parallel worker loads the leaves/, "p_$name: load split");
+	}
+	my $perr = $err;
 	$err = build(0, "$create s_$name ON pb USING pagebtree $def;");
 	unlike($err, qr/parallel workers/, "s_$name: built serially");
-	is(pages_differing("p_$name", "s_$name"), 0,
-		"p_$name: the same pages as the serial build");
+	same_index($perr, "p_$name", "s_$name", "p_$name");
 	$node->safe_psql('postgres', "SELECT pagebtree_check('p_$name', true)");
 	pass("p_$name: pagebtree_check with heapallindexed");
 }
@@ -126,15 +166,15 @@ my $err = build(2, 'CREATE INDEX p_spill ON pb USING pagebtree (t, k);',
 	"SET maintenance_work_mem = '1MB';");
 like($err, qr/with 2 of 2 parallel workers/, 'spilling build: 2 workers');
 build(0, 'CREATE INDEX s_spill ON pb USING pagebtree (t, k);');
-is(pages_differing('p_spill', 's_spill'), 0, 'spilled runs: the same pages as the serial build');
+same_index($err, 'p_spill', 's_spill', 'spilled runs');
 
 # CREATE INDEX CONCURRENTLY and REINDEX, in parallel
 $err = build(2, 'CREATE INDEX CONCURRENTLY p_cic ON pb USING pagebtree (u);');
 like($err, qr/building index "p_cic" with 2 of 2 parallel workers/, 'CIC: 2 workers');
-is(pages_differing('p_cic', 's_u'), 0, 'CIC: the same pages as the serial build');
+same_index($err, 'p_cic', 's_u', 'CIC');
 $err = build(2, 'REINDEX INDEX p_k;');
 like($err, qr/building index "p_k" with 2 of 2 parallel workers/, 'REINDEX: 2 workers');
-is(pages_differing('p_k', 's_k'), 0, 'REINDEX: the same pages as the serial build');
+same_index($err, 'p_k', 's_k', 'REINDEX');
 is($node->safe_psql('postgres', q{SELECT bool_and(indisvalid) FROM pg_index
   WHERE indexrelid::regclass::text IN ('p_cic', 'p_k')}), 't', 'CIC and REINDEX: valid');
 $node->safe_psql('postgres', "SELECT pagebtree_check('p_cic', true), pagebtree_check('p_k', true)");
