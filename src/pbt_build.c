@@ -42,6 +42,7 @@
 #include "port/pg_bswap.h"
 #include "storage/buffile.h"
 #include "storage/condition_variable.h"
+#include "storage/lmgr.h"
 #include "storage/sharedfileset.h"
 #include "storage/smgr.h"
 #include "storage/spin.h"
@@ -1509,6 +1510,33 @@ load_split_leaves(BuildState *bs, PbtBuildShared *shared)
 }
 
 /*
+ * Reserve count blocks at the end of the index (side blocks of the delta
+ * area skipped) for the worker's leaves that a split load's leader copies:
+ * the index grows by one write of its last block, the blocks before it
+ * being holes that read as zeros, where P_NEW writes a zero page per block
+ * (most of the copy's time in a profile of a text build).  Returns the
+ * first block.
+ */
+static BlockNumber
+reserve_blocks(BuildState *bs, int64 count)
+{
+	PGAlignedBlock zero;
+	BlockNumber first;
+	BlockNumber end;
+
+	LockRelationForExtension(bs->index, ExclusiveLock);
+	first = RelationGetNumberOfBlocks(bs->index);
+	end = first;
+	for (int64 i = 0; i < count; end++)
+		if (!pbt_is_side_block(bs->st->delta_group, end))
+			i++;
+	memset(zero.data, 0, BLCKSZ);
+	smgrextend(RelationGetSmgr(bs->index), MAIN_FORKNUM, end - 1, zero.data, false);
+	UnlockRelationForExtension(bs->index, ExclusiveLock);
+	return first;
+}
+
+/*
  * The leader at the end of its part of a split load: worker 1's leaves
  * follow.  The leader's last leaf ends before the split item; each of the
  * worker's pages is copied into a new block, linked and given a downlink
@@ -1523,6 +1551,7 @@ append_split_leaves(BuildState *bs)
 	PGAlignedBlock copy;
 	BufFile    *file;
 	int64		pages;
+	BlockNumber reserved = InvalidBlockNumber;
 
 	ConditionVariablePrepareToSleep(&shared->split_cv);
 	for (;;)
@@ -1549,14 +1578,20 @@ append_split_leaves(BuildState *bs)
 		{
 			next_level_page(bs, lb, bs->split_item, bs->split_len);
 			prev = PbtPageGetOpaque(lb->page)->prev;
+			if (pages > 1)
+				reserved = reserve_blocks(bs, pages - 1);
 		}
 		else
 		{
-			Buffer		nbuf = pbt_new_page(bs->index);
+			Buffer		nbuf;
 			BlockNumber blk = lb->blkno;
 			PbtItem		hikey;
 			StringInfoData sep;
 
+			while (pbt_is_side_block(bs->st->delta_group, reserved))
+				reserved++;
+			nbuf = ReadBufferExtended(bs->index, MAIN_FORKNUM, reserved++,
+									  RBM_ZERO_AND_LOCK, NULL);
 			if (!pbt_page_get_hikey(lb->page, &hikey))
 				elog(ERROR, "pagebtree build: a parallel worker's leaf has no high key");
 			initStringInfo(&sep);
