@@ -813,8 +813,7 @@ next_level_page(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	/* a group build's next leaf: the next subnode, or a new group */
 	bool		grouped = leaf && bs->group_size > 0;
 	int			npos = grouped ? (lb->gpos + 1) % bs->group_size : 0;
-	/* a split load's worker links and numbers its leaves, the leader adds
-	 * their downlinks */
+	/* a split load's worker: its leaves go to a file, without downlinks */
 	bool		to_file = bs->leaves_file != NULL;
 
 	initStringInfo(&sep);
@@ -1142,7 +1141,8 @@ typedef struct PbtBuildShared
 	bool		split_decided;
 	bool		split;
 	int			split_runs;		/* workers' runs for worker 1 to read */
-	int64		split_pages;	/* -1 until worker 1 is done */
+	bool		split_loaded;	/* worker 1 is done: */
+	int64		split_pages;
 	int			split_run_span;
 	ConditionVariable split_cv;
 	int			split_len;
@@ -1505,6 +1505,7 @@ load_split_leaves(BuildState *bs, PbtBuildShared *shared)
 	SpinLockAcquire(&shared->mutex);
 	shared->split_run_span = lb->run_span;
 	shared->split_pages = pages;
+	shared->split_loaded = true;
 	SpinLockRelease(&shared->mutex);
 	ConditionVariableBroadcast(&shared->split_cv);
 }
@@ -1553,17 +1554,8 @@ append_split_leaves(BuildState *bs)
 	int64		pages;
 	BlockNumber reserved = InvalidBlockNumber;
 
-	ConditionVariablePrepareToSleep(&shared->split_cv);
-	for (;;)
-	{
-		SpinLockAcquire(&shared->mutex);
-		pages = shared->split_pages;
-		SpinLockRelease(&shared->mutex);
-		if (pages >= 0)
-			break;
-		ConditionVariableSleep(&shared->split_cv, WAIT_EVENT_PARALLEL_CREATE_INDEX_SCAN);
-	}
-	ConditionVariableCancelSleep();
+	wait_for_flag(shared, &shared->split_cv, &shared->split_loaded);
+	pages = shared->split_pages;
 
 	file = BufFileOpenFileSet(&shared->fileset.fs, "pagebtree-leaves", O_RDONLY, false);
 	for (int64 i = 0; i < pages; i++)
@@ -1725,7 +1717,7 @@ begin_parallel(BuildState *bs, IndexInfo *indexInfo)
 	ConditionVariableInit(&shared->wal_cv);
 	shared->split_decided = false;
 	shared->split = false;
-	shared->split_pages = -1;
+	shared->split_loaded = false;
 	ConditionVariableInit(&shared->split_cv);
 	table_parallelscan_initialize(bs->heap, ParallelTableScanFromShared(shared),
 								  snapshot);
