@@ -784,6 +784,14 @@ add_downlink(BuildState *bs, LevelBuilder *lb, BlockNumber child,
 	pfree(item);
 }
 
+/* The layout lb's leaves may be rebuilt in (dense, semidense), if any */
+static const PbtLayout *
+rebuilt_layout(BuildState *bs, LevelBuilder *lb)
+{
+	return lb->level == 0 && bs->st->rebuilt_layout != 0 ?
+		pbt_layout_by_tag(bs->st->rebuilt_layout) : NULL;
+}
+
 /*
  * lb's current page is full before item (the next item of its level, or at
  * the seam of a split load the worker's first item): give it its high key,
@@ -797,8 +805,7 @@ next_level_page(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	const PbtLayout *layout = pbt_layout(page);
 	int			n = layout->count(page);
 	bool		leaf = lb->level == 0;
-	const PbtLayout *rebuilt = leaf && st->rebuilt_layout != 0 ?
-		pbt_layout_by_tag(st->rebuilt_layout) : NULL;
+	const PbtLayout *rebuilt = rebuilt_layout(bs, lb);
 	bool		runs = rebuilt != NULL && rebuilt->run_span != NULL;
 	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
 	StringInfoData sep;
@@ -907,9 +914,7 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	const PbtLayout *layout = pbt_layout(page);
 	int			n = layout->count(page);
 	bool		leaf = lb->level == 0;
-	/* the layout leaves may be rebuilt in (dense, semidense), if any */
-	const PbtLayout *rebuilt = leaf && st->rebuilt_layout != 0 ?
-		pbt_layout_by_tag(st->rebuilt_layout) : NULL;
+	const PbtLayout *rebuilt = rebuilt_layout(bs, lb);
 	bool		runs = rebuilt != NULL && rebuilt->run_span != NULL;
 	bool		placed = false;
 	int			fill = leaf ? st->fillfactor : PBT_INNER_FILLFACTOR;
@@ -1005,8 +1010,7 @@ finish_levels(BuildState *bs, uint32 *rootlevel)
 
 		if (lb->level == 0)
 		{
-			const PbtLayout *rebuilt = bs->st->rebuilt_layout != 0 ?
-				pbt_layout_by_tag(bs->st->rebuilt_layout) : NULL;
+			const PbtLayout *rebuilt = rebuilt_layout(bs, lb);
 
 			/* the last leaf, rebuilt by the same rule as the others */
 			int			n = pbt_layout(page)->count(page);
