@@ -212,6 +212,7 @@ typedef struct BuildState
 	/* a split load: the worker's first item, where the leader's runs end */
 	const char *split_item;
 	int			split_len;
+	uint64		split_abbrev;	/* its first eight bytes */
 	bool		split_leader;	/* the leader's runs stop at split_item */
 	BufFile    *leaves_file;	/* the worker's leaves go here */
 } BuildState;
@@ -793,6 +794,27 @@ rebuilt_layout(BuildState *bs, LevelBuilder *lb)
 }
 
 /*
+ * lb's current page is finished: out of the shared buffers it was locked in
+ * (to worker 0, to be logged, in a parallel build), or into a split load's
+ * file in its worker.
+ */
+static void
+release_level_page(BuildState *bs, LevelBuilder *lb)
+{
+	PBT_CHECK_PAGE(bs->index, lb->page, lb->blkno);
+	if (bs->leaves_file != NULL)
+	{
+		BufFileWrite(bs->leaves_file, lb->page, BLCKSZ);
+		pfree(lb->page);
+		return;
+	}
+	MarkBufferDirty(lb->buf);
+	UnlockReleaseBuffer(lb->buf);
+	if (bs->leader)
+		hand_over_page(bs, lb->blkno);
+}
+
+/*
  * lb's current page is full before item (the next item of its level, or at
  * the seam of a split load the worker's first item): give it its high key,
  * finish it, start the next page and release this one.
@@ -879,19 +901,7 @@ next_level_page(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		add_downlink(bs, lb, grouped ? lb->gstart : blk, NULL, 0);
 	if (grouped && npos == 0)
 		finish_group(bs, lb, page);
-	PBT_CHECK_PAGE(bs->index, page, blk);
-	if (to_file)
-	{
-		BufFileWrite(bs->leaves_file, page, BLCKSZ);
-		pfree(page);
-	}
-	else
-	{
-		MarkBufferDirty(lb->buf);
-		UnlockReleaseBuffer(lb->buf);
-		if (bs->leader)
-			hand_over_page(bs, blk);
-	}
+	release_level_page(bs, lb);
 	lb->buf = nbuf;
 	lb->page = npage;
 	lb->blkno = nblk;
@@ -1042,9 +1052,7 @@ finish_levels(BuildState *bs, uint32 *rootlevel)
 			PbtPageGetOpaque(page)->flags |= PBT_ROOT;
 			*rootlevel = lb->level;
 		}
-		PBT_CHECK_PAGE(bs->index, page, blk);
-		MarkBufferDirty(lb->buf);
-		UnlockReleaseBuffer(lb->buf);
+		release_level_page(bs, lb);
 		if (parent == NULL)
 			return blk;
 		lb = parent;
@@ -1345,7 +1353,8 @@ run_advance(BuildState *bs, SortedRun *run)
 	if (run->cur)
 	{
 		run->abbrev = memsort_abbrev(run->cur, run->curlen);
-		if (bs->split_leader && !before_split(bs, run))
+		/* a split load's leader: its own run already ends there */
+		if (bs->split_leader && run->file != NULL && !before_split(bs, run))
 			run->cur = NULL;
 	}
 }
@@ -1387,10 +1396,8 @@ write_run(BuildState *bs, FileSet *fileset, const char *name)
 static bool
 before_split(BuildState *bs, SortedRun *run)
 {
-	uint64		abbrev = memsort_abbrev(bs->split_item, bs->split_len);
-
-	if (run->abbrev != abbrev)
-		return run->abbrev < abbrev;
+	if (run->abbrev != bs->split_abbrev)
+		return run->abbrev < bs->split_abbrev;
 	return pbt_bytes_cmp(run->cur, run->curlen, bs->split_item, bs->split_len) < 0;
 }
 
@@ -1442,6 +1449,7 @@ decide_split(BuildState *bs, int nworkers)
 		ms->n = mid;
 		bs->split_item = shared->split_item;
 		bs->split_len = shared->split_len;
+		bs->split_abbrev = memsort_abbrev(bs->split_item, bs->split_len);
 		bs->split_leader = true;
 		ereport(DEBUG1,
 				(errmsg_internal("pagebtree: index \"%s\": a parallel worker loads the leaves from the middle of the leader's %lld items on",
@@ -1473,6 +1481,7 @@ load_split_leaves(BuildState *bs, PbtBuildShared *shared)
 
 	bs->split_item = shared->split_item;
 	bs->split_len = shared->split_len;
+	bs->split_abbrev = memsort_abbrev(bs->split_item, bs->split_len);
 	bs->nruns = shared->split_runs + 1;
 	bs->runs = palloc0(sizeof(SortedRun) * bs->nruns);
 	for (int i = 0; i < bs->nruns; i++)
@@ -1500,8 +1509,8 @@ load_split_leaves(BuildState *bs, PbtBuildShared *shared)
 			CHECK_FOR_INTERRUPTS();
 	}
 	/* the last leaf as it is: the leader finishes it with the index */
-	BufFileWrite(bs->leaves_file, lb->page, BLCKSZ);
 	pages = lb->blkno + 1;
+	release_level_page(bs, lb);
 	BufFileClose(bs->leaves_file);
 	for (int i = 0; i < bs->nruns; i++)
 		BufFileClose(bs->runs[i].file);
@@ -1593,10 +1602,7 @@ append_split_leaves(BuildState *bs)
 			initStringInfo(&sep);
 			appendBinaryStringInfo(&sep, hikey.data, hikey.len);
 			PbtPageGetOpaque(lb->page)->next = BufferGetBlockNumber(nbuf);
-			PBT_CHECK_PAGE(bs->index, lb->page, blk);
-			MarkBufferDirty(lb->buf);
-			UnlockReleaseBuffer(lb->buf);
-			hand_over_page(bs, blk);
+			release_level_page(bs, lb);
 			lb->buf = nbuf;
 			lb->page = BufferGetPage(nbuf);
 			lb->blkno = BufferGetBlockNumber(nbuf);
