@@ -170,6 +170,14 @@ typedef struct PbtLayout
 	void		(*iter_start) (PbtIter *it);
 	void		(*iter_next) (PbtIter *it, PbtItem *item);
 	/*
+	 * Optional, for scans of a page whose entries are all one key: the heap
+	 * TIDs and dead hints of the next n entries of the iteration (n at most
+	 * what remains), it->pos advanced past them.  Saves building an item
+	 * per entry only to read its TID back.
+	 */
+	void		(*iter_tids) (PbtIter *it, int n, ItemPointerData *tids,
+							  bool *dead);
+	/*
 	 * Optional equality probe for point lookups on normalized keys without
 	 * INCLUDE columns: the heap TIDs (PBT_TID_BYTES each, on the page) of
 	 * the items whose key (item minus heap TID) is exactly key, in order,

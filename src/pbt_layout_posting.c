@@ -35,6 +35,7 @@
 #include "pagebtree.h"
 #include "pbt_dense_util.h"
 #include "pbt_slots.h"
+#include "port/pg_bswap.h"
 
 #define POSTING_CONVERT_TO		PBT_LAYOUT_HEADS
 #define POSTING_MAX_TID_PREFIX	3	/* bytes of the block number */
@@ -490,42 +491,87 @@ posting_iter_start(PbtIter *it)
 	it->primed = true;
 }
 
+/*
+ * A TID as the page stores it, loaded as a word (the load past the array's
+ * end stays on the page), into the word whose bytes are the whole TID in
+ * order: the leading bytes the page's TIDs share (tid_prefix, kept by
+ * iter_start) ORed with the entry's own, its dead hint cleared.
+ */
+static inline uint64
+tid_word(uint64 stored, uint64 dead_mask, int shared, uint64 tid_prefix)
+{
+#ifdef WORDS_BIGENDIAN
+	return ((stored & ~dead_mask) >> (shared * 8)) | tid_prefix;
+#else
+	return ((stored & ~dead_mask) << (shared * 8)) | tid_prefix;
+#endif
+}
+
+/* the dead hint's bit in a stored TID loaded as a word */
+static inline uint64
+dead_mask_of(const PostingHeader *hdr)
+{
+#ifdef WORDS_BIGENDIAN
+	return (uint64) POSTING_DEAD << ((7 - (hdr->width - 2)) * 8);
+#else
+	return (uint64) POSTING_DEAD << ((hdr->width - 2) * 8);
+#endif
+}
+
 static void
 posting_iter_next(PbtIter *it, PbtItem *item)
 {
 	PostingHeader *hdr = posting_header(it->page);
-	int			shared = PBT_TID_BYTES - hdr->width;	/* leading TID bytes */
-	char	   *tidbytes = it->buf.data + hdr->key_len;
+	uint64		dead_mask = dead_mask_of(hdr);
 	uint64		stored;
 	uint64		tid_prefix;
-	uint64		dead_mask;
+	uint64		word;
 
-	/*
-	 * The whole TID (the leading bytes the page's TIDs share, kept in a
-	 * word by iter_start, then this entry's) goes to the item in one 8-byte
-	 * store, so that the caller's reads of any of its bytes are served from
-	 * that one store: a read that straddled two stores (or stores byte by
-	 * byte) stalled.  The bytes past the TID fall in the buffer's slack, and
-	 * the load past the array's end stays on the page.
-	 */
 	it->pos += it->step;
 	memcpy(&stored, tid_at(it->page, it->pos), sizeof(stored));
 	memcpy(&tid_prefix, it->state.data, sizeof(tid_prefix));
-#ifdef WORDS_BIGENDIAN
-	dead_mask = (uint64) POSTING_DEAD << ((7 - (hdr->width - 2)) * 8);
 	it->dead = (stored & dead_mask) != 0;
-	stored = (stored & ~dead_mask) >> (shared * 8);
-#else
-	dead_mask = (uint64) POSTING_DEAD << ((hdr->width - 2) * 8);
-	it->dead = (stored & dead_mask) != 0;
-	stored = (stored & ~dead_mask) << (shared * 8);
-#endif
-	stored |= tid_prefix;
-	StaticAssertStmt(sizeof(it->buf.data) >= PBT_MAX_ITEM_SIZE + sizeof(stored),
+	word = tid_word(stored, dead_mask, PBT_TID_BYTES - hdr->width, tid_prefix);
+
+	/*
+	 * One 8-byte store of the whole TID, so that the caller's reads of any
+	 * of its bytes are served from that one store: a read that straddled
+	 * two stores (or stores byte by byte) stalled.  The bytes past the TID
+	 * fall in the buffer's slack.
+	 */
+	StaticAssertStmt(sizeof(it->buf.data) >= PBT_MAX_ITEM_SIZE + sizeof(word),
 					 "no slack for the TID store");
-	memcpy(tidbytes, &stored, sizeof(stored));
+	memcpy(it->buf.data + hdr->key_len, &word, sizeof(word));
 	item->data = it->buf.data;
 	item->len = hdr->key_len + PBT_TID_BYTES;
+}
+
+static void
+posting_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
+{
+	PostingHeader *hdr = posting_header(it->page);
+	uint64		dead_mask = dead_mask_of(hdr);
+	int			shared = PBT_TID_BYTES - hdr->width;
+	int			width = it->step * hdr->width;
+	const char *p = tid_at(it->page, it->pos);
+	uint64		tid_prefix;
+
+	Assert(n >= 0 && n <= (it->stop - it->pos) * it->step - 1);
+	memcpy(&tid_prefix, it->state.data, sizeof(tid_prefix));
+	for (int i = 0; i < n; i++)
+	{
+		uint64		stored;
+		uint64		tid;
+
+		p += width;
+		memcpy(&stored, p, sizeof(stored));
+		dead[i] = (stored & dead_mask) != 0;
+		/* the word's first six bytes are the big-endian block and offset */
+		tid = pg_ntoh64(tid_word(stored, dead_mask, shared, tid_prefix)) >> 16;
+		ItemPointerSet(&tids[i], (BlockNumber) (tid >> 16),
+					   (OffsetNumber) tid);
+	}
+	it->pos += n * it->step;
 }
 
 static const char *
@@ -582,6 +628,7 @@ const PbtLayout pbt_layout_posting = {
 	.check = posting_check,
 	.iter_start = posting_iter_start,
 	.iter_next = posting_iter_next,
+	.iter_tids = posting_iter_tids,
 	.convert_to = POSTING_CONVERT_TO,
 	.takes = posting_takes,
 };

@@ -262,6 +262,38 @@ save_same_key(IndexScanDesc scan, int slot, int pos, const PbtItem *item,
 }
 
 /*
+ * save_same_key for the next n entries of a page whose layout reads their
+ * TIDs in one call; returns the batch's next slot (k, as in
+ * read_page_ordered).
+ */
+static int
+save_same_key_run(IndexScanDesc scan, PbtIter *it, int n, int k, int checked)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	ItemPointerData tids[PBT_MAX_ITEMS_PER_PAGE];
+	bool		dead[PBT_MAX_ITEMS_PER_PAGE];
+	int			pos = it->pos;
+	uint32		tupoff = so->curr.items[checked].tupoff;
+	uint16		tuplen = so->curr.items[checked].tuplen;
+
+	it->layout->iter_tids(it, n, tids, dead);
+	for (int i = 0; i < n; i++)
+	{
+		ScanPosItem *pi;
+
+		pos += it->step;
+		if (scan->ignore_killed_tuples && dead[i])
+			continue;
+		pi = &so->curr.items[it->step > 0 ? k++ : --k];
+		pi->tid = tids[i];
+		pi->pos = pos;
+		pi->tupoff = tupoff;
+		pi->tuplen = tuplen;
+	}
+	return k;
+}
+
+/*
  * Are the entries of the leaf all of one key (a posting leaf's, or a run
  * of duplicates)?  Then they all pass or fail the scan keys together.
  * Normalized keys without INCLUDE columns only: there, entries of one key
@@ -567,12 +599,14 @@ read_page_point(IndexScanDesc scan, Buffer buf, int pos)
 	int			examined = 0;
 	int			k = 0;
 	bool		ended = false;
+	bool		one_key;
 	PbtItem		item;
 	PbtIter		it;
 
 	begin_page(scan, buf);
 	so->batch_within_end = true;	/* the equality test below is the end key */
 	pbt_iter_start(&it, page, pos, true);
+	one_key = it.layout->iter_tids && page_is_one_key(so, page, it.layout);
 	while (examined < limit && pbt_iter_next(&it, &item))
 	{
 		bool		continuescan = true;
@@ -587,7 +621,20 @@ read_page_point(IndexScanDesc scan, Buffer buf, int pos)
 		if (!(scan->ignore_killed_tuples && it.dead) &&
 			check_item(so, item.data, item.len, ForwardScanDirection,
 					   &continuescan))
+		{
 			save_item(scan, k++, it.pos, item.data, item.len);
+			if (one_key && continuescan)
+			{
+				/* so is every entry after it (see read_page_ordered) */
+				int			n = Min(limit - examined, it.stop - it.pos - 1);
+
+				k = save_same_key_run(scan, &it, n, k, k - 1);
+				examined += n;
+				if (n > 0)
+					it.layout->get(page, it.pos, &item, &it.buf);
+				break;
+			}
+		}
 		if (!continuescan)
 		{
 			ended = true;
@@ -654,7 +701,20 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 			else
 				save_item(scan, --k, it.pos, item.data, item.len);
 			if (one_key && continuescan)
+			{
+				int			n = Min(limit - examined,
+									(it.stop - it.pos) * it.step - 1);
+
 				checked = forward ? k - 1 : k;
+				if (it.layout->iter_tids && n > 0)
+				{
+					/* the rest of the batch at once; item = its last */
+					k = save_same_key_run(scan, &it, n, k, checked);
+					examined += n;
+					it.layout->get(page, it.pos, &item, &it.buf);
+					break;
+				}
+			}
 		}
 		if (!continuescan)
 			break;

@@ -389,12 +389,11 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 	MemoryContextSwitchTo(oldcxt);
 }
 
-/* Hand the current item to the executor. */
+/* Hand the batch's item at index to the executor. */
 static inline void
-return_item(IndexScanDesc scan)
+return_item(IndexScanDesc scan, PbtScanOpaque so, int index)
 {
-	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
-	ScanPosItem *pi = &so->curr.items[so->curr.itemIndex];
+	ScanPosItem *pi = &so->curr.items[index];
 
 	scan->xs_heaptid = pi->tid;
 	/* the entries of a one-key page share their bytes (read_page_ordered) */
@@ -525,7 +524,7 @@ gettuple_slow(IndexScanDesc scan, ScanDirection dir)
 		return false;
 	/* a participant never keeps the shared scan while returning tuples */
 	Assert(!so->par_seized);
-	return_item(scan);
+	return_item(scan, so, so->curr.itemIndex);
 	return true;
 }
 
@@ -548,8 +547,11 @@ pbtgettuple(IndexScanDesc scan, ScanDirection dir)
 		(ScanDirectionIsForward(dir) ? pos->itemIndex < pos->lastItem :
 		 pos->itemIndex > pos->firstItem))
 	{
-		pos->itemIndex += ScanDirectionIsForward(dir) ? 1 : -1;
-		return_item(scan);
+		/* (the index from a register: the store does not alias the item) */
+		int			index = pos->itemIndex + (ScanDirectionIsForward(dir) ? 1 : -1);
+
+		pos->itemIndex = index;
+		return_item(scan, so, index);
 		return true;
 	}
 	return gettuple_slow(scan, dir);

@@ -90,6 +90,8 @@ SET enable_seqscan = off; SET enable_bitmapscan = off;
 SELECT count(*) FROM lp WHERE v = 3;
 SELECT count(*) FROM lp WHERE v = 3;
 RESET enable_seqscan; RESET enable_bitmapscan;
+-- scans skip the entries marked dead (read in bulk on posting leaves)
+SELECT * FROM lp_queries();
 VACUUM lp, lpb;
 SELECT lp_check();
 SELECT * FROM lp_queries();
