@@ -185,6 +185,7 @@ typedef struct BuildState
 	Relation	index;
 	PbtState   *st;
 	int			sortmem;		/* kB for this participant's sort */
+	pg_atomic_uint64 *sort_mem_used;	/* a parallel build's memsorts, all */
 	Tuplesortstate *sort;		/* NULL while the entries are in memsort */
 	MemSort    *memsort;		/* normalized keys that fit in memory */
 	TupleDesc	sortdesc;		/* comparator mode: index columns + tid */
@@ -257,6 +258,43 @@ begin_datum_sort(BuildState *bs)
 									 bs->sortmem, NULL, TUPLESORT_NONE);
 }
 
+/*
+ * Count bytes (freed: negative) against what the build's sorts in memory
+ * may take: this participant's share of maintenance_work_mem, or in a
+ * parallel build all of it, for all participants together.  A parallel
+ * heap scan hands out blocks as participants ask, so their shares of the
+ * rows are uneven; the leader, starting first, often takes over 40% of
+ * them, and with a fixed third of the memory it would spill the lot into
+ * a tuplesort (and then not split the load) while its workers' memory
+ * stood unused.
+ */
+static void
+memsort_charge(BuildState *bs, int64 bytes)
+{
+	bs->memsort->used += bytes;
+	if (bs->sort_mem_used)
+		pg_atomic_fetch_add_u64(bs->sort_mem_used, bytes);
+}
+
+/* bytes left to the sorts in memory (see memsort_charge); may be < 0 */
+static int64
+memsort_room(BuildState *bs)
+{
+	if (bs->sort_mem_used)
+		return (int64) maintenance_work_mem * 1024 -
+			(int64) pg_atomic_read_u64(bs->sort_mem_used);
+	return (int64) bs->sortmem * 1024 - (int64) bs->memsort->used;
+}
+
+static void
+memsort_end(BuildState *bs)
+{
+	memsort_charge(bs, -(int64) bs->memsort->used);
+	MemoryContextDelete(bs->memsort->cxt);
+	pfree(bs->memsort);
+	bs->memsort = NULL;
+}
+
 static void
 memsort_begin(BuildState *bs, int participants)
 {
@@ -269,8 +307,8 @@ memsort_begin(BuildState *bs, int participants)
 	ms->cap = Max(1024, Min(bs->heap->rd_rel->reltuples / participants,
 							(double) bs->sortmem * 1024 / sizeof(MemSortEntry)));
 	ms->entries = MemoryContextAllocHuge(ms->cxt, ms->cap * sizeof(MemSortEntry));
-	ms->used = ms->cap * sizeof(MemSortEntry);
 	bs->memsort = ms;
+	memsort_charge(bs, ms->cap * sizeof(MemSortEntry));
 }
 
 /* Past the memory allowed: everything so far into a tuplesort. */
@@ -283,9 +321,7 @@ memsort_spill(BuildState *bs)
 	for (int64 i = 0; i < ms->n; i++)
 		sort_put_item(bs, memsort_item(&ms->entries[i]), ms->entries[i].len,
 					  ms->entries[i].alive);
-	MemoryContextDelete(ms->cxt);
-	pfree(ms);
-	bs->memsort = NULL;
+	memsort_end(bs);
 }
 
 /*
@@ -305,7 +341,7 @@ memsort_new_block(BuildState *bs, MemSort *ms)
 
 	ms->arena = MemoryContextAlloc(ms->cxt, size);
 	ms->arena_left = size;
-	ms->used += size;
+	memsort_charge(bs, size);
 #ifdef MADV_HUGEPAGE
 	{
 		char	   *first = (char *) TYPEALIGN(MEMSORT_HUGE_PAGE_SIZE, ms->arena);
@@ -327,17 +363,18 @@ memsort_add(BuildState *bs, const char *item, int len, bool alive)
 	if (ms->n == ms->cap)
 	{
 		/*
-		 * Grow by what the memory left can hold, at most double: a worker
-		 * that scans more than its share of the estimate must not spill for
-		 * array slots it will never fill.
+		 * Grow by what the memory left can hold, at most a quarter: the
+		 * slots are counted against the memory of every participant (see
+		 * memsort_charge), and one that scans more than its share of the
+		 * estimate must not make itself or another spill for slots it will
+		 * never fill.
 		 */
-		Size		limit = (Size) bs->sortmem * 1024;
 		Size		per_entry = sizeof(MemSortEntry) + ms->arena_used / ms->n;
-		int64		room = ms->used < limit ? (limit - ms->used) / per_entry : 0;
-		int64		more = Min(ms->cap, Max(room, 1024));
+		int64		room = Max(memsort_room(bs), 0) / per_entry;
+		int64		more = Max(Min(ms->cap / 4, room), 1024);
 
 		ms->entries = repalloc_huge(ms->entries, (ms->cap + more) * sizeof(MemSortEntry));
-		ms->used += more * sizeof(MemSortEntry);
+		memsort_charge(bs, more * sizeof(MemSortEntry));
 		ms->cap += more;
 	}
 	e = &ms->entries[ms->n++];
@@ -356,7 +393,7 @@ memsort_add(BuildState *bs, const char *item, int len, bool alive)
 		ms->arena_left -= len;
 		ms->arena_used += len;
 	}
-	if (ms->used > (Size) bs->sortmem * 1024)
+	if (memsort_room(bs) < 0)
 		memsort_spill(bs);
 }
 
@@ -464,7 +501,7 @@ static void
 end_sort(BuildState *bs)
 {
 	if (bs->memsort)
-		MemoryContextDelete(bs->memsort->cxt);
+		memsort_end(bs);
 	else
 		tuplesort_end(bs->sort);
 	if (bs->slot)
@@ -1132,6 +1169,7 @@ typedef struct PbtBuildShared
 	double		leaf_bytes;
 	bool		brokenhotchain;
 	int			runs_done;		/* workers whose runs are written */
+	pg_atomic_uint64 sort_mem_used; /* see memsort_charge */
 	ConditionVariable runs_cv;
 
 	/*
@@ -1719,6 +1757,7 @@ begin_parallel(BuildState *bs, IndexInfo *indexInfo)
 	shared->leaf_bytes = 0;
 	shared->brokenhotchain = false;
 	shared->runs_done = 0;
+	pg_atomic_init_u64(&shared->sort_mem_used, 0);
 	ConditionVariableInit(&shared->runs_cv);
 	shared->wal_worker = RelationNeedsWAL(bs->index);
 	shared->load_done = false;
@@ -1779,6 +1818,7 @@ leader_scan_and_collect(BuildState *bs, IndexInfo *indexInfo)
 	SortCoordinateData coordinate = {true, -1, leader->sharedsort};
 
 	bs->sortmem = maintenance_work_mem / (nworkers + 1);
+	bs->sort_mem_used = &shared->sort_mem_used;
 	begin_sort(bs, nworkers + 1, leader->sharedsort ? &coordinate : NULL);
 	reltuples = table_index_build_scan(bs->heap, bs->index, indexInfo, true, true,
 									   build_callback, bs,
@@ -1883,6 +1923,7 @@ pbt_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	}
 
 	bs.sortmem = maintenance_work_mem / shared->participants;
+	bs.sort_mem_used = &shared->sort_mem_used;
 	begin_sort(&bs, shared->participants, sharedsort ? &coordinate : NULL);
 	reltuples = table_index_build_scan(bs.heap, bs.index, indexInfo, true, false,
 									   build_callback, &bs,

@@ -161,7 +161,8 @@ ROLLBACK;});
 like($plan, qr/Index (Only )?Scan (Backward )?using p_/, 'range query uses a parallel-built index');
 is($idx, $seq, 'range query through it equals a sequential scan');
 
-# runs that pass their share of maintenance_work_mem go to a tuplesort
+# runs past maintenance_work_mem (which the participants share) go to a
+# tuplesort
 my $err = build(2, 'CREATE INDEX p_spill ON pb USING pagebtree (t, k);',
 	"SET maintenance_work_mem = '1MB';");
 like($err, qr/with 2 of 2 parallel workers/, 'spilling build: 2 workers');
