@@ -123,6 +123,7 @@ typedef struct MemSort
 	Size		arena_left;
 	Size		arena_used;		/* item bytes in all blocks */
 	Size		used;			/* bytes of entries and blocks */
+	int			participants;	/* sorting in memory at once */
 } MemSort;
 
 #define MEMSORT_BLOCK_SIZE	(1024 * 1024)
@@ -307,6 +308,7 @@ memsort_begin(BuildState *bs, int participants)
 	ms->cap = Max(1024, Min(bs->heap->rd_rel->reltuples / participants,
 							(double) bs->sortmem * 1024 / sizeof(MemSortEntry)));
 	ms->entries = MemoryContextAllocHuge(ms->cxt, ms->cap * sizeof(MemSortEntry));
+	ms->participants = bs->sort_mem_used ? participants : 1;
 	bs->memsort = ms;
 	memsort_charge(bs, ms->cap * sizeof(MemSortEntry));
 }
@@ -363,15 +365,14 @@ memsort_add(BuildState *bs, const char *item, int len, bool alive)
 	if (ms->n == ms->cap)
 	{
 		/*
-		 * Grow by what the memory left can hold, at most a quarter: the
-		 * slots are counted against the memory of every participant (see
-		 * memsort_charge), and one that scans more than its share of the
-		 * estimate must not make itself or another spill for slots it will
-		 * never fill.
+		 * Grow by this participant's part of what the memory left can hold,
+		 * at most double: one that scans more than its share of the estimate
+		 * must not make itself or another (see memsort_charge) spill for
+		 * slots it will never fill.
 		 */
 		Size		per_entry = sizeof(MemSortEntry) + ms->arena_used / ms->n;
-		int64		room = Max(memsort_room(bs), 0) / per_entry;
-		int64		more = Max(Min(ms->cap / 4, room), 1024);
+		int64		room = Max(memsort_room(bs), 0) / per_entry / ms->participants;
+		int64		more = Max(Min(ms->cap, room), 1024);
 
 		ms->entries = repalloc_huge(ms->entries, (ms->cap + more) * sizeof(MemSortEntry));
 		memsort_charge(bs, more * sizeof(MemSortEntry));
