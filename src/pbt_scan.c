@@ -67,6 +67,35 @@ alloc_scan_opaque(void)
 	return so;
 }
 
+/*
+ * The layout of index tuples whose columns are all fixed-width and passed
+ * by value (int8, int4, date, timestamp, ...), where the key is normalized
+ * and there are no INCLUDE columns: every such tuple without nulls has
+ * the same size and offsets, so return_itup can store the decoded values
+ * into the reused tuple without heap_fill_tuple's general path.
+ */
+static void
+plan_fixed_itup(PbtScanOpaque so)
+{
+	TupleDesc	desc = so->st->tupdesc;
+	Size		off = 0;
+
+	so->itup_fixed_size = 0;
+	if (!so->st->normalized || so->st->has_include)
+		return;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (!att->attbyval || att->attlen <= 0)
+			return;
+		off = att_align_nominal(off, att->attalign);
+		so->itup_fixed_off[i] = IndexInfoFindDataOffset(0) + off;
+		off += att->attlen;
+	}
+	so->itup_fixed_size = MAXALIGN(IndexInfoFindDataOffset(0) + off);
+}
+
 IndexScanDesc
 pbtbeginscan(Relation index, int nkeys, int norderbys)
 {
@@ -108,6 +137,7 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 		initStringInfo(&so->keys[i].enc);
 	scan->opaque = so;
 	scan->xs_itupdesc = RelationGetDescr(index);
+	plan_fixed_itup(so);
 	return scan;
 }
 
@@ -272,10 +302,6 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 }
 
 /*
- * Form the current item's index tuple for an index-only scan.  Not inlined:
- * its arrays would give pbtgettuple, called for every row, a large frame.
- */
-/*
  * index_form_tuple() into the scan's buffer: an index-only scan returns a
  * tuple per row, and a palloc and context reset for each cost a tenth of
  * its time.  Values it would detoast or compress (none that decoding
@@ -317,6 +343,7 @@ form_itup_reusing(IndexScanDesc scan, Datum *values, bool *isnull)
 		so->itup_buf = MemoryContextAlloc(GetMemoryChunkContext(so), so->itup_cap);
 	}
 	memset(so->itup_buf, 0, size);
+	so->itup_fixed = false;
 	itup = (IndexTuple) so->itup_buf;
 	heap_fill_tuple(desc, values, isnull, so->itup_buf + hoff, data_size,
 					&tupmask,
@@ -349,6 +376,39 @@ bytes_equal(const char *a, const char *b, int len)
 	return true;
 }
 
+/*
+ * The tuple of values (no nulls) that plan_fixed_itup found a fixed layout
+ * for, into the scan's buffer: header and padding once, then the values.
+ */
+static IndexTuple
+form_fixed_itup(PbtScanOpaque so, Datum *values)
+{
+	TupleDesc	desc = so->st->tupdesc;
+
+	if (!so->itup_fixed)
+	{
+		if (so->itup_fixed_size > so->itup_cap)
+		{
+			if (so->itup_buf)
+				pfree(so->itup_buf);
+			so->itup_cap = Max(so->itup_fixed_size, 64);
+			so->itup_buf = MemoryContextAlloc(GetMemoryChunkContext(so),
+											  so->itup_cap);
+		}
+		memset(so->itup_buf, 0, so->itup_fixed_size);
+		((IndexTuple) so->itup_buf)->t_info = so->itup_fixed_size;
+		so->itup_fixed = true;
+	}
+	for (int i = 0; i < desc->natts; i++)
+		store_att_byval(so->itup_buf + so->itup_fixed_off[i], values[i],
+						TupleDescAttr(desc, i)->attlen);
+	return (IndexTuple) so->itup_buf;
+}
+
+/*
+ * Form the current item's index tuple for an index-only scan.  Not inlined:
+ * its arrays would give pbtgettuple, called for every row, a large frame.
+ */
 static pg_noinline void
 return_itup(IndexScanDesc scan, ScanPosItem *pi)
 {
@@ -362,6 +422,23 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 	{
 		scan->xs_itup = (IndexTuple) data;
 		return;
+	}
+
+	if (so->itup_fixed_size > 0)
+	{
+		bool		hasnull = false;
+
+		/* decoding allocates nothing for by-value columns */
+		pbt_decode_item(so->st, data, pi->tuplen, values, isnull);
+		for (int i = 0; i < so->st->tupdesc->natts; i++)
+			hasnull |= isnull[i];
+		if (!hasnull)
+		{
+			so->itup_tupoff = pi->tupoff;
+			scan->xs_itup = form_fixed_itup(so, values);
+			return;
+		}
+		so->itup_key.len = -1;	/* (not kept on this path) */
 	}
 
 	/*

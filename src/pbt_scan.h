@@ -141,6 +141,14 @@ typedef struct PbtScanOpaqueData
 								 * INCLUDE), or len -1 */
 	uint32		itup_tupoff;	/* the currTuples bytes xs_itup was formed
 								 * from, or PBT_NO_TUPOFF */
+	/*
+	 * Normalized keys of fixed-width by-value columns only: the size of
+	 * their index tuple without nulls (else 0), and each column's offset in
+	 * it; itup_buf holds such a tuple's header and padding (itup_fixed).
+	 */
+	uint16		itup_fixed_size;
+	uint16		itup_fixed_off[INDEX_MAX_KEYS];
+	bool		itup_fixed;
 	MemoryContext keycxt;		/* per rescan: array keys */
 	bool		qual_ok;
 	bool		empty_array;	/* qual_ok is false for an empty = ANY */

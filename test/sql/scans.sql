@@ -92,6 +92,20 @@ SELECT * FROM pbt_cmp('SELECT a, b FROM s_multi WHERE a < 100', 'indexonly');
 SELECT * FROM pbt_cmp('SELECT a, b FROM s_multi WHERE a > 1900 ORDER BY a DESC, b DESC', 'indexonly');
 SELECT * FROM pbt_cmp('SELECT count(*) FROM s_multi', 'indexonly');
 
+-- index-only scans of fixed-width by-value columns (their tuples are formed
+-- without heap_fill_tuple), with NULLs among them (which are), DESC
+CREATE TEMP TABLE s_fixed AS
+SELECT i::int2 AS a, CASE WHEN i % 7 = 0 THEN NULL ELSE i::int8 * 1000003 END AS b,
+       (date '2000-01-01' + i % 400) AS c, (i % 3 = 0) AS d,
+       CASE WHEN i % 11 = 0 THEN NULL ELSE i / 8.0 END::float8 AS e
+FROM generate_series(1, 3000) i;
+CREATE INDEX s_fixed_abcde ON s_fixed USING pagebtree (a, b DESC, c, d, e);
+VACUUM ANALYZE s_fixed;
+SELECT * FROM pbt_cmp('SELECT a, b, c, d, e FROM s_fixed WHERE a < 2000', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT a, b, c, d, e FROM s_fixed WHERE a > 100 ORDER BY a DESC, b', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT b, e FROM s_fixed WHERE a BETWEEN 10 AND 700 AND b IS NULL', 'indexonly');
+DROP TABLE s_fixed;
+
 -- bitmap scans, including BitmapOr over the same index
 SET enable_seqscan = off;
 SET enable_indexscan = off;
