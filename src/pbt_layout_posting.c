@@ -552,7 +552,7 @@ posting_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
 	PostingHeader *hdr = posting_header(it->page);
 	uint64		dead_mask = dead_mask_of(hdr);
 	int			shared = PBT_TID_BYTES - hdr->width;
-	int			width = it->step * hdr->width;
+	int			stride = it->step * hdr->width;
 	const char *p = tid_at(it->page, it->pos);
 	uint64		tid_prefix;
 
@@ -563,7 +563,7 @@ posting_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
 		uint64		stored;
 		uint64		tid;
 
-		p += width;
+		p += stride;
 		memcpy(&stored, p, sizeof(stored));
 		dead[i] = (stored & dead_mask) != 0;
 		/* the word's first six bytes are the big-endian block and offset */

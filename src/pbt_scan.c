@@ -301,6 +301,18 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	return found || pbt_read_on(scan, dir);
 }
 
+/* room for an index tuple of size bytes in the scan's buffer */
+static void
+reserve_itup(PbtScanOpaque so, Size size)
+{
+	if (size <= so->itup_cap)
+		return;
+	if (so->itup_buf)
+		pfree(so->itup_buf);
+	so->itup_cap = Max(size, 64);
+	so->itup_buf = MemoryContextAlloc(GetMemoryChunkContext(so), so->itup_cap);
+}
+
 /*
  * index_form_tuple() into the scan's buffer: an index-only scan returns a
  * tuple per row, and a palloc and context reset for each cost a tenth of
@@ -335,13 +347,7 @@ form_itup_reusing(IndexScanDesc scan, Datum *values, bool *isnull)
 	size = MAXALIGN(hoff + data_size);
 	if (size > INDEX_SIZE_MASK)
 		return index_form_tuple(desc, values, isnull);
-	if (size > so->itup_cap)
-	{
-		if (so->itup_buf)
-			pfree(so->itup_buf);
-		so->itup_cap = Max(size, 64);
-		so->itup_buf = MemoryContextAlloc(GetMemoryChunkContext(so), so->itup_cap);
-	}
+	reserve_itup(so, size);
 	memset(so->itup_buf, 0, size);
 	so->itup_fixed = false;
 	itup = (IndexTuple) so->itup_buf;
@@ -387,14 +393,7 @@ form_fixed_itup(PbtScanOpaque so, Datum *values)
 
 	if (!so->itup_fixed)
 	{
-		if (so->itup_fixed_size > so->itup_cap)
-		{
-			if (so->itup_buf)
-				pfree(so->itup_buf);
-			so->itup_cap = Max(so->itup_fixed_size, 64);
-			so->itup_buf = MemoryContextAlloc(GetMemoryChunkContext(so),
-											  so->itup_cap);
-		}
+		reserve_itup(so, so->itup_fixed_size);
 		memset(so->itup_buf, 0, so->itup_fixed_size);
 		((IndexTuple) so->itup_buf)->t_info = so->itup_fixed_size;
 		so->itup_fixed = true;
@@ -438,7 +437,7 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 			scan->xs_itup = form_fixed_itup(so, values);
 			return;
 		}
-		so->itup_key.len = -1;	/* (not kept on this path) */
+		so->itup_key.len = -1;	/* the fixed path does not keep it */
 	}
 
 	/*
