@@ -767,6 +767,31 @@ pbt_item_column(PbtState *st, const char *item, int len, int col, bool *isnull)
 }
 
 /*
+ * The text of a leaf item of an index whose one column is text (normalized,
+ * no INCLUDE columns), into dst: how many bytes, or -1 if it is NULL or
+ * longer than max.  Index-only scans form their tuples from it directly.
+ */
+int
+pbt_item_text(PbtState *st, const char *item, int len, char *dst, int max)
+{
+	const unsigned char *p = (const unsigned char *) item;
+	int			tlen = len - PBT_TID_BYTES - 2; /* mark, text, terminator */
+
+	Assert(st->normalized && !st->has_include && st->nkeyatts == 1 &&
+		   st->cols[0].kind == PBT_COL_TEXT);
+	if (p[0] != MARK_VALUE || tlen > max)
+		return -1;
+	if (st->cols[0].desc)
+	{
+		for (int i = 0; i < tlen; i++)
+			dst[i] = p[1 + i] ^ 0xFF;
+	}
+	else
+		memcpy(dst, p + 1, tlen);
+	return tlen;
+}
+
+/*
  * Decode a leaf item into index column values (key and INCLUDE columns),
  * for index-only scans and the verifier.  Results are palloc'd in the
  * current memory context.

@@ -148,6 +148,8 @@ extern bool pbt_items_keys_equal(PbtState *st, const char *a, int alen,
 								 const char *b, int blen);
 extern Datum pbt_item_column(PbtState *st, const char *item, int len, int col,
 							 bool *isnull);
+extern int	pbt_item_text(PbtState *st, const char *item, int len, char *dst,
+						  int max);
 extern void pbt_decode_item(PbtState *st, const char *item, int len,
 							Datum *values, bool *isnull);
 extern bool pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation,

@@ -81,8 +81,14 @@ plan_fixed_itup(PbtScanOpaque so)
 	Size		off = 0;
 
 	so->itup_fixed_size = 0;
+	so->itup_text = false;
 	if (!so->st->normalized || so->st->has_include)
 		return;
+	if (desc->natts == 1 && so->st->cols[0].kind == PBT_COL_TEXT)
+	{
+		so->itup_text = true;
+		return;
+	}
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -405,6 +411,37 @@ form_fixed_itup(PbtScanOpaque so, Datum *values)
 }
 
 /*
+ * The tuple of an index of one text column, from the item's bytes: the
+ * value with the 1-byte varlena header heap_fill_tuple would give it.
+ * NULL if the value is NULL or too long for that header.
+ */
+static IndexTuple
+form_text_itup(PbtScanOpaque so, const char *data, int len)
+{
+	Size		hoff = IndexInfoFindDataOffset(0);
+	int			max = VARATT_SHORT_MAX - VARHDRSZ_SHORT;
+	IndexTuple	itup;
+	Size		end;
+	Size		size;
+	int			tlen;
+
+	reserve_itup(so, MAXALIGN(hoff + VARATT_SHORT_MAX));
+	tlen = pbt_item_text(so->st, data, len,
+						 so->itup_buf + hoff + VARHDRSZ_SHORT, max);
+	if (tlen < 0)
+		return NULL;
+	itup = (IndexTuple) so->itup_buf;
+	end = hoff + VARHDRSZ_SHORT + tlen;
+	size = MAXALIGN(end);
+	ItemPointerSetInvalid(&itup->t_tid);
+	itup->t_info = size | INDEX_VAR_MASK;
+	SET_VARSIZE_1B(so->itup_buf + hoff, VARHDRSZ_SHORT + tlen);
+	memset(so->itup_buf + end, 0, size - end);
+	so->itup_fixed = false;
+	return itup;
+}
+
+/*
  * Form the current item's index tuple for an index-only scan.  Not inlined:
  * its arrays would give pbtgettuple, called for every row, a large frame.
  */
@@ -438,6 +475,19 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 			return;
 		}
 		so->itup_key.len = -1;	/* the fixed path does not keep it */
+	}
+	else if (so->itup_text)
+	{
+		IndexTuple	itup = form_text_itup(so, data, pi->tuplen);
+
+		/* nor does this one, whose buffer may have moved */
+		so->itup_key.len = -1;
+		if (itup != NULL)
+		{
+			so->itup_tupoff = pi->tupoff;
+			scan->xs_itup = itup;
+			return;
+		}
 	}
 
 	/*

@@ -106,6 +106,25 @@ SELECT * FROM pbt_cmp('SELECT a, b, c, d, e FROM s_fixed WHERE a > 100 ORDER BY 
 SELECT * FROM pbt_cmp('SELECT b, e FROM s_fixed WHERE a BETWEEN 10 AND 700 AND b IS NULL', 'indexonly');
 DROP TABLE s_fixed;
 
+-- index-only scans of one text column (tuples formed from the item's
+-- bytes), with NULLs, empty strings and values too long for a 1-byte
+-- varlena header (formed as before), ascending and descending
+CREATE TEMP TABLE s_text (t text COLLATE "C");
+INSERT INTO s_text
+SELECT CASE WHEN i % 13 = 0 THEN NULL WHEN i % 17 = 0 THEN ''
+            ELSE repeat(md5(i::text), 1 + i % 5) END
+FROM generate_series(1, 3000) i;
+CREATE INDEX s_text_t ON s_text USING pagebtree (t);
+VACUUM ANALYZE s_text;
+SELECT * FROM pbt_cmp('SELECT t FROM s_text WHERE t > ''5''', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT t FROM s_text WHERE t < ''9'' ORDER BY t DESC', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT t FROM s_text WHERE t IS NULL OR t = ''''', 'indexonly');
+DROP INDEX s_text_t;
+CREATE INDEX s_text_td ON s_text USING pagebtree (t DESC NULLS LAST);
+SELECT * FROM pbt_cmp('SELECT t FROM s_text WHERE t > ''5'' ORDER BY t DESC NULLS LAST', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT t FROM s_text WHERE t >= '''' ORDER BY t', 'indexonly');
+DROP TABLE s_text;
+
 -- bitmap scans, including BitmapOr over the same index
 SET enable_seqscan = off;
 SET enable_indexscan = off;
