@@ -173,7 +173,8 @@ typedef struct PbtLayout
 	 * Optional, for scans of a page whose entries are all one key: the heap
 	 * TIDs and dead hints of the next n entries of the iteration (n at most
 	 * what remains), it->pos advanced past them.  Saves building an item
-	 * per entry only to read its TID back.
+	 * per entry only to read its TID back.  The iteration may go on over a
+	 * copy of the page (the scan decodes a long leaf as it reaches them).
 	 */
 	void		(*iter_tids) (PbtIter *it, int n, ItemPointerData *tids,
 							  bool *dead);

@@ -262,35 +262,92 @@ save_same_key(IndexScanDesc scan, int slot, int pos, const PbtItem *item,
 }
 
 /*
- * save_same_key for the next n entries of a page whose layout reads their
- * TIDs in one call; returns the batch's next slot (k, as in
- * read_page_ordered).
+ * Save the TIDs of the iterator's next n entries, whose layout reads them
+ * in one call, like the entry in slot checked (see save_same_key), from
+ * slot k on; returns the batch's next slot (k, as in read_page_ordered).
  */
 static int
-save_same_key_run(IndexScanDesc scan, PbtIter *it, int n, int k, int checked)
+save_tids(IndexScanDesc scan, PbtIter *it, int n, int k, int checked)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	ItemPointerData tids[PBT_MAX_ITEMS_PER_PAGE];
 	bool		dead[PBT_MAX_ITEMS_PER_PAGE];
+	int			step = it->step;
 	int			pos = it->pos;
+	bool		skip_dead = scan->ignore_killed_tuples;
 	uint32		tupoff = so->curr.items[checked].tupoff;
 	uint16		tuplen = so->curr.items[checked].tuplen;
+	ScanPosItem *pi;
 
 	it->layout->iter_tids(it, n, tids, dead);
+
+	/*
+	 * Each entry is written to the next slot, which advances only if the
+	 * entry is kept: no branch per entry (a dropped entry's slot is unused
+	 * or overwritten by the next).
+	 */
+	pi = &so->curr.items[step > 0 ? k : k - 1];
 	for (int i = 0; i < n; i++)
 	{
-		ScanPosItem *pi;
-
-		pos += it->step;
-		if (scan->ignore_killed_tuples && dead[i])
-			continue;
-		pi = &so->curr.items[it->step > 0 ? k++ : --k];
 		pi->tid = tids[i];
-		pi->pos = pos;
+		pi->pos = (pos += step);
 		pi->tupoff = tupoff;
 		pi->tuplen = tuplen;
+		pi += step * !(skip_dead && dead[i]);
 	}
+	return (pi - so->curr.items) + (step > 0 ? 0 : 1);
+}
+
+/*
+ * Save the rest of a one-key page's entries in the iteration, n of them,
+ * once the entry in slot checked passed the scan keys (so every one does);
+ * returns the batch's next slot, it->pos at the last entry.  The batch
+ * covers them all, as if read whole.  Decoding each costs little, but
+ * whole leaves of one key hold a few thousand TIDs of which a LIMIT or a
+ * merge join may want a few: a forward batch decodes now only as many as
+ * its limit, copies the leaf and leaves the rest to pbt_decode_more, which
+ * pbtgettuple calls as it reaches them; unless the rest is short (copying
+ * the page costs about as much as decoding a chunk), or entries of a run
+ * are to be merged, which may sort among them.
+ */
+static int
+save_same_key_rest(IndexScanDesc scan, PbtIter *it, int n, int limit,
+				   int k, int checked)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	if (n <= limit + PBT_DEFER_CHUNK || it->step < 0 || so->run.n > 0)
+		return save_tids(scan, it, n, k, checked);
+
+	k = save_tids(scan, it, limit, k, checked);
+	if (so->defer_page == NULL)
+		so->defer_page = MemoryContextAlloc(GetMemoryChunkContext(so), BLCKSZ);
+	memcpy(so->defer_page, it->page, BLCKSZ);
+	so->defer_it = *it;
+	so->defer_it.page = (Page) so->defer_page;
+	so->defer_left = n - limit;
+	it->pos += n - limit;
 	return k;
+}
+
+/*
+ * Decode the next entries that save_same_key_rest left to the current
+ * batch, after its last item.  Returns false if none was left, or all
+ * those decoded were dead.
+ */
+bool
+pbt_decode_more(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	int			n = Min(so->defer_left, PBT_DEFER_CHUNK);
+	int			last = so->curr.lastItem;
+
+	if (n == 0)
+		return false;
+	Assert(ScanPosIsValid(so->curr) && last >= so->curr.firstItem);
+	so->curr.lastItem = save_tids(scan, &so->defer_it, n, last + 1, last) - 1;
+	so->defer_left -= n;
+	return so->curr.lastItem > last;
 }
 
 /*
@@ -458,6 +515,7 @@ begin_page(IndexScanDesc scan, Buffer buf)
 		pbt_page_error(scan->indexRelation, BufferGetBlockNumber(buf),
 					   "scan reached a non-leaf page");
 	so->curr.buf = buf;
+	so->defer_left = 0;
 	so->currTuples.used = 0;
 	so->itup_tupoff = PBT_NO_TUPOFF;
 	so->curr.blkno = BufferGetBlockNumber(buf);
@@ -626,9 +684,10 @@ read_page_point(IndexScanDesc scan, Buffer buf, int pos)
 			if (one_key && continuescan)
 			{
 				/* so is every entry after it (see read_page_ordered) */
-				int			n = Min(limit - examined, it.stop - it.pos - 1);
+				int			n = it.stop - it.pos - 1;
 
-				k = save_same_key_run(scan, &it, n, k, k - 1);
+				k = save_same_key_rest(scan, &it, n, limit - examined, k,
+									   k - 1);
 				examined += n;
 				if (n > 0)
 					it.layout->get(page, it.pos, &item, &it.buf);
@@ -702,14 +761,14 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 				save_item(scan, --k, it.pos, item.data, item.len);
 			if (one_key && continuescan)
 			{
-				int			n = Min(limit - examined,
-									(it.stop - it.pos) * it.step - 1);
+				int			n = (it.stop - it.pos) * it.step - 1;
 
 				checked = forward ? k - 1 : k;
 				if (it.layout->iter_tids && n > 0)
 				{
 					/* the rest of the batch at once; item = its last */
-					k = save_same_key_run(scan, &it, n, k, checked);
+					k = save_same_key_rest(scan, &it, n, limit - examined, k,
+										   checked);
 					examined += n;
 					it.layout->get(page, it.pos, &item, &it.buf);
 					break;
@@ -1291,6 +1350,9 @@ pbt_read_on(IndexScanDesc scan, ScanDirection dir)
 
 		CHECK_FOR_INTERRUPTS();
 		kill_items(scan);
+		/* a mark keeps the whole batch */
+		while (so->markItemIndex >= 0 && so->defer_left > 0)
+			pbt_decode_more(scan);
 		save_mark_before_leaving(so);
 		if (ScanDirectionIsForward(dir) ? so->curr.restRight : so->curr.restLeft)
 			found = continue_page(scan, dir);

@@ -646,6 +646,18 @@ gettuple_slow(IndexScanDesc scan, ScanDirection dir)
 		}
 		pbt_start_arrays(so, dir);
 	}
+	/* the rest of a one-key leaf that the batch left to decode */
+	if (ScanDirectionIsForward(dir) && so->defer_left > 0 &&
+		ScanPosIsValid(so->curr))
+	{
+		Assert(so->curr.itemIndex == so->curr.lastItem);
+		while (so->defer_left > 0)
+			if (pbt_decode_more(scan))
+			{
+				return_item(scan, so, ++so->curr.itemIndex);
+				return true;
+			}
+	}
 	if (!scan_advance(scan, dir))
 		return false;
 	/* a participant never keeps the shared scan while returning tuples */
@@ -754,6 +766,7 @@ pbtrestrpos(IndexScanDesc scan)
 		release_pos(&so->curr);
 		memcpy(&so->curr, &so->mark, offsetof(ScanPos, items) +
 			   sizeof(ScanPosItem) * (so->mark.lastItem + 1));
+		so->defer_left = 0;		/* (the mark was saved whole) */
 		if (BufferIsValid(so->curr.buf))
 			IncrBufferRefCount(so->curr.buf);
 		tuplebuf_copy(&so->currTuples, &so->markTuples);

@@ -181,6 +181,15 @@ typedef struct PbtScanOpaqueData
 	bool		keys_hold;		/* every key holds for the range's items
 								 * whose first column is not NULL */
 	StringInfoData resumebuf;	/* where the batch stopped, as a key */
+
+	/*
+	 * The rest of a one-key leaf that a forward batch read but left to
+	 * decode until the scan reaches it (pbt_decode_more): an iterator over
+	 * a copy of the leaf as the batch read it.
+	 */
+	PbtIter		defer_it;
+	int			defer_left;		/* entries still to decode; 0: none */
+	char	   *defer_page;		/* BLCKSZ, allocated at first use */
 	/* the run of the page being read (pbt_delta.h), merged into its batch */
 	PbtRun		run;
 	ScanDirection run_dir;
@@ -206,6 +215,7 @@ typedef struct PbtScanOpaqueData
 } PbtScanOpaqueData;
 
 #define SCAN_FIRST_BATCH 32
+#define PBT_DEFER_CHUNK 128		/* entries pbt_decode_more decodes at once */
 
 /*
  * A parallel scan's shared state, in the DSM (pbt_scan.c): which leaf the
@@ -268,6 +278,7 @@ extern bool pbt_read_page(IndexScanDesc scan, Buffer buf, int pos,
 extern bool pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key,
 							  ScanDirection dir);
 extern bool pbt_read_on(IndexScanDesc scan, ScanDirection dir);
+extern bool pbt_decode_more(IndexScanDesc scan);
 extern bool pbt_read_shared(IndexScanDesc scan, ScanDirection dir,
 							BlockNumber blkno, BlockNumber prev);
 extern void pbt_kill_items_now(IndexScanDesc scan);

@@ -82,6 +82,46 @@ BEGIN
 END $$;
 SELECT * FROM lp_queries();
 
+-- a scrollable cursor over one key's entries, which equal keys return in
+-- heap TID order: forward past a first batch that decoded only part of a
+-- posting leaf, back, on across leaves, back to the start; each row is
+-- compared with that order from a sequential scan of lpb (the same TIDs)
+CREATE FUNCTION lp_cursor(qual text, steps int[]) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    want int[];
+    c refcursor;
+    got int;
+    at int := 0;
+    plan text;
+BEGIN
+    SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
+    EXECUTE 'EXPLAIN (COSTS OFF) SELECT id FROM lp WHERE ' || qual INTO plan;
+    IF plan !~ '^Index Scan using lp_v' THEN RETURN 'plan: ' || plan; END IF;
+    SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = on;
+    EXECUTE 'SELECT array_agg(id ORDER BY v, ctid) FROM lpb WHERE ' || qual INTO want;
+    RESET enable_indexscan; RESET enable_seqscan;
+    OPEN c SCROLL FOR EXECUTE 'SELECT id FROM lp WHERE ' || qual;
+    FOREACH got IN ARRAY steps LOOP
+        FOR i IN 1 .. abs(got) LOOP
+            IF got > 0 THEN
+                FETCH NEXT FROM c INTO got; at := at + 1;
+            ELSE
+                FETCH PRIOR FROM c INTO got; at := at - 1;
+            END IF;
+            IF (at BETWEEN 1 AND cardinality(want)) <> FOUND OR
+               (FOUND AND got <> want[at]) THEN
+                RETURN format('row %s: %s, want %s', at, got, want[at]);
+            END IF;
+            EXIT WHEN NOT FOUND;
+        END LOOP;
+    END LOOP;
+    CLOSE c;
+    RETURN format('ok, %s rows', cardinality(want));
+END $$;
+SELECT lp_cursor('v = 5', '{40, -15, 300, -320, 7000, -7000}');
+SELECT lp_cursor('v BETWEEN 4 AND 5', '{50, -20, 12000, -30, 100}');
+
 -- kill_prior_tuple marks single entries of a posting leaf dead; VACUUM
 -- removes single entries
 DELETE FROM lp WHERE id % 3 = 0;
@@ -92,6 +132,7 @@ SELECT count(*) FROM lp WHERE v = 3;
 RESET enable_seqscan; RESET enable_bitmapscan;
 -- scans skip the entries marked dead (read in bulk on posting leaves)
 SELECT * FROM lp_queries();
+SELECT lp_cursor('v = 5', '{40, -15, 300, -320, 7000, -7000}');
 VACUUM lp, lpb;
 SELECT lp_check();
 SELECT * FROM lp_queries();
@@ -135,4 +176,5 @@ SELECT * FROM lp_leaves('lp_v');
 SELECT pagebtree_check('lp_v', true);
 DROP TABLE lp, lpb;
 DROP FUNCTION lp_leaves(regclass), lp_size_ratio(regclass, regclass), lp_check(), lp_queries(),
+    lp_cursor(text, int[]),
     lp_insert(int, int, int, int, text);
