@@ -10,7 +10,8 @@
 # Uses a private copy of Debian's PostgreSQL 15 (bench/private-server.sh),
 # the library preloaded, everything in shared buffers.  One table per index
 # kind, same rows (v: 10 values, t: 10 status strings, random order).  Times
-# are medians of reps runs, the three kinds alternating within each run.
+# are medians of reps rounds, each a pgbench run of the three kinds'
+# statements interleaved (PBT_POSTING_SECS seconds, default 3).
 # Prints a Markdown report (bench/results/posting.md is one).
 set -euo pipefail
 ROWS=${1:-2000000}
@@ -78,18 +79,28 @@ for ix in b_v:"v, CREATE INDEX" b_t:"t, CREATE INDEX" i_v:"v, random inserts" i_
 	echo "| ${ix#*:} | $p | $b | $n | $(awk -v a=$p -v b=$b 'BEGIN {printf "%.2f", a / b}') | $(awk -v a=$n -v b=$b 'BEGIN {printf "%.2f", a / b}') |"
 done
 
-# milliseconds of one statement on table $2 (index scans only)
-run() {
-	local q=${1//TBL/$2}
-	su postgres -c "$PSQL -At" <<SQL | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1
-SET enable_seqscan = off; SET enable_bitmapscan = off;
-$q;
-\\timing on
-$q;
-SQL
+# one round per query: the three kinds' statements interleaved at random
+# in one pgbench run of $SECS seconds (simple protocol, so planning counts
+# as it does for a client), so that the machine's noise falls on all
+# three alike; prints their mean latencies in ms, in the order of $KINDS
+SECS=${PBT_POSTING_SECS:-3}
+round() {
+	local files=""
+	for k in $KINDS; do
+		echo "${1//TBL/b_$k};" > "$W/q_$k.sql"
+		files+=" -f $W/q_$k.sql"
+	done
+	chmod a+r "$W"/q_*.sql
+	su postgres -c "PGOPTIONS='-c enable_seqscan=off -c enable_bitmapscan=off' \
+		$BIN/pgbench -n -h $W/sock -p $PORT -T $SECS $files postgres" 2>/dev/null |
+		sed -n 's/^ - latency average = \([0-9.]*\) ms$/\1/p' | tr '\n' ' '
 }
 echo
-echo "## Scans (milliseconds, medians of $REPS; built tables)"
+echo "## Scans (milliseconds; medians of $REPS rounds of ${SECS} s; built tables)"
+echo
+echo "Each round runs the three kinds' statements interleaved at random in one"
+echo "pgbench run (\`-T $SECS\`, one client, simple protocol: planning included),"
+echo "and takes each kind's mean latency; the ratio is of the medians."
 echo
 echo "| query | pagebtree | btree | nodedup | pagebtree/btree | nodedup/btree |"
 echo "|---|---|---|---|---|---|"
@@ -103,8 +114,9 @@ QUERIES=(
 for q in "${QUERIES[@]}"; do
 	declare -A T=()
 	for r in $(seq 1 "$REPS"); do
-		if [ $((r % 2)) = 1 ]; then order=$KINDS; else order="nodedup btree pagebtree"; fi
-		for k in $order; do T[$k]+="$(run "$q" b_$k) "; done
+		read -r -a lat <<< "$(round "$q")"
+		i=0
+		for k in $KINDS; do T[$k]+="${lat[$i]} "; i=$((i + 1)); done
 	done
 	declare -A M=()
 	for k in $KINDS; do M[$k]=$(echo "${T[$k]}" | median); done
