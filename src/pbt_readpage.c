@@ -320,11 +320,12 @@ save_same_key_rest(IndexScanDesc scan, PbtIter *it, int n, int limit,
 		return save_tids(scan, it, n, k, checked);
 
 	k = save_tids(scan, it, limit, k, checked);
-	if (so->defer_page == NULL)
-		so->defer_page = MemoryContextAlloc(GetMemoryChunkContext(so), BLCKSZ);
-	memcpy(so->defer_page, it->page, BLCKSZ);
-	so->defer_it = *it;
-	so->defer_it.page = (Page) so->defer_page;
+	if (so->defer == NULL)
+		so->defer = MemoryContextAlloc(GetMemoryChunkContext(so),
+									   sizeof(DeferredLeaf));
+	memcpy(so->defer->page.data, it->page, BLCKSZ);
+	so->defer->it = *it;
+	so->defer->it.page = (Page) so->defer->page.data;
 	so->defer_left = n - limit;
 	it->pos += n - limit;
 	return k;
@@ -345,7 +346,7 @@ pbt_decode_more(IndexScanDesc scan)
 	if (n == 0)
 		return false;
 	Assert(ScanPosIsValid(so->curr) && last >= so->curr.firstItem);
-	so->curr.lastItem = save_tids(scan, &so->defer_it, n, last + 1, last) - 1;
+	so->curr.lastItem = save_tids(scan, &so->defer->it, n, last + 1, last) - 1;
 	so->defer_left -= n;
 	return so->curr.lastItem > last;
 }
@@ -766,7 +767,7 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 				checked = forward ? k - 1 : k;
 				if (it.layout->iter_tids && n > 0)
 				{
-					/* the rest of the batch at once; item = its last */
+					/* the rest of the leaf; item = its last */
 					k = save_same_key_rest(scan, &it, n, limit - examined, k,
 										   checked);
 					examined += n;

@@ -184,12 +184,10 @@ typedef struct PbtScanOpaqueData
 
 	/*
 	 * The rest of a one-key leaf that a forward batch read but left to
-	 * decode until the scan reaches it (pbt_decode_more): an iterator over
-	 * a copy of the leaf as the batch read it.
+	 * decode until the scan reaches it (pbt_decode_more)
 	 */
-	PbtIter		defer_it;
+	struct DeferredLeaf *defer; /* allocated at first use */
 	int			defer_left;		/* entries still to decode; 0: none */
-	char	   *defer_page;		/* BLCKSZ, allocated at first use */
 	/* the run of the page being read (pbt_delta.h), merged into its batch */
 	PbtRun		run;
 	ScanDirection run_dir;
@@ -216,6 +214,13 @@ typedef struct PbtScanOpaqueData
 
 #define SCAN_FIRST_BATCH 32
 #define PBT_DEFER_CHUNK 128		/* entries pbt_decode_more decodes at once */
+
+/* a copy of a leaf as a batch read it, and an iterator over the copy */
+typedef struct DeferredLeaf
+{
+	PbtIter		it;
+	PGAlignedBlock page;
+} DeferredLeaf;
 
 /*
  * A parallel scan's shared state, in the DSM (pbt_scan.c): which leaf the
