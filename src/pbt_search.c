@@ -404,6 +404,19 @@ pbt_get_root(Relation index, PbtState *st, int access)
 	pbt_meta_settings(index, st, meta);
 	st->root = meta->root;
 	st->rootlevel = meta->level;
+
+	/*
+	 * A scan's st is its private copy of the relcache's state: learn the
+	 * root there too, or every later scan would read the metapage again
+	 */
+	if (st != index->rd_amcache && index->rd_amcache != NULL)
+	{
+		PbtState   *cached = (PbtState *) index->rd_amcache;
+
+		pbt_meta_settings(index, cached, meta);
+		cached->root = meta->root;
+		cached->rootlevel = meta->level;
+	}
 	UnlockReleaseBuffer(metabuf);
 
 	buf = pbt_read_hot(index, st->root);

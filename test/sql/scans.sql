@@ -663,6 +663,30 @@ SELECT pbt_point_checks();
 DROP INDEX s_point_k;
 DROP FUNCTION pbt_point_checks();
 
+-- a lookup reads one page per level, and not the metapage: a scan learns
+-- the root's location into the index's cached state, which later scans
+-- copy (a scan that kept it in its private copy made every later scan read
+-- the metapage again)
+CREATE TABLE s_blocks (k int8) WITH (autovacuum_enabled = off);
+INSERT INTO s_blocks SELECT g FROM generate_series(1, 100000) g;
+CREATE INDEX s_blocks_k ON s_blocks USING pagebtree (k);
+VACUUM ANALYZE s_blocks;
+\c
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM s_blocks WHERE k = 5;
+SELECT count(*) FROM s_blocks WHERE k = 5;
+SELECT pg_stat_force_next_flush();
+SELECT idx_blks_hit AS blks_before FROM pg_statio_user_indexes
+WHERE indexrelname = 's_blocks_k' \gset
+SELECT count(*) FROM s_blocks WHERE k = 7;
+SELECT count(*) FROM s_blocks WHERE k = 77777;
+SELECT pg_stat_force_next_flush();
+SELECT (idx_blks_hit - :blks_before) / 2 AS blocks_per_lookup,
+       (SELECT level + 1 FROM pagebtree_metapage('s_blocks_k')) AS levels
+FROM pg_statio_user_indexes WHERE indexrelname = 's_blocks_k';
+RESET enable_seqscan; RESET enable_bitmapscan;
+DROP TABLE s_blocks;
+
 -- clean up
 DROP TABLE s_point, s_multi, s_desc, s_nf, s_incl, s_part, s_expr, s_wide, mj_o, mj_i, s_coll;
 DROP TABLE mj_merge, mj_merge_desc, mj_merge_left, mj_hash, mj_hash_left;
