@@ -663,11 +663,19 @@ SELECT pbt_point_checks();
 DROP INDEX s_point_k;
 DROP FUNCTION pbt_point_checks();
 
+
+-- clean up
+DROP TABLE s_point, s_multi, s_desc, s_nf, s_incl, s_part, s_expr, s_wide, mj_o, mj_i, s_coll;
+DROP TABLE mj_merge, mj_merge_desc, mj_merge_left, mj_hash, mj_hash_left;
+DROP FUNCTION pbt_cursor_cmp(text);
+DROP FUNCTION pbt_cmp_all(text[]);
+
 -- a lookup reads one page per level, and not the metapage: a scan learns
 -- the root's location into the index's cached state, which later scans
 -- copy (a scan that kept it in its private copy made every later scan read
 -- the metapage again).  Without a delta area, whose side page a lookup
--- reads too.
+-- reads too.  Last in the file: it reconnects, which ends the session's
+-- temporary tables.
 CREATE TABLE s_blocks (k int8) WITH (autovacuum_enabled = off);
 INSERT INTO s_blocks SELECT g FROM generate_series(1, 100000) g;
 CREATE INDEX s_blocks_k ON s_blocks USING pagebtree (k) WITH (delta = off);
@@ -687,9 +695,3 @@ SELECT (idx_blks_hit - :blks_before) / 2 AS blocks_per_lookup,
 FROM pg_statio_user_indexes WHERE indexrelname = 's_blocks_k';
 RESET enable_seqscan; RESET enable_bitmapscan;
 DROP TABLE s_blocks;
-
--- clean up
-DROP TABLE s_point, s_multi, s_desc, s_nf, s_incl, s_part, s_expr, s_wide, mj_o, mj_i, s_coll;
-DROP TABLE mj_merge, mj_merge_desc, mj_merge_left, mj_hash, mj_hash_left;
-DROP FUNCTION pbt_cursor_cmp(text);
-DROP FUNCTION pbt_cmp_all(text[]);
