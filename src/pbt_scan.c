@@ -389,14 +389,22 @@ bytes_equal(const char *a, const char *b, int len)
 }
 
 /*
- * The tuple of values (no nulls) that plan_fixed_itup found a fixed layout
+ * The tuple of the item whose columns plan_fixed_itup found a fixed layout
  * for, into the scan's buffer: header and padding once, then the values.
+ * NULL if a column is NULL.
  */
 static IndexTuple
-form_fixed_itup(PbtScanOpaque so, Datum *values)
+form_fixed_itup(PbtScanOpaque so, const char *data, int len)
 {
 	TupleDesc	desc = so->st->tupdesc;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
 
+	/* decoding allocates nothing for by-value columns */
+	pbt_decode_item(so->st, data, len, values, isnull);
+	for (int i = 0; i < desc->natts; i++)
+		if (isnull[i])
+			return NULL;
 	if (!so->itup_fixed)
 	{
 		reserve_itup(so, so->itup_fixed_size);
@@ -460,27 +468,14 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 		return;
 	}
 
-	if (so->itup_fixed_size > 0)
+	/* tuples formed in place; rows with NULLs take the general path */
+	if (so->itup_fixed_size > 0 || so->itup_text)
 	{
-		bool		hasnull = false;
+		IndexTuple	itup = so->itup_text ?
+			form_text_itup(so, data, pi->tuplen) :
+			form_fixed_itup(so, data, pi->tuplen);
 
-		/* decoding allocates nothing for by-value columns */
-		pbt_decode_item(so->st, data, pi->tuplen, values, isnull);
-		for (int i = 0; i < so->st->tupdesc->natts; i++)
-			hasnull |= isnull[i];
-		if (!hasnull)
-		{
-			so->itup_tupoff = pi->tupoff;
-			scan->xs_itup = form_fixed_itup(so, values);
-			return;
-		}
-		so->itup_key.len = -1;	/* the fixed path does not keep it */
-	}
-	else if (so->itup_text)
-	{
-		IndexTuple	itup = form_text_itup(so, data, pi->tuplen);
-
-		/* nor does this one, whose buffer may have moved */
+		/* itup_buf no longer holds the general path's tuple of itup_key */
 		so->itup_key.len = -1;
 		if (itup != NULL)
 		{
