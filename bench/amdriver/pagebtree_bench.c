@@ -57,6 +57,15 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+/* 18 added the scan's instrumentation argument */
+#if PG_VERSION_NUM >= 180000
+#define bench_index_beginscan(heap, index, nkeys) \
+	index_beginscan(heap, index, GetActiveSnapshot(), NULL, nkeys, 0)
+#else
+#define bench_index_beginscan(heap, index, nkeys) \
+	index_beginscan(heap, index, GetActiveSnapshot(), nkeys, 0)
+#endif
+
 PG_MODULE_MAGIC;
 
 PG_FUNCTION_INFO_V1(pbt_bench_lookup);
@@ -433,7 +442,7 @@ do_lookup(FunctionCallInfo fcinfo, Oid indexoid, KeySet *(*load) (FunctionCallIn
 	ks = load(fcinfo, index);
 	init_scankeys(index, ks->ncols, false, skeys);
 
-	scan = index_beginscan(heap, index, GetActiveSnapshot(), ks->ncols, 0);
+	scan = bench_index_beginscan(heap, index, ks->ncols);
 	if (warmup)
 		(void) lookup_pass(scan, skeys, ks);
 	meter_start(&meter);
@@ -522,7 +531,7 @@ pbt_bench_scan(PG_FUNCTION_ARGS)
 	ks = load_keys_from_table(startoid, index, 0, -1);
 	init_scankeys(index, ks->ncols, true, skeys);
 
-	scan = index_beginscan(heap, index, GetActiveSnapshot(), ks->ncols, 0);
+	scan = bench_index_beginscan(heap, index, ks->ncols);
 	if (warmup)
 		(void) scan_pass(scan, skeys, ks, nrows, nrows_max, seed);
 	meter_start(&meter);
