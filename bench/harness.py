@@ -697,6 +697,11 @@ class Bench:
         and return buffers written so far (checkpoint + bgwriter + backends)."""
         q = ("SELECT checkpoints_req, buffers_checkpoint + buffers_clean + buffers_backend "
              "FROM pg_stat_bgwriter")
+        if int(self.one("SELECT current_setting('server_version_num')")[0]) >= 170000:
+            # 17 moved the checkpointer's counters and dropped buffers_backend:
+            # every process's writes of shared buffers are in pg_stat_io
+            q = ("SELECT (SELECT num_requested FROM pg_stat_checkpointer), "
+                 "(SELECT sum(writes) FROM pg_stat_io WHERE object = 'relation')::bigint")
         self.sql("SELECT pg_stat_clear_snapshot()")
         req0, _ = self.one(q)
         self.sql("CHECKPOINT")

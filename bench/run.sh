@@ -122,13 +122,17 @@ JOBS="$(nproc 2>/dev/null || echo 2)"
 if [ "$BUILD" = 1 ]; then
     if [ "$WITH_PAGEBTREE" = 1 ]; then
         say "building pagebtree (make && make install in $REPO)"
-        if ! (cd "$REPO" && make -j"$JOBS" PG_CONFIG="$PG_CONFIG" && make install PG_CONFIG="$PG_CONFIG"); then
+        # (clean first: objects left by a build for another server would
+        # be taken as up to date)
+        if ! (cd "$REPO" && make clean >/dev/null && make -j"$JOBS" PG_CONFIG="$PG_CONFIG" &&
+              make install PG_CONFIG="$PG_CONFIG"); then
             echo "pagebtree failed to build; rerun with --without-pagebtree to measure btree and hash only" >&2
             exit 1
         fi
     fi
     say "building the AM-level driver (bench/amdriver)"
-    (cd "$HERE/amdriver" && make -j"$JOBS" PG_CONFIG="$PG_CONFIG" && make install PG_CONFIG="$PG_CONFIG")
+    (cd "$HERE/amdriver" && make clean >/dev/null && make -j"$JOBS" PG_CONFIG="$PG_CONFIG" &&
+     make install PG_CONFIG="$PG_CONFIG")
 fi
 
 # ---------------------------------------------------------------- 4. run
