@@ -34,6 +34,8 @@ for arg in "$@"; do
 	case $arg in
 		--pg-cache=*) ROOT=${arg#*=}/debian13 ;;
 		--pg=*|--pg-config=*|--private|--skip-deps) ;;
+		--workdir=/tmp/*) ARGS+=("$arg") ;;
+		--workdir=*) die "--workdir must be under /tmp for 17 (the root sees only the host's /tmp)" ;;
 		*) ARGS+=("$arg") ;;
 	esac
 done
