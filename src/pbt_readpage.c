@@ -391,6 +391,26 @@ save_bound(PbtScanOpaque so, int which, int pos, const PbtItem *item)
 }
 
 /*
+ * The position of the last item a batch of at most limit items can examine
+ * from it->pos on (one step before its first), or -1 if that is a first
+ * batch, which is mostly a lookup's and ends inside it anyway.
+ */
+static int
+batch_last_pos(const PbtIter *it, int limit)
+{
+	bool		forward = it->step > 0;
+	int			last;
+
+	if (limit <= SCAN_FIRST_BATCH)
+		return -1;
+	last = forward ? Min(it->pos + limit, it->stop - 1) :
+		Max(it->pos - limit, 0);
+	if (forward ? last <= it->pos : last >= it->pos)
+		return -1;
+	return last;
+}
+
+/*
  * Whether the last item a batch can examine is still within the end key:
  * then so are all before it (they are sorted), and check_item need not
  * compare each with the end key.  One get per batch instead of a key
@@ -407,18 +427,41 @@ batch_within_end(PbtScanOpaque so, Page page, const PbtIter *it, int limit)
 
 	if (!(forward ? so->has_upper : so->has_lower))
 		return true;
-	/* a first batch is mostly a lookup's, which ends inside it anyway */
-	if (limit <= SCAN_FIRST_BATCH)
-		return false;
-	/* it->pos is one step before the first position */
-	last = forward ? Min(it->pos + limit, it->stop - 1) :
-		Max(it->pos - limit, 0);
-	if (forward ? last <= it->pos : last >= it->pos)
+	last = batch_last_pos(it, limit);
+	if (last < 0)
 		return false;
 	it->layout->get(page, last, &item, &itembuf);
 	c = pbt_compare(so->st, forward ? &so->upperkey : &so->lowerkey,
 					item.data, item.len);
 	return forward ? c > 0 : c <= 0;
+}
+
+/*
+ * Whether every item of a batch within the end key passes the scan keys,
+ * told by its first and last items when every key that the start and end
+ * keys do not cover is required (so->keys_batchable: on a column after
+ * equalities only).  The items between those two then share their leading
+ * columns, and the key's column lies between theirs, NULLs being at one
+ * end.  Saves a column walk per item on composite keys (a = x AND b >= y).
+ */
+static bool
+batch_keys_hold(PbtScanOpaque so, Page page, const PbtIter *it, int limit)
+{
+	ScanDirection dir = it->step > 0 ? ForwardScanDirection : BackwardScanDirection;
+	int			ends[2] = {it->pos + it->step, batch_last_pos(it, limit)};
+	PbtItem		item;
+	PbtItemBuf	itembuf;
+	bool		continuescan;
+
+	if (so->keys_hold || !so->keys_batchable || ends[1] < 0)
+		return false;
+	for (int i = 0; i < 2; i++)
+	{
+		it->layout->get(page, ends[i], &item, &itembuf);
+		if (!pbt_check_item_keys(so, item.data, item.len, dir, &continuescan))
+			return false;
+	}
+	return true;
 }
 
 /* Note the group of the leaf so->curr.blkno (opaque), if it is a subnode. */
@@ -516,6 +559,7 @@ begin_page(IndexScanDesc scan, Buffer buf)
 		pbt_page_error(scan->indexRelation, BufferGetBlockNumber(buf),
 					   "scan reached a non-leaf page");
 	so->curr.buf = buf;
+	so->batch_keys_hold = false;
 	so->defer_left = 0;
 	so->currTuples.used = 0;
 	so->itup_tupoff = PBT_NO_TUPOFF;
@@ -742,6 +786,8 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	begin_page(scan, buf);
 	pbt_iter_start(&it, page, pos, forward);
 	so->batch_within_end = batch_within_end(so, page, &it, limit);
+	so->batch_keys_hold = so->batch_within_end &&
+		batch_keys_hold(so, page, &it, limit);
 	one_key = page_is_one_key(so, page, it.layout);
 	while (examined < limit && pbt_iter_next(&it, &item))
 	{

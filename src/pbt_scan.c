@@ -270,9 +270,14 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 			upperbound->nonnull_only = true;
 	}
 	so->keys_hold = so->st->normalized;
+	so->keys_batchable = so->narrays == 0;
 	for (int i = 0; i < so->nkeys; i++)
-		so->keys_hold &= so->keys[i].covered ||
-			(so->keys[i].nonnull_only && so->keys[i].col == 0);
+	{
+		ScanKeyInfo *k = &so->keys[i];
+
+		so->keys_hold &= k->covered || (k->nonnull_only && k->col == 0);
+		so->keys_batchable &= k->covered || k->required_fwd || k->required_bwd;
+	}
 	so->probing = forward && point;
 
 	if (so->par)

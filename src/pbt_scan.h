@@ -180,6 +180,9 @@ typedef struct PbtScanOpaqueData
 	bool		batch_within_end;	/* the end key holds for the whole batch */
 	bool		keys_hold;		/* every key holds for the range's items
 								 * whose first column is not NULL */
+	bool		keys_batchable; /* see batch_keys_hold (pbt_readpage.c) */
+	bool		batch_keys_hold;	/* every key holds for the whole batch,
+									 * if it is within the end key */
 	StringInfoData resumebuf;	/* where the batch stopped, as a key */
 
 	/*
@@ -311,8 +314,9 @@ static inline bool
 check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
 		   bool *continuescan)
 {
-	if (so->batch_within_end && so->keys_hold &&
-		(unsigned char) item[0] == PBT_MARK_VALUE)
+	if (so->batch_within_end &&
+		(so->batch_keys_hold ||
+		 (so->keys_hold && (unsigned char) item[0] == PBT_MARK_VALUE)))
 	{
 		*continuescan = true;
 		return true;

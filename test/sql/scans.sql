@@ -665,6 +665,42 @@ DROP FUNCTION pbt_point_checks();
 
 
 -- clean up
+-- long scans of one leading value with a bound on the next column
+-- (p = x AND b >= y): a batch whose first and last items pass the keys
+-- passes them whole (batch_keys_hold), the column's NULLs being at one end
+-- of each p: ascending NULLS LAST, descending NULLS FIRST, comparator mode
+-- (float8); forward and backward, redundant keys, NULL tests, and keys that
+-- are not all required (p >= x AND b >= y: checked item by item)
+CREATE TABLE s_runs (id int, p int, b int) WITH (autovacuum_enabled = off);
+INSERT INTO s_runs
+SELECT i, i % 4, CASE WHEN i % 23 = 0 THEN NULL ELSE (i * 7919) % 5000 END
+FROM generate_series(1, 16000) i;
+CREATE TABLE s_runs_d (LIKE s_runs) WITH (autovacuum_enabled = off);
+INSERT INTO s_runs_d SELECT * FROM s_runs;
+CREATE TABLE s_runs_f (id int, p int, b float8) WITH (autovacuum_enabled = off);
+INSERT INTO s_runs_f SELECT id, p, b / 7.0 FROM s_runs;
+CREATE INDEX s_runs_pb ON s_runs USING pagebtree (p, b);
+CREATE INDEX s_runs_d_pb ON s_runs_d USING pagebtree (p, b DESC NULLS FIRST);
+CREATE INDEX s_runs_f_pb ON s_runs_f USING pagebtree (p, b);
+VACUUM ANALYZE s_runs, s_runs_d, s_runs_f;
+SELECT key_mode FROM pagebtree_metapage('s_runs_f_pb');
+SELECT query, nrows > 0 AS has_rows, idx_plan, idx_diffs, bmp_plan, bmp_diffs
+FROM pbt_cmp_all(ARRAY(
+    SELECT format(q, t) FROM unnest(ARRAY['s_runs', 's_runs_d', 's_runs_f']) t,
+    unnest(ARRAY[
+        'SELECT id FROM %s WHERE p = 2 AND b >= 100',
+        'SELECT b FROM %s WHERE p = 2 AND b >= 100 ORDER BY p, b',
+        'SELECT b FROM %s WHERE p = 2 AND b >= 100 ORDER BY p DESC, b DESC',
+        'SELECT b FROM %s WHERE p = 1 AND b <= 400 ORDER BY p, b',
+        'SELECT b FROM %s WHERE p = 1 AND b <= 400 ORDER BY p DESC, b DESC',
+        'SELECT id FROM %s WHERE p = 3 AND b > 100 AND b > 200 AND b < 700',
+        'SELECT id FROM %s WHERE p = 3 AND b IS NOT NULL',
+        'SELECT id FROM %s WHERE p = 3 AND b IS NULL',
+        'SELECT id FROM %s WHERE p >= 2 AND b >= 600',
+        'SELECT p, b FROM %s WHERE p = 0 ORDER BY p DESC, b DESC'
+    ]) WITH ORDINALITY AS u(q, n) ORDER BY t, n));
+DROP TABLE s_runs, s_runs_d, s_runs_f;
+
 DROP TABLE s_point, s_multi, s_desc, s_nf, s_incl, s_part, s_expr, s_wide, mj_o, mj_i, s_coll;
 DROP TABLE mj_merge, mj_merge_desc, mj_merge_left, mj_hash, mj_hash_left;
 DROP FUNCTION pbt_cursor_cmp(text);
