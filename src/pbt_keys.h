@@ -120,17 +120,21 @@ extern void pbt_item_get_tid_slow(PbtState *st, const char *item, int len,
  * inline, since scans call this for every row.
  */
 static inline void
+pbt_tid_from_bytes(const char *bytes, ItemPointer tid)
+{
+	const unsigned char *p = (const unsigned char *) bytes;
+
+	/* the big-endian block number is bi_hi then bi_lo */
+	tid->ip_blkid.bi_hi = (uint16) (p[0] << 8 | p[1]);
+	tid->ip_blkid.bi_lo = (uint16) (p[2] << 8 | p[3]);
+	tid->ip_posid = (OffsetNumber) (p[4] << 8 | p[5]);
+}
+
+static inline void
 pbt_item_get_tid(PbtState *st, const char *item, int len, ItemPointer tid)
 {
 	if (st->normalized && !st->has_include)
-	{
-		const unsigned char *p = (const unsigned char *) item + len - PBT_TID_BYTES;
-
-		/* the big-endian block number is bi_hi then bi_lo */
-		tid->ip_blkid.bi_hi = (uint16) (p[0] << 8 | p[1]);
-		tid->ip_blkid.bi_lo = (uint16) (p[2] << 8 | p[3]);
-		tid->ip_posid = (OffsetNumber) (p[4] << 8 | p[5]);
-	}
+		pbt_tid_from_bytes(item + len - PBT_TID_BYTES, tid);
 	else
 		pbt_item_get_tid_slow(st, item, len, tid);
 }

@@ -170,11 +170,13 @@ typedef struct PbtLayout
 	void		(*iter_start) (PbtIter *it);
 	void		(*iter_next) (PbtIter *it, PbtItem *item);
 	/*
-	 * Optional, for scans of a page whose entries are all one key: the heap
-	 * TIDs and dead hints of the next n entries of the iteration (n at most
-	 * what remains), it->pos advanced past them.  Saves building an item
-	 * per entry only to read its TID back.  The iteration may go on over a
-	 * copy of the page (the scan decodes a long leaf as it reaches them).
+	 * Optional, for leaves of normalized keys without INCLUDE columns: the
+	 * heap TIDs and dead hints of the next n entries of the iteration (n at
+	 * most what remains), it->pos advanced past them.  Saves building an
+	 * item per entry only to read its TID back, where a scan returns every
+	 * entry of a batch without needing its key (a page of one key, a batch
+	 * that passes the scan keys whole).  The iteration may go on over a copy
+	 * of the page (the scan decodes a long leaf as it reaches them).
 	 */
 	void		(*iter_tids) (PbtIter *it, int n, ItemPointerData *tids,
 							  bool *dead);

@@ -342,6 +342,26 @@ dense_iter_next(PbtIter *it, PbtItem *item)
 	item->len = hdr->item_len;
 }
 
+/* an entry's value is its heap TID: no key assembled */
+static void
+dense_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
+{
+	Page		page = it->page;
+	DenseHeader *hdr = dense_header(page);
+	bool		has_dead = (hdr->flags & DENSE_HAS_DEAD) != 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		int			slot = window_iter_step(it, dense_present_map(page),
+											hdr->capacity,
+											(char *) page + hdr->prefix_off,
+											hdr->prefix_len);
+
+		pbt_tid_from_bytes(slot_value(page, slot), &tids[i]);
+		dead[i] = has_dead && bit_is_set(dead_map(page), slot);
+	}
+}
+
 /* item bytes the page holds: header, bitmaps, values, prefix, high key */
 static int
 dense_live_bytes(Page page)
@@ -696,6 +716,7 @@ const PbtLayout pbt_layout_dense = {
 	.check = dense_check,
 	.iter_start = dense_iter_start,
 	.iter_next = dense_iter_next,
+	.iter_tids = dense_iter_tids,
 	.convert_to = DENSE_CONVERT_TO,
 	.run_span = dense_run_span,
 	.run_capacity = dense_run_capacity,

@@ -284,6 +284,63 @@ heads_iter_next(PbtIter *it, PbtItem *item)
 	item->len = heads_assemble(page, slot, 0, it->cursor, it->buf.data);
 }
 
+/*
+ * The heap TIDs of the next n entries of a leaf: an entry's last
+ * PBT_TID_BYTES are its remainder's, unless the key after the prefix is
+ * shorter than a head and a TID (int8 keys, composite keys, one-key pages).
+ * Those take the prefix's last bytes, the head and the remainder shifted
+ * through a 64-bit integer, whose low 48 bits end as the TID (in registers:
+ * assembling them in memory and reading them back stalls on the stores).
+ */
+static void
+heads_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
+{
+	Page		page = it->page;
+	HeadsHeader *hdr = heads_header(page);
+	const HeadsSlot *slots = heads_slots(page);
+	const unsigned char *prefix = (unsigned char *) page + hdr->prefix_off;
+	uint64		prefix_tail = 0;
+
+	Assert(is_leaf(page));
+	/* remainders precede the prefix and special space, so a word fits */
+	StaticAssertStmt(sizeof(PbtPageOpaqueData) >= sizeof(uint64),
+					 "special space shorter than a word");
+	for (int i = Max(hdr->prefix_len - PBT_TID_BYTES, 0); i < hdr->prefix_len; i++)
+		prefix_tail = prefix_tail << 8 | prefix[i];
+	for (int i = 0; i < n; i++)
+	{
+		const HeadsSlot *slot = &slots[it->pos += it->step];
+		int			len = slot_len(slot);
+		const unsigned char *rest = (unsigned char *) page + slot->off;
+		uint64		tail;
+
+		dead[i] = (slot->len & PBT_SLOT_DEAD) != 0;
+		if (len >= HEAD_BYTES + PBT_TID_BYTES)
+		{
+			pbt_tid_from_bytes((char *) rest + len - HEAD_BYTES - PBT_TID_BYTES,
+							   &tids[i]);
+			continue;
+		}
+		/* an item has more than PBT_TID_BYTES bytes */
+		Assert(Min(hdr->prefix_len, PBT_TID_BYTES) + len > PBT_TID_BYTES);
+		if (len <= HEAD_BYTES)
+			tail = prefix_tail << (8 * len) |
+				(uint64) slot->head >> (8 * (HEAD_BYTES - len));
+		else
+		{
+			int			restlen = len - HEAD_BYTES;
+			uint64		word;
+
+			/* (eight bytes from rest stay inside the page: see below) */
+			memcpy(&word, rest, sizeof(word));
+			tail = (prefix_tail << (8 * HEAD_BYTES) | slot->head) << (8 * restlen) |
+				pg_ntoh64(word) >> (8 * (sizeof(word) - restlen));
+		}
+		ItemPointerSet(&tids[i], (BlockNumber) (tail >> 16),
+					   (OffsetNumber) tail);
+	}
+}
+
 static char *
 heads_downlink(Page page, int pos)
 {
@@ -850,6 +907,7 @@ heads_check(Page page)
 	.mask = heads_mask, \
 	.check = heads_check, \
 	.iter_next = heads_iter_next, \
+	.iter_tids = heads_iter_tids, \
 	.prefix_bytes = heads_prefix_bytes, \
 	.suffix_bytes = heads_suffix_bytes, \
 }

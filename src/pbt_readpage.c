@@ -263,8 +263,9 @@ save_same_key(IndexScanDesc scan, int slot, int pos, const PbtItem *item,
 
 /*
  * Save the TIDs of the iterator's next n entries, whose layout reads them
- * in one call, like the entry in slot checked (see save_same_key), from
- * slot k on; returns the batch's next slot (k, as in read_page_ordered).
+ * in one call, like the entry in slot checked (see save_same_key; -1: no
+ * tuple to return), from slot k on; returns the batch's next slot (k, as in
+ * read_page_ordered).
  */
 static int
 save_tids(IndexScanDesc scan, PbtIter *it, int n, int k, int checked)
@@ -275,8 +276,8 @@ save_tids(IndexScanDesc scan, PbtIter *it, int n, int k, int checked)
 	int			step = it->step;
 	int			pos = it->pos;
 	bool		skip_dead = scan->ignore_killed_tuples;
-	uint32		tupoff = so->curr.items[checked].tupoff;
-	uint16		tuplen = so->curr.items[checked].tuplen;
+	uint32		tupoff = checked >= 0 ? so->curr.items[checked].tupoff : 0;
+	uint16		tuplen = checked >= 0 ? so->curr.items[checked].tuplen : 0;
 	ScanPosItem *pi;
 
 	it->layout->iter_tids(it, n, tids, dead);
@@ -453,7 +454,7 @@ batch_keys_hold(PbtScanOpaque so, Page page, const PbtIter *it, int limit)
 	PbtItemBuf	itembuf;
 	bool		continuescan;
 
-	if (so->keys_hold || !so->keys_batchable || ends[1] < 0)
+	if (!so->keys_batchable || ends[1] < 0)
 		return false;
 	for (int i = 0; i < 2; i++)
 	{
@@ -789,6 +790,21 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	so->batch_keys_hold = so->batch_within_end &&
 		batch_keys_hold(so, page, &it, limit);
 	one_key = page_is_one_key(so, page, it.layout);
+	if (so->batch_keys_hold && !scan->xs_want_itup && it.layout->iter_tids &&
+		so->st->normalized && !so->st->has_include)
+	{
+		/*
+		 * Every entry of the batch is returned, and nothing but its TID.  The
+		 * batch ends at its limit or at the page's end: the loop below has
+		 * nothing left.
+		 */
+		examined = (batch_last_pos(&it, limit) - it.pos) * it.step;
+		it.layout->get(page, it.pos + it.step, &item, &it.buf);
+		save_bound(so, forward ? 0 : 1, it.pos + it.step, &item);
+		k = save_tids(scan, &it, examined, k, -1);
+		it.layout->get(page, it.pos, &item, &it.buf);
+		Assert(examined == limit || it.pos + it.step == it.stop);
+	}
 	while (examined < limit && pbt_iter_next(&it, &item))
 	{
 		if (examined++ == 0)

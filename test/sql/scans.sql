@@ -670,7 +670,8 @@ DROP FUNCTION pbt_point_checks();
 -- passes them whole (batch_keys_hold), the column's NULLs being at one end
 -- of each p: ascending NULLS LAST, descending NULLS FIRST, comparator mode
 -- (float8); forward and backward, redundant keys, NULL tests, and keys that
--- are not all required (p >= x AND b >= y: checked item by item)
+-- are not all required (p >= x AND b >= y: checked item by item).  Plain
+-- index scans of such batches read only the entries' TIDs (iter_tids).
 CREATE TABLE s_runs (id int, p int, b int) WITH (autovacuum_enabled = off);
 INSERT INTO s_runs
 SELECT i, i % 4, CASE WHEN i % 23 = 0 THEN NULL ELSE (i * 7919) % 5000 END
@@ -689,8 +690,8 @@ FROM pbt_cmp_all(ARRAY(
     SELECT format(q, t) FROM unnest(ARRAY['s_runs', 's_runs_d', 's_runs_f']) t,
     unnest(ARRAY[
         'SELECT id FROM %s WHERE p = 2 AND b >= 100',
-        'SELECT b FROM %s WHERE p = 2 AND b >= 100 ORDER BY p, b',
-        'SELECT b FROM %s WHERE p = 2 AND b >= 100 ORDER BY p DESC, b DESC',
+        'SELECT id, b FROM %s WHERE p = 2 AND b >= 100 ORDER BY p, b, id',
+        'SELECT id, b FROM %s WHERE p = 2 AND b >= 100 ORDER BY p DESC, b DESC, id',
         'SELECT b FROM %s WHERE p = 1 AND b <= 400 ORDER BY p, b',
         'SELECT b FROM %s WHERE p = 1 AND b <= 400 ORDER BY p DESC, b DESC',
         'SELECT id FROM %s WHERE p = 3 AND b > 100 AND b > 200 AND b < 700',
