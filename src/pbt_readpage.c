@@ -603,10 +603,39 @@ end_forward_page(IndexScanDesc scan, int k)
 }
 
 /*
+ * Whether every entry of a leaf is within a bitmap scan's bounds and passes
+ * its keys, told by the leaf's first and last entries (as batch_keys_hold
+ * tells it of a batch), on a layout that reads entries' TIDs in one call.
+ */
+static bool
+page_passes_whole(PbtScanOpaque so, Page page, const PbtLayout *layout)
+{
+	int			n = layout->count(page);
+	PbtItem		item;
+	PbtItemBuf	itembuf;
+	bool		continuescan;
+
+	Assert(!so->batch_within_end);	/* the keys' check compares the end key */
+	if (!so->keys_batchable || !layout->iter_tids || !so->st->normalized ||
+		so->st->has_include || n < 2)
+		return false;
+	layout->get(page, 0, &item, &itembuf);
+	if ((so->has_lower &&
+		 pbt_compare(so->st, &so->lowerkey, item.data, item.len) > 0) ||
+		!pbt_check_item_keys(so, item.data, item.len, ForwardScanDirection,
+							 &continuescan))
+		return false;
+	layout->get(page, n - 1, &item, &itembuf);
+	return pbt_check_item_keys(so, item.data, item.len, ForwardScanDirection,
+							   &continuescan);
+}
+
+/*
  * A bitmap scan's read of the share-locked leaf in buf: every item, in the
  * order the layout stores them (BPA leaves are not sorted), each checked
- * against both bounds.  An item past the upper bound means that no page to
- * the right can match, as in an ordered read.
+ * against both bounds, unless all of them pass (their TIDs alone, then).
+ * An item past the upper bound means that no page to the right can match,
+ * as in an ordered read.
  */
 static bool
 read_page_unordered(IndexScanDesc scan, Buffer buf)
@@ -620,6 +649,12 @@ read_page_unordered(IndexScanDesc scan, Buffer buf)
 
 	begin_page(scan, buf);
 	so->batch_within_end = false;
+	if (page_passes_whole(so, page, pbt_layout(page)))
+	{
+		pbt_iter_start(&it, page, 0, true);
+		k = save_tids(scan, &it, it.layout->count(page), 0, -1);
+		return end_forward_page(scan, k);
+	}
 	pbt_iter_start_unordered(&it, page);
 	while (pbt_iter_next(&it, &item))
 	{
@@ -703,14 +738,14 @@ read_page_point(IndexScanDesc scan, Buffer buf, int pos)
 	int			examined = 0;
 	int			k = 0;
 	bool		ended = false;
-	bool		one_key;
+	bool		one_key = false;
+	bool		one_key_known = false;
 	PbtItem		item;
 	PbtIter		it;
 
 	begin_page(scan, buf);
 	so->batch_within_end = true;	/* the equality test below is the end key */
 	pbt_iter_start(&it, page, pos, true);
-	one_key = it.layout->iter_tids && page_is_one_key(so, page, it.layout);
 	while (examined < limit && pbt_iter_next(&it, &item))
 	{
 		bool		continuescan = true;
@@ -727,6 +762,13 @@ read_page_point(IndexScanDesc scan, Buffer buf, int pos)
 					   &continuescan))
 		{
 			save_item(scan, k++, it.pos, item.data, item.len);
+			/* asked once a second entry has the key: most lookups find one */
+			if (!one_key_known && examined >= 2)
+			{
+				one_key = it.layout->iter_tids &&
+					page_is_one_key(so, page, it.layout);
+				one_key_known = true;
+			}
 			if (one_key && continuescan)
 			{
 				/* so is every entry after it (see read_page_ordered) */

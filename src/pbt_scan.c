@@ -396,14 +396,14 @@ bytes_equal(const char *a, const char *b, int len)
 /*
  * The tuple of the item whose columns plan_fixed_itup found a fixed layout
  * for, into the scan's buffer: header and padding once, then the values.
- * NULL if a column is NULL.
+ * NULL if a column is NULL; values and isnull hold the item's decoded
+ * columns either way.
  */
 static IndexTuple
-form_fixed_itup(PbtScanOpaque so, const char *data, int len)
+form_fixed_itup(PbtScanOpaque so, const char *data, int len,
+				Datum *values, bool *isnull)
 {
 	TupleDesc	desc = so->st->tupdesc;
-	Datum		values[INDEX_MAX_KEYS];
-	bool		isnull[INDEX_MAX_KEYS];
 
 	/* decoding allocates nothing for by-value columns */
 	pbt_decode_item(so->st, data, len, values, isnull);
@@ -465,6 +465,7 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 	char	   *data = so->currTuples.data + pi->tupoff;
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
+	bool		decoded = false;
 	MemoryContext oldcxt;
 
 	if (!so->st->normalized)
@@ -476,9 +477,15 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 	/* tuples formed in place; rows with NULLs take the general path */
 	if (so->itup_fixed_size > 0 || so->itup_text)
 	{
-		IndexTuple	itup = so->itup_text ?
-			form_text_itup(so, data, pi->tuplen) :
-			form_fixed_itup(so, data, pi->tuplen);
+		IndexTuple	itup;
+
+		if (so->itup_text)
+			itup = form_text_itup(so, data, pi->tuplen);
+		else
+		{
+			itup = form_fixed_itup(so, data, pi->tuplen, values, isnull);
+			decoded = true;
+		}
 
 		/* itup_buf no longer holds the general path's tuple of itup_key */
 		so->itup_key.len = -1;
@@ -510,7 +517,8 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 	if (!so->tupcxt->isReset)
 		MemoryContextReset(so->tupcxt);
 	oldcxt = MemoryContextSwitchTo(so->tupcxt);
-	pbt_decode_item(so->st, data, pi->tuplen, values, isnull);
+	if (!decoded)
+		pbt_decode_item(so->st, data, pi->tuplen, values, isnull);
 	scan->xs_itup = form_itup_reusing(scan, values, isnull);
 	MemoryContextSwitchTo(oldcxt);
 }
