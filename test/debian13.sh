@@ -12,6 +12,9 @@
 # caller looks for them.  Needs root (debootstrap, mount, chroot).
 #
 #   bash test/debian13.sh [run-all.sh options]
+#   bash test/debian13.sh --exec SCRIPT [ARGS]   (any script of the tree, run
+#        with bash in the root's copy of it, /root/pagebtree; the benchmark
+#        on 17 runs so)
 #
 # Environment: PBT_PG_CACHE (where the root is kept, as for the wheels;
 # default /var/cache/pagebtree-pg), PBT_DEBIAN_MIRROR (default
@@ -29,16 +32,24 @@ PACKAGES="postgresql-17 postgresql-server-dev-17 libicu-dev make gcc libc6-dev
 die() { printf '\ndebian13.sh: ERROR: %s\n' "$*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "PostgreSQL 17 runs in a Debian 13 root, which needs root (debootstrap, chroot)"
 
+# the command run in the root: run-all.sh against 17, or --exec's script
+CMD=(bash /root/pagebtree/test/run-all.sh --skip-deps --private --pg-config="$PG_CONFIG")
 ARGS=()
-for arg in "$@"; do
-	case $arg in
-		--pg-cache=*) ROOT=${arg#*=}/debian13 ;;
-		--pg=*|--pg-config=*|--private|--skip-deps) ;;
-		--workdir=/tmp/*) ARGS+=("$arg") ;;
-		--workdir=*) die "--workdir must be under /tmp for 17 (the root sees only the host's /tmp)" ;;
-		*) ARGS+=("$arg") ;;
-	esac
-done
+if [ "${1:-}" = --exec ]; then
+	[ -n "${2:-}" ] || die "--exec needs a script of the tree"
+	CMD=(bash "/root/pagebtree/$2")
+	ARGS=("${@:3}")
+else
+	for arg in "$@"; do
+		case $arg in
+			--pg-cache=*) ROOT=${arg#*=}/debian13 ;;
+			--pg=*|--pg-config=*|--private|--skip-deps) ;;
+			--workdir=/tmp/*) ARGS+=("$arg") ;;
+			--workdir=*) die "--workdir must be under /tmp for 17 (the root sees only the host's /tmp)" ;;
+			*) ARGS+=("$arg") ;;
+		esac
+	done
+fi
 
 if [ ! -x "$ROOT/$PG_CONFIG" ]; then
 	printf '\n=== making a Debian 13 root with PostgreSQL 17 in %s\n' "$ROOT"
@@ -63,7 +74,7 @@ if [ ! -x "$ROOT/$PG_CONFIG" ]; then
 	mv "$ROOT.new" "$ROOT" || die "cannot move $ROOT.new to $ROOT"
 fi
 
-# The tree, copied afresh into the root; run-all.sh inside, in a mount
+# The tree, copied afresh into the root; the command inside, in a mount
 # namespace of its own, so that the mounts go with it however it ends.
 rm -rf "$ROOT/root/pagebtree"
 mkdir -p "$ROOT/root/pagebtree"
@@ -73,6 +84,4 @@ exec unshare --mount --propagation private sh -c '
 	root=$1; shift
 	mount -t proc proc "$root/proc" && mount --rbind /dev "$root/dev" &&
 		mount --bind /tmp "$root/tmp" || exit 1
-	exec chroot "$root" "$@"' sh "$ROOT" \
-	bash /root/pagebtree/test/run-all.sh --skip-deps --private --pg-config="$PG_CONFIG" \
-	${ARGS[@]+"${ARGS[@]}"}
+	exec chroot "$root" "$@"' sh "$ROOT" "${CMD[@]}" ${ARGS[@]+"${ARGS[@]}"}
