@@ -831,7 +831,6 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	so->batch_within_end = batch_within_end(so, page, &it, limit);
 	so->batch_keys_hold = so->batch_within_end &&
 		batch_keys_hold(so, page, &it, limit);
-	one_key = page_is_one_key(so, page, it.layout);
 	if (so->batch_keys_hold && !scan->xs_want_itup && it.layout->iter_tids &&
 		so->st->normalized && !so->st->has_include)
 	{
@@ -847,6 +846,7 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 		it.layout->get(page, it.pos, &item, &it.buf);
 		Assert(examined == limit || it.pos + it.step == it.stop);
 	}
+	one_key = examined == 0 && page_is_one_key(so, page, it.layout);
 	while (examined < limit && pbt_iter_next(&it, &item))
 	{
 		if (examined++ == 0)
