@@ -71,11 +71,13 @@
 #   PBT_TEST_CONF      extra postgresql.conf lines for every test cluster
 #   PBT_TEST_USER      OS user that runs the tests when started as root (default postgres)
 #   PBT_TEST_TIMEOUT   per-phase time limit in seconds (default 2700)
-#   PBT_TEST_SEED      random seed for the TAP workloads (default: fixed per test)
+#   PBT_TEST_SEED      random seed for the TAP workloads (default: fixed per test;
+#                      010_random_diff's is PBT_DIFF_SEED, a number in (0, 1))
 #   PBT_CRASH_CYCLES, PBT_STANDBY_SECONDS, PBT_DIFF_ROUNDS, PBT_DIFF_ROWS,
 #   PBT_BITMAP_SECONDS, PBT_STRESS_SECONDS, PBT_CIC_SECONDS, PBT_CHECK_SECONDS
-#                      scale the TAP tests (see each test's header); on 16
-#                      and 18, PBT_CRASH_CYCLES defaults to 2 (15 runs 4)
+#                      scale the TAP tests (see each test's header); on 16,
+#                      17 and 18, PBT_CRASH_CYCLES defaults to 1 (15 runs 4)
+#                      and PBT_STANDBY_SECONDS to 10 (15: 20)
 #   PBT_VALGRIND_ORIGINS  1: with --valgrind, also --track-origins=yes (about
 #                      twice as slow; for diagnosing an error already found)
 #
@@ -424,7 +426,7 @@ as_tester() {
 		HOME="$WORK/home" LANG="$TEST_LOCALE" LC_ALL="$TEST_LOCALE"
 		PG_CONFIG="$PG_CONFIG" PGTZ=UTC)
 	local v
-	for v in $TAP_SCALE_VARS PBT_TEST_SEED; do
+	for v in $TAP_SCALE_VARS PBT_TEST_SEED PBT_DIFF_SEED; do
 		[ -n "${!v:-}" ] && envs+=("$v=${!v}")
 	done
 	[ -n "${PG_TEST_TIMEOUT_DEFAULT:-}" ] && envs+=(PG_TEST_TIMEOUT_DEFAULT="$PG_TEST_TIMEOUT_DEFAULT")
