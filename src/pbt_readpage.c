@@ -438,31 +438,43 @@ batch_within_end(PbtScanOpaque so, Page page, const PbtIter *it, int limit)
 }
 
 /*
- * Whether every item of a batch within the end key passes the scan keys,
- * told by its first and last items when every key that the start and end
- * keys do not cover is required (so->keys_batchable: on a column after
- * equalities only).  The items between those two then share their leading
- * columns, and the key's column lies between theirs, NULLs being at one
- * end.  Saves a column walk per item on composite keys (a = x AND b >= y).
+ * Whether the entries at positions first and last both pass the scan keys
+ * (first also the lower bound, if check_lower), which tells it of every
+ * entry between them when every key that the start and end keys do not
+ * cover is required (so->keys_batchable: on a column after equalities
+ * only).  The entries between share their leading columns, and the key's
+ * column lies between theirs, NULLs being at one end.  Saves a column walk
+ * per entry on composite keys (a = x AND b >= y).
  */
 static bool
-batch_keys_hold(PbtScanOpaque so, Page page, const PbtIter *it, int limit)
+ends_pass_keys(PbtScanOpaque so, Page page, const PbtLayout *layout,
+			   int first, int last, ScanDirection dir, bool check_lower)
 {
-	ScanDirection dir = it->step > 0 ? ForwardScanDirection : BackwardScanDirection;
-	int			ends[2] = {it->pos + it->step, batch_last_pos(it, limit)};
 	PbtItem		item;
 	PbtItemBuf	itembuf;
 	bool		continuescan;
 
-	if (!so->keys_batchable || ends[1] < 0)
+	Assert(so->keys_batchable);
+	layout->get(page, first, &item, &itembuf);
+	if ((check_lower && so->has_lower &&
+		 pbt_compare(so->st, &so->lowerkey, item.data, item.len) > 0) ||
+		!pbt_check_item_keys(so, item.data, item.len, dir, &continuescan))
 		return false;
-	for (int i = 0; i < 2; i++)
-	{
-		it->layout->get(page, ends[i], &item, &itembuf);
-		if (!pbt_check_item_keys(so, item.data, item.len, dir, &continuescan))
-			return false;
-	}
-	return true;
+	layout->get(page, last, &item, &itembuf);
+	return pbt_check_item_keys(so, item.data, item.len, dir, &continuescan);
+}
+
+/* Whether every item of a batch within the end key passes the scan keys. */
+static bool
+batch_keys_hold(PbtScanOpaque so, Page page, const PbtIter *it, int limit)
+{
+	int			last = batch_last_pos(it, limit);
+
+	if (!so->keys_batchable || last < 0)
+		return false;
+	return ends_pass_keys(so, page, it->layout, it->pos + it->step, last,
+						  it->step > 0 ? ForwardScanDirection :
+						  BackwardScanDirection, false);
 }
 
 /* Note the group of the leaf so->curr.blkno (opaque), if it is a subnode. */
@@ -604,30 +616,20 @@ end_forward_page(IndexScanDesc scan, int k)
 
 /*
  * Whether every entry of a leaf is within a bitmap scan's bounds and passes
- * its keys, told by the leaf's first and last entries (as batch_keys_hold
- * tells it of a batch), on a layout that reads entries' TIDs in one call.
+ * its keys, told by the leaf's first and last entries, on a layout that
+ * reads entries' TIDs in one call.
  */
 static bool
 page_passes_whole(PbtScanOpaque so, Page page, const PbtLayout *layout)
 {
 	int			n = layout->count(page);
-	PbtItem		item;
-	PbtItemBuf	itembuf;
-	bool		continuescan;
 
 	Assert(!so->batch_within_end);	/* the keys' check compares the end key */
 	if (!so->keys_batchable || !layout->iter_tids || !so->st->normalized ||
 		so->st->has_include || n < 2)
 		return false;
-	layout->get(page, 0, &item, &itembuf);
-	if ((so->has_lower &&
-		 pbt_compare(so->st, &so->lowerkey, item.data, item.len) > 0) ||
-		!pbt_check_item_keys(so, item.data, item.len, ForwardScanDirection,
-							 &continuescan))
-		return false;
-	layout->get(page, n - 1, &item, &itembuf);
-	return pbt_check_item_keys(so, item.data, item.len, ForwardScanDirection,
-							   &continuescan);
+	return ends_pass_keys(so, page, layout, 0, n - 1, ForwardScanDirection,
+						  true);
 }
 
 /*
