@@ -1406,9 +1406,9 @@ pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 }
 
 /*
- * Read the current page's next batch in direction dir.  If the page has
- * changed since the last batch, positions may have moved: find the item
- * where that batch stopped again from the root.
+ * Read the current page's next batch in direction dir.  If the page may
+ * have changed since the last batch, positions may have moved: find the
+ * item where that batch stopped again from the root.
  */
 static bool
 continue_page(IndexScanDesc scan, ScanDirection dir)
@@ -1431,7 +1431,14 @@ continue_page(IndexScanDesc scan, ScanDirection dir)
 	if (!BufferIsValid(buf))
 		buf = ReadBuffer(scan->indexRelation, so->curr.blkno);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	if (BufferGetLSNAtomic(buf) == so->curr.lsn)
+
+	/*
+	 * An unchanged LSN says the positions hold.  Indexes without WAL set
+	 * none, and an insert may have shifted the entries under our pin; they
+	 * read whole pages, so only a scan that turns comes here: from the key.
+	 */
+	if (RelationNeedsWAL(scan->indexRelation) &&
+		BufferGetLSNAtomic(buf) == so->curr.lsn)
 		return pbt_read_page(scan, buf, forward ? so->curr.highPos + 1 :
 							 so->curr.lowPos - 1, dir, &key);
 

@@ -293,6 +293,51 @@ SELECT * FROM pbt_cursor_cmp('SELECT a, b FROM s_multi WHERE a = ANY (''{7,3,150
 SELECT * FROM pbt_cursor_cmp('SELECT a, b FROM s_multi ORDER BY a, b');
 
 --
+-- A cursor that turns on a leaf that an insert changed meanwhile, in indexes
+-- without WAL (temporary and unlogged): their pages carry no LSN that would
+-- tell that the entries moved.  btree on the same rows for reference: the
+-- turn finds nothing before the first row, then 50 and 49 follow.
+--
+CREATE TEMP TABLE s_turn_tmp (a int);
+CREATE UNLOGGED TABLE s_turn_unl (a int) WITH (autovacuum_enabled = off);
+CREATE TEMP TABLE s_turn_bt (a int);
+INSERT INTO s_turn_tmp SELECT generate_series(1, 100);
+INSERT INTO s_turn_unl SELECT generate_series(1, 100);
+INSERT INTO s_turn_bt SELECT generate_series(1, 100);
+CREATE INDEX ON s_turn_tmp USING pagebtree (a);
+CREATE INDEX ON s_turn_unl USING pagebtree (a);
+CREATE INDEX ON s_turn_bt USING btree (a);
+CREATE FUNCTION s_turn(t text) RETURNS text LANGUAGE plpgsql
+SET enable_seqscan = off SET enable_bitmapscan = off
+AS $$
+DECLARE
+    q text := format('SELECT a FROM %I WHERE a <= 50 ORDER BY a DESC', t);
+    plan text;
+    c refcursor;
+    r record;
+    got text;
+BEGIN
+    EXECUTE 'EXPLAIN (COSTS OFF) ' || q INTO plan;
+    OPEN c SCROLL FOR EXECUTE q;
+    FETCH NEXT FROM c INTO r;
+    got := r.a;
+    EXECUTE format('INSERT INTO %I VALUES (25)', t);
+    FETCH PRIOR FROM c INTO r;
+    got := got || ' ' || coalesce(r.a::text, 'none');
+    FOR i IN 1..2 LOOP
+        FETCH NEXT FROM c INTO r;
+        got := got || ' ' || r.a;
+    END LOOP;
+    CLOSE c;
+    RETURN split_part(plan, ' using', 1) || ': ' || got;
+END;
+$$;
+SELECT s_turn('s_turn_tmp') AS temp, s_turn('s_turn_unl') AS unlogged,
+       s_turn('s_turn_bt') AS btree;
+DROP TABLE s_turn_tmp, s_turn_unl, s_turn_bt;
+DROP FUNCTION s_turn(text);
+
+--
 -- Rescans: nested loop with a parameterized inner index scan, and a LATERAL
 -- subquery with a backward scan and LIMIT per outer row.
 --
