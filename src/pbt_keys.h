@@ -83,6 +83,20 @@ typedef struct PbtState
 	PbtColumn	cols[INDEX_MAX_KEYS];
 } PbtState;
 
+/*
+ * A copy of st in the current memory context, without the unused entries
+ * of cols[] (nothing reads past natts).
+ */
+static inline PbtState *
+pbt_copy_state(const PbtState *st)
+{
+	Size		size = offsetof(PbtState, cols) + st->natts * sizeof(PbtColumn);
+	PbtState   *copy = palloc(size);
+
+	memcpy(copy, st, size);
+	return copy;
+}
+
 /* PbtState.rebuilt_when */
 #define PBT_REBUILT_SMALLER	1		/* where the items qualify and take fewer
 									 * bytes than in leaf_layout */

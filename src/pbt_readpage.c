@@ -171,7 +171,7 @@ done_with_page(IndexScanDesc scan)
 	 * high key; backward, any item of the page (it leads to the page's
 	 * downlink)
 	 */
-	if (so->pf_distance > 0 && !so->probing &&
+	if (so->pf_distance != 0 && !so->probing &&
 		(ScanDirectionIsForward(so->run_dir) ? so->curr.moreRight :
 		 so->curr.moreLeft))
 	{
@@ -1215,8 +1215,8 @@ bitmap_read_leaf(IndexScanDesc scan, BlockNumber next)
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
 	Assert(so->bitmap && !so->par);
-	if (!so->bm_ra_on && so->pf_distance > 0 && ++so->pf_steps >= 2 &&
-		so->pf_key.len > 0)
+	if (!so->bm_ra_on && ++so->pf_steps >= 2 && so->pf_key.len > 0 &&
+		pbt_scan_pf_distance(scan) > 0)
 	{
 		if (so->bm_ra == NULL)
 			so->bm_ra = MemoryContextAlloc(GetMemoryChunkContext(so),
@@ -1307,7 +1307,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 			buf = bitmap_read_leaf(scan, next);
 		else
 		{
-			if (so->pf_distance > 0)
+			if (pbt_scan_pf_distance(scan) > 0)
 				prefetch_ahead(scan, next, false);
 			buf = ReadBuffer(index, next);
 		}
@@ -1325,7 +1325,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		release_pos(&so->curr);
 		if (!more)
 			return scan_ended(scan);
-		if (so->pf_distance > 0)
+		if (pbt_scan_pf_distance(scan) > 0)
 			prefetch_ahead(scan, blkno, true);
 		buf = walk_left(index, target, blkno);
 		if (!BufferIsValid(buf))

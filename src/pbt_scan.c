@@ -111,10 +111,10 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	/*
 	 * A private copy of the cached key state: rd_amcache may be freed by a
 	 * relcache invalidation between calls, but what it points to lives in
-	 * rd_indexcxt as long as the index is open.
+	 * rd_indexcxt as long as the index is open.  Its columns only: the
+	 * whole array (INDEX_MAX_KEYS) would cost a point lookup 2 kB to copy.
 	 */
-	so->st = palloc(sizeof(PbtState));
-	memcpy(so->st, pbt_get_state(index), sizeof(PbtState));
+	so->st = pbt_copy_state(pbt_get_state(index));
 	so->tupcxt = AllocSetContextCreate(CurrentMemoryContext, "pagebtree scan tuple",
 									   ALLOCSET_SMALL_SIZES);
 	so->keycxt = AllocSetContextCreate(CurrentMemoryContext, "pagebtree scan keys",
@@ -130,7 +130,7 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	so->itup_tupoff = PBT_NO_TUPOFF;
 	so->currTuples.size = so->markTuples.size = 1024;
 	so->currTuples.data = palloc(so->currTuples.size);
-	so->pf_distance = pbt_prefetch_distance(index, false);
+	so->pf_distance = -1;
 	initStringInfo(&so->pf_key);
 	initStringInfo(&so->pf_array_source.keybuf);
 	/* the runs of the leaves read, in the scan's memory (pbt_run_read) */
@@ -546,8 +546,8 @@ prefetch_array_leaves(IndexScanDesc scan, ScanDirection dir)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
-	if (so->narrays != 1 || so->pf_distance == 0 || !so->st->normalized ||
-		!ScanDirectionIsForward(dir))
+	if (so->narrays != 1 || !so->st->normalized ||
+		!ScanDirectionIsForward(dir) || pbt_scan_pf_distance(scan) == 0)
 		return;
 	if (!so->pf_array_on)
 	{

@@ -197,7 +197,7 @@ typedef struct PbtScanOpaqueData
 	PbtSearchKey *run_from;		/* the key the read started at, or NULL */
 	Buffer		sidebuf;		/* pin on the last side page read */
 	/* prefetching the next leaves of a long forward scan (pbt_prefetch.c) */
-	int			pf_distance;	/* 0: off */
+	int			pf_distance;	/* 0: off; -1: not looked up yet */
 	int			pf_steps;		/* pages stepped to so far */
 	StringInfoData pf_key;		/* where the page read last leads on */
 	PbtLeafSource pf_source;
@@ -258,6 +258,22 @@ typedef PbtParallelScanData *PbtParallelScan;
 
 
 typedef PbtScanOpaqueData *PbtScanOpaque;
+
+/*
+ * The scan's prefetch distance (0: off), looked up when a read first steps
+ * beyond its first leaf: point lookups and short scans never pay for the
+ * tablespace lookup.  Called with no buffer locked (the lookup may read
+ * the catalog).
+ */
+static inline int
+pbt_scan_pf_distance(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	if (so->pf_distance < 0)
+		so->pf_distance = pbt_prefetch_distance(scan->indexRelation, false);
+	return so->pf_distance;
+}
 
 /* pbt_scankey.c */
 extern void pbt_preprocess_keys(IndexScanDesc scan);
