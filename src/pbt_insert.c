@@ -136,7 +136,9 @@ step_right_coupled(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 			return buf;
 		rbuf = ReadBuffer(index, PbtPageGetOpaque(page)->next);
 		LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
-		if (PbtPageGetOpaque(BufferGetPage(rbuf))->flags & PBT_INCOMPLETE_SPLIT)
+		/* (another split of it may have failed before its parent insert) */
+		while (PbtPageGetOpaque(BufferGetPage(rbuf))->flags &
+			   PBT_INCOMPLETE_SPLIT)
 		{
 			BlockNumber rblk = BufferGetBlockNumber(rbuf);
 
@@ -466,8 +468,10 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		else
 			prefix.has_tid = false;
 	}
-	else if (st->rightmost_leaf != InvalidBlockNumber)
+	else if (checkUnique != UNIQUE_CHECK_EXISTING &&
+			 st->rightmost_leaf != InvalidBlockNumber)
 	{
+		/* (a recheck inserts nothing: the entry is there) */
 		if (insert_fastpath(index, st, &key, item.data, item.len))
 			return true;
 		st->rightmost_leaf = InvalidBlockNumber;
