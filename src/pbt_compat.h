@@ -31,6 +31,15 @@
 #endif
 
 /* ----------------------------------------------------------------
+ * Registering a buffer that the record does not change (to lock it in
+ * redo): 17 asserts that registered buffers are dirty unless flagged.
+ * ----------------------------------------------------------------
+ */
+#ifndef REGBUF_NO_CHANGE
+#define REGBUF_NO_CHANGE 0
+#endif
+
+/* ----------------------------------------------------------------
  * Functions that do not return.  18 replaced the postfix
  * pg_attribute_noreturn() by the prefix pg_noreturn (C11 _Noreturn); GCC
  * and clang take the older attribute in prefix position too.

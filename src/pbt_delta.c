@@ -693,12 +693,13 @@ unpack_items(char *data, int n, PbtItem *items, uint16 *pos)
  * positions pos (nins may be 0: the leaf stays as it is), and its run's
  * slot on the side page holds keep[0..nkeep) afterwards.  Both locked
  * exclusively, the side page last.  Items inserted into a page are
- * MAXALIGNed copies (comparator mode: index tuples).
+ * MAXALIGNed copies (comparator mode: index tuples).  vacuum: VACUUM's
+ * change, under the leaf's cleanup lock, which redo takes too.
  */
 static void
 log_fold(Relation index, Buffer leafbuf, const PbtItem *ins, int nins,
 		 const uint16 *pos, Buffer sbuf, int slot, const PbtItem *keep,
-		 int nkeep)
+		 int nkeep, bool vacuum)
 {
 	Page		leaf = BufferGetPage(leafbuf);
 	Page		spage = BufferGetPage(sbuf);
@@ -733,10 +734,14 @@ log_fold(Relation index, Buffer leafbuf, const PbtItem *ins, int nins,
 			XLogRegisterBuffer(0, leafbuf, REGBUF_STANDARD);
 			XLogRegisterBufData(0, insdata, inslen);
 		}
+		else if (vacuum)
+			XLogRegisterBuffer(0, leafbuf, REGBUF_STANDARD | REGBUF_NO_IMAGE |
+							   REGBUF_NO_CHANGE);
 		XLogRegisterBuffer(1, sbuf, REGBUF_STANDARD);
 		if (keeplen > 0)
 			XLogRegisterBufData(1, keepdata, keeplen);
-		recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_FOLD);
+		recptr = XLogInsert(PBT_RMGR_ID,
+							vacuum ? XLOG_PBT_VACUUM_FOLD : XLOG_PBT_FOLD);
 		if (folded)
 			PageSetLSN(leaf, recptr);
 		PageSetLSN(spage, recptr);
@@ -799,7 +804,7 @@ pbt_run_fold(Relation index, PbtState *st, Buffer leafbuf, PbtRun *run,
 		return false;
 	}
 	sbuf = lock_side_page(index, st, leaf);
-	log_fold(index, leafbuf, ins, n, pos, sbuf, run->slot, NULL, 0);
+	log_fold(index, leafbuf, ins, n, pos, sbuf, run->slot, NULL, 0, false);
 	PBT_CHECK_PAGE(index, BufferGetPage(leafbuf), leaf);
 	UnlockReleaseBuffer(sbuf);
 	pfree(ins);
@@ -834,7 +839,8 @@ pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
 		if (run.stale)
 		{
 			sbuf = lock_side_page(index, st, leaf);
-			log_fold(index, leafbuf, NULL, 0, NULL, sbuf, run.slot, NULL, 0);
+			log_fold(index, leafbuf, NULL, 0, NULL, sbuf, run.slot, NULL, 0,
+					 true);
 			UnlockReleaseBuffer(sbuf);
 		}
 		return 0;
@@ -863,7 +869,7 @@ pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
 	{
 		sbuf = lock_side_page(index, st, leaf);
 		log_fold(index, leafbuf, ins, nins, pos, sbuf, run.slot,
-				 run.items + nins, nlive - nins);
+				 run.items + nins, nlive - nins, true);
 		PBT_CHECK_PAGE(index, BufferGetPage(leafbuf), leaf);
 		UnlockReleaseBuffer(sbuf);
 	}
@@ -911,14 +917,17 @@ pbt_redo_run_append(XLogReaderState *record)
 }
 
 void
-pbt_redo_fold(XLogReaderState *record)
+pbt_redo_fold(XLogReaderState *record, bool cleanup)
 {
 	xl_pbt_fold *xlrec = (xl_pbt_fold *) XLogRecGetData(record);
 	Buffer		buf = InvalidBuffer;
 	Buffer		sbuf;
 
+	/* (VACUUM's record may name the leaf only to take its cleanup lock) */
 	if (XLogRecHasBlockRef(record, 0) &&
-		XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+		XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, cleanup,
+									  &buf) == BLK_NEEDS_REDO &&
+		xlrec->ninserted > 0)
 	{
 		Size		len;
 		char	   *data = XLogRecGetBlockData(record, 0, &len);

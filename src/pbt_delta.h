@@ -167,6 +167,6 @@ extern void pbt_side_mask(Page page);
 
 /* WAL */
 extern void pbt_redo_run_append(XLogReaderState *record);
-extern void pbt_redo_fold(XLogReaderState *record);
+extern void pbt_redo_fold(XLogReaderState *record, bool cleanup);
 
 #endif							/* PBT_DELTA_H */

@@ -11,6 +11,7 @@
 
 #include "access/nbtree.h"
 #include "access/reloptions.h"
+#include "access/xlog.h"
 #include "catalog/index.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
@@ -232,11 +233,17 @@ pbt_get_state(Relation index)
 	return (PbtState *) index->rd_amcache;
 }
 
-/* Every column can be returned: normalized keys decode losslessly. */
+/*
+ * Every column can be returned: normalized keys decode losslessly.  But
+ * not on a hot standby without the resource manager (then its primary has
+ * none either): redo of VACUUM's removals is generic WAL there, which
+ * cannot wait for the leaf pin of an index-only scan, and the scan could
+ * return rows deleted before it started (docs/ARCHITECTURE.md, section 5).
+ */
 static bool
 pbtcanreturn(Relation index, int attno)
 {
-	return true;
+	return pbt_rmgr_registered || !RecoveryInProgress();
 }
 
 /*

@@ -38,6 +38,7 @@ static void
 pbt_redo_delete(XLogReaderState *record)
 {
 	xl_pbt_delete *xlrec = (xl_pbt_delete *) XLogRecGetData(record);
+	bool		vacuum = !TransactionIdIsValid(xlrec->snapshotConflictHorizon);
 	Buffer		buf;
 
 	/* standby queries that may still see the heap tuples must end first */
@@ -49,7 +50,9 @@ pbt_redo_delete(XLogReaderState *record)
 		PbtResolveConflictWithSnapshot(xlrec->snapshotConflictHorizon,
 									   xlrec->isCatalogRel, rlocator);
 	}
-	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	/* VACUUM's (no horizon) waits for standby scans' pins, as on the primary */
+	if (XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, vacuum,
+									  &buf) == BLK_NEEDS_REDO)
 	{
 		Size		len;
 		uint16	   *pos16 = (uint16 *) XLogRecGetBlockData(record, 0, &len);
@@ -171,9 +174,9 @@ pbt_redo(XLogReaderState *record)
 		pbt_redo_run_append(record);
 		return;
 	}
-	if (info == XLOG_PBT_FOLD)
+	if (info == XLOG_PBT_FOLD || info == XLOG_PBT_VACUUM_FOLD)
 	{
-		pbt_redo_fold(record);
+		pbt_redo_fold(record, info == XLOG_PBT_VACUUM_FOLD);
 		return;
 	}
 	if (info == XLOG_PBT_REUSE_PAGE)
@@ -262,7 +265,7 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 		appendStringInfo(buf, "slot %u%s", xlrec->slot,
 						 xlrec->init ? ", init" : "");
 	}
-	else if (info == XLOG_PBT_FOLD)
+	else if (info == XLOG_PBT_FOLD || info == XLOG_PBT_VACUUM_FOLD)
 	{
 		xl_pbt_fold *xlrec = (xl_pbt_fold *) XLogRecGetData(record);
 
@@ -288,6 +291,8 @@ pbt_identify(uint8 info)
 			return "RUN_APPEND";
 		case XLOG_PBT_FOLD:
 			return "FOLD";
+		case XLOG_PBT_VACUUM_FOLD:
+			return "VACUUM_FOLD";
 	}
 	return NULL;
 }

@@ -33,6 +33,7 @@
 #define XLOG_PBT_SPLIT		0x30	/* a page split */
 #define XLOG_PBT_RUN_APPEND	0x40	/* an entry added to a leaf's run */
 #define XLOG_PBT_FOLD		0x50	/* a run folded into its leaf */
+#define XLOG_PBT_VACUUM_FOLD 0x60	/* VACUUM's change of a leaf's run */
 
 /*
  * XLOG_PBT_INSERT: an item added at ordered position pos (the layout's
@@ -88,11 +89,16 @@ typedef struct xl_pbt_run_append
 
 /*
  * XLOG_PBT_FOLD: ninserted entries go to the leaf, and its run keeps
- * nkept entries (a fold keeps none; VACUUM keeps those that do not fit).
+ * nkept entries (a fold keeps none).  XLOG_PBT_VACUUM_FOLD is VACUUM's:
+ * it keeps the live entries that do not fit and drops dead ones, and
+ * always names the leaf, whose cleanup lock redo takes, as VACUUM does on
+ * the primary: a standby scan holding the leaf's pin may hold copies of
+ * the dropped entries (the pin interlock, as nbtree's VACUUM records).
  *
  * Backup blocks:
- *	0: the leaf, if ninserted > 0; block data: per entry uint16 ordered
- *	   position, uint16 length and the bytes, inserted in that order.
+ *	0: the leaf, if ninserted > 0 (or VACUUM's, unchanged then, without an
+ *	   image); block data: per entry uint16 ordered position, uint16
+ *	   length and the bytes, inserted in that order.
  *	1: the side page; block data: per kept entry uint16 length and bytes.
  */
 typedef struct xl_pbt_fold
@@ -132,7 +138,9 @@ typedef struct xl_pbt_reuse_page
  * XLOG_PBT_DELETE: removal of leaf entries, by VACUUM (whose horizon is
  * invalid: its table's VACUUM resolved the conflicts) or before a split,
  * of entries known dead to everyone.  Redo resolves recovery conflicts up
- * to a valid snapshotConflictHorizon and deletes the same positions.
+ * to a valid snapshotConflictHorizon and deletes the same positions;
+ * VACUUM's under the leaf's cleanup lock, as on the primary (a standby
+ * scan holding the leaf's pin may still return the entries' TIDs).
  *
  * Backup blocks:
  *	0: the leaf; block data: ndeleted uint16 ordered positions, ascending.

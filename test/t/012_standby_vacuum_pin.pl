@@ -1,0 +1,127 @@
+
+# VACUUM's removals on a hot standby wait for scans that hold the leaf's
+# pin, as VACUUM's cleanup lock does on the primary.
+#
+# An index-only scan keeps its leaf pinned while the executor works through
+# the batch it copied.  If VACUUM's removal of those entries replayed under
+# that pin, the heap's later VACUUM records could set the visibility map
+# bit of the pages whose rows the batch still names, and the scan would
+# return deleted rows without visiting the heap.  Redo of VACUUM's leaf
+# deletions (XLOG_PBT_DELETE without a horizon) and of its changes to a
+# leaf's delta-area run (XLOG_PBT_VACUUM_FOLD) takes the leaf's cleanup
+# lock, so replay waits for the cursor (max_standby_streaming_delay = -1).
+# Generic WAL's redo takes no cleanup locks, so without the resource
+# manager a standby plans no index-only scans on pagebtree indexes: the
+# same cursor is a plain index scan there, which visits the heap
+# (docs/ARCHITECTURE.md, section 5).
+
+use strict;
+use warnings;
+
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(usleep);
+use PagebtreeTest;
+
+for my $rmgr (1, 0)
+{
+	my $mode = $rmgr ? 'preloaded' : 'not preloaded';
+	my $primary = pbt_new_node("primary_$rmgr", rmgr => $rmgr, streaming => 1,
+		conf => "autovacuum = off\n");
+	$primary->start;
+	# t: entries in leaves only; r: the deleted rows' entries pending in
+	# runs.  The cursor's first row (1) is on a heap page that stays
+	# all-visible, so that the cursor holds no heap pin (which would make
+	# the heap's prune record wait, and hide the index's part).
+	$primary->safe_psql(
+		'postgres', q{
+CREATE EXTENSION pagebtree;
+CREATE TABLE t (a int4) WITH (autovacuum_enabled = off);
+INSERT INTO t SELECT generate_series(2, 1000);
+INSERT INTO t VALUES (1);
+CREATE INDEX t_a ON t USING pagebtree (a) WITH (delta = off);
+CREATE TABLE r (a int4) WITH (autovacuum_enabled = off);
+INSERT INTO r SELECT generate_series(1, 1000, 2);
+CREATE INDEX r_a ON r USING pagebtree (a) WITH (delta = on);
+VACUUM t;
+VACUUM r;
+SET pagebtree.delta_append_always = on;
+INSERT INTO r SELECT generate_series(2, 40, 2);
+});
+	is( $primary->safe_psql(
+			'postgres', q{SELECT sum(entries) FROM pagebtree_runs('r_a')}),
+		'20', "$mode: the 20 even keys of r are pending in a run");
+
+	$primary->backup("base_$rmgr");
+	my $standby = PostgreSQL::Test::Cluster->new("standby_$rmgr");
+	$standby->init_from_backup($primary, "base_$rmgr", has_streaming => 1);
+	$standby->append_conf('postgresql.conf',
+		"max_standby_streaming_delay = -1\n");
+	$standby->start;
+
+	for my $case (
+		{ table => 't', deleted => 'a BETWEEN 2 AND 400', what => 'leaf entries' },
+		{ table => 'r', deleted => 'a % 2 = 0', what => 'run entries' })
+	{
+		my ($tab, $what) = ($case->{table}, "$mode, $case->{what}");
+		my $query = "SELECT a FROM $tab WHERE a <= 500 ORDER BY a";
+		$primary->safe_psql('postgres', "DELETE FROM $tab WHERE $case->{deleted}");
+		$primary->wait_for_catchup($standby);
+
+		# a cursor on the standby: its first batch names deleted rows too
+		my $bg = $standby->background_psql('postgres', on_error_stop => 1);
+		$bg->query_safe(
+			'SET enable_seqscan = off; SET enable_bitmapscan = off; BEGIN');
+		# (without the resource manager, no index-only scans on a standby)
+		my $scan = $rmgr ? 'Index Only Scan' : 'Index Scan';
+		like($bg->query_safe("EXPLAIN (COSTS OFF) $query"),
+			qr/^$scan using ${tab}_a/, "$what: the plan is an $scan");
+		$bg->query_safe("DECLARE c CURSOR FOR $query");
+		is($bg->query_safe('FETCH 1 FROM c'), '1', "$what: the cursor returned 1");
+
+		# VACUUM removes the entries, then sets the heap pages all-visible
+		$primary->safe_psql('postgres', "VACUUM $tab");
+		my $lsn = $primary->lsn('insert');
+		my $state = '';
+		for (1 .. 600)
+		{
+			$state = $standby->safe_psql(
+				'postgres', qq{
+SELECT CASE WHEN pg_last_wal_replay_lsn() >= '$lsn' THEN 'replayed'
+            ELSE coalesce(wait_event, '') END
+FROM pg_stat_activity WHERE backend_type = 'startup'});
+			last if $state eq 'replayed' || $state eq 'BufferPin';
+			usleep(100_000);
+		}
+		is($state, $rmgr ? 'BufferPin' : 'replayed',
+			$rmgr
+			? "$what: replay waits for the cursor's pin"
+			: "$what: replay goes on (the scan visits the heap)");
+
+		my $want = $primary->safe_psql('postgres',
+			"SELECT string_agg(a::text, ',' ORDER BY a) FROM $tab WHERE a > 1 AND a <= 500"
+		);
+		my $got = $bg->query_safe('FETCH ALL FROM c');
+		$got =~ s/\n/,/g;
+		is($got, $want, "$what: the rest of the cursor has no deleted row");
+		$bg->query_safe('COMMIT');
+		$bg->quit;
+
+		$primary->wait_for_catchup($standby);
+		is( $standby->safe_psql(
+				'postgres', "SELECT pagebtree_check('${tab}_a', true)"),
+			'', "$what: pagebtree_check passes on the standby after replay");
+		is( $standby->safe_psql(
+				'postgres', "SELECT count(*) FROM $tab WHERE a <= 500"),
+			$primary->safe_psql(
+				'postgres', "SELECT count(*) FROM $tab WHERE a <= 500"),
+			"$what: the standby counts what the primary does");
+	}
+	$standby->stop;
+	$primary->stop;
+}
+
+done_testing();
