@@ -512,6 +512,11 @@ sub pbt_verify
 
 	my %have = map { $_ => 1 } split /\n/, $node->safe_psql($db,
 		"SELECT relname FROM pg_class WHERE relname IN ('${t}_sc', '${t}_ks', '${t}_id', '${t}_dpk', '${t}_dls', '${t}_gk', '${t}_gs', '${t}_km', '${t}_dkm')");
+	# a standby without the resource manager plans no index-only scans on
+	# pagebtree indexes (pbtcanreturn): a plain index scan serves instead
+	my $no_ios = $node->safe_psql($db,
+		q{SELECT pg_is_in_recovery() AND current_setting('shared_preload_libraries') !~ 'pagebtree'})
+	  eq 't';
 
 	# name, plan regexp, query, number of ORDER BY columns, index-only?
 	# (ORDER BY k can also be served by ${t}_ks (k DESC, s) scanned the
@@ -716,8 +721,9 @@ COMMIT;
 	my $sec = _sections($out);
 	for my $i (0 .. $#checks)
 	{
-		my ($cname, $re, $q, $nkey) = @{ $checks[$i] };
+		my ($cname, $re, $q, $nkey, $ios) = @{ $checks[$i] };
 		my $plan = join("\n", @{ $sec->{"plan$i"} // [] });
+		($re = "$re") =~ s/Index Only Scan/Index Scan/g if $ios && $no_ios;
 		if ($plan !~ $re)
 		{
 			ok(0, "$name: $cname: plan uses the index");
