@@ -198,7 +198,6 @@ pbtendscan(IndexScanDesc scan)
 	MemoryContextDelete(so->keycxt);
 }
 
-/* Position the scan at its first match in direction dir. */
 /*
  * Count an index scan for pg_stat_*_indexes (and, on 18, EXPLAIN ANALYZE's
  * "Index Searches") where btree's _bt_first does: once per positioning
@@ -211,22 +210,21 @@ count_index_scan(IndexScanDesc scan)
 	pbt_count_index_search(scan);
 }
 
+/*
+ * The range's bounds for the keys as encoded (with arrays: their current
+ * elements), and what they make of the other keys.  Returns whether the
+ * keys are a point lookup.
+ */
 static bool
-scan_first(IndexScanDesc scan, ScanDirection dir)
+set_bounds(PbtScanOpaque so)
 {
-	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
-	bool		forward = ScanDirectionIsForward(dir);
 	bool		strict;
 	ScanKeyInfo *lowerbound;
 	ScanKeyInfo *upperbound;
 	bool		point = pbt_point_lookup(so);	/* after pbt_encode_key: per element */
-	bool		found;
 
-	count_index_scan(scan);
 	for (int i = 0; i < so->nkeys; i++)
 		so->keys[i].covered = so->keys[i].nonnull_only = false;
-	if (so->batch > 0)
-		so->batch = SCAN_FIRST_BATCH;
 
 	/*
 	 * The range's bounds in index order.  A forward scan starts at the first
@@ -278,7 +276,21 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 		so->keys_hold &= k->covered || (k->nonnull_only && k->col == 0);
 		so->keys_batchable &= k->covered || k->required_fwd || k->required_bwd;
 	}
-	so->probing = forward && point;
+	return point;
+}
+
+/* Position the scan at its first match in direction dir. */
+static bool
+scan_first(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	bool		forward = ScanDirectionIsForward(dir);
+	bool		found;
+
+	count_index_scan(scan);
+	if (so->batch > 0)
+		so->batch = SCAN_FIRST_BATCH;
+	so->probing = set_bounds(so) && forward;
 
 	if (so->par)
 	{
@@ -754,14 +766,27 @@ void
 pbtrestrpos(IndexScanDesc scan)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	bool		elements_moved = false;
 
 	for (int i = 0; i < so->narrays; i++)
 	{
 		ArrayKeyInfo *ak = &so->arrays[i];
 
+		elements_moved |= ak->cur != ak->mark;
 		ak->cur = ak->mark;
 		so->keys[ak->keyidx].sk->sk_argument = ak->elems[ak->cur];
 		pbt_encode_key(so, &so->keys[ak->keyidx]);
+	}
+
+	/*
+	 * The marked position reads on within its elements' bounds, not those
+	 * of the elements the scan had reached (a merge join's inner scan,
+	 * restored to a mark from an earlier element)
+	 */
+	if (elements_moved)
+	{
+		set_bounds(so);
+		so->probing = false;
 	}
 	if (so->markItemIndex >= 0)
 	{

@@ -26,6 +26,8 @@
 	(PBT_USABLE_SPACE / PBT_MIN_DELTA_GROUP / PBT_RUN_ENTRY_COST(1))
 #define PBT_MAX_BATCH_ITEMS (PBT_MAX_ITEMS_PER_PAGE + PBT_MAX_RUN_ITEMS)
 
+struct ArrayKeyInfo;
+
 typedef struct ScanKeyInfo
 {
 	ScanKey		sk;
@@ -39,15 +41,20 @@ typedef struct ScanKeyInfo
 	StringInfoData enc;
 	FmgrInfo	cmpproc;		/* comparator mode: column vs argument */
 	bool		has_cmpproc;
+	struct ArrayKeyInfo *filter;	/* = ANY checked per item against all of
+									 * its elements (pbt_preprocess_keys) */
 } ScanKeyInfo;
 
 typedef struct ArrayKeyInfo
 {
 	int			keyidx;
-	Datum	   *elems;
+	Datum	   *elems;			/* sorted, distinct */
 	int			nelems;
 	int			cur;
 	int			mark;
+	StringInfoData enc;			/* a filter's elements encoded (normalized
+								 * keys), at encoff[i], or all NULL */
+	int		   *encoff;
 } ArrayKeyInfo;
 
 typedef struct ScanPosItem

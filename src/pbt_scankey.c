@@ -22,6 +22,10 @@
 #include "utils/memutils.h"
 
 /* strategy in index order: a DESC column reverses inequalities */
+static void encode_filter(PbtScanOpaque so, ScanKeyInfo *k);
+static bool filter_has(PbtScanOpaque so, ScanKeyInfo *k, const char *item,
+					   int start, int span, Datum datum);
+
 static StrategyNumber
 index_order_strategy(StrategyNumber strategy, bool desc)
 {
@@ -341,6 +345,7 @@ pbt_preprocess_keys(IndexScanDesc scan)
 		k->covered = false;
 		k->encodable = false;
 		k->has_cmpproc = false;
+		k->filter = NULL;
 		if (sk->sk_flags & SK_ISNULL)
 		{
 			if (!(sk->sk_flags & (SK_SEARCHNULL | SK_SEARCHNOTNULL)))
@@ -429,6 +434,99 @@ pbt_preprocess_keys(IndexScanDesc scan)
 		if (has_eq)
 			eqcols = col + 1;
 	}
+
+	/*
+	 * An = ANY key that does not position the scan (a column before its own
+	 * has no equality) is checked on each item against all its elements, in
+	 * one pass over the range: a pass per element would return the rows
+	 * grouped by element, not in index order, which the planner counts on
+	 * since PostgreSQL 17 (btree advances such arrays within one pass).
+	 */
+	for (int a = 0; a < so->narrays;)
+	{
+		ArrayKeyInfo *ak = &so->arrays[a];
+		ScanKeyInfo *k = &so->keys[ak->keyidx];
+
+		if (k->required_fwd || k->required_bwd ||
+			k->strategy != BTEqualStrategyNumber)
+		{
+			a++;
+			continue;
+		}
+		oldcxt = MemoryContextSwitchTo(so->keycxt);
+		k->filter = palloc(sizeof(ArrayKeyInfo));
+		*k->filter = *ak;
+		encode_filter(so, k);
+		MemoryContextSwitchTo(oldcxt);
+		memmove(ak, ak + 1, sizeof(ArrayKeyInfo) * (so->narrays - a - 1));
+		so->narrays--;
+	}
+}
+
+/*
+ * Does the column at item[start .. start + span) (normalized) or datum
+ * (comparator mode; normalized keys whose elements have no exact encoding)
+ * equal an element of the filter array of key k?  Its elements are sorted.
+ */
+static bool
+filter_has(PbtScanOpaque so, ScanKeyInfo *k, const char *item, int start,
+		   int span, Datum datum)
+{
+	ArrayKeyInfo *ak = k->filter;
+
+	if (ak->encoff)
+	{
+		int			lo = 0;
+		int			hi = ak->nelems - 1;
+
+		while (lo <= hi)
+		{
+			int			mid = (lo + hi) / 2;
+			int			c = pbt_cmp_encoded(so->st, k->col, item + start, span,
+											ak->enc.data + ak->encoff[mid],
+											ak->encoff[mid + 1] - ak->encoff[mid]);
+
+			if (c == 0)
+				return true;
+			if (c < 0)
+				hi = mid - 1;
+			else
+				lo = mid + 1;
+		}
+		return false;
+	}
+	for (int i = 0; i < ak->nelems; i++)
+		if (DatumGetBool(FunctionCall2Coll(&k->sk->sk_func, k->sk->sk_collation,
+										   datum, ak->elems[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Encode a filter array's elements (normalized keys), if every one has an
+ * exact encoding; else filter_has calls the operator per element.
+ */
+static void
+encode_filter(PbtScanOpaque so, ScanKeyInfo *k)
+{
+	ArrayKeyInfo *ak = k->filter;
+
+	ak->encoff = NULL;
+	if (!so->st->normalized)
+		return;
+	initStringInfo(&ak->enc);
+	ak->encoff = palloc(sizeof(int) * (ak->nelems + 1));
+	for (int i = 0; i < ak->nelems; i++)
+	{
+		ak->encoff[i] = ak->enc.len;
+		if (!pbt_encode_column(so->st, k->col, ak->elems[i], false,
+							   k->sk->sk_subtype, &ak->enc))
+		{
+			ak->encoff = NULL;
+			return;
+		}
+	}
+	ak->encoff[ak->nelems] = ak->enc.len;
 }
 
 /*
@@ -570,6 +668,14 @@ pbt_check_item_keys(PbtScanOpaque so, const char *item, int len,
 		if (k->strategy == 0)
 		{
 			pass = (k->sk->sk_flags & SK_SEARCHNULL) ? isnull : !isnull;
+		}
+		else if (k->filter)
+		{
+			if (st->normalized && k->filter->encoff && k->col == 0)
+				span = pbt_column_span(st, item, len, 0, &start);
+			else if (st->normalized && !k->filter->encoff)
+				datum = pbt_item_column(st, item, len, k->col, &isnull);
+			pass = !isnull && filter_has(so, k, item, start, span, datum);
 		}
 		else if (isnull)
 		{

@@ -183,7 +183,12 @@ SELECT * FROM pbt_cmp_all(ARRAY[
     'SELECT id FROM s_multi WHERE a = ANY (''{5,6,7}'') AND a > 5',
     'SELECT a, b FROM s_multi WHERE a = ANY (''{30,10,20,10}'') ORDER BY a, b',
     'SELECT a, b FROM s_multi WHERE a = ANY (''{30,10,20,10}'') ORDER BY a DESC, b DESC',
-    'SELECT a, b FROM s_multi WHERE a = ANY (''{30,10,20}'') AND b = ANY (''{k412,k138,k057,k999,k197}'') ORDER BY a, b'
+    'SELECT a, b FROM s_multi WHERE a = ANY (''{30,10,20}'') AND b = ANY (''{k412,k138,k057,k999,k197}'') ORDER BY a, b',
+    -- on a column after one without an equality: one pass in index order,
+    -- which the planner counts on since PostgreSQL 17 (no Sort above)
+    'SELECT a, b FROM s_multi WHERE b = ANY (''{k412,k138,k057}'') ORDER BY a, b LIMIT 20',
+    'SELECT a, b FROM s_multi WHERE a > 1500 AND b = ANY (''{k412,k138,k057,NULL}'') ORDER BY a DESC, b DESC LIMIT 20',
+    'SELECT a, b FROM s_multi WHERE b = ANY (''{k001,k499,k250}'') AND a < 300 ORDER BY a DESC, b DESC'
 ]);
 
 -- = ANY over many leaves, the leaves of the next elements prefetched from
@@ -541,6 +546,32 @@ SELECT (SELECT count(*) FROM mj_hash) AS nrows,
        (SELECT count(*) FROM mj_hash_left) AS nrows_left,
        (SELECT count(*) FROM (TABLE mj_merge_left EXCEPT ALL TABLE mj_hash_left) d)
      + (SELECT count(*) FROM (TABLE mj_hash_left EXCEPT ALL TABLE mj_merge_left) d) AS merge_left_diffs;
+
+-- A merge join whose inner scan has = ANY: the inner side restores its mark
+-- in an earlier element's rows after the scan went on to a later element
+-- (each outer 1 after the first, with 100 inner rows of 1, more than one
+-- batch).  btree's answer on the same rows for reference.
+CREATE TABLE mj_ao (k int) WITH (autovacuum_enabled = off);
+CREATE TABLE mj_ai (k int) WITH (autovacuum_enabled = off);
+INSERT INTO mj_ao VALUES (1), (1), (2), (3), (3);
+INSERT INTO mj_ai SELECT k FROM generate_series(1, 3) k, generate_series(1, 100);
+CREATE INDEX mj_ao_k ON mj_ao USING pagebtree (k);
+CREATE INDEX mj_ai_k ON mj_ai USING pagebtree (k);
+CREATE TABLE mj_ai_bt AS TABLE mj_ai;
+CREATE INDEX mj_ai_bt_k ON mj_ai_bt USING btree (k);
+VACUUM ANALYZE mj_ao, mj_ai, mj_ai_bt;
+SET enable_hashjoin = off; SET enable_nestloop = off; SET enable_sort = off;
+SET enable_material = off; SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF)
+SELECT o.k, count(*) FROM mj_ao o JOIN mj_ai i ON i.k = o.k
+WHERE i.k = ANY ('{1,3}') GROUP BY 1 ORDER BY 1;
+SELECT o.k, count(*) FROM mj_ao o JOIN mj_ai i ON i.k = o.k
+WHERE i.k = ANY ('{1,3}') GROUP BY 1 ORDER BY 1;
+SELECT o.k, count(*) FROM mj_ao o JOIN mj_ai_bt i ON i.k = o.k
+WHERE i.k = ANY ('{1,3}') GROUP BY 1 ORDER BY 1;
+RESET enable_hashjoin; RESET enable_nestloop; RESET enable_sort;
+RESET enable_material; RESET enable_seqscan; RESET enable_bitmapscan;
+DROP TABLE mj_ao, mj_ai, mj_ai_bt;
 
 --
 -- Text under different collations: "C", "POSIX" and the database default,
