@@ -85,8 +85,10 @@ run_entry_in_batch(PbtScanOpaque so, const PbtItem *r)
  * Merge the entries of the page's run (so->run) that the batch covers into
  * it, where they sort among the page's items (by their positions; the
  * share-locked page is at hand).  A bitmap scan takes them in any order.
+ * Returns the lowest entry merged (valid until the next page's run is
+ * read), or NULL.
  */
-static void
+static const PbtItem *
 merge_run(IndexScanDesc scan, Page page)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
@@ -94,6 +96,7 @@ merge_run(IndexScanDesc scan, Page page)
 	bool		within_end = so->batch_within_end;
 	RunMatch   *match = palloc(sizeof(RunMatch) * so->run.n);
 	int			nmatch = 0;
+	const PbtItem *lowest = NULL;
 
 	/* the end key is checked for each entry: they are not in the batch */
 	so->batch_within_end = false;
@@ -146,9 +149,12 @@ merge_run(IndexScanDesc scan, Page page)
 		so->curr.lastItem = n + nmatch - 1;
 		so->curr.itemIndex = ScanDirectionIsForward(so->run_dir) ?
 			0 : so->curr.lastItem;
+		if (!so->bitmap)
+			lowest = match[0].item;
 	}
 	pfree(match);
 	so->run.n = 0;				/* (its memory serves the next page) */
+	return lowest;
 }
 
 /*
@@ -163,9 +169,10 @@ static void
 done_with_page(IndexScanDesc scan)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	const PbtItem *run_lowest = NULL;
 
 	if (so->run.n > 0)
-		merge_run(scan, BufferGetPage(so->curr.buf));
+		run_lowest = merge_run(scan, BufferGetPage(so->curr.buf));
 	/*
 	 * Where a long scan goes on, for prefetching (step_page): forward, the
 	 * high key; backward, any item of the page (it leads to the page's
@@ -188,13 +195,18 @@ done_with_page(IndexScanDesc scan)
 		if (have)
 			appendBinaryStringInfo(&so->pf_key, key.data, key.len);
 	}
-	/* a subnode: where to read on if its group is rebalanced meanwhile */
+	/*
+	 * A subnode: where to read on if its group is rebalanced meanwhile.
+	 * Backward, below the lowest entry read: the page's first, or a run
+	 * entry merged below it (the rebalance puts those into pages).
+	 */
 	if (so->curr.gstart != InvalidBlockNumber)
 	{
 		Page		page = BufferGetPage(so->curr.buf);
 		PbtItem		hikey;
 		PbtItem		first;
 		PbtItemBuf	firstbuf;
+		bool		have_first = pbt_layout(page)->count(page) > 0;
 
 		so->curr.fwdLen = so->curr.bwdLen = 0;
 		if (pbt_page_get_hikey(page, &hikey))
@@ -202,9 +214,16 @@ done_with_page(IndexScanDesc scan)
 			so->curr.fwdOff = so->curr.bwdOff = save_resume(so, &hikey);
 			so->curr.fwdLen = so->curr.bwdLen = hikey.len;
 		}
-		if (pbt_layout(page)->count(page) > 0)
-		{
+		if (have_first)
 			pbt_layout(page)->get(page, 0, &first, &firstbuf);
+		if (run_lowest &&
+			(!have_first || pbt_item_cmp(so->st, run_lowest, &first) < 0))
+		{
+			first = *run_lowest;
+			have_first = true;
+		}
+		if (have_first)
+		{
 			so->curr.bwdOff = save_resume(so, &first);
 			so->curr.bwdLen = first.len;
 		}
