@@ -21,11 +21,11 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-/* strategy in index order: a DESC column reverses inequalities */
 static void encode_filter(PbtScanOpaque so, ScanKeyInfo *k);
 static bool filter_has(PbtScanOpaque so, ScanKeyInfo *k, const char *item,
 					   int start, int span, Datum datum);
 
+/* strategy in index order: a DESC column reverses inequalities */
 static StrategyNumber
 index_order_strategy(StrategyNumber strategy, bool desc)
 {
