@@ -837,7 +837,25 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	if (BufferIsValid(sbuf))
 		PbtPageGetOpaque(BufferGetPage(sbuf))->prev =
 			pbt_group_block(g, split ? newstart : start, n - 1);
-	log_whole_pages(index, bufs, nbufs);
+
+	/*
+	 * Redo of the record restores and releases its pages one at a time, in
+	 * block id order: the new group goes first, so that a hot-standby
+	 * reader that follows the old group's new link to it never finds a
+	 * hole there, and the right sibling last, so that a backward reader
+	 * that walks left from it finds the group it left by moving right.
+	 */
+	if (split)
+	{
+		Buffer		logbufs[2 * PBT_MAX_GROUP_SIZE + 1];
+
+		memcpy(logbufs, bufs + n, sizeof(Buffer) * n);
+		memcpy(logbufs + n, bufs, sizeof(Buffer) * n);
+		memcpy(logbufs + 2 * n, bufs + 2 * n, sizeof(Buffer) * (nbufs - 2 * n));
+		log_whole_pages(index, logbufs, nbufs);
+	}
+	else
+		log_whole_pages(index, bufs, nbufs);
 	END_CRIT_SECTION();
 
 	for (int h = 0; PBT_GROUP_HINT_BYTES(st) > 0 && h < npages / n; h++)

@@ -48,7 +48,7 @@ our @EXPORT = qw(
   pbt_new_node pbt_create_schema pbt_load pbt_start_workload pbt_stop_workload
   pbt_verify pbt_check_indexes pbt_start_after_crash pbt_seed
   pbt_text_expr pbt_runs pbt_index_vs_seqscan pbt_extension_objects
-  pbt_start_script pbt_create_groups pbt_group_ops
+  pbt_start_script pbt_create_groups pbt_group_ops pbt_pause_redo
 );
 
 # Random seed for the workloads: PBT_TEST_SEED or a fixed default, so that a
@@ -785,6 +785,39 @@ WHERE d.refclassid = 'pg_extension'::regclass
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pagebtree')
   AND d.deptype = 'e'
 ORDER BY 1});
+}
+
+# Stop $standby's startup process at a breakpoint for $seconds (gdb -p):
+# $break is the gdb breakpoint command, e.g. 'break pbt_side_run_set'.
+# Returns the gdb handle and a reference to its output once gdb is waiting
+# at the breakpoint's "continue" (the caller starts the WAL that reaches it
+# and pumps until the output says HIT), or (undef, reason) where gdb cannot
+# stop the startup process.
+sub pbt_pause_redo
+{
+	my ($standby, $break, $seconds) = @_;
+	my $startup = $standby->safe_psql('postgres',
+		q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'startup'});
+	my ($out, $err) = ('', '');
+	my $gdb = IPC::Run::start(
+		[
+			'gdb', '-p', $startup, '-batch', '-nx',
+			'-ex', $break,
+			'-ex', 'echo READY\n',
+			'-ex', 'continue',
+			'-ex', 'echo HIT\n',
+			'-ex', "shell sleep $seconds",
+			'-ex', 'detach'
+		],
+		'<', \undef, '>', \$out, '2>', \$err);
+	my $deadline = time + 60;
+	$gdb->pump while $out !~ /READY|No symbol|not permitted/ && time < $deadline;
+	if ($out !~ /READY/ || $out =~ /No symbol|not permitted|pending/i)
+	{
+		$gdb->kill_kill;
+		return (undef, "gdb cannot stop the startup process: $out $err");
+	}
+	return ($gdb, \$out);
 }
 
 1;

@@ -20,7 +20,6 @@ use lib "$FindBin::RealBin/../perl";
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
 use PagebtreeTest;
 
 plan skip_all => 'gdb is not installed'
@@ -62,36 +61,17 @@ for my $round (
 	{ name => 'split with a run', lo => 5000 })
 {
 	my ($lo, $hi) = ($round->{lo}, $round->{lo} + 10);
-	my $startup = $standby->safe_psql('postgres',
-		q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'startup'});
-
 	# stop replay where redo updates the run's slot, 5 s long
-	my ($out, $err) = ('', '');
-	my $gdb = IPC::Run::start(
-		[
-			'gdb', '-p', $startup, '-batch', '-nx',
-			'-ex', 'break pbt_side_run_set',
-			'-ex', 'echo READY\n',
-			'-ex', 'continue',
-			'-ex', 'echo HIT\n',
-			'-ex', 'shell sleep 5',
-			'-ex', 'detach'
-		],
-		'<', \undef, '>', \$out, '2>', \$err);
+	my ($gdb, $out) = pbt_pause_redo($standby, 'break pbt_side_run_set', 5);
+	skip_rest($out) unless $gdb;
 	my $deadline = time + 60;
-	$gdb->pump while $out !~ /READY|No symbol|not permitted/ && time < $deadline;
-	if ($out !~ /READY/ || $out =~ /No symbol|not permitted|pending/i)
-	{
-		$gdb->kill_kill;
-		skip_rest("gdb cannot stop the startup process: $out $err");
-	}
 
 	# 40 more entries in the same leaf pass the threshold: fold (or split)
 	$primary->safe_psql('postgres',
 		"SET pagebtree.delta_append_always = on;
 		 INSERT INTO t SELECT $lo + g % 11 FROM generate_series(1, 40) g");
-	$gdb->pump while $out !~ /HIT/ && time < $deadline;
-	ok($out =~ /HIT/, "$round->{name}: replay stopped in the redo of the run's slot");
+	$gdb->pump while $$out !~ /HIT/ && time < $deadline;
+	ok($$out =~ /HIT/, "$round->{name}: replay stopped in the redo of the run's slot");
 
 	# the index scan and a sequential scan under one snapshot
 	my $result = $standby->safe_psql(
