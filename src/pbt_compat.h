@@ -92,6 +92,13 @@ typedef RelFileNode RelFileLocator;
 	ResolveRecoveryConflictWithSnapshotFullXid((horizon), (locator))
 #endif
 
+/* the conflict horizon of nbtree's REUSE_PAGE record (16 renamed it) */
+#if PG_VERSION_NUM >= 160000
+#define PBT_BTREE_REUSE_HORIZON snapshotConflictHorizon
+#else
+#define PBT_BTREE_REUSE_HORIZON latestRemovedFullXid
+#endif
+
 /* ----------------------------------------------------------------
  * Relation extension.  16 replaced ReadBuffer(P_NEW), which needed the
  * caller to hold the relation extension lock, by ExtendBufferedRel, which

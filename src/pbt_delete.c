@@ -39,9 +39,7 @@ cmp_int(const void *a, const void *b)
  *   which of them are dead.
  *
  * On a hot standby a removal must cancel queries that could still see the
- * heap tuples; the custom WAL record carries the conflict horizon, generic
- * WAL cannot, so with standby information logged and no custom rmgr this
- * is skipped and the page just splits.
+ * heap tuples: the conflict horizon goes into the WAL (pbt_log_delete).
  */
 void
 pbt_delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
@@ -64,8 +62,6 @@ pbt_delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
 	Assert(PbtIsTreePage(page) && PbtIsLeaf(PbtPageGetOpaque(page)));
 	Assert(newlen > 0 && newlen <= PBT_MAX_ITEM_SIZE);
-	if (standby_info && !pbt_rmgr_registered)
-		return;
 	if (!bottomup && !(PbtPageGetOpaque(page)->flags & PBT_HAS_DEAD))
 		return;
 	if (bottomup)

@@ -115,8 +115,9 @@ reuse_deleted_group(Relation index, uint32 g, int n, Buffer *bufs)
 				break;
 			}
 		}
-		if (i == n && pbt_log_reuse_page(index, start, safexid))
+		if (i == n)
 		{
+			pbt_log_reuse_page(index, start, safexid);
 			for (i = 1; i < n; i++)
 				RecordUsedIndexPage(index, pbt_group_block(g, start, i));
 			elog(DEBUG2, "pagebtree: reuse of the leaf group at block %u of index \"%s\"",

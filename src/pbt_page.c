@@ -172,9 +172,11 @@ pbt_new_page(Relation index)
 			PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
 
 			if (!PageIsNew(BufferGetPage(buf)) && PbtIsDeleted(opaque) &&
-				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid) &&
-				pbt_log_reuse_page(index, blkno, opaque->safexid))
+				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid))
+			{
+				pbt_log_reuse_page(index, blkno, opaque->safexid);
 				return buf;
+			}
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		}
 		ReleaseBuffer(buf);

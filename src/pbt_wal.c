@@ -22,6 +22,7 @@
 
 #include "access/bufmask.h"
 #include "access/generic_xlog.h"
+#include "access/nbtxlog.h"
 #include "access/relation.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
@@ -354,31 +355,58 @@ index_is_catalog(Relation index)
 }
 #endif
 
+/* xid, of a transaction that has begun, as a full transaction id */
+static FullTransactionId
+full_xid(TransactionId xid)
+{
+	FullTransactionId next = ReadNextFullTransactionId();
+	uint32		epoch = EpochFromFullTransactionId(next);
+
+	Assert(TransactionIdIsNormal(xid));
+	if (xid >= XidFromFullTransactionId(next))
+		epoch--;
+	return FullTransactionIdFromEpochAndXid(epoch, xid);
+}
+
+StaticAssertDecl(sizeof(xl_pbt_reuse_page) == sizeof(xl_btree_reuse_page) &&
+				 offsetof(xl_pbt_reuse_page, safexid) ==
+				 offsetof(xl_btree_reuse_page, PBT_BTREE_REUSE_HORIZON),
+				 "xl_pbt_reuse_page must have the layout of xl_btree_reuse_page");
+
 /*
- * Before a deleted page is reused, standby queries whose snapshots could
- * still follow a link to it must be cancelled; only the custom record can
- * say so.  Returns false if the page must not be reused: the standby would
- * not know (generic WAL with standby information logged).
+ * Cancel the standby queries whose snapshots could still see heap tuples
+ * that removed entries pointed to, up to horizon, or follow a link to the
+ * deleted page blkno about to be reused (safexid).  Only a record that a
+ * resource manager replays can do it: ours, or without it nbtree's
+ * REUSE_PAGE, whose redo does nothing else and whose layout ours copies
+ * (every server replays it, and it names no block).
  */
-bool
-pbt_log_reuse_page(Relation index, BlockNumber blkno, FullTransactionId safexid)
+static void
+log_conflict(Relation index, BlockNumber blkno, FullTransactionId horizon)
 {
 	xl_pbt_reuse_page xlrec;
 
-	if (!RelationNeedsWAL(index) || !XLogStandbyInfoActive())
-		return true;
-	if (!pbt_rmgr_registered)
-		return false;
+	Assert(RelationNeedsWAL(index) && XLogStandbyInfoActive());
 	xlrec.node = PbtRelationGetLocator(index);
 	xlrec.block = blkno;
-	xlrec.safexid = safexid;
+	xlrec.safexid = horizon;
 #if PG_VERSION_NUM >= 160000
 	xlrec.isCatalogRel = index_is_catalog(index);
 #endif
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, SizeOfPbtReusePage);
-	XLogInsert(PBT_RMGR_ID, XLOG_PBT_REUSE_PAGE);
-	return true;
+	if (pbt_rmgr_registered)
+		XLogInsert(PBT_RMGR_ID, XLOG_PBT_REUSE_PAGE);
+	else
+		XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
+}
+
+/* Before a deleted page is reused, as above. */
+void
+pbt_log_reuse_page(Relation index, BlockNumber blkno, FullTransactionId safexid)
+{
+	if (RelationNeedsWAL(index) && XLogStandbyInfoActive())
+		log_conflict(index, blkno, safexid);
 }
 
 /*
@@ -562,10 +590,10 @@ apply_delete(Page page, void *arg)
 
 /*
  * Delete entries whose heap tuples are dead to everyone from the
- * exclusively locked leaf in buf, and log it.  With hot standby, the record
- * carries the conflict horizon so that standby queries that could still see
- * those tuples are cancelled first; generic WAL cannot, so callers only use
- * it when no standby can be affected.
+ * exclusively locked leaf in buf, and log it.  A valid horizon (standby
+ * information logged) cancels the standby queries that could still see
+ * those tuples first: in the record, or in a conflict record before the
+ * generic one.
  */
 void
 pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
@@ -584,6 +612,9 @@ pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
 #endif
 	for (int i = 0; i < n; i++)
 		pos16[i] = positions[i];
+	if (!pbt_rmgr_registered && TransactionIdIsNormal(snapshotConflictHorizon))
+		log_conflict(index, BufferGetBlockNumber(buf),
+					 full_xid(snapshotConflictHorizon));
 	log_page_change(index, buf, XLOG_PBT_DELETE, &xlrec, SizeOfPbtDelete,
 					pos16, n * sizeof(uint16), apply_delete, &args, InvalidBuffer);
 }

@@ -176,7 +176,7 @@ extern void pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 						  Page rpage, Buffer sbuf, Buffer cbuf,
 						  Buffer runbuf, int run_slot, const PbtItem *kept,
 						  int nkept);
-extern bool pbt_log_reuse_page(Relation index, BlockNumber blkno,
+extern void pbt_log_reuse_page(Relation index, BlockNumber blkno,
 							   FullTransactionId safexid);
 
 #endif							/* PBT_XLOG_H */
