@@ -346,20 +346,80 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 }
 
 /*
+ * The exclusively locked leaf in buf cannot take what an insert brings
+ * (item, or its run with item, as fits() says): delete the entries of dead
+ * heap tuples (heapRel, if not NULL), bottom-up too if the update did not
+ * change the indexed values.  Whether it fits now.
+ */
+static bool
+make_room(Relation index, PbtState *st, Relation heapRel, Buffer buf,
+		  const char *item, int len, bool indexUnchanged,
+		  bool (*fits) (void *arg), void *arg)
+{
+	if (!heapRel)
+		return false;
+	pbt_delete_entries(index, st, heapRel, buf, item, len, false);
+	if (fits(arg))
+		return true;
+	if (!indexUnchanged)
+		return false;
+	pbt_delete_entries(index, st, heapRel, buf, item, len, true);
+	return fits(arg);
+}
+
+typedef struct FoldArgs
+{
+	Relation	index;
+	PbtState   *st;
+	Buffer		buf;
+	PbtRun	   *run;
+	const char *item;
+	int			len;
+} FoldArgs;
+
+/* fits() for make_room: the run and the item folded into the leaf */
+static bool
+fold_fits(void *arg)
+{
+	FoldArgs   *a = (FoldArgs *) arg;
+
+	return pbt_run_fold(a->index, a->st, a->buf, a->run, a->item, a->len);
+}
+
+typedef struct PageArgs
+{
+	Page		page;
+	const char *item;
+	int			len;
+} PageArgs;
+
+/* fits() for make_room: the item on the leaf */
+static bool
+item_fits(void *arg)
+{
+	PageArgs   *a = (PageArgs *) arg;
+
+	return page_fits(a->page, a->item, a->len);
+}
+
+/*
  * An insert into the exclusively locked leaf in buf of an index with a
  * delta area.  If writing the leaf would be costly (pbt_leaf_write_costly),
  * the item goes to the leaf's run; if the run is full, or the leaf is being
- * written anyway, the run is folded into the leaf with the item (splitting
- * it if they do not fit).  Returns false, having done nothing, if the
- * caller should insert as usual (no run, and writing the leaf is cheap).
- * Releases buf when it returns true; *inserted is then false if a split
- * left the item out (split_page), which must be inserted again.
+ * written anyway, the run is folded into the leaf with the item, after
+ * make_room if they do not fit, else splitting it.  Returns false, having
+ * done nothing, if the caller should insert as usual (no run, and writing
+ * the leaf is cheap).  Releases buf when it returns true; *inserted is then
+ * false if a split left the item out (split_page), which must be inserted
+ * again.
  */
 static bool
-insert_with_run(Relation index, PbtState *st, Buffer buf, PbtStack stack,
-				PbtSearchKey *key, const char *item, int len, bool *inserted)
+insert_with_run(Relation index, PbtState *st, Relation heapRel, Buffer buf,
+				PbtStack stack, PbtSearchKey *key, const char *item, int len,
+				bool indexUnchanged, bool *inserted)
 {
 	PbtRun		run;
+	FoldArgs	fold = {index, st, buf, &run, item, len};
 
 	*inserted = true;
 	if (st->delta_on && pbt_leaf_write_costly(index, buf) &&
@@ -370,7 +430,9 @@ insert_with_run(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	}
 	if (!pbt_run_read(index, st, buf, &run, NULL))
 		return false;
-	if (pbt_run_fold(index, st, buf, &run, item, len))
+	if (fold_fits(&fold) ||
+		make_room(index, st, heapRel, buf, item, len, indexUnchanged,
+				  fold_fits, &fold))
 		UnlockReleaseBuffer(buf);
 	else
 		*inserted = insert_on_page(index, st, buf, stack,
@@ -382,11 +444,9 @@ insert_with_run(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 
 /*
  * Insert item, whose key is key, into the exclusively locked leaf in buf
- * where it belongs (or its run).  If it does not fit, entries of dead heap
- * tuples are deleted first (heapRel, if not NULL), bottom-up too if the
- * update did not change the indexed values.  Releases buf.  False if a
- * split left the item out (split_page): the caller inserts it again from
- * the root, unique check included.
+ * where it belongs (or its run), after make_room if it does not fit.
+ * Releases buf.  False if a split left the item out (split_page): the
+ * caller inserts it again from the root, unique check included.
  */
 static bool
 insert_into_leaf(Relation index, PbtState *st, Relation heapRel, Buffer buf,
@@ -396,22 +456,16 @@ insert_into_leaf(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	Page		page = BufferGetPage(buf);
 	bool		fits;
 	bool		inserted;
+	PageArgs	args = {page, item, len};
 
 	if (pbt_delta_group(index, st) > 0 &&
-		insert_with_run(index, st, buf, stack, key, item, len, &inserted))
+		insert_with_run(index, st, heapRel, buf, stack, key, item, len,
+						indexUnchanged, &inserted))
 		return inserted;
 	/* the fit test can cost a pass over the page (fingerprint, BPA) */
-	fits = page_fits(page, item, len);
-	if (!fits && heapRel)
-	{
-		pbt_delete_entries(index, st, heapRel, buf, item, len, false);
-		fits = page_fits(page, item, len);
-		if (!fits && indexUnchanged)
-		{
-			pbt_delete_entries(index, st, heapRel, buf, item, len, true);
-			fits = page_fits(page, item, len);
-		}
-	}
+	fits = item_fits(&args) ||
+		make_room(index, st, heapRel, buf, item, len, indexUnchanged,
+				  item_fits, &args);
 	return insert_on_page(index, st, buf, stack,
 						  pbt_layout(page)->insert_anywhere && fits ? 0 :
 						  pbt_binsearch(st, page, key),

@@ -192,6 +192,8 @@ DROP TABLE d_dup;
 -- The same in a unique index, whose duplicates are deleted rows' entries:
 -- the split leaves the new entry out and pbtinsert inserts it again from
 -- the root, checking uniqueness again (the leaf was released meanwhile).
+-- One transaction deletes them all, so that none is dead to everyone and
+-- no deletion makes room instead of the split.
 CREATE TABLE d_uq (id serial, s text COLLATE "C");
 CREATE UNIQUE INDEX d_uq_s ON d_uq USING pagebtree (s)
   WITH (delta = on, delta_threshold = 20);
@@ -202,13 +204,14 @@ BEGIN
     DELETE FROM d_uq WHERE s = 'b' || repeat(md5('x'), 12);
   END LOOP;
 END $$;
+BEGIN;
 SELECT d_uq_churn(600);
-CHECKPOINT;
 INSERT INTO d_uq (s) VALUES ('a' || repeat(md5('y'), 12)), ('c' || repeat(md5('z'), 12));
 SELECT leaf, entries FROM pagebtree_runs('d_uq_s') ORDER BY leaf;
 SET client_min_messages = debug1;
 SELECT d_uq_churn(300);
 RESET client_min_messages;
+COMMIT;
 SELECT leaf, entries FROM pagebtree_runs('d_uq_s') WHERE entries > 0 ORDER BY leaf;
 INSERT INTO d_uq (s) VALUES ('b' || repeat(md5('x'), 12));
 \set VERBOSITY terse
