@@ -82,6 +82,31 @@ run_entry_in_batch(PbtScanOpaque so, const PbtItem *r)
 }
 
 /*
+ * A batch's bound on the side it started from must cover the run entries
+ * merged there (edge: the lowest forward, the highest backward): a cursor
+ * that turns reads on from that bound, and would return them again.
+ */
+static void
+cover_merged(PbtScanOpaque so, const PbtItem *edge)
+{
+	bool		forward = ScanDirectionIsForward(so->run_dir);
+	int			b = forward ? 0 : 1;
+	PbtItem		bound;
+	int			c;
+
+	if (!(forward ? so->curr.restLeft : so->curr.restRight))
+		return;
+	bound.data = so->currTuples.data + so->curr.boundOff[b];
+	bound.len = so->curr.boundLen[b];
+	c = pbt_item_cmp(so->st, edge, &bound);
+	if (forward ? c < 0 : c > 0)
+	{
+		so->curr.boundOff[b] = save_resume(so, edge);
+		so->curr.boundLen[b] = edge->len;
+	}
+}
+
+/*
  * Merge the entries of the page's run (so->run) that the batch covers into
  * it, where they sort among the page's items (by their positions; the
  * share-locked page is at hand).  A bitmap scan takes them in any order.
@@ -150,7 +175,11 @@ merge_run(IndexScanDesc scan, Page page)
 		so->curr.itemIndex = ScanDirectionIsForward(so->run_dir) ?
 			0 : so->curr.lastItem;
 		if (!so->bitmap)
+		{
 			lowest = match[0].item;
+			cover_merged(so, ScanDirectionIsForward(so->run_dir) ?
+						 lowest : match[nmatch - 1].item);
+		}
 	}
 	pfree(match);
 	so->run.n = 0;				/* (its memory serves the next page) */

@@ -81,6 +81,29 @@ FETCH BACKWARD 3 FROM c;
 COMMIT;
 SELECT k FROM d_int WHERE k BETWEEN 40000 AND 40600 ORDER BY k OFFSET 20 LIMIT 5;
 
+-- a cursor that turns where its first batch started, below and above a
+-- pending entry merged into it (it came back twice)
+CREATE TABLE d_turn (k int8) WITH (autovacuum_enabled = off);
+INSERT INTO d_turn SELECT 2 * i FROM generate_series(1, 1000) i;
+CREATE INDEX d_turn_k ON d_turn USING pagebtree (k) WITH (delta = on);
+INSERT INTO d_turn VALUES (501), (1499);
+SELECT sum(entries) AS pending FROM pagebtree_runs('d_turn_k');
+BEGIN;
+SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
+DECLARE c SCROLL CURSOR FOR SELECT k FROM d_turn WHERE k >= 501 ORDER BY k;
+FETCH 3 FROM c;
+FETCH BACKWARD 5 FROM c;
+CLOSE c;
+DECLARE c SCROLL CURSOR FOR SELECT k FROM d_turn WHERE k >= 501 ORDER BY k;
+FETCH 1 FROM c;
+FETCH BACKWARD 1 FROM c;
+CLOSE c;
+DECLARE c SCROLL CURSOR FOR SELECT k FROM d_turn WHERE k <= 1499 ORDER BY k DESC;
+FETCH 3 FROM c;
+FETCH BACKWARD 5 FROM c;
+COMMIT;
+DROP TABLE d_turn;
+
 -- a merge join (mark and restore) over pending entries
 SET enable_hashjoin = off; SET enable_nestloop = off; SET enable_seqscan = off;
 SET enable_sort = off;
