@@ -853,6 +853,25 @@ release_level_page(BuildState *bs, LevelBuilder *lb)
 }
 
 /*
+ * Set the high key of a finished page.  The room check in add_to_level
+ * may have counted garbage that the layout left (a heads prefix rewrite,
+ * say), which pbt_page_alloc cannot use: squeeze it out then.
+ */
+static void
+set_hikey(Page page, PbtItem *hikey)
+{
+	int			n;
+	PbtItem    *items;
+
+	if (pbt_page_set_hikey(page, hikey->data, hikey->len))
+		return;
+	n = pbt_layout(page)->count(page);
+	items = pbt_page_copy_items(page, n);
+	pbt_page_rebuild(page, items, n, hikey);
+	pbt_free_items(items, n);
+}
+
+/*
  * lb's current page is full before item (the next item of its level, or at
  * the seam of a split load the worker's first item): give it its high key,
  * finish it, start the next page and release this one.
@@ -905,9 +924,8 @@ next_level_page(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	if (!(!(layout->flags & PBT_LF_REBUILT) &&
 		  ((rebuilt && (!runs || lb->run_span > 0)) ||
 		   (leaf && posting_candidate(st, page, lastleft.data, lastleft.len))) &&
-		  rebuild_leaf(bs, lb, NULL, &hikey)) &&
-		!pbt_page_set_hikey(page, sep.data, sep.len))
-		elog(ERROR, "pagebtree build: high key does not fit");
+		  rebuild_leaf(bs, lb, NULL, &hikey)))
+		set_hikey(page, &hikey);
 	if (leaf)
 		finish_leaf(st, page);
 
@@ -998,10 +1016,13 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	{
 		int			cost = layout->item_cost(page, item, len);
 
-		/* room for the item, and later for a high key no longer than it */
+		/*
+		 * room for the item, and later for a high key no longer than it
+		 * (pbt_page_alloc keeps a slot's bytes free)
+		 */
 		full = n > 0 &&
 			(used_space(page) + cost > PBT_USABLE_SPACE * fill / 100 ||
-			 !pbt_page_has_room(page, cost + MAXALIGN(len)));
+			 !pbt_page_has_room(page, cost + MAXALIGN(len) + sizeof(PbtSlot)));
 
 		if (layout->flags & PBT_LF_REBUILT)
 			full = full || !layout->takes(page, item, len);

@@ -192,6 +192,21 @@ REINDEX INDEX bd_ff_100;
 SELECT pagebtree_check('bd_ff_100', true);
 ALTER INDEX bd_ff_100 RESET (fillfactor);
 SELECT reloptions FROM pg_class WHERE relname = 'bd_ff_100';
+-- full pages whose high keys need room the layouts' garbage or a slot
+-- would have taken ("high key does not fit" before): duplicates, and text
+CREATE TABLE bd_ff_dup (c int4, t text) WITH (autovacuum_enabled = off);
+INSERT INTO bd_ff_dup SELECT i / 500, 'k' || (i / 37) FROM generate_series(1, 400000) i;
+CREATE INDEX bd_ff_dup_c ON bd_ff_dup USING pagebtree (c) WITH (fillfactor = 100);
+CREATE INDEX bd_ff_dup_t ON bd_ff_dup USING pagebtree (t) WITH (fillfactor = 100);
+CREATE INDEX bd_ff_dup_cf ON bd_ff_dup USING pagebtree (c)
+  WITH (fillfactor = 100, layout = fingerprint);
+SELECT pagebtree_check('bd_ff_dup_c', true), pagebtree_check('bd_ff_dup_t', true),
+       pagebtree_check('bd_ff_dup_cf', true);
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT c FROM bd_ff_dup WHERE c BETWEEN 300 AND 310',
+    'SELECT t FROM bd_ff_dup WHERE t > ''k9'' ORDER BY t DESC'
+]);
+DROP TABLE bd_ff_dup;
 
 -- 14. Index on an empty table; first inserts create the tree.
 CREATE TABLE bd_empty (id int, k int) WITH (autovacuum_enabled = off);
