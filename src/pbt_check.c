@@ -307,11 +307,13 @@ check_side_pages(Relation index, PbtState *st)
 		return;
 	for (BlockNumber side = 1; side < nblocks; side += group + 1)
 	{
-		Buffer		buf = read_locked(index, side);
-		Page		page = BufferGetPage(buf);
+		Buffer		buf;
+		Page		page;
 		bool		pending[PBT_MAX_DELTA_GROUP] = {0};
 
 		CHECK_FOR_INTERRUPTS();
+		buf = read_locked(index, side);
+		page = BufferGetPage(buf);
 		if (PageIsNew(page))
 		{
 			UnlockReleaseBuffer(buf);
@@ -378,12 +380,18 @@ check_side_pages(Relation index, PbtState *st)
 
 /* copy of the page at blkno, checked as a page of this index */
 static void
-copy_page(Relation index, BlockNumber blkno, Page copy)
+copy_page_raw(Relation index, BlockNumber blkno, Page copy)
 {
 	Buffer		buf = read_locked(index, blkno);
 
 	memcpy(copy, BufferGetPage(buf), BLCKSZ);
 	UnlockReleaseBuffer(buf);
+}
+
+static void
+copy_page(Relation index, BlockNumber blkno, Page copy)
+{
+	copy_page_raw(index, blkno, copy);
 	pbt_check_page(index, copy, blkno);
 }
 
@@ -401,9 +409,12 @@ page_unchanged(Relation index, BlockNumber blkno, Page copy)
 /*
  * Is blkno's left-link the page whose right-link is blkno?  The walk came
  * from another page when that one split, or was deleted, after it was read.
+ * If so, that page's high key, the lower bound of blkno's keys, goes into
+ * hikey.
  */
 static bool
-left_link_consistent(Relation index, BlockNumber blkno)
+left_link_consistent(Relation index, BlockNumber blkno, StringInfo hikey,
+					 bool *has_hikey)
 {
 	for (int attempt = 0; attempt < PBT_CHECK_RETRIES; attempt++)
 	{
@@ -418,11 +429,25 @@ left_link_consistent(Relation index, BlockNumber blkno)
 		buf = read_locked(index, left);
 		lo = PbtPageGetOpaque(BufferGetPage(buf));
 		ok = lo->page_id == PBT_PAGE_ID && lo->next == blkno && !PbtIsDeleted(lo);
+		if (ok)
+			copy_hikey(BufferGetPage(buf), hikey, has_hikey);
 		UnlockReleaseBuffer(buf);
 		if (ok)
 			return true;
 	}
 	return false;
+}
+
+/* does the live page at blkno still link to next? */
+static bool
+right_link_is(Relation index, BlockNumber blkno, BlockNumber next)
+{
+	Buffer		buf = read_locked(index, blkno);
+	PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
+	bool		is = opaque->next == next && !PbtIsDeleted(opaque);
+
+	UnlockReleaseBuffer(buf);
+	return is;
 }
 
 /*
@@ -454,15 +479,16 @@ check_group(Relation index, PbtState *st, BlockNumber start,
 	{
 		BlockNumber blk = pbt_group_block(g, start, pos);
 		Page		page = copies + (Size) pos * BLCKSZ;
-		Buffer		buf = read_locked(index, blk);
 		PbtPageOpaque opaque;
 		bool		hole;
 
 		CHECK_FOR_INTERRUPTS();
-		memcpy(page, BufferGetPage(buf), BLCKSZ);
-		UnlockReleaseBuffer(buf);
+		copy_page_raw(index, blk, page);
 		(*ncopied)++;
 		*badblk = blk;
+		/* (a deletion since the parent was read: the caller reads again) */
+		if (!PageIsNew(page) && PbtIsDeleted(PbtPageGetOpaque(page)))
+			return "a deleted page is still linked into the tree";
 		pbt_check_page(index, page, blk);
 		opaque = PbtPageGetOpaque(page);
 		if (opaque->level != 0)
@@ -657,22 +683,55 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 	StringInfoData gprevhikey;
 	bool		has_gprevhikey = false;
 
+	/* pages walked, and how many may be before right-links must be a cycle */
+	uint64		walked = 0;
+	uint64		walk_limit = 0;
+
 	initStringInfo(&prevhikey);
 	initStringInfo(&gprevhikey);
 	while (blkno != InvalidBlockNumber)
 	{
-		Buffer		buf = read_locked(index, blkno);
+		Buffer		buf;
 		PbtPageOpaque opaque;
 		int			n;
 		double		count = 0;
 		PbtItem		key;
 		PbtItemBuf	keybuf;
 		PbtItem		hk;
+		bool		from_prev;
 
 		CHECK_FOR_INTERRUPTS();
+		if (++walked > walk_limit)
+		{
+			/* a group may be walked again after a rebalance, that often */
+			walk_limit = (uint64) RelationGetNumberOfBlocks(index) *
+				(PBT_CHECK_RETRIES + 1);
+			if (walked > walk_limit)
+				corrupt(index, blkno, 0, "right-links form a cycle", NULL);
+		}
+		buf = read_locked(index, blkno);
 		memcpy(page, BufferGetPage(buf), BLCKSZ);
-		pbt_check_page(index, page, blkno);
 		opaque = PbtPageGetOpaque(page);
+		if (!PageIsNew(page) && PbtIsDeleted(opaque) &&
+			prevblk != InvalidBlockNumber)
+		{
+			UnlockReleaseBuffer(buf);
+			/* VACUUM unlinked it after we read the page before: go on */
+			if (!right_link_is(index, prevblk, blkno))
+			{
+				blkno = opaque->next;
+				continue;
+			}
+			corrupt(index, blkno, 0, "a deleted page is still linked into the tree", NULL);
+		}
+		pbt_check_page(index, page, blkno);
+
+		/*
+		 * The page's left-link is not the page the walk came from when that
+		 * one split or was deleted after it was read: its keys' lower bound
+		 * is then the new left sibling's high key, found below.
+		 */
+		from_prev = opaque->prev == prevblk;
 		if (pbt_is_side_block(pbt_delta_group(index, st), blkno))
 			corrupt(index, blkno, 0, "a tree page is on a side page's block", NULL);
 		if (opaque->level != level)
@@ -684,7 +743,7 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 			PbtItem		phk = {prevhikey.data, prevhikey.len};
 
 			count = n + check_run(index, st, buf,
-								  has_prevhikey ? &phk : NULL);
+								  has_prevhikey && from_prev ? &phk : NULL);
 		}
 		UnlockReleaseBuffer(buf);
 
@@ -746,7 +805,8 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 		}
 		*nitems += count;
 
-		if (opaque->prev != prevblk && !left_link_consistent(index, blkno))
+		if (!from_prev &&
+			!left_link_consistent(index, blkno, &prevhikey, &has_prevhikey))
 			corrupt(index, blkno, 0, "left-link does not point to the left sibling", NULL);
 
 		/* everything here is >= the left sibling's high key */

@@ -48,7 +48,7 @@ our @EXPORT = qw(
   pbt_new_node pbt_create_schema pbt_load pbt_start_workload pbt_stop_workload
   pbt_verify pbt_check_indexes pbt_start_after_crash pbt_seed
   pbt_text_expr pbt_runs pbt_index_vs_seqscan pbt_extension_objects
-  pbt_start_script pbt_create_groups pbt_group_ops pbt_pause_redo
+  pbt_start_script pbt_create_groups pbt_group_ops pbt_gdb_pause pbt_pause_redo
 );
 
 # Random seed for the workloads: PBT_TEST_SEED or a fixed default, so that a
@@ -787,22 +787,21 @@ WHERE d.refclassid = 'pg_extension'::regclass
 ORDER BY 1});
 }
 
-# Stop $standby's startup process at a breakpoint for $seconds (gdb -p):
-# $break is the gdb breakpoint command, e.g. 'break pbt_side_run_set'.
-# Returns the gdb handle and a reference to its output once gdb is waiting
-# at the breakpoint's "continue" (the caller starts the WAL that reaches it
-# and pumps until the output says HIT), or (undef, reason) where gdb cannot
-# stop the startup process.
-sub pbt_pause_redo
+# Stop the server process $pid at a breakpoint for $seconds (gdb -p):
+# $break is the gdb breakpoint command, e.g. 'break pbt_side_run_set', or
+# a list of commands (a breakpoint and, say, 'ignore 1 1').  Returns the
+# gdb handle and a reference to its output once gdb is waiting at the
+# breakpoint's "continue" (the caller makes the process reach it and pumps
+# until the output says HIT), or (undef, reason) where gdb cannot stop the
+# process.
+sub pbt_gdb_pause
 {
-	my ($standby, $break, $seconds) = @_;
-	my $startup = $standby->safe_psql('postgres',
-		q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'startup'});
+	my ($pid, $break, $seconds) = @_;
 	my ($out, $err) = ('', '');
+	my @break = map { ('-ex', $_) } (ref $break ? @$break : ($break));
 	my $gdb = IPC::Run::start(
 		[
-			'gdb', '-p', $startup, '-batch', '-nx',
-			'-ex', $break,
+			'gdb', '-p', $pid, '-batch', '-nx', @break,
 			'-ex', 'echo READY\n',
 			'-ex', 'continue',
 			'-ex', 'echo HIT\n',
@@ -815,9 +814,18 @@ sub pbt_pause_redo
 	if ($out !~ /READY/ || $out =~ /No symbol|not permitted|pending/i)
 	{
 		$gdb->kill_kill;
-		return (undef, "gdb cannot stop the startup process: $out $err");
+		return (undef, "gdb cannot stop process $pid: $out $err");
 	}
 	return ($gdb, \$out);
+}
+
+# pbt_gdb_pause for $standby's startup process.
+sub pbt_pause_redo
+{
+	my ($standby, $break, $seconds) = @_;
+	my $startup = $standby->safe_psql('postgres',
+		q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'startup'});
+	return pbt_gdb_pause($startup, $break, $seconds);
 }
 
 1;

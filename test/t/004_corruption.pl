@@ -10,6 +10,9 @@
 # damage and not the check itself.  In an index with leaf groups, the
 # hints of a downlink are made to decrease: the verifier reports them, and
 # lookups through the index still find their rows (hints only guess).
+# A leaf of an index of comparator keys (whose high keys the verifier does
+# not compare) made to link to itself: the verifier reports the cycle, and
+# does not walk it forever.
 
 use strict;
 use warnings;
@@ -37,6 +40,7 @@ CREATE INDEX c_fp ON c USING pagebtree (s) WITH (layout = fingerprint);
 CREATE INDEX c_tag ON c USING pagebtree ((k + 0)) WITH (layout = plain);
 CREATE INDEX c_intact ON c USING pagebtree (s);
 CREATE INDEX c_group ON c USING pagebtree ((k * 2)) WITH (leaf_group_size = 4);
+CREATE INDEX c_loop ON c USING pagebtree ((k::numeric));
 CHECKPOINT;
 });
 
@@ -104,6 +108,14 @@ is($node->safe_psql('postgres', "SELECT pagebtree_check('c_group', true)"),
 	'', 'c_group passes before the damage');
 $path{c_group} = $node->data_dir . '/'
   . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_group')");
+my $loop_block = $node->safe_psql(
+	'postgres', q{
+SELECT min(b) FROM generate_series(1, pg_relation_size('c_loop') / 8192 - 1) b,
+     LATERAL pagebtree_page_stats('c_loop', b) s
+WHERE s.page_type = 'leaf' AND s.prev <> -1 AND s.next <> -1});
+ok($loop_block ne '', 'c_loop has a leaf between two others');
+$path{c_loop} = $node->data_dir . '/'
+  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_loop')");
 
 $node->stop;
 
@@ -161,6 +173,8 @@ for my $case (@cases)
 }
 # an unknown layout tag: the special space is the last 32 bytes of the page
 damage($path{c_tag}, $tag_block * 8192 + 8192 - 32 + 24, "\x63");
+# its right-link, bytes 4-7 of the special space, to itself
+damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block));
 # group hints: downlink 1's item (heads slot 1 at 96 + 8, its offset the
 # slot's first 2 bytes) is [child 4][hints: 3-byte header, then 4 key bytes
 # of each of subnodes 1..3]; subnode 1's become the largest
@@ -184,6 +198,12 @@ for my $case (@cases)
 	like($err, qr/index "$case->{idx}" is corrupt at block $case->{block}/,
 		"$case->{idx}: it names the index and block");
 	like($err, $case->{msg}, "$case->{idx}: it names the problem");
+}
+{
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"SET statement_timeout = '120s'; SELECT pagebtree_check('c_loop', true)");
+	like($err, qr/index "c_loop" is corrupt at block $loop_block, item 0: right-links form a cycle/,
+		'c_loop: the verifier reports the cycle');
 }
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_tag', true)");
