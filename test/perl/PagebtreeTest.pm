@@ -49,6 +49,7 @@ our @EXPORT = qw(
   pbt_verify pbt_check_indexes pbt_start_after_crash pbt_seed
   pbt_text_expr pbt_runs pbt_index_vs_seqscan pbt_extension_objects
   pbt_start_script pbt_create_groups pbt_group_ops pbt_gdb_pause pbt_pause_redo
+  pbt_new_standby
 );
 
 # Random seed for the workloads: PBT_TEST_SEED or a fixed default, so that a
@@ -187,6 +188,19 @@ SELECT coalesce(sum(r.entries), 0), coalesce(sum(r.folds), 0),
        count(*) FILTER (WHERE r.entries > 0)
   FROM unnest(ARRAY[$list]) i, LATERAL pagebtree_runs(i) r});
 	return { entries => $entries, folds => $folds, runs => $runs };
+}
+
+# A streaming hot standby $name of $primary from a new base backup, with
+# the postgresql.conf lines $conf (if any), started.
+sub pbt_new_standby
+{
+	my ($primary, $name, $conf) = @_;
+	$primary->backup("base_$name");
+	my $standby = PostgreSQL::Test::Cluster->new($name);
+	$standby->init_from_backup($primary, "base_$name", has_streaming => 1);
+	$standby->append_conf('postgresql.conf', $conf) if $conf;
+	$standby->start;
+	return $standby;
 }
 
 # Insert rows with keys $from .. $to (step 1), $copies rows per key.

@@ -59,15 +59,11 @@ for my $setup ({ name => 'rmgr', rmgr => 1 }, { name => 'generic', rmgr => 0 })
 	# may fall behind while it waits for the verification queries
 	$primary->safe_psql('postgres',
 		"SELECT pg_create_physical_replication_slot('standby_$name')");
-	$primary->backup('base');
-	my $standby = PostgreSQL::Test::Cluster->new("standby_$name");
-	$standby->init_from_backup($primary, 'base', has_streaming => 1);
 	# never cancel the standby's verification queries; replay waits for them
-	$standby->append_conf('postgresql.conf', qq(
+	my $standby = pbt_new_standby($primary, "standby_$name", qq(
 max_standby_streaming_delay = -1
 primary_slot_name = 'standby_$name'
 ));
-	$standby->start;
 	$primary->wait_for_catchup($standby);
 
 	is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'),

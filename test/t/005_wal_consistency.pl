@@ -67,11 +67,8 @@ ALTER TABLE w SET (autovacuum_enabled = off);
 # the slot keeps WAL (a full image per page per record) until it is replayed
 $primary->safe_psql('postgres',
 	"SELECT pg_create_physical_replication_slot('wcc_standby')");
-$primary->backup('base');
-my $standby = PostgreSQL::Test::Cluster->new('wcc_standby');
-$standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->append_conf('postgresql.conf', "primary_slot_name = 'wcc_standby'\n");
-$standby->start;
+my $standby = pbt_new_standby($primary, 'wcc_standby',
+	"primary_slot_name = 'wcc_standby'\n");
 
 # one index per layout (and comparator mode), built on the empty table so
 # that every page is made by inserts and splits

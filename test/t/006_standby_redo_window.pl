@@ -47,11 +47,8 @@ is( $primary->safe_psql(
 	'22',
 	'22 entries pending before the standby starts');
 
-$primary->backup('base');
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->append_conf('postgresql.conf', "max_standby_streaming_delay = -1\n");
-$standby->start;
+my $standby = pbt_new_standby($primary, 'standby',
+	"max_standby_streaming_delay = -1\n");
 $primary->wait_for_catchup($standby);
 
 my $count = q{SELECT count(*) FROM t WHERE k BETWEEN %d AND %d};

@@ -55,12 +55,8 @@ INSERT INTO r SELECT generate_series(2, 40, 2);
 			'postgres', q{SELECT sum(entries) FROM pagebtree_runs('r_a')}),
 		'20', "$mode: the 20 even keys of r are pending in a run");
 
-	$primary->backup("base_$rmgr");
-	my $standby = PostgreSQL::Test::Cluster->new("standby_$rmgr");
-	$standby->init_from_backup($primary, "base_$rmgr", has_streaming => 1);
-	$standby->append_conf('postgresql.conf',
+	my $standby = pbt_new_standby($primary, "standby_$rmgr",
 		"max_standby_streaming_delay = -1\n");
-	$standby->start;
 
 	for my $case (
 		{ table => 't', deleted => 'a BETWEEN 2 AND 400', what => 'leaf entries' },

@@ -44,11 +44,8 @@ CREATE INDEX t_k ON t USING pagebtree (k)
 CHECKPOINT;
 });
 
-$primary->backup('base');
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'base', has_streaming => 1);
-$standby->append_conf('postgresql.conf', "max_standby_streaming_delay = -1\n");
-$standby->start;
+my $standby = pbt_new_standby($primary, 'standby',
+	"max_standby_streaming_delay = -1\n");
 $primary->wait_for_catchup($standby);
 
 like($standby->safe_psql('postgres', q{SET enable_seqscan = off; SET enable_bitmapscan = off;

@@ -41,12 +41,8 @@ INSERT INTO t SELECT g, lpad(g::text, 10, '0') || repeat('x', 30)
 FROM generate_series(1, 20000) g;
 CREATE INDEX t_k ON t USING pagebtree (k) WITH (delta = off, fillfactor = 100);
 });
-	$primary->backup("base_$rmgr");
-	my $standby = PostgreSQL::Test::Cluster->new("standby_$rmgr");
-	$standby->init_from_backup($primary, "base_$rmgr", has_streaming => 1);
-	$standby->append_conf('postgresql.conf',
+	my $standby = pbt_new_standby($primary, "standby_$rmgr",
 		"max_standby_streaming_delay = 0\nhot_standby_feedback = off\n");
-	$standby->start;
 
 	# a primary transaction that began before VACUUM deleted the pages
 	# (after the rows were deleted) holds the pages back, and gives standby

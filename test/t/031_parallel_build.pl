@@ -29,10 +29,7 @@ max_parallel_workers = 8
 maintenance_work_mem = 64MB
 });
 $node->start;
-$node->backup('base');
-my $standby = PostgreSQL::Test::Cluster->new('parallel_build_standby');
-$standby->init_from_backup($node, 'base', has_streaming => 1);
-$standby->start;
+my $standby = pbt_new_standby($node, 'parallel_build_standby');
 
 # parallel_workers on the table: the planner asks for 2 workers whatever
 # the table's size and maintenance_work_mem
