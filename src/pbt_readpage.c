@@ -590,6 +590,8 @@ resume_group_scan(IndexScanDesc scan, ScanDirection dir, Buffer buf)
 	UnlockReleaseBuffer(buf);
 	elog(DEBUG2, "pagebtree: scan of \"%s\" reads on from its resume key after a rebalance of the group at block %u",
 		 RelationGetRelationName(scan->indexRelation), so->curr.gstart);
+	/* read on by position: a probe returns the key's entries before it too */
+	so->probing = false;
 	if ((forward ? so->curr.fwdLen : so->curr.bwdLen) == 0)
 	{
 		if (forward)

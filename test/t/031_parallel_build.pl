@@ -16,9 +16,12 @@
 use strict;
 use warnings;
 
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use PagebtreeTest;
 
 my $node = PostgreSQL::Test::Cluster->new('parallel_build');
 $node->init(allows_streaming => 1);
