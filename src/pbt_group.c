@@ -1056,3 +1056,65 @@ out:
 		UnlockReleaseBuffer(bufs[i]);
 	return deleted;
 }
+
+/*
+ * The group that starts at start if it is all holes that nothing links to:
+ * its creator (pbt_new_group) holds its first block exclusively until the
+ * record of the split that links it, so a first subnode that is still a
+ * hole when we can lock it is one whose split never came (a crash or an
+ * error between the two).  Its blocks become a deleted group, as
+ * pbt_group_delete leaves one, for reuse_deleted_group; no scan ever
+ * reached them, so they are free at once.  Returns the pages deleted: N,
+ * or 0.
+ */
+int
+pbt_group_reclaim_orphan(Relation index, PbtState *st, BlockNumber start)
+{
+	int			n = st->group_size;
+	uint32		g = st->delta_group;
+	Buffer		bufs[PBT_MAX_GROUP_SIZE];
+	int			nbufs = 0;
+	uint64		epoch = 0;
+	int			deleted = 0;
+
+	Assert(n >= 2);
+	if (pbt_group_block(g, start, n - 1) >= RelationGetNumberOfBlocks(index))
+		return 0;
+	for (int i = 0; i < n; i++)
+	{
+		Buffer		buf = ReadBuffer(index, pbt_group_block(g, start, i));
+		Page		page = BufferGetPage(buf);
+		PbtPageOpaque o = PbtPageGetOpaque(page);
+
+		if (!ConditionalLockBuffer(buf))
+		{
+			ReleaseBuffer(buf);
+			goto out;
+		}
+		bufs[nbufs++] = buf;
+		if (PageIsNew(page) || !pbt_is_subnode(o) || !(o->flags & PBT_HOLE) ||
+			o->group_pos != i || o->group_size != n ||
+			(i > 0 && pbt_group_epoch(o) != epoch))
+			goto out;
+		epoch = pbt_group_epoch(o);
+	}
+
+	START_CRIT_SECTION();
+	for (int i = 0; i < n; i++)
+	{
+		PbtPageOpaque o = PbtPageGetOpaque(BufferGetPage(bufs[i]));
+
+		o->flags = (o->flags & ~(PBT_GROUP | PBT_HOLE)) | PBT_DELETED;
+		o->safexid = FirstNormalFullTransactionId;
+	}
+	log_whole_pages(index, bufs, n);
+	END_CRIT_SECTION();
+	elog(DEBUG2, "pagebtree: deletion of the unlinked leaf group at block %u of index \"%s\"",
+		 start, RelationGetRelationName(index));
+	deleted = n;
+
+out:
+	for (int i = nbufs - 1; i >= 0; i--)
+		UnlockReleaseBuffer(bufs[i]);
+	return deleted;
+}

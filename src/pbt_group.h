@@ -138,6 +138,8 @@ extern void pbt_init_subnode(Page page, PbtState *st, int pos, int n,
 							 uint64 epoch);
 extern Buffer pbt_group_hole_after(Relation index, PbtState *st, Buffer buf);
 extern int	pbt_group_delete(Relation index, PbtState *st, BlockNumber start);
+extern int	pbt_group_reclaim_orphan(Relation index, PbtState *st,
+									 BlockNumber start);
 extern bool pbt_group_overflow(Relation index, PbtState *st, Buffer buf,
 							   PbtStack stack, PbtItem *items, int nitems);
 extern void pbt_group_make_hints(PbtState *st, Page *pages, int nused,

@@ -352,6 +352,7 @@ static void
 recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
 	Relation	index = info->index;
+	PbtState   *st = pbt_get_state(index);
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 
 	stats->pages_deleted = 0;
@@ -360,13 +361,23 @@ recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	{
 		Buffer		buf;
 		Page		page;
+		PbtPageOpaque opaque;
 
 		pbt_vacuum_delay_point();
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 info->strategy);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
-		if (!PageIsNew(page) && PbtIsDeleted(PbtPageGetOpaque(page)))
+		opaque = PbtPageGetOpaque(page);
+		/* a group of holes whose split never came (pbt_group_reclaim_orphan) */
+		if (!PageIsNew(page) && pbt_is_subnode(opaque) &&
+			(opaque->flags & PBT_HOLE) && opaque->group_pos == 0)
+		{
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			pbt_group_reclaim_orphan(index, st, blkno);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+		}
+		if (!PageIsNew(page) && PbtIsDeleted(opaque))
 		{
 			stats->pages_deleted++;
 			if (GlobalVisCheckRemovableFullXid(NULL, PbtPageGetOpaque(page)->safexid))
