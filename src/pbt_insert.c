@@ -347,9 +347,10 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 
 /*
  * The exclusively locked leaf in buf cannot take what an insert brings
- * (item, or its run with item, as fits() says): delete the entries of dead
- * heap tuples (heapRel, if not NULL), bottom-up too if the update did not
- * change the indexed values.  Whether it fits now.
+ * (item, or its run with item): delete the entries of dead heap tuples
+ * (heapRel, if not NULL), bottom-up too if the update did not change the
+ * indexed values, asking fits(arg) after each step.  fits() may do the
+ * change when there is room (fold_fits folds).  Whether it fits now.
  */
 static bool
 make_room(Relation index, PbtState *st, Relation heapRel, Buffer buf,
@@ -377,7 +378,7 @@ typedef struct FoldArgs
 	int			len;
 } FoldArgs;
 
-/* fits() for make_room: the run and the item folded into the leaf */
+/* fits() for make_room: folds the run and the item into the leaf if they fit */
 static bool
 fold_fits(void *arg)
 {
