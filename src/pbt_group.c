@@ -102,10 +102,12 @@ reuse_deleted_group(Relation index, uint32 g, int n, Buffer *bufs)
 			o = PbtPageGetOpaque(page);
 			free_page = !PageIsNew(page) && PbtIsDeleted(o) && PbtIsLeaf(o) &&
 				GlobalVisCheckRemovableFullXid(NULL, o->safexid);
-			if (free_page && i == 0)
+			if (i == 0)
 			{
-				safexid = o->safexid;
-				recyclable = true;
+				/* it goes back to the map if no deleted group starts here */
+				recyclable = free_page || PageIsNew(page);
+				if (free_page)
+					safexid = o->safexid;
 			}
 			/* a deleted group's blocks keep their position and size */
 			if (!free_page || o->group_pos != i || o->group_size != n ||

@@ -148,9 +148,9 @@ pbt_meta_settings(Relation index, PbtState *st, const PbtMetaPageData *meta)
 }
 
 /*
- * An exclusively locked page for the caller to initialize: a deleted page
- * from the free space map once no scan can still reach it, else a new one
- * at the end of the index.
+ * An exclusively locked page for the caller to initialize: a page from the
+ * free space map, deleted once no scan can still reach it or all zero (see
+ * recycle_pages), else a new one at the end of the index.
  */
 Buffer
 pbt_new_page(Relation index)
@@ -159,6 +159,7 @@ pbt_new_page(Relation index)
 
 	/* 16's ExtendBufferedRel takes the extension lock itself */
 	bool		needlock = PBT_EXTEND_NEEDS_LOCK && !RELATION_IS_LOCAL(index);
+	uint32		group = pbt_delta_group(index, pbt_get_state(index));
 
 	for (;;)
 	{
@@ -169,9 +170,13 @@ pbt_new_page(Relation index)
 		buf = ReadBuffer(index, blkno);
 		if (ConditionalLockBuffer(buf))
 		{
-			PbtPageOpaque opaque = PbtPageGetOpaque(BufferGetPage(buf));
+			Page		page = BufferGetPage(buf);
+			PbtPageOpaque opaque = PbtPageGetOpaque(page);
 
-			if (!PageIsNew(BufferGetPage(buf)) && PbtIsDeleted(opaque) &&
+			/* (no scan can reach a zero page: no conflict to log) */
+			if (PageIsNew(page) && !pbt_is_side_block(group, blkno))
+				return buf;
+			if (!PageIsNew(page) && PbtIsDeleted(opaque) &&
 				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid))
 			{
 				pbt_log_reuse_page(index, blkno, opaque->safexid);
@@ -186,8 +191,7 @@ pbt_new_page(Relation index)
 		LockRelationForExtension(index, ExclusiveLock);
 	buf = pbt_extend_relation(index);
 	/* side pages of the delta area stay zero until their first run */
-	while (pbt_is_side_block(pbt_delta_group(index, pbt_get_state(index)),
-							 BufferGetBlockNumber(buf)))
+	while (pbt_is_side_block(group, BufferGetBlockNumber(buf)))
 	{
 		UnlockReleaseBuffer(buf);
 		buf = pbt_extend_relation(index);

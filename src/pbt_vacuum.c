@@ -26,6 +26,7 @@
 #include "commands/vacuum.h"
 #include "nodes/pg_list.h"
 #include "storage/indexfsm.h"
+#include "storage/lmgr.h"
 #include "utils/snapmgr.h"
 #include "miscadmin.h"
 #include "utils/rel.h"
@@ -346,14 +347,31 @@ pbtbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 /*
  * Hand deleted pages that no scan can still reach to the free space map,
  * and count deleted and free pages.  A scan that could hold a link to a
- * page deleted at safexid runs in a transaction older than safexid.
+ * page deleted at safexid runs in a transaction older than safexid.  All-zero
+ * pages are free too: an extension whose page a crash or an error left
+ * uninitialized (no link can lead to it), except side pages of the delta
+ * area, which stay zero until their first run.
  */
 static void
 recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
 	Relation	index = info->index;
 	PbtState   *st = pbt_get_state(index);
-	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	uint32		group = pbt_delta_group(index, st);
+	bool		needlock = !RELATION_IS_LOCAL(index);
+	BlockNumber nblocks;
+
+	/*
+	 * As btvacuumscan: an extender holds the extension lock until it has
+	 * locked its new page, so every block counted here is either
+	 * initialized or still locked by its extender, and is zero only if that
+	 * extender gave it up.
+	 */
+	if (needlock)
+		LockRelationForExtension(index, ExclusiveLock);
+	nblocks = RelationGetNumberOfBlocks(index);
+	if (needlock)
+		UnlockRelationForExtension(index, ExclusiveLock);
 
 	stats->pages_deleted = 0;
 	stats->pages_free = 0;
@@ -377,10 +395,12 @@ recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 			pbt_group_reclaim_orphan(index, st, blkno);
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 		}
-		if (!PageIsNew(page) && PbtIsDeleted(opaque))
+		if (PageIsNew(page) ? !pbt_is_side_block(group, blkno) :
+			PbtIsDeleted(opaque))
 		{
 			stats->pages_deleted++;
-			if (GlobalVisCheckRemovableFullXid(NULL, PbtPageGetOpaque(page)->safexid))
+			if (PageIsNew(page) ||
+				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid))
 			{
 				RecordFreeIndexPage(index, blkno);
 				stats->pages_free++;
