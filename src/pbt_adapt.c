@@ -14,7 +14,8 @@
  */
 #include "pagebtree.h"
 
-#include "access/generic_xlog.h"
+#include "pbt_xlog.h"
+
 #include "storage/bufmgr.h"
 
 /*
@@ -49,13 +50,11 @@ pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno, uint8 tag)
 	has_hikey = pbt_page_get_hikey(page, &hikey);
 	if (pbt_layout_by_tag(tag)->fits(items, n, has_hikey ? &hikey : NULL, NULL))
 	{
-		GenericXLogState *xlog = GenericXLogStart(index);
-		Page		newpage = GenericXLogRegisterBuffer(xlog, buf,
-														GENERIC_XLOG_FULL_IMAGE);
+		PGAlignedBlock newpage;
 
-		pbt_page_rebuild_as(newpage, tag, st, items, n,
-							has_hikey ? &hikey : NULL);
-		GenericXLogFinish(xlog);
+		memcpy(newpage.data, page, BLCKSZ);
+		pbt_page_convert_to(newpage.data, tag, st->layout_param[tag]);
+		pbt_log_convert(index, buf, newpage.data);
 		PBT_CHECK_PAGE(index, page, blkno);
 	}
 	else

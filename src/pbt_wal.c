@@ -180,6 +180,21 @@ pbt_redo(XLogReaderState *record)
 		pbt_redo_fold(record, info == XLOG_PBT_VACUUM_FOLD);
 		return;
 	}
+	if (info == XLOG_PBT_CONVERT)
+	{
+		if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+		{
+			xl_pbt_convert *xlrec = (xl_pbt_convert *) XLogRecGetData(record);
+			Page		page = BufferGetPage(buf);
+
+			pbt_page_convert_to(page, xlrec->layout, xlrec->layout_param);
+			PageSetLSN(page, record->EndRecPtr);
+			MarkBufferDirty(buf);
+		}
+		if (BufferIsValid(buf))
+			UnlockReleaseBuffer(buf);
+		return;
+	}
 	if (info == XLOG_PBT_REUSE_PAGE)
 	{
 		/* a standby query may still be on its way to the recycled page */
@@ -259,6 +274,13 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 		if (xlrec->run_slot >= 0)
 			appendStringInfo(buf, ", folds run %d", xlrec->run_slot);
 	}
+	else if (info == XLOG_PBT_CONVERT)
+	{
+		xl_pbt_convert *xlrec = (xl_pbt_convert *) XLogRecGetData(record);
+
+		appendStringInfo(buf, "layout %u, parameter %u", xlrec->layout,
+						 xlrec->layout_param);
+	}
 	else if (info == XLOG_PBT_RUN_APPEND)
 	{
 		xl_pbt_run_append *xlrec = (xl_pbt_run_append *) XLogRecGetData(record);
@@ -294,6 +316,8 @@ pbt_identify(uint8 info)
 			return "FOLD";
 		case XLOG_PBT_VACUUM_FOLD:
 			return "VACUUM_FOLD";
+		case XLOG_PBT_CONVERT:
+			return "CONVERT";
 	}
 	return NULL;
 }
@@ -407,6 +431,43 @@ pbt_log_reuse_page(Relation index, BlockNumber blkno, FullTransactionId safexid)
 {
 	if (RelationNeedsWAL(index) && XLogStandbyInfoActive())
 		log_conflict(index, blkno, safexid);
+}
+
+/*
+ * Write newpage, the exclusively locked leaf in buf rebuilt in another
+ * layout (pbt_page_convert_to), to buf and log it: with the resource
+ * manager its layout and parameter, from which redo rebuilds the same page;
+ * else the whole page, which the rebuild moves.
+ */
+void
+pbt_log_convert(Relation index, Buffer buf, Page newpage)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(newpage);
+	xl_pbt_convert xlrec = {opaque->layout, opaque->layout_param};
+
+	if (!pbt_rmgr_registered && RelationNeedsWAL(index))
+	{
+		GenericXLogState *xlog = GenericXLogStart(index);
+
+		memcpy(GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE),
+			   newpage, BLCKSZ);
+		GenericXLogFinish(xlog);
+		return;
+	}
+	START_CRIT_SECTION();
+	memcpy(BufferGetPage(buf), newpage, BLCKSZ);
+	MarkBufferDirty(buf);
+	if (RelationNeedsWAL(index))
+	{
+		XLogRecPtr	recptr;
+
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_CONVERT);
+		PageSetLSN(BufferGetPage(buf), recptr);
+	}
+	END_CRIT_SECTION();
 }
 
 /*

@@ -22,7 +22,7 @@
  * preloaded (shared_preload_libraries).  Without it every change below is
  * logged as generic WAL (access/generic_xlog.h) with the same page effect,
  * and the structural changes that have no record here (page deletion, new
- * root, metapage, layout conversion, build) always are.
+ * root, metapage, build) always are.
  *
  * The record types, in the high 4 bits of xl_info:
  */
@@ -34,6 +34,7 @@
 #define XLOG_PBT_RUN_APPEND	0x40	/* an entry added to a leaf's run */
 #define XLOG_PBT_FOLD		0x50	/* a run folded into its leaf */
 #define XLOG_PBT_VACUUM_FOLD 0x60	/* VACUUM's change of a leaf's run */
+#define XLOG_PBT_CONVERT	0x70	/* a reader's conversion of a leaf */
 
 /*
  * XLOG_PBT_INSERT: an item added at ordered position pos (the layout's
@@ -48,6 +49,20 @@ typedef struct xl_pbt_insert
 {
 	uint16		pos;			/* ordered position of the new item */
 } xl_pbt_insert;
+
+/*
+ * XLOG_PBT_CONVERT: a leaf rebuilt in another layout, holding the same
+ * items and high key (pbt_adapt.c); redo repeats the rebuild, which
+ * depends only on them and on the layout and its parameter.
+ *
+ * Backup blocks:
+ *	0: the leaf.
+ */
+typedef struct xl_pbt_convert
+{
+	uint8		layout;
+	uint8		layout_param;
+} xl_pbt_convert;
 
 /*
  * XLOG_PBT_SPLIT: a page split.  If the left page kept its first keep items
@@ -178,5 +193,6 @@ extern void pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 						  int nkept);
 extern void pbt_log_reuse_page(Relation index, BlockNumber blkno,
 							   FullTransactionId safexid);
+extern void pbt_log_convert(Relation index, Buffer buf, Page newpage);
 
 #endif							/* PBT_XLOG_H */

@@ -199,20 +199,24 @@ SELECT string_agg(leaf || ':' || entries, ',' ORDER BY leaf)
   FROM pagebtree_runs('wd_s') WHERE entries > 0}),
 	'2:1,3:3', "wd_s: the split kept an entry pending in the left half's run");
 
-# the records of the delta area, counted by pg_waldump (which names records
-# of a custom resource manager by number: custom140, UNKNOWN (info))
+# the records of the delta area and the conversions, counted by pg_waldump
+# (which names records of a custom resource manager by number: custom140,
+# UNKNOWN (info))
 {
 	my $end_lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_flush_lsn()');
 	my %delta_rel = map {
 		$primary->safe_psql('postgres', "SELECT pg_relation_filenode('$_')") => 1
 	} @delta;
-	my %n = (append => 0, fold => 0, fold_leaf => 0, split => 0, split_run => 0);
+	my %n = (append => 0, fold => 0, fold_leaf => 0, split => 0, split_run => 0,
+		convert => 0);
 	my $partial = '';
 	my $count = sub {
 		my ($line) = @_;
 		return unless $line =~ /desc: UNKNOWN \((\w+)\)/;
 		my $info = $1;
 		my %blk;
+		# the url index's conversions by point lookups (above)
+		$n{convert}++ if $info eq '70';
 		$blk{$1} = $2 while $line =~ /blkref #(\d+): rel \d+\/\d+\/(\d+)/g;
 		return unless defined $blk{0} ? $delta_rel{$blk{0}} : $delta_rel{$blk{1} // 0};
 		if ($info eq '40')
@@ -248,6 +252,7 @@ SELECT string_agg(leaf || ':' || entries, ',' ORDER BY leaf)
 	ok($n{append} > 0, "RUN_APPEND records ($n{append})");
 	ok($n{fold_leaf} > 0, "FOLD records that fold into the leaf ($n{fold_leaf} of $n{fold})");
 	ok($n{split_run} > 0, "SPLIT records that take the run, block 4 ($n{split_run} of $n{split})");
+	ok($n{convert} > 0, "CONVERT records of leaves that readers converted ($n{convert})");
 	$primary->safe_psql('postgres', "SELECT pg_drop_replication_slot('wcc_dump')");
 }
 
