@@ -32,6 +32,7 @@
 #include "pbt_group.h"
 #include "pbt_xlog.h"
 
+#include "access/generic_xlog.h"
 #include "access/rmgr.h"
 #include "access/xloginsert.h"
 #include "access/xlogutils.h"
@@ -810,6 +811,33 @@ pbt_run_fold(Relation index, PbtState *st, Buffer leafbuf, PbtRun *run,
 	pfree(ins);
 	pfree(pos);
 	return true;
+}
+
+/*
+ * Replace the exclusively locked leaf in leafbuf by newpage, a rebuild of it
+ * that holds its run's entries too (run: NULL if it has none), and empty the
+ * run, in one WAL record that logs the leaf whole: a leaf converted instead
+ * of split (pbt_insert.c).
+ */
+void
+pbt_leaf_replace(Relation index, PbtState *st, Buffer leafbuf,
+				 const PbtRun *run, Page newpage)
+{
+	Buffer		sbuf = InvalidBuffer;
+	GenericXLogState *xlog;
+
+	Assert(pbt_buffer_locked(leafbuf, LW_EXCLUSIVE));
+	if (run)
+		sbuf = lock_side_page(index, st, BufferGetBlockNumber(leafbuf));
+	xlog = GenericXLogStart(index);
+	memcpy(GenericXLogRegisterBuffer(xlog, leafbuf, GENERIC_XLOG_FULL_IMAGE),
+		   newpage, BLCKSZ);
+	if (run)
+		pbt_side_run_set(GenericXLogRegisterBuffer(xlog, sbuf, 0), run->slot,
+						 NULL, 0, true);
+	GenericXLogFinish(xlog);
+	if (run)
+		UnlockReleaseBuffer(sbuf);
 }
 
 /*

@@ -854,7 +854,6 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	uint8		newlayout = leaf ? st->leaf_layout : st->inner_layout;
 	StringInfoData sep;
 	PbtItem		sepitem;
-	GenericXLogState *xlog;
 	Page		lpage;
 	int			keep;
 	uint8		ltag;
@@ -916,26 +915,30 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * A page already dense or semidense splits, unasked (an index allows
 	 * only one of the two): its window or its space is used up, and
 	 * rebuilding it for every further insert would cost a full page image
-	 * each time.
+	 * each time.  The leaf's run goes into the page too: with the delta
+	 * area, a leaf would otherwise split whenever its run is not empty,
+	 * which is nearly always.
 	 */
-	convtag = leaf && st->normalized && !(layout->flags & PBT_LF_REBUILT) &&
-		run.n == 0 ?
+	convtag = leaf && st->normalized && !(layout->flags & PBT_LF_REBUILT) ?
 		pbt_choose_leaf_layout(st, items, nitems, has_hikey ? &oldhikey : NULL) :
 		newlayout;
 	if ((pbt_layout_by_tag(convtag)->flags & PBT_LF_REBUILT) &&
 		oopaque->layout != convtag)
 	{
-		xlog = GenericXLogStart(index);
-		lpage = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
-		pbt_page_rebuild_as(lpage, convtag, st, items, nitems,
+		PGAlignedBlock converted;
+
+		memcpy(converted.data, origpage, BLCKSZ);
+		pbt_page_rebuild_as(converted.data, convtag, st, items, nitems,
 							has_hikey ? &oldhikey : NULL);
-		pbt_adapt_leaf(st, lpage, PBT_OPS_OFF, NULL, 0, NULL);
-		GenericXLogFinish(xlog);
+		pbt_adapt_leaf(st, converted.data, PBT_OPS_OFF, NULL, 0, NULL);
+		pbt_leaf_replace(index, st, buf, run.n > 0 ? &run : NULL,
+						 converted.data);
 		PBT_CHECK_PAGE(index, BufferGetPage(buf), BufferGetBlockNumber(buf));
 		if (BufferIsValid(rbuf))
 			UnlockReleaseBuffer(rbuf);
 		UnlockReleaseBuffer(buf);
 		pfree(items);
+		pbt_run_free(&run);
 		return true;
 	}
 

@@ -246,3 +246,25 @@ SELECT * FROM pbt_cmp('SELECT s, id FROM d_uq WHERE s > '''' ORDER BY s, id');
 SELECT left(s, 3), count(*) FROM d_uq GROUP BY 1 ORDER BY 1;
 DROP TABLE d_uq;
 DROP FUNCTION d_uq_churn;
+
+-- 8. a full heads leaf whose keys fit one dense page becomes that page,
+-- with its run, instead of splitting: ids arriving in random order above
+-- the loaded ones fill four dense leaves (about 1,160 ids each), where
+-- splits would leave six, some half full.
+-- A checkpoint before each batch makes leaves clean, so that inserts go
+-- to runs with the resource manager too.
+CREATE TABLE d_conv (k int8) WITH (autovacuum_enabled = off);
+INSERT INTO d_conv SELECT i FROM generate_series(1, 2000) i;
+CREATE INDEX d_conv_k ON d_conv USING pagebtree (k) WITH (delta = on);
+CREATE TABLE d_conv_new AS
+  SELECT i AS k, row_number() OVER (ORDER BY md5(i::text)) / 200 AS batch
+  FROM generate_series(2001, 4400) i;
+SELECT format('CHECKPOINT; INSERT INTO d_conv SELECT k FROM d_conv_new WHERE batch = %s', b)
+FROM generate_series(0, 12) b \gexec
+SELECT sum(pages) FILTER (WHERE layout = 'dense') AS dense_leaves,
+       sum(pages) <= 5 AS at_most_five_leaves
+FROM pagebtree_layout_summary('d_conv_k') WHERE page_type = 'leaf';
+SELECT pagebtree_check('d_conv_k', true);
+SELECT * FROM pbt_cmp('SELECT k FROM d_conv WHERE k BETWEEN 1500 AND 4000 ORDER BY k DESC');
+SELECT * FROM pbt_cmp('SELECT k FROM d_conv WHERE k > 1000', 'indexonly');
+DROP TABLE d_conv, d_conv_new;
