@@ -90,7 +90,7 @@ extern const char *pbt_layout_option_conflict(PbtState *st, int option);
 extern void pbt_set_layouts(PbtState *st, const PbtOptions *opts,
 							bool has_string_column);
 extern uint8 pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n,
-									PbtItem *hikey);
+									PbtItem *hikey, bool one_page);
 extern uint8 pbt_choose_append_layout(PbtState *st, const PbtLayout *from,
 									  PbtItem *items, int n);
 extern bool pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,

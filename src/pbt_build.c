@@ -766,7 +766,7 @@ rebuild_leaf(BuildState *bs, LevelBuilder *lb, PbtItem *more, PbtItem *hikey)
 
 	if (more)
 		items[total++] = *more;
-	tag = pbt_choose_leaf_layout(bs->st, items, total, hikey);
+	tag = pbt_choose_leaf_layout(bs->st, items, total, hikey, false);
 	rebuild = tag != PbtPageGetOpaque(page)->layout;
 	if (rebuild)
 		pbt_page_rebuild_as(page, tag, bs->st, items, total, hikey);

@@ -467,7 +467,8 @@ page_fits(PbtState *st, PbtItem *items, int first, int end, PbtItem *hikey,
 		*bytes = hikey ? MAXALIGN(hikey->len) : 0;
 		return true;
 	}
-	*tag = pbt_choose_leaf_layout(st, items + first, end - first, hikey);
+	*tag = pbt_choose_leaf_layout(st, items + first, end - first, hikey,
+								  false);
 	if (!(pbt_layout_by_tag(*tag)->flags & PBT_LF_REBUILT))
 		*tag = st->leaf_layout;
 	layout = pbt_layout_by_tag(*tag);

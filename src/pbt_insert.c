@@ -920,7 +920,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	 * which is nearly always.
 	 */
 	convtag = leaf && st->normalized && !(layout->flags & PBT_LF_REBUILT) ?
-		pbt_choose_leaf_layout(st, items, nitems, has_hikey ? &oldhikey : NULL) :
+		pbt_choose_leaf_layout(st, items, nitems, has_hikey ? &oldhikey : NULL,
+							   true) :
 		newlayout;
 	if ((pbt_layout_by_tag(convtag)->flags & PBT_LF_REBUILT) &&
 		oopaque->layout != convtag)

@@ -94,6 +94,10 @@ typedef struct PbtIter
 #define PBT_LF_RETIRED		0x0200	/* written by earlier versions, read and
 									 * updated in place only: never the
 									 * layout of a page made now */
+#define PBT_LF_WHOLE_WINDOW 0x0400	/* a page of this PBT_LF_REBUILT layout
+										 * keeps room for every key of its
+										 * window (dense: a value per key),
+										 * so it never fills */
 
 typedef struct PbtLayout
 {

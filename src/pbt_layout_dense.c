@@ -696,7 +696,8 @@ const PbtLayout pbt_layout_dense = {
 	.name = "dense",
 	.tag = PBT_LAYOUT_DENSE,
 	.flags = PBT_LF_LEAF | PBT_LF_NORMALIZED | PBT_LF_NO_INCLUDE |
-	PBT_LF_REBUILT | PBT_LF_APPEND_SPLIT | PBT_LF_APPEND_KEEPS_ALL,
+	PBT_LF_REBUILT | PBT_LF_APPEND_SPLIT | PBT_LF_APPEND_KEEPS_ALL |
+	PBT_LF_WHOLE_WINDOW,
 	.init = dense_init,
 	.count = dense_count,
 	.get = dense_get,

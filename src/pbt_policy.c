@@ -213,13 +213,25 @@ pbt_set_layouts(PbtState *st, const PbtOptions *opts, bool has_string_column)
  * The layout of a leaf rebuilt to hold these sorted items and high key
  * (NULL: none) after a split, instead of a split, or at the end of a
  * bulk-built page: posting where the items are one key's and that is
- * smaller (deduplicate_items); else the index's rebuilt layout (dense or semidense) where
- * the items qualify and, by default, take fewer bytes than in the index's
- * leaf layout (heads, wherever there is a rebuilt layout), else the leaf
- * layout.
+ * smaller (deduplicate_items); else the index's rebuilt layout (dense or
+ * semidense) where the items qualify and, by default, take fewer bytes than
+ * in the index's leaf layout (heads, wherever there is a rebuilt layout),
+ * else the leaf layout.
+ *
+ * one_page: the leaf is one page whatever its layout (a split's half, or a
+ * leaf rebuilt instead of split), not one of the pages that a bulk build
+ * or a rebalance fills with as many items as fit.  With a high key it then
+ * takes a rebuilt layout that keeps room for its whole window (dense)
+ * wherever its items qualify, smaller or not: such a page takes every key
+ * of its window, which ends at the high key, without splitting again,
+ * where a heads page splits when its bytes run out; and it takes later
+ * entries without shifting the others, which generic WAL would log.
+ * Without a high key (the rightmost leaf) the window starts at the first
+ * item, and keys arriving above it would break its pattern.
  */
 uint8
-pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey)
+pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
+					   bool one_page)
 {
 	const PbtLayout *rebuilt;
 	int			bytes;
@@ -234,6 +246,7 @@ pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey)
 	Assert(rebuilt->flags & PBT_LF_REBUILT);
 	if (rebuilt->fits(items, n, hikey, &bytes) &&
 		(st->rebuilt_when == PBT_REBUILT_ELIGIBLE ||
+		 (one_page && hikey && (rebuilt->flags & PBT_LF_WHOLE_WINDOW)) ||
 		 bytes < pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, 0)))
 		return rebuilt->tag;
 	return st->leaf_layout;
@@ -254,7 +267,7 @@ pbt_choose_append_layout(PbtState *st, const PbtLayout *from, PbtItem *items,
 	if ((from->flags & PBT_LF_APPEND_KEEPS_ALL) &&
 		from->fits(items, n, NULL, NULL))
 		return from->tag;
-	return pbt_choose_leaf_layout(st, items, n, NULL);
+	return pbt_choose_leaf_layout(st, items, n, NULL, false);
 }
 
 /* ----------------------------------------------------------------

@@ -265,7 +265,7 @@ static bool
 half_fits(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
 		  uint8 fallback, uint8 *tag)
 {
-	*tag = pbt_choose_leaf_layout(st, items, n, hikey);
+	*tag = pbt_choose_leaf_layout(st, items, n, hikey, true);
 	if (pbt_layout_by_tag(*tag)->flags & PBT_LF_REBUILT)
 		return true;
 	*tag = fallback;
