@@ -59,9 +59,10 @@ delta_pays(Relation index, double estimated_leaves)
 }
 
 /*
- * The fold threshold in % of a page.  By default 5% with the resource
- * manager, and 10% without it, where a fold logs about a full page of
- * generic WAL and so pays for twice the entries (docs/decisions.md).
+ * The fold threshold in % of a page, which sizes the slots of a new build.
+ * By default 5% with the resource manager, and 10% without it, where a
+ * fold logs about a full page of generic WAL and so pays for twice the
+ * entries (docs/decisions.md; and pbt_delta_threshold_bytes).
  */
 double
 pbt_delta_threshold_pct(Relation index)
@@ -72,6 +73,23 @@ pbt_delta_threshold_pct(Relation index)
 	if (pct == 0)
 		pct = pbt_rmgr_registered ? PBT_RMGR_DELTA_THRESHOLD : PBT_GENERIC_DELTA_THRESHOLD;
 	return pct;
+}
+
+/*
+ * The bytes of entries at which a run is folded: the threshold, except by
+ * default without the resource manager, where a run fills its whole slot
+ * (12.4% of a page in the geometry that 10% gives): every fold logs the
+ * leaf's shifted bytes, so fewer folds pay, and the slot's room past 10%
+ * would stay unused.  pbt_run_append caps it at the slot.
+ */
+int
+pbt_delta_threshold_bytes(Relation index)
+{
+	PbtOptions *opts = (PbtOptions *) index->rd_options;
+
+	if ((opts == NULL || opts->delta_threshold == 0) && !pbt_rmgr_registered)
+		return BLCKSZ;
+	return (int) (PBT_USABLE_SPACE * pbt_delta_threshold_pct(index) / 100);
 }
 
 /* Leaves per side page for a new build of the index, 0 = no delta area. */
