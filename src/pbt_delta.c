@@ -62,7 +62,7 @@ delta_pays(Relation index, double estimated_leaves)
  * The fold threshold in % of a page, which sizes the slots of a new build.
  * By default 5% with the resource manager, and 10% without it, where a
  * fold logs about a full page of generic WAL and so pays for twice the
- * entries (docs/decisions.md; and pbt_delta_threshold_bytes).
+ * entries (docs/decisions.md; and PbtState.delta_fill_slot).
  */
 double
 pbt_delta_threshold_pct(Relation index)
@@ -73,23 +73,6 @@ pbt_delta_threshold_pct(Relation index)
 	if (pct == 0)
 		pct = pbt_rmgr_registered ? PBT_RMGR_DELTA_THRESHOLD : PBT_GENERIC_DELTA_THRESHOLD;
 	return pct;
-}
-
-/*
- * The bytes of entries at which a run is folded: the threshold, except by
- * default without the resource manager, where a run fills its whole slot
- * (12.4% of a page in the geometry that 10% gives): every fold logs the
- * leaf's shifted bytes, so fewer folds pay, and the slot's room past 10%
- * would stay unused.  pbt_run_append caps it at the slot.
- */
-int
-pbt_delta_threshold_bytes(Relation index)
-{
-	PbtOptions *opts = (PbtOptions *) index->rd_options;
-
-	if ((opts == NULL || opts->delta_threshold == 0) && !pbt_rmgr_registered)
-		return BLCKSZ;
-	return (int) (PBT_USABLE_SPACE * pbt_delta_threshold_pct(index) / 100);
 }
 
 /* Leaves per side page for a new build of the index, 0 = no delta area. */
@@ -542,18 +525,21 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	BlockNumber leaf = BufferGetBlockNumber(leafbuf);
 	uint32		group = pbt_delta_group(index, st);
 	int			slot = pbt_side_slot(group, leaf);
-	uint32		tag = pbt_run_tag(BufferGetPage(leafbuf));
+	Page		leaf_page = BufferGetPage(leafbuf);
+	uint32		tag = pbt_run_tag(leaf_page);
 	Buffer		sbuf;
 	Page		spage;
 	bool		init;
 	int			used;
+	int			room;
 	int			limit;
+	int			need;
 
 	Assert(pbt_buffer_locked(leafbuf, LW_EXCLUSIVE));
 	Assert(group > 0 && PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(leafbuf))));
 	/* the threshold can change (ALTER INDEX SET); the slots cannot */
-	limit = Min(st->delta_threshold,
-				pbt_side_slot_size(group) - (int) sizeof(PbtRunHeader));
+	room = pbt_side_slot_size(group) - (int) sizeof(PbtRunHeader);
+	limit = Min(st->delta_threshold, room);
 	if (PBT_RUN_ENTRY_COST(len) > limit)
 		return false;
 	sbuf = ReadBuffer(index, pbt_side_block(group, leaf));
@@ -565,7 +551,19 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 					   "delta area block is not a side page");
 	used = init || !pbt_run_live(pbt_side_run(spage, group, slot), tag) ? 0 :
 		pbt_side_run(spage, group, slot)->used;
-	if (used + PBT_RUN_ENTRY_COST(len) > limit)
+	need = used + PBT_RUN_ENTRY_COST(len);
+
+	/*
+	 * Past the threshold, without the resource manager, a subnode's run
+	 * fills its slot: every fold logs the leaf's shifted bytes there, so
+	 * fewer folds pay, and the room is in the slot anyway.  A subnode that
+	 * cannot take its run rebalances its group.  Other leaves keep the
+	 * threshold: a bulk-built leaf has about 10% of a page free (fillfactor
+	 * 90), and a larger run would split it early.
+	 */
+	if (need > limit &&
+		!(st->delta_fill_slot && need <= room &&
+		  pbt_is_subnode(PbtPageGetOpaque(leaf_page))))
 	{
 		UnlockReleaseBuffer(sbuf);
 		return false;

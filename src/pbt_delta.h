@@ -130,7 +130,6 @@ typedef bool (*PbtRunFilter) (void *arg, const char *item, int len);
 extern uint32 pbt_delta_group(Relation index, PbtState *st);
 extern uint32 pbt_delta_group_for_build(Relation index, double estimated_leaves);
 extern double pbt_delta_threshold_pct(Relation index);
-extern int	pbt_delta_threshold_bytes(Relation index);
 
 extern uint32 pbt_run_tag(Page leaf);
 extern bool pbt_run_read(Relation index, PbtState *st, Buffer leafbuf,

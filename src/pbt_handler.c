@@ -217,7 +217,9 @@ pbt_build_state(Relation index, MemoryContext cxt)
 	}
 	st->fillfactor = opts ? opts->fillfactor : PBT_DEFAULT_FILLFACTOR;
 	st->delta_on = (opts ? opts->delta : PBT_DEFAULT_DELTA) != PBT_DELTA_OFF;
-	st->delta_threshold = pbt_delta_threshold_bytes(index);
+	st->delta_threshold = PBT_USABLE_SPACE * pbt_delta_threshold_pct(index) / 100;
+	st->delta_fill_slot = (opts == NULL || opts->delta_threshold == 0) &&
+		!pbt_rmgr_registered;
 	pbt_set_layouts(st, opts, has_string_column);
 	st->root = InvalidBlockNumber;
 	st->rightmost_leaf = InvalidBlockNumber;

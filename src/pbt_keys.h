@@ -76,6 +76,9 @@ typedef struct PbtState
 	bool		delta_known;
 	bool		delta_on;		/* reloption delta: inserts may append */
 	int			delta_threshold;	/* bytes of a run that make it fold */
+	bool		delta_fill_slot;	/* past them, a subnode's run fills its
+									 * slot (by default without the
+									 * resource manager) */
 	uint32		group_size;		/* leaf groups: subnodes per group, from the
 								 * metapage with delta_group */
 	uint32		group_hint_bits;	/* bits per subnode of a group's hints in

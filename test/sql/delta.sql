@@ -269,15 +269,17 @@ SELECT * FROM pbt_cmp('SELECT k FROM d_conv WHERE k BETWEEN 1500 AND 4000 ORDER 
 SELECT * FROM pbt_cmp('SELECT k FROM d_conv WHERE k > 1000', 'indexonly');
 DROP TABLE d_conv, d_conv_new;
 
--- 9. The fold threshold.  With the resource manager a run is folded when
--- it would pass 5% of a page (23 int8 entries).  Without it, where each
--- fold logs the leaf's shifted bytes, a run fills its whole slot (1,008
--- bytes with 8 leaves per side page: 59 entries, past 10% of a page, 47).
--- 55 keys into one clean leaf (with the resource manager a leaf that a
--- fold dirtied takes inserts itself until a checkpoint writes it):
+-- 9. The fold threshold in leaf groups.  With the resource manager a run
+-- is folded when it would pass 5% of a page (23 int8 entries).  Without
+-- it, where each fold logs the leaf's shifted bytes, a subnode's run fills
+-- its whole slot (1,008 bytes with 8 leaves per side page: 59 entries,
+-- past 10% of a page, 47).  55 keys into one clean subnode (with the
+-- resource manager a leaf that a fold dirtied takes inserts itself until a
+-- checkpoint writes it):
 CREATE TABLE d_thr (k int8) WITH (autovacuum_enabled = off);
 INSERT INTO d_thr SELECT 2 * i FROM generate_series(1, 20000) i;
-CREATE INDEX d_thr_k ON d_thr USING pagebtree (k) WITH (delta = on);
+CREATE INDEX d_thr_k ON d_thr USING pagebtree (k)
+  WITH (delta = on, leaf_group_size = 4);
 CHECKPOINT;
 INSERT INTO d_thr SELECT 2 * i + 1 FROM generate_series(1000, 1054) i;
 SELECT CASE m.wal_mode
