@@ -38,6 +38,11 @@ PGBENCH_DIR = os.path.join(HERE, "pgbench")
 
 ORDERED_AMS = ("btree", "pagebtree")
 PHASES = ("datasets", "builds", "update-growth", "oom", "cold")
+# the out-of-memory phase's keys (--oom-keys): description, type, key function
+OOM_KEYS = {
+    "int8": ("sparse int8", "int8", "bench_key_sparse"),
+    "text": ("URL-like text", 'text COLLATE "C"', "bench_key_url"),
+}
 LAYOUT_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 
@@ -444,6 +449,7 @@ class Bench:
             if getattr(args, k, None):
                 self.p[k] = getattr(args, k)
         self.seed = args.seed
+        self.oom_keys = args.oom_keys
         self.phases = [ph for ph in args.phases if not (
             (ph == "oom" and args.no_oom) or (ph == "update-growth" and args.no_update_growth))]
         self.p["phases"] = self.phases
@@ -1315,21 +1321,22 @@ class Bench:
         ds = "oom"
         ams = [a for a in self.ams]
         n, m = p["oom_rows"], p["oom_inserts"]
-        log("oom: generating %d rows (sparse int8)" % n)
+        desc, ktype, kfn = OOM_KEYS[self.oom_keys]
+        log("oom: generating %d rows (%s)" % (n, desc))
         self.sql("DROP TABLE IF EXISTS d_oom")
-        self.sql("CREATE TABLE d_oom (o int8 NOT NULL, k int8, v int4)")
+        self.sql("CREATE TABLE d_oom (o int8 NOT NULL, k %s, v int4)" % ktype)
         for lo in range(0, n, 500_000):
             hi = min(n, lo + 500_000)
-            self.sql("INSERT INTO d_oom SELECT o, bench_key_sparse(o), (o %% 1000)::int4 "
-                     "FROM generate_series(%d, %d) o" % (lo, hi - 1))
+            self.sql("INSERT INTO d_oom SELECT o, %s(o), (o %% 1000)::int4 "
+                     "FROM generate_series(%d, %d) o" % (kfn, lo, hi - 1))
             log("oom: %d/%d rows" % (hi, n))
         self.sql("VACUUM (FREEZE, ANALYZE) d_oom")
         self.sql("DROP TABLE IF EXISTS p_oom_uni")
-        self.sql("CREATE TABLE p_oom_uni AS SELECT bench_key_sparse(floor(bench_u('ou', i) * %d)::int8) AS k "
-                 "FROM generate_series(1, %d) i" % (n, p["oom_probes"]))
+        self.sql("CREATE TABLE p_oom_uni AS SELECT %s(floor(bench_u('ou', i) * %d)::int8) AS k "
+                 "FROM generate_series(1, %d) i" % (kfn, n, p["oom_probes"]))
         self.sql("DROP TABLE IF EXISTS i_oom_random")
-        self.sql("CREATE TABLE i_oom_random AS SELECT bench_key_sparse(o) AS k FROM generate_series(%d, %d) o "
-                 "ORDER BY md5('%d:oi:' || o)" % (n, n + m - 1, self.seed))
+        self.sql("CREATE TABLE i_oom_random AS SELECT %s(o) AS k FROM generate_series(%d, %d) o "
+                 "ORDER BY md5('%d:oi:' || o)" % (kfn, n, n + m - 1, self.seed))
         sizes = {}
         for am in ams:
             self.sql("DROP INDEX IF EXISTS x_oom_%s" % self.ident(am))
@@ -1348,7 +1355,7 @@ class Bench:
         self.conn.close()
         self.cluster.restart(self.oom_settings)
         self.conn = self.cluster.connect()
-        self.info["oom"] = {"shared_buffers_kb": sb_kb, "rows": n, "inserts": m,
+        self.info["oom"] = {"keys": desc, "shared_buffers_kb": sb_kb, "rows": n, "inserts": m,
                             "checkpoint_every": m // p["oom_checkpoints"],
                             "index_mb": {a: s / 1048576.0 for a, s in sizes.items()}}
         for rep in range(p["oom_reps"]):
@@ -1412,11 +1419,12 @@ class Bench:
         area's runs still pending): point lookups, uniform and Zipf, scans of
         10,000 rows, and sizes."""
         p = self.p
+        kfn = OOM_KEYS[self.oom_keys][2]
         self.sql("DROP TABLE IF EXISTS p_oom_zipf, p_oom_long")
-        self.sql("CREATE TABLE p_oom_zipf AS SELECT bench_key_sparse(bench_zipf_ord('pz', i, %d)) AS k "
-                 "FROM generate_series(1, %d) i" % (nkeys, p["oom_probes"]))
-        self.sql("CREATE TABLE p_oom_long AS SELECT bench_key_sparse(floor(bench_u('ol', i) * %d)::int8) AS k "
-                 "FROM generate_series(1, 200) i" % nkeys)
+        self.sql("CREATE TABLE p_oom_zipf AS SELECT %s(bench_zipf_ord('pz', i, %d)) AS k "
+                 "FROM generate_series(1, %d) i" % (kfn, nkeys, p["oom_probes"]))
+        self.sql("CREATE TABLE p_oom_long AS SELECT %s(floor(bench_u('ol', i) * %d)::int8) AS k "
+                 "FROM generate_series(1, 200) i" % (kfn, nkeys))
         for am in ams:
             self.rec(ds, "size_after_inserts_mb", am,
                      self.one("SELECT pg_relation_size('x_oom_%s')" % self.ident(am))[0] / 1048576.0)
@@ -1662,6 +1670,8 @@ def main():
                     help="comma-separated phases to run, in their fixed order: %s (default: all; "
                          "'datasets' is every per-data-set measurement)" % ",".join(PHASES))
     ap.add_argument("--no-oom", action="store_true", help="skip the out-of-memory phase")
+    ap.add_argument("--oom-keys", choices=sorted(OOM_KEYS), default="int8",
+                    help="keys of the out-of-memory phase (default int8: sparse int8; text: URL-like)")
     ap.add_argument("--no-update-growth", action="store_true", help="skip the update-growth phase")
     ap.add_argument("--update-growth-rows", dest="ug_rows", type=int, metavar="N",
                     help="rows per table in the update-growth phase (quick 100000, full 1000000)")

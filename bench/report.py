@@ -351,7 +351,7 @@ def write_report(raw, base):
             continue
         if ds == "oom":
             oi = raw["info"].get("oom", {})
-            lines.append("## Out-of-memory mode (sparse int8)")
+            lines.append("## Out-of-memory mode (%s)" % oi.get("keys", "sparse int8"))
             lines.append("")
             lines.append("%d rows; shared_buffers %d kB; index sizes %s; %d random inserts via "
                          "index_insert with a CHECKPOINT every %d; full_page_writes on." % (

@@ -34,7 +34,7 @@
 #                               (pagebtree[plain], ...; 'default' = no reloption)
 #   --phases update-growth      run only some phases (datasets,builds,update-growth,oom,cold;
 #                               builds: only the data sets' index builds)
-#   --no-update-growth, --no-oom, --datasets url,uuid, --rows N, --reps N
+#   --no-update-growth, --no-oom, --oom-keys text, --datasets url,uuid, --rows N, --reps N
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
