@@ -536,7 +536,7 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	int			need;
 
 	Assert(pbt_buffer_locked(leafbuf, LW_EXCLUSIVE));
-	Assert(group > 0 && PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(leafbuf))));
+	Assert(group > 0 && PbtIsLeaf(PbtPageGetOpaque(leaf_page)));
 	/* the threshold can change (ALTER INDEX SET); the slots cannot */
 	room = pbt_side_slot_size(group) - (int) sizeof(PbtRunHeader);
 	limit = Min(st->delta_threshold, room);
