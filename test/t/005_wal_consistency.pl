@@ -61,7 +61,8 @@ $primary->reload;
 $primary->safe_psql('postgres', q{
 CREATE EXTENSION pagebtree;
 CREATE TABLE w (id int8, title text COLLATE "C", url text COLLATE "C",
-                n numeric, pad text);
+                n numeric, pad text,
+                id2 int8 GENERATED ALWAYS AS (id) STORED);
 ALTER TABLE w SET (autovacuum_enabled = off);
 });
 # the slot keeps WAL (a full image per page per record) until it is replayed
@@ -88,8 +89,12 @@ my %indexes = (
 	# with url, which the lookups above must find in w_url): dense and
 	# plain leaves (ascending ids), heads, BPA and fingerprint leaves,
 	# comparator keys (numeric); 64, 16 and 4 leaves per side page
-	# (threshold 1, 5 and 20 %)
+	# (threshold 1, 5 and 20 %); ids in random order after the ascending
+	# ones make leaves with runs that convert to dense pages instead of
+	# splitting (a generic record of the leaf and its emptied slot), and
+	# dense split halves (id2: a copy of id that no other index orders)
 	w_id_delta        => q{USING pagebtree (id, title) INCLUDE (pad) WITH (delta = on)},
+	w_id2_delta       => q{USING pagebtree (id2) WITH (delta = on)},
 	w_id_plain_delta  => q{USING pagebtree (id, url) WITH (layout = 'plain', delta = on, delta_threshold = 20)},
 	w_title_delta     => q{USING pagebtree (title, id) WITH (delta = on, delta_threshold = 1)},
 	w_title_bpa_delta => q{USING pagebtree (title, url) WITH (layout = 'bpa', delta = on)},
