@@ -118,7 +118,7 @@ extern void pbt_page_rebuild(Page page, PbtItem *items, int nitems,
 extern void pbt_page_rebuild_as(Page page, uint8 tag, PbtState *st,
 								PbtItem *items, int nitems, PbtItem *hikey);
 extern void pbt_page_convert(Page page, int pos, const char *data, int len);
-extern void pbt_page_convert_to(Page page, uint8 tag, uint8 param);
+extern bool pbt_page_convert_to(Page page, uint8 tag, uint8 param);
 extern void pbt_check_page(Relation index, Page page, BlockNumber blkno);
 extern bool pbt_page_insert(Page page, int pos, const char *data, int len);
 extern PbtItem *pbt_page_copy_items(Page page, int n);

@@ -28,10 +28,7 @@ pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno, uint8 tag)
 	Buffer		buf = ReadBuffer(index, blkno);
 	Page		page = BufferGetPage(buf);
 	PbtPageOpaque opaque = PbtPageGetOpaque(page);
-	int			n;
-	PbtItem    *items;
-	PbtItem		hikey;
-	bool		has_hikey;
+	PGAlignedBlock newpage;
 
 	if (!ConditionalLockBuffer(buf))
 	{
@@ -45,15 +42,9 @@ pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno, uint8 tag)
 		return;
 	}
 
-	n = pbt_layout(page)->count(page);
-	items = pbt_page_copy_items(page, n);
-	has_hikey = pbt_page_get_hikey(page, &hikey);
-	if (pbt_layout_by_tag(tag)->fits(items, n, has_hikey ? &hikey : NULL, NULL))
+	memcpy(newpage.data, page, BLCKSZ);
+	if (pbt_page_convert_to(newpage.data, tag, st->layout_param[tag]))
 	{
-		PGAlignedBlock newpage;
-
-		memcpy(newpage.data, page, BLCKSZ);
-		pbt_page_convert_to(newpage.data, tag, st->layout_param[tag]);
 		pbt_log_convert(index, buf, newpage.data);
 		PBT_CHECK_PAGE(index, page, blkno);
 	}
@@ -62,6 +53,5 @@ pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno, uint8 tag)
 		pbt_adapt_abandon(opaque, tag);
 		MarkBufferDirtyHint(buf, true);
 	}
-	pbt_free_items(items, n);
 	UnlockReleaseBuffer(buf);
 }

@@ -352,24 +352,32 @@ pbt_page_rebuild_as(Page page, uint8 tag, PbtState *st, PbtItem *items,
 
 /*
  * Rebuild page in place as a page of layout tag with parameter param,
- * holding the same items and high key: a reader's conversion of a leaf
+ * holding the same items and high key, if they fit that layout (else leave
+ * it as it is and return false): a reader's conversion of a leaf
  * (pbt_adapt.c) and its redo, which must give the same bytes from the same
  * items (entries come out without their dead-entry hints).
  */
-void
+bool
 pbt_page_convert_to(Page page, uint8 tag, uint8 param)
 {
 	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+	const PbtLayout *layout = pbt_layout_by_tag(tag);
 	int			n = pbt_layout(page)->count(page);
 	PbtItem    *items = pbt_page_copy_items(page, n);
 	PbtItem		hikey;
 	bool		has_hikey = pbt_page_get_hikey(page, &hikey);
+	bool		fits;
 
-	Assert(pbt_layout_by_tag(tag) != NULL);
-	opaque->layout = tag;
-	opaque->layout_param = param;
-	pbt_page_rebuild(page, items, n, has_hikey ? &hikey : NULL);
+	Assert(layout != NULL);
+	fits = layout->fits(items, n, has_hikey ? &hikey : NULL, NULL);
+	if (fits)
+	{
+		opaque->layout = tag;
+		opaque->layout_param = param;
+		pbt_page_rebuild(page, items, n, has_hikey ? &hikey : NULL);
+	}
 	pbt_free_items(items, n);
+	return fits;
 }
 
 /*

@@ -187,7 +187,10 @@ pbt_redo(XLogReaderState *record)
 			xl_pbt_convert *xlrec = (xl_pbt_convert *) XLogRecGetData(record);
 			Page		page = BufferGetPage(buf);
 
-			pbt_page_convert_to(page, xlrec->layout, xlrec->layout_param);
+			/* the items fitted on the primary, and redo has the same */
+			if (!pbt_page_convert_to(page, xlrec->layout, xlrec->layout_param))
+				elog(PANIC, "pagebtree: redo of a conversion: items do not fit layout %u",
+					 xlrec->layout);
 			PageSetLSN(page, record->EndRecPtr);
 			MarkBufferDirty(buf);
 		}
