@@ -325,18 +325,25 @@ check_side_pages(Relation index, PbtState *st)
 		{
 			PbtRunHeader *run = pbt_side_run(page, group, slot);
 			const char *p = (const char *) (run + 1);
-			int			used = 0;
+			const char *end = p + run->used;
+			bool		front = pbt_side_front_coded(page);
+			PbtRunEntry first = {0};
 
 			if (sizeof(PbtRunHeader) + run->used > pbt_side_slot_size(group))
 				corrupt(index, side, slot, "run overflows its slot", NULL);
-			while (used < run->used)
+			while (p < end)
 			{
-				uint16		len;
+				PbtRunEntry e;
 
-				memcpy(&len, p + used, sizeof(uint16));
-				used += PBT_RUN_ENTRY_COST(len);
-				if (len == 0 || used > run->used)
+				if (end - p < PBT_RUN_ENTRY_HEADER(front))
 					corrupt(index, side, slot, "run entries disagree with its length", NULL);
+				p = pbt_run_entry_next(p, front, &e);
+				if (first.len == 0)
+					first = e;
+				if (e.len == 0 || e.len > PBT_MAX_ITEM_SIZE || p > end)
+					corrupt(index, side, slot, "run entries disagree with its length", NULL);
+				if (e.shared >= e.len || e.shared > first.len)
+					corrupt(index, side, slot, "run entry shares more bytes than its run's first entry has", NULL);
 			}
 			pending[slot] = run->used > 0;
 		}
@@ -1184,6 +1191,8 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 						 pbt_group_epoch(opaque));
 	if (opaque->flags & PBT_HOLE)
 		appendStringInfoString(&flags, "hole ");
+	if (opaque->flags & PBT_FRONT_CODED)
+		appendStringInfoString(&flags, "front_coded ");
 	if (flags.len > 0)
 		flags.data[--flags.len] = '\0';
 
@@ -1202,7 +1211,7 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 		{
 			PbtRunHeader *run = pbt_side_run(page, group, slot);
 
-			entries += pbt_run_count(run);
+			entries += pbt_run_count(page, run);
 			free_bytes += pbt_side_slot_size(group) - sizeof(PbtRunHeader) - run->used;
 		}
 		nulls[2] = true;
@@ -1363,7 +1372,7 @@ pagebtree_runs(PG_FUNCTION_ARGS)
 				continue;
 			values[0] = Int64GetDatum((int64) side + 1 + slot);
 			values[1] = Int64GetDatum((int64) side);
-			values[2] = Int32GetDatum(live ? pbt_run_count(run) : 0);
+			values[2] = Int32GetDatum(live ? pbt_run_count(page, run) : 0);
 			values[3] = Int32GetDatum(live ? run->used : 0);
 			values[4] = Int64GetDatum((int64) run->folds);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

@@ -40,6 +40,9 @@
 #include "miscadmin.h"
 #include "utils/rel.h"
 
+/* an item packed as WAL data: uint16 length, then its bytes (pack_items) */
+#define PACKED_ITEM_COST(len) ((int) sizeof(uint16) + (len))
+
 /*
  * Does the delta area pay for an index built now, with delta = auto?  It
  * spares leaf writes that are costly: without the resource manager every
@@ -156,7 +159,7 @@ run_item_cmp(const void *a, const void *b, void *arg)
 void
 pbt_side_page_init(Page page, uint32 group)
 {
-	pbt_page_init(page, 0, PBT_SIDE, PBT_META_LAYOUT, NULL);
+	pbt_page_init(page, 0, PBT_SIDE | PBT_FRONT_CODED, PBT_META_LAYOUT, NULL);
 	PbtPageGetOpaque(page)->layout_param = group;
 	/* every slot is data: full-page images must not skip them as a hole */
 	((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
@@ -186,16 +189,51 @@ pbt_side_run_claim(Page page, int slot, uint32 tag)
 	return true;
 }
 
+/*
+ * How many leading bytes of an item the run in slot would share with its
+ * first entry (pbt_delta.h); at most all but one, so that every entry
+ * keeps a byte of its own.
+ */
+static int
+run_entry_shared(Page page, int slot, const char *data, int len)
+{
+	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
+	PbtRunEntry first;
+	int			max;
+	int			shared = 0;
+
+	if (!pbt_side_front_coded(page) || run->used == 0)
+		return 0;
+	pbt_run_entry_next((const char *) (run + 1), true, &first);
+	max = Min(Min(first.len, len - 1), PG_UINT8_MAX);
+	while (shared < max && first.rest[shared] == data[shared])
+		shared++;
+	return shared;
+}
+
+/* the bytes an item would take appended to the run in slot */
+static int
+run_entry_cost(Page page, int slot, const char *data, int len)
+{
+	return PBT_RUN_ENTRY_HEADER(pbt_side_front_coded(page)) + len -
+		run_entry_shared(page, slot, data, len);
+}
+
 void
 pbt_side_run_append(Page page, int slot, const char *data, int len)
 {
 	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
 	char	   *end = (char *) (run + 1) + run->used;
+	bool		front = pbt_side_front_coded(page);
+	int			shared = run_entry_shared(page, slot, data, len);
 	uint16		len16 = len;
 
+	Assert(len > 0 && len <= PBT_MAX_ITEM_SIZE);
 	memcpy(end, &len16, sizeof(uint16));
-	memcpy(end + sizeof(uint16), data, len);
-	run->used += PBT_RUN_ENTRY_COST(len);
+	if (front)
+		end[sizeof(uint16)] = (char) shared;
+	memcpy(end + PBT_RUN_ENTRY_HEADER(front), data + shared, len - shared);
+	run->used += PBT_RUN_ENTRY_HEADER(front) + len - shared;
 }
 
 /* Make a run hold items[0..n) (n = 0: empty); folded counts a fold. */
@@ -219,11 +257,18 @@ void
 pbt_side_run_set_packed(Page page, int slot, const char *data, int len)
 {
 	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
+	const char *end = data + len;
 
-	if (len > 0)
-		memcpy(run + 1, data, len);
-	run->used = len;
+	run->used = 0;
 	run->folds++;
+	while (data < end)
+	{
+		uint16		len16;
+
+		memcpy(&len16, data, sizeof(uint16));
+		pbt_side_run_append(page, slot, data + sizeof(uint16), len16);
+		data += PACKED_ITEM_COST(len16);
+	}
 }
 
 /* wal_consistency_checking: bytes past each run's end are left over */
@@ -314,8 +359,12 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 	const char *p;
 	char	   *copy;
 	const char *end;
+	const char *first = NULL;
+	bool		front;
 	int			need;
 	int			maxentries;
+	int			decoded = 0;
+	PbtRunEntry e;
 	BlockNumber side;
 	bool		in_recovery = RecoveryInProgress();
 
@@ -364,10 +413,18 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 			ReleaseBuffer(sbuf);
 		return false;
 	}
-	/* at most this many entries: one pass copies them, without a count */
-	maxentries = hdr->used / PBT_RUN_ENTRY_COST(1);
+	/* at most this many entries, of these bytes once decoded */
+	front = pbt_side_front_coded(spage);
+	maxentries = hdr->used / PBT_RUN_ENTRY_MIN_COST;
 	run->used = hdr->used;
-	need = sizeof(PbtItem) * maxentries + run->used +
+	p = (const char *) (hdr + 1);
+	end = p + run->used;
+	while (p < end)
+	{
+		p = pbt_run_entry_next(p, front, &e);
+		decoded += e.len;
+	}
+	need = sizeof(PbtItem) * maxentries + decoded +
 		maxentries * MAXIMUM_ALIGNOF;
 	/* a reader of many leaves reuses the memory (and its context) */
 	if (need > run->cap)
@@ -377,26 +434,21 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 	}
 	copy = (char *) (run->items + maxentries);
 	p = (const char *) (hdr + 1);
-	end = p + run->used;
 	while (p < end)
 	{
-		uint16		len;
-		const char *entry;
-
-		memcpy(&len, p, sizeof(uint16));
-		entry = p + sizeof(uint16);
-		p += PBT_RUN_ENTRY_COST(len);
-		/* normalized keys compare unaligned; index tuples need alignment */
-		if (filter && st->normalized && !filter(filter_arg, entry, len))
-			continue;
+		p = pbt_run_entry_next(p, front, &e);
+		/* the first entry is whole: the others' shared bytes are its */
+		if (first == NULL)
+			first = e.rest;
 		copy = (char *) MAXALIGN(copy);
-		memcpy(copy, entry, len);
-		if (filter && !st->normalized && !filter(filter_arg, copy, len))
+		memcpy(copy, first, e.shared);
+		memcpy(copy + e.shared, e.rest, e.len - e.shared);
+		if (filter && !filter(filter_arg, copy, e.len))
 			continue;
 		run->items[run->n].data = copy;
-		run->items[run->n].len = len;
+		run->items[run->n].len = e.len;
 		run->n++;
-		copy += len;
+		copy += e.len;
 	}
 	if (in_recovery)
 		LockBuffer(sbuf, BUFFER_LOCK_UNLOCK);
@@ -483,7 +535,7 @@ log_generic_append(Buffer sbuf, int slot, uint32 tag, const char *item, int len)
 	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
 	bool		claimed;
 	char		delta[2 * GENERIC_FRAGMENT_HEADER + sizeof(PbtRunHeader) +
-					  PBT_RUN_ENTRY_COST(PBT_MAX_ITEM_SIZE)];
+					  PBT_RUN_ENTRY_MAX_COST(PBT_MAX_ITEM_SIZE)];
 	char	   *d;
 	char	   *entry;
 	XLogRecPtr	recptr;
@@ -502,7 +554,7 @@ log_generic_append(Buffer sbuf, int slot, uint32 tag, const char *item, int len)
 		d = pbt_generic_fragment(delta, (char *) &run->used - (char *) page,
 								 (char *) &run->used, sizeof(run->used));
 	d = pbt_generic_fragment(d, entry - (char *) page, entry,
-							 PBT_RUN_ENTRY_COST(len));
+							 (char *) (run + 1) + run->used - entry);
 
 	PBT_CHECK_DEFINED(delta, d - delta);
 	XLogBeginInsert();
@@ -530,7 +582,6 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	Buffer		sbuf;
 	Page		spage;
 	bool		init;
-	int			used;
 	int			room;
 	int			limit;
 	int			need;
@@ -540,7 +591,7 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	/* the threshold can change (ALTER INDEX SET); the slots cannot */
 	room = pbt_side_slot_size(group) - (int) sizeof(PbtRunHeader);
 	limit = Min(st->delta_threshold, room);
-	if (PBT_RUN_ENTRY_COST(len) > limit)
+	if (PBT_RUN_ENTRY_MAX_COST(len) > limit)
 		return false;
 	sbuf = ReadBuffer(index, pbt_side_block(group, leaf));
 	LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
@@ -549,9 +600,11 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	if (!init && !PbtIsSidePage(spage))
 		pbt_page_error(index, BufferGetBlockNumber(sbuf),
 					   "delta area block is not a side page");
-	used = init || !pbt_run_live(pbt_side_run(spage, group, slot), tag) ? 0 :
-		pbt_side_run(spage, group, slot)->used;
-	need = used + PBT_RUN_ENTRY_COST(len);
+	if (init || !pbt_run_live(pbt_side_run(spage, group, slot), tag))
+		need = PBT_RUN_ENTRY_MAX_COST(len);		/* a new run's first entry */
+	else
+		need = pbt_side_run(spage, group, slot)->used +
+			run_entry_cost(spage, slot, item, len);
 
 	/*
 	 * Past the threshold, without the resource manager, a subnode's run
@@ -659,7 +712,7 @@ pack_items(const PbtItem *items, int n, const uint16 *pos, int *size)
 	char	   *p;
 
 	for (int i = 0; i < n; i++)
-		total += (pos ? sizeof(uint16) : 0) + PBT_RUN_ENTRY_COST(items[i].len);
+		total += (pos ? sizeof(uint16) : 0) + PACKED_ITEM_COST(items[i].len);
 	p = buf = palloc(Max(total, 1));
 	for (int i = 0; i < n; i++)
 	{
@@ -672,7 +725,7 @@ pack_items(const PbtItem *items, int n, const uint16 *pos, int *size)
 		}
 		memcpy(p, &len16, sizeof(uint16));
 		memcpy(p + sizeof(uint16), items[i].data, len16);
-		p += PBT_RUN_ENTRY_COST(len16);
+		p += PACKED_ITEM_COST(len16);
 	}
 	*size = total;
 	return buf;
@@ -701,7 +754,7 @@ unpack_items(char *data, int n, PbtItem *items, uint16 *pos)
 		memcpy(&len16, data, sizeof(uint16));
 		items[i].data = data + sizeof(uint16);
 		items[i].len = len16;
-		data += PBT_RUN_ENTRY_COST(len16);
+		data += PACKED_ITEM_COST(len16);
 	}
 }
 

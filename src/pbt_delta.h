@@ -66,26 +66,61 @@ pbt_run_live(const PbtRunHeader *run, uint32 tag)
 	return run->used > 0 && (tag == 0 || pbt_run_header_tag(run) == tag);
 }
 
-/* each entry: uint16 length (unaligned), then the leaf item's bytes */
-#define PBT_RUN_ENTRY_COST(len) ((int) sizeof(uint16) + (len))
+/*
+ * Each entry of a run: its length (uint16, unaligned), then on a side page
+ * flagged PBT_FRONT_CODED the number of its leading bytes that equal the
+ * run's first entry's (uint8; 0 for the first), then the rest of the leaf
+ * item's bytes.  A leaf's keys share their leading bytes (URLs do for
+ * dozens), so a run holds more entries below the same threshold, and a
+ * leaf is written less often.  Side pages written before that have no
+ * count.
+ */
+#define PBT_RUN_ENTRY_HEADER(front) ((int) sizeof(uint16) + ((front) ? 1 : 0))
+#define PBT_RUN_ENTRY_MAX_COST(len) (PBT_RUN_ENTRY_HEADER(true) + (len))
+/* the least an entry takes, in either format: a header and a byte */
+#define PBT_RUN_ENTRY_MIN_COST (PBT_RUN_ENTRY_HEADER(false) + 1)
+
+typedef struct PbtRunEntry
+{
+	int			len;			/* the item's bytes */
+	int			shared;			/* of them, the first entry's leading ones */
+	const char *rest;			/* the other len - shared */
+} PbtRunEntry;
+
+static inline bool
+pbt_side_front_coded(Page page)
+{
+	return (PbtPageGetOpaque(page)->flags & PBT_FRONT_CODED) != 0;
+}
+
+/* Decode the entry at p into *e; returns where the next entry starts. */
+static inline const char *
+pbt_run_entry_next(const char *p, bool front, PbtRunEntry *e)
+{
+	uint16		len;
+
+	memcpy(&len, p, sizeof(uint16));
+	e->len = len;
+	e->shared = front ? (uint8) p[sizeof(uint16)] : 0;
+	e->rest = p + PBT_RUN_ENTRY_HEADER(front);
+	return e->rest + (len - e->shared);
+}
 
 /*
  * The entries of a run, counted: the header keeps only their bytes, so that
  * an append changes two bytes of it (a smaller generic WAL record).
  */
 static inline int
-pbt_run_count(const PbtRunHeader *run)
+pbt_run_count(Page page, const PbtRunHeader *run)
 {
 	const char *p = (const char *) (run + 1);
+	const char *end = p + run->used;
+	bool		front = pbt_side_front_coded(page);
 	int			n = 0;
+	PbtRunEntry e;
 
-	for (int off = 0; off < run->used; n++)
-	{
-		uint16		len;
-
-		memcpy(&len, p + off, sizeof(uint16));
-		off += PBT_RUN_ENTRY_COST(len);
-	}
+	for (; p < end; n++)
+		p = pbt_run_entry_next(p, front, &e);
 	return n;
 }
 

@@ -45,6 +45,9 @@
 										 * group (pbt_group.c) */
 #define PBT_HOLE			(1 << 9)	/* with PBT_GROUP: a subnode not in use
 										 * yet, empty and unlinked */
+#define PBT_FRONT_CODED	(1 << 10)	/* with PBT_SIDE: run entries share
+										 * leading bytes with their run's
+										 * first entry (pbt_delta.h) */
 
 /*
  * Layout tags; every page records the layout that owns its item bytes.  A

@@ -23,7 +23,7 @@
 
 /* a batch: a page's items and its run's (pbt_delta.h), which are fewer */
 #define PBT_MAX_RUN_ITEMS \
-	(PBT_USABLE_SPACE / PBT_MIN_DELTA_GROUP / PBT_RUN_ENTRY_COST(1))
+	(PBT_USABLE_SPACE / PBT_MIN_DELTA_GROUP / PBT_RUN_ENTRY_MIN_COST)
 #define PBT_MAX_BATCH_ITEMS (PBT_MAX_ITEMS_PER_PAGE + PBT_MAX_RUN_ITEMS)
 
 struct ArrayKeyInfo;
