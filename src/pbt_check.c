@@ -338,11 +338,13 @@ check_side_pages(Relation index, PbtState *st)
 				if (end - p < PBT_RUN_ENTRY_HEADER(front))
 					corrupt(index, side, slot, "run entries disagree with its length", NULL);
 				p = pbt_run_entry_next(p, front, &e);
-				if (first.len == 0)
-					first = e;
 				if (e.len == 0 || e.len > PBT_MAX_ITEM_SIZE || p > end)
 					corrupt(index, side, slot, "run entries disagree with its length", NULL);
-				if (e.shared >= e.len || e.shared > first.len)
+				/* the first entry is whole; the others share its bytes */
+				if (first.len == 0)
+					first = e;
+				if ((first.rest == e.rest && e.shared != 0) ||
+					e.shared >= e.len || e.shared > first.len)
 					corrupt(index, side, slot, "run entry shares more bytes than its run's first entry has", NULL);
 			}
 			pending[slot] = run->used > 0;

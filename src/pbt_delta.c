@@ -364,6 +364,7 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 	int			need;
 	int			maxentries;
 	int			decoded = 0;
+	int			first_len = 0;
 	PbtRunEntry e;
 	BlockNumber side;
 	bool		in_recovery = RecoveryInProgress();
@@ -421,7 +422,16 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 	end = p + run->used;
 	while (p < end)
 	{
+		bool		is_first = p == (const char *) (hdr + 1);
+
 		p = pbt_run_entry_next(p, front, &e);
+		/* damaged bytes must not lead the copies below astray */
+		if (e.len == 0 || e.len > PBT_MAX_ITEM_SIZE ||
+			(is_first ? e.shared != 0 : e.shared >= e.len || e.shared > first_len) ||
+			p > end)
+			pbt_page_error(index, side, "run entries are corrupt");
+		if (is_first)
+			first_len = e.len;
 		decoded += e.len;
 	}
 	need = sizeof(PbtItem) * maxentries + decoded +

@@ -13,6 +13,9 @@
 # A leaf of an index of comparator keys (whose high keys the verifier does
 # not compare) made to link to itself: the verifier reports the cycle, and
 # does not walk it forever.
+# A pending entry in the delta area made to claim more leading bytes of
+# its run's first entry than it has: the verifier, and a scan that reads
+# the run, report it instead of copying past the entry.
 
 use strict;
 use warnings;
@@ -41,6 +44,11 @@ CREATE INDEX c_tag ON c USING pagebtree ((k + 0)) WITH (layout = plain);
 CREATE INDEX c_intact ON c USING pagebtree (s);
 CREATE INDEX c_group ON c USING pagebtree ((k * 2)) WITH (leaf_group_size = 4);
 CREATE INDEX c_loop ON c USING pagebtree ((k::numeric));
+CREATE TABLE cd (s text COLLATE "C");
+INSERT INTO cd SELECT md5(g::text) FROM generate_series(1, 20000) g;
+CREATE INDEX c_delta ON cd USING pagebtree (s) WITH (delta = on);
+SET pagebtree.delta_append_always = on;
+INSERT INTO cd VALUES ('0000a'), ('0000b'), ('0000c');
 CHECKPOINT;
 });
 
@@ -117,6 +125,17 @@ ok($loop_block ne '', 'c_loop has a leaf between two others');
 $path{c_loop} = $node->data_dir . '/'
   . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_loop')");
 
+# the run of the three keys: its side page and its slot's offset there
+my ($run_leaf, $run_side, $run_entries, $delta_group) = split /\|/, $node->safe_psql(
+	'postgres', q{
+SELECT r.leaf, r.side_block, r.entries, m.delta_group
+FROM pagebtree_runs('c_delta') r, pagebtree_metapage('c_delta') m WHERE r.entries > 0});
+is($run_entries, 3, 'c_delta: the three keys are pending in one run');
+is($node->safe_psql('postgres', "SELECT pagebtree_check('c_delta', true)"),
+	'', 'c_delta passes before the damage');
+$path{c_delta} = $node->data_dir . '/'
+  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_delta')");
+
 $node->stop;
 
 # offset of the first fingerprint in the page at $pageoff of $file
@@ -188,6 +207,23 @@ damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block)
 	damage($path{c_group}, $pageoff + unpack('v', $raw) + 4 + 3, "\xff\xff\xff\xff");
 }
 
+# the run's second entry (slot: page header, then slots of
+# MAXALIGN_DOWN(8136 / G) bytes; entry: uint16 length, shared-bytes count,
+# the rest) claims 255 bytes of the first
+{
+	my $slot_size = int(8136 / $delta_group / 8) * 8;
+	my $slot_off = $run_side * 8192 + 24
+	  + (($run_leaf - 1) % ($delta_group + 1) - 1) * $slot_size;
+	open(my $fh, '<', $path{c_delta}) or die "open: $!";
+	binmode $fh;
+	seek($fh, $slot_off + 8, 0) or die "seek: $!";
+	read($fh, my $raw, 3) == 3 or die "read: $!";
+	close($fh);
+	my ($first_len, $first_shared) = unpack('vC', $raw);
+	is($first_shared, 0, "c_delta: the run's first entry is whole");
+	damage($path{c_delta}, $slot_off + 8 + 3 + $first_len + 2, "\xff");
+}
+
 $node->start;
 
 for my $case (@cases)
@@ -227,6 +263,16 @@ SELECT count(*) FROM generate_series(1, 20000, 7) g WHERE EXISTS (SELECT 1 FROM 
 		'c_group: the lookups go through it');
 	is($node->safe_psql('postgres', "$nested $lookups"),
 		'2858', 'c_group: lookups with damaged hints still find every row');
+}
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_delta', true)");
+	isnt($ret, 0, 'c_delta: the verifier fails');
+	like($err, qr/index "c_delta".* run entr(y|ies)/, 'c_delta: it names the run');
+	($ret, $out, $err) = $node->psql('postgres',
+		q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*) FROM cd WHERE s < '0001'});
+	like($err, qr/index "c_delta" block $run_side: run entries are corrupt/,
+		'c_delta: a scan reports the run as corrupt');
 }
 is($node->safe_psql('postgres', "SELECT pagebtree_check('c_intact', true)"),
 	'', 'an undamaged index next to them still passes');
