@@ -334,18 +334,23 @@ check_side_pages(Relation index, PbtState *st)
 			while (p < end)
 			{
 				PbtRunEntry e;
+				bool		is_first = first.len == 0;
+				uint8		count;
 
 				if (end - p < PBT_RUN_ENTRY_HEADER(front))
 					corrupt(index, side, slot, "run entries disagree with its length", NULL);
-				p = pbt_run_entry_next(p, front, &e);
+				count = front ? (uint8) p[sizeof(uint16)] : 0;
+				p = pbt_run_entry_next(p, front, is_first, &e);
 				if (e.len == 0 || e.len > PBT_MAX_ITEM_SIZE || p > end)
 					corrupt(index, side, slot, "run entries disagree with its length", NULL);
 				/* the first entry is whole; the others share its bytes */
-				if (first.len == 0)
+				if (is_first)
 					first = e;
-				if ((first.rest == e.rest && e.shared != 0) ||
+				if (is_first ? count > PBT_RUN_REFERENCE :
 					e.shared >= e.len || e.shared > first.len)
 					corrupt(index, side, slot, "run entry shares more bytes than its run's first entry has", NULL);
+				if (first.reference && p == end && e.rest == first.rest)
+					corrupt(index, side, slot, "run holds a reference and no entry", NULL);
 			}
 			pending[slot] = run->used > 0;
 		}

@@ -204,11 +204,11 @@ run_entry_shared(Page page, int slot, const char *data, int len)
 
 	if (!pbt_side_front_coded(page) || run->used == 0)
 		return 0;
-	pbt_run_entry_next((const char *) (run + 1), true, &first);
+	pbt_run_entry_next((const char *) (run + 1), true, true, &first);
 	max = Min(Min(first.len, len - 1), PG_UINT8_MAX);
 	while (shared < max && first.rest[shared] == data[shared])
 		shared++;
-	return shared;
+	return shared >= PBT_RUN_MIN_SHARED ? shared : 0;
 }
 
 /* the bytes an item would take appended to the run in slot */
@@ -229,6 +229,10 @@ pbt_side_run_append(Page page, int slot, const char *data, int len)
 	uint16		len16 = len;
 
 	Assert(len > 0 && len <= PBT_MAX_ITEM_SIZE);
+	/* (callers make sure of it, redo included: a run never leaves its slot) */
+	if (sizeof(PbtRunHeader) + run->used + PBT_RUN_ENTRY_HEADER(front) +
+		len - shared > pbt_side_slot_size(side_group(page)))
+		elog(PANIC, "pagebtree: a run would overflow its slot");
 	memcpy(end, &len16, sizeof(uint16));
 	if (front)
 		end[sizeof(uint16)] = (char) shared;
@@ -236,39 +240,69 @@ pbt_side_run_append(Page page, int slot, const char *data, int len)
 	run->used += PBT_RUN_ENTRY_HEADER(front) + len - shared;
 }
 
-/* Make a run hold items[0..n) (n = 0: empty); folded counts a fold. */
+/*
+ * Make a run hold items[0..n) (n = 0: empty), a subset of the entries it
+ * holds, in any order; folded counts a fold.  Its entries are front-coded
+ * against its first entry, and would be against another one if that went:
+ * so the first stays first if kept, else it stays as the reference
+ * (pbt_delta.h), and no entry takes more bytes than before.
+ */
 void
 pbt_side_run_set(Page page, int slot, const PbtItem *items, int n, bool folded)
 {
 	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
+	PbtItemBuf	ref;
+	int			reflen = 0;
+	int			kept_ref = -1;
 
+	if (n > 0 && run->used > 0 && pbt_side_front_coded(page))
+	{
+		PbtRunEntry first;
+
+		pbt_run_entry_next((const char *) (run + 1), true, true, &first);
+		reflen = first.len;
+		memcpy(ref.data, first.rest, reflen);
+		for (int i = 0; i < n && kept_ref < 0; i++)
+			if (items[i].len == reflen && memcmp(items[i].data, ref.data, reflen) == 0)
+				kept_ref = i;
+	}
 	run->used = 0;
 	if (folded)
 		run->folds++;
+	if (kept_ref >= 0)
+		pbt_side_run_append(page, slot, items[kept_ref].data, items[kept_ref].len);
+	else if (reflen > 0)
+	{
+		pbt_side_run_append(page, slot, ref.data, reflen);
+		((char *) (run + 1))[sizeof(uint16)] = PBT_RUN_REFERENCE;
+	}
 	for (int i = 0; i < n; i++)
-		pbt_side_run_append(page, slot, items[i].data, items[i].len);
+		if (i != kept_ref)
+			pbt_side_run_append(page, slot, items[i].data, items[i].len);
 }
 
 /*
  * Make a run hold the entries packed in data[0..len) (pbt_run_pack), counting
- * a fold: the redo of a split that kept them pending.
+ * a fold: the redo of a split that kept them pending (pbt_side_run_set, as
+ * the primary did).
  */
 void
 pbt_side_run_set_packed(Page page, int slot, const char *data, int len)
 {
-	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
-	const char *end = data + len;
+	PbtItem    *items = palloc(sizeof(PbtItem) * (len / PACKED_ITEM_COST(1) + 1));
+	int			n = 0;
 
-	run->used = 0;
-	run->folds++;
-	while (data < end)
+	for (const char *p = data; p < data + len; n++)
 	{
 		uint16		len16;
 
-		memcpy(&len16, data, sizeof(uint16));
-		pbt_side_run_append(page, slot, data + sizeof(uint16), len16);
-		data += PACKED_ITEM_COST(len16);
+		memcpy(&len16, p, sizeof(uint16));
+		items[n].data = p + sizeof(uint16);
+		items[n].len = len16;
+		p += PACKED_ITEM_COST(len16);
 	}
+	pbt_side_run_set(page, slot, items, n, true);
+	pfree(items);
 }
 
 /* wal_consistency_checking: bytes past each run's end are left over */
@@ -359,12 +393,11 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 	const char *p;
 	char	   *copy;
 	const char *end;
-	const char *first = NULL;
+	const char *first;
 	bool		front;
 	int			need;
 	int			maxentries;
-	int			decoded = 0;
-	int			first_len = 0;
+	int			first_len;
 	PbtRunEntry e;
 	BlockNumber side;
 	bool		in_recovery = RecoveryInProgress();
@@ -414,28 +447,20 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 			ReleaseBuffer(sbuf);
 		return false;
 	}
-	/* at most this many entries, of these bytes once decoded */
+	/*
+	 * At most this many entries, of at most these bytes decoded (each
+	 * shares at most the first entry's bytes)
+	 */
 	front = pbt_side_front_coded(spage);
 	maxentries = hdr->used / PBT_RUN_ENTRY_MIN_COST;
 	run->used = hdr->used;
 	p = (const char *) (hdr + 1);
 	end = p + run->used;
-	while (p < end)
-	{
-		bool		is_first = p == (const char *) (hdr + 1);
-
-		p = pbt_run_entry_next(p, front, &e);
-		/* damaged bytes must not lead the copies below astray */
-		if (e.len == 0 || e.len > PBT_MAX_ITEM_SIZE ||
-			(is_first ? e.shared != 0 : e.shared >= e.len || e.shared > first_len) ||
-			p > end)
-			pbt_page_error(index, side, "run entries are corrupt");
-		if (is_first)
-			first_len = e.len;
-		decoded += e.len;
-	}
-	need = sizeof(PbtItem) * maxentries + decoded +
-		maxentries * MAXIMUM_ALIGNOF;
+	pbt_run_entry_next(p, front, true, &e);
+	first = e.rest;
+	first_len = Min(e.len, PBT_MAX_ITEM_SIZE);
+	need = sizeof(PbtItem) * maxentries + run->used +
+		maxentries * (Min(first_len, PG_UINT8_MAX) + MAXIMUM_ALIGNOF);
 	/* a reader of many leaves reuses the memory (and its context) */
 	if (need > run->cap)
 	{
@@ -443,17 +468,25 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 		run->cap = need;
 	}
 	copy = (char *) (run->items + maxentries);
-	p = (const char *) (hdr + 1);
 	while (p < end)
 	{
-		p = pbt_run_entry_next(p, front, &e);
-		/* the first entry is whole: the others' shared bytes are its */
-		if (first == NULL)
-			first = e.rest;
+		bool		is_first = p == (const char *) (hdr + 1);
+
+		p = pbt_run_entry_next(p, front, is_first, &e);
+		/* damaged bytes must not lead the copies astray */
+		if (e.len == 0 || e.len > PBT_MAX_ITEM_SIZE || p > end ||
+			(!is_first && (e.shared >= e.len || e.shared > first_len)))
+			pbt_page_error(index, side, "run entries are corrupt");
+		if (e.reference)
+			continue;
+		/* normalized keys compare in place; index tuples need alignment */
+		if (filter && st->normalized &&
+			!filter(filter_arg, first, e.shared, e.rest, e.len))
+			continue;
 		copy = (char *) MAXALIGN(copy);
 		memcpy(copy, first, e.shared);
 		memcpy(copy + e.shared, e.rest, e.len - e.shared);
-		if (filter && !filter(filter_arg, copy, e.len))
+		if (filter && !st->normalized && !filter(filter_arg, NULL, 0, copy, e.len))
 			continue;
 		run->items[run->n].data = copy;
 		run->items[run->n].len = e.len;
@@ -576,6 +609,35 @@ log_generic_append(Buffer sbuf, int slot, uint32 tag, const char *item, int len)
 }
 
 /*
+ * Should a live run of n entries, with item, be folded into leaf now, as
+ * the last fold that fits it?  Front-coded entries take fewer bytes in a
+ * run than on the leaf (uuid: about 19 against 30), so a run at the
+ * threshold may no longer fit the leaf's free space (a bulk-built leaf
+ * keeps about 10% of a page), and its fold would split a leaf that could
+ * have taken most of it.  Estimated with item's cost for every entry.  A
+ * leaf that cannot take even the run and item is left to the threshold
+ * (its fold splits it whenever it comes), and so is a leaf group's
+ * subnode, which rebalances its group instead of splitting.
+ */
+static bool
+fold_while_it_fits(int64 n, Page leaf, const char *item, int len)
+{
+	const PbtLayout *layout = pbt_layout(leaf);
+	PageHeader	hdr = (PageHeader) leaf;
+	int64		cost;
+	int			free_bytes;
+
+	if (pbt_is_subnode(PbtPageGetOpaque(leaf)))
+		return false;
+	cost = layout->item_cost(leaf, item, len);
+	/* room for one more in the gap, as pbt_page_has_room: no need to count */
+	if ((n + 2) * cost + MAXIMUM_ALIGNOF <= hdr->pd_upper - hdr->pd_lower)
+		return false;
+	free_bytes = layout->free_space(leaf);
+	return (n + 1) * cost <= free_bytes && (n + 2) * cost > free_bytes;
+}
+
+/*
  * Add item to the run of the exclusively locked leaf in leafbuf instead of
  * the leaf.  False if the run would pass the threshold: then the caller
  * folds it.
@@ -595,6 +657,7 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	int			room;
 	int			limit;
 	int			need;
+	int			n = 0;			/* entries in the live run */
 
 	Assert(pbt_buffer_locked(leafbuf, LW_EXCLUSIVE));
 	Assert(group > 0 && PbtIsLeaf(PbtPageGetOpaque(leaf_page)));
@@ -613,8 +676,16 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	if (init || !pbt_run_live(pbt_side_run(spage, group, slot), tag))
 		need = PBT_RUN_ENTRY_MAX_COST(len);		/* a new run's first entry */
 	else
+	{
+		n = pbt_run_count(spage, pbt_side_run(spage, group, slot));
 		need = pbt_side_run(spage, group, slot)->used +
 			run_entry_cost(spage, slot, item, len);
+		if (fold_while_it_fits(n, leaf_page, item, len))
+		{
+			UnlockReleaseBuffer(sbuf);
+			return false;
+		}
+	}
 
 	/*
 	 * Past the threshold, without the resource manager, a subnode's run
@@ -624,7 +695,7 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	 * threshold: a bulk-built leaf has about 10% of a page free (fillfactor
 	 * 90), and a larger run would split it early.
 	 */
-	if (need > limit &&
+	if ((need > limit || n + 1 > limit / PBT_RUN_ENTRY_BUDGET) &&
 		!(st->delta_fill_slot && need <= room &&
 		  pbt_is_subnode(PbtPageGetOpaque(leaf_page))))
 	{

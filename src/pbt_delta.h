@@ -69,22 +69,47 @@ pbt_run_live(const PbtRunHeader *run, uint32 tag)
 /*
  * Each entry of a run: its length (uint16, unaligned), then on a side page
  * flagged PBT_FRONT_CODED the number of its leading bytes that equal the
- * run's first entry's (uint8; 0 for the first), then the rest of the leaf
- * item's bytes.  A leaf's keys share their leading bytes (URLs do for
- * dozens), so a run holds more entries below the same threshold, and a
- * leaf is written less often.  Side pages written before that have no
- * count.
+ * run's first entry's (uint8), then the rest of the leaf item's bytes.  A
+ * leaf's keys share their leading bytes (URLs do for dozens), so a run
+ * holds more entries below the same threshold, and a leaf is written less
+ * often.  The first entry's count byte says instead whether it is an entry
+ * (0) or only the others' reference (PBT_RUN_REFERENCE): a run rewritten
+ * without its first entry (VACUUM, a split keeping some pending) keeps
+ * those bytes as the reference, so that no entry takes more bytes than it
+ * did and the run still fits its slot.  Side pages written before
+ * PBT_FRONT_CODED have no count byte.
  */
 #define PBT_RUN_ENTRY_HEADER(front) ((int) sizeof(uint16) + ((front) ? 1 : 0))
 #define PBT_RUN_ENTRY_MAX_COST(len) (PBT_RUN_ENTRY_HEADER(true) + (len))
 /* the least an entry takes, in either format: a header and a byte */
 #define PBT_RUN_ENTRY_MIN_COST (PBT_RUN_ENTRY_HEADER(false) + 1)
 
+/*
+ * A run holds at most threshold / PBT_RUN_ENTRY_BUDGET entries, however
+ * few bytes front-coding leaves them: every read of its leaf compares each
+ * of them, so more entries cost lookups what fewer folds save (sparse
+ * int8 out of memory: 0.86 of btree's lookups after the inserts at 38
+ * entries a run, 0.96 at 23).  17 bytes is a whole sparse int8 entry, so
+ * 8-byte keys fold as before front-coding, and long keys with long shared
+ * prefixes (URLs, about 9 entries at 5%) are held by the bytes.
+ */
+#define PBT_RUN_ENTRY_BUDGET 17
+
+/*
+ * Fewer shared bytes are not worth it: an entry stored whole compares in
+ * one piece (pbt_compare_parts), and short keys, which share few bytes,
+ * are held by the entry budget anyway.
+ */
+#define PBT_RUN_MIN_SHARED 8
+
+#define PBT_RUN_REFERENCE 1
+
 typedef struct PbtRunEntry
 {
 	int			len;			/* the item's bytes */
 	int			shared;			/* of them, the first entry's leading ones */
 	const char *rest;			/* the other len - shared */
+	bool		reference;		/* the first entry, not an entry (above) */
 } PbtRunEntry;
 
 static inline bool
@@ -93,15 +118,20 @@ pbt_side_front_coded(Page page)
 	return (PbtPageGetOpaque(page)->flags & PBT_FRONT_CODED) != 0;
 }
 
-/* Decode the entry at p into *e; returns where the next entry starts. */
+/*
+ * Decode the entry at p, the run's first if first, into *e; returns where
+ * the next entry starts.
+ */
 static inline const char *
-pbt_run_entry_next(const char *p, bool front, PbtRunEntry *e)
+pbt_run_entry_next(const char *p, bool front, bool first, PbtRunEntry *e)
 {
 	uint16		len;
+	uint8		count = front ? (uint8) p[sizeof(uint16)] : 0;
 
 	memcpy(&len, p, sizeof(uint16));
 	e->len = len;
-	e->shared = front ? (uint8) p[sizeof(uint16)] : 0;
+	e->shared = first ? 0 : count;
+	e->reference = first && count == PBT_RUN_REFERENCE;
 	e->rest = p + PBT_RUN_ENTRY_HEADER(front);
 	return e->rest + (len - e->shared);
 }
@@ -113,14 +143,21 @@ pbt_run_entry_next(const char *p, bool front, PbtRunEntry *e)
 static inline int
 pbt_run_count(Page page, const PbtRunHeader *run)
 {
-	const char *p = (const char *) (run + 1);
-	const char *end = p + run->used;
+	const char *start = (const char *) (run + 1);
+	const char *end = start + run->used;
 	bool		front = pbt_side_front_coded(page);
 	int			n = 0;
 	PbtRunEntry e;
 
-	for (; p < end; n++)
-		p = pbt_run_entry_next(p, front, &e);
+	/* (damaged bytes end the count: pbt_run_read and the verifier say so) */
+	for (const char *p = start; p < end && p >= start;)
+	{
+		p = pbt_run_entry_next(p, front, p == start, &e);
+		if (e.shared > e.len)
+			break;
+		if (!e.reference)
+			n++;
+	}
 	return n;
 }
 
@@ -157,10 +194,13 @@ typedef struct PbtRun
 } PbtRun;
 
 /*
- * Which of a run's entries a reader wants: given the item's bytes, on the
- * side page (normalized keys, unaligned) or an aligned copy (comparator).
+ * Which of a run's entries a reader wants, given the item's len bytes:
+ * head[0, headlen) and then tail, on the side page (normalized keys,
+ * unaligned; pbt_compare_parts), or all in tail, an aligned copy
+ * (comparator keys, headlen 0).
  */
-typedef bool (*PbtRunFilter) (void *arg, const char *item, int len);
+typedef bool (*PbtRunFilter) (void *arg, const char *head, int headlen,
+							  const char *tail, int len);
 
 extern uint32 pbt_delta_group(Relation index, PbtState *st);
 extern uint32 pbt_delta_group_for_build(Relation index, double estimated_leaves);

@@ -594,6 +594,30 @@ pbt_compare(PbtState *st, PbtSearchKey *key, const char *item, int len)
 }
 
 /*
+ * pbt_compare for normalized keys with an item in two pieces: its first
+ * headlen bytes at head and the rest at tail, len bytes in all (a run's
+ * front-coded entry, compared without being copied whole).
+ */
+int
+pbt_compare_parts(PbtState *st, PbtSearchKey *key, const char *head,
+				  int headlen, const char *tail, int len)
+{
+	int			n = Min(key->len, len);
+	int			h = Min(headlen, n);
+	int			c;
+
+	Assert(st->normalized && headlen <= len);
+	c = key_memcmp(key->bytes, head, h);
+	if (c == 0)
+		c = key_memcmp(key->bytes + h, tail, n - h);
+	if (c != 0)
+		return c;
+	if (key->nextkey)
+		return 1;
+	return (key->len > len) - (key->len < len);
+}
+
+/*
  * Make an exact search key (all columns and heap TID) from a leaf item.
  */
 void

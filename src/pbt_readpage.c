@@ -37,21 +37,36 @@ typedef struct RunMatch
  * within the scan's bounds?  (pbt_run_read_filtered's filter: most of a
  * run fails it, and is neither kept nor merged.)
  */
+static inline int
+run_entry_cmp(PbtState *st, PbtSearchKey *key, const char *head, int headlen,
+			  const char *tail, int len)
+{
+	return st->normalized ?
+		pbt_compare_parts(st, key, head, headlen, tail, len) :
+		pbt_compare(st, key, tail, len);
+}
+
 static bool
-run_entry_in_range(void *arg, const char *item, int len)
+run_entry_in_range(void *arg, const char *head, int headlen,
+				   const char *tail, int len)
 {
 	PbtScanOpaque so = (PbtScanOpaque) arg;
 	PbtState   *st = so->st;
 	PbtSearchKey *from = so->run_from;
+	int			c;
 
 	/* (the upper bound first: a forward point lookup's entries fail early) */
-	if (so->has_upper && pbt_compare(st, &so->upperkey, item, len) <= 0)
+	if (so->has_upper &&
+		run_entry_cmp(st, &so->upperkey, head, headlen, tail, len) <= 0)
 		return false;
-	if (from && (ScanDirectionIsForward(so->run_dir) ?
-				 pbt_compare(st, from, item, len) > 0 :
-				 pbt_compare(st, from, item, len) <= 0))
-		return false;
-	return !(so->has_lower && pbt_compare(st, &so->lowerkey, item, len) > 0);
+	if (from)
+	{
+		c = run_entry_cmp(st, from, head, headlen, tail, len);
+		if (ScanDirectionIsForward(so->run_dir) ? c > 0 : c <= 0)
+			return false;
+	}
+	return !(so->has_lower &&
+			 run_entry_cmp(st, &so->lowerkey, head, headlen, tail, len) > 0);
 }
 
 /*
