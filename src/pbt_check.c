@@ -326,7 +326,6 @@ check_side_pages(Relation index, PbtState *st)
 			PbtRunHeader *run = pbt_side_run(page, group, slot);
 			const char *p = (const char *) (run + 1);
 			const char *end = p + run->used;
-			bool		front = pbt_side_front_coded(page);
 			PbtRunEntry first = {0};
 
 			if (sizeof(PbtRunHeader) + run->used > pbt_side_slot_size(group))
@@ -335,18 +334,18 @@ check_side_pages(Relation index, PbtState *st)
 			{
 				PbtRunEntry e;
 				bool		is_first = first.len == 0;
-				uint8		count;
 
-				if (end - p < PBT_RUN_ENTRY_HEADER(front))
+				if (end - p < (int) sizeof(uint16))
 					corrupt(index, side, slot, "run entries disagree with its length", NULL);
-				count = front ? (uint8) p[sizeof(uint16)] : 0;
-				p = pbt_run_entry_next(p, front, is_first, &e);
+				p = pbt_run_entry_next(p, &e);
 				if (e.len == 0 || e.len > PBT_MAX_ITEM_SIZE || p > end)
 					corrupt(index, side, slot, "run entries disagree with its length", NULL);
 				/* the first entry is whole; the others share its bytes */
 				if (is_first)
 					first = e;
-				if (is_first ? count > PBT_RUN_REFERENCE :
+				if (!is_first && e.reference)
+					corrupt(index, side, slot, "run entry other than the first marked as the run's reference", NULL);
+				if (is_first ? e.shared != 0 :
 					e.shared >= e.len || e.shared > first.len)
 					corrupt(index, side, slot, "run entry shares more bytes than its run's first entry has", NULL);
 				if (first.reference && p == end && e.rest == first.rest)
@@ -1218,7 +1217,7 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 		{
 			PbtRunHeader *run = pbt_side_run(page, group, slot);
 
-			entries += pbt_run_count(page, run);
+			entries += pbt_run_count(run);
 			free_bytes += pbt_side_slot_size(group) - sizeof(PbtRunHeader) - run->used;
 		}
 		nulls[2] = true;
@@ -1379,7 +1378,7 @@ pagebtree_runs(PG_FUNCTION_ARGS)
 				continue;
 			values[0] = Int64GetDatum((int64) side + 1 + slot);
 			values[1] = Int64GetDatum((int64) side);
-			values[2] = Int32GetDatum(live ? pbt_run_count(page, run) : 0);
+			values[2] = Int32GetDatum(live ? pbt_run_count(run) : 0);
 			values[3] = Int32GetDatum(live ? run->used : 0);
 			values[4] = Int64GetDatum((int64) run->folds);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

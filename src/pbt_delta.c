@@ -204,19 +204,18 @@ run_entry_shared(Page page, int slot, const char *data, int len)
 
 	if (!pbt_side_front_coded(page) || run->used == 0)
 		return 0;
-	pbt_run_entry_next((const char *) (run + 1), true, true, &first);
+	pbt_run_entry_next((const char *) (run + 1), &first);
 	max = Min(Min(first.len, len - 1), PG_UINT8_MAX);
 	while (shared < max && first.rest[shared] == data[shared])
 		shared++;
 	return shared >= PBT_RUN_MIN_SHARED ? shared : 0;
 }
 
-/* the bytes an item would take appended to the run in slot */
-static int
-run_entry_cost(Page page, int slot, const char *data, int len)
+/* the bytes an entry takes that shares shared bytes with its run's first */
+static inline int
+entry_cost(int len, int shared)
 {
-	return PBT_RUN_ENTRY_HEADER(pbt_side_front_coded(page)) + len -
-		run_entry_shared(page, slot, data, len);
+	return PBT_RUN_WHOLE_COST(len) - shared + (shared > 0 ? 1 : 0);
 }
 
 void
@@ -224,20 +223,22 @@ pbt_side_run_append(Page page, int slot, const char *data, int len)
 {
 	PbtRunHeader *run = pbt_side_run(page, side_group(page), slot);
 	char	   *end = (char *) (run + 1) + run->used;
-	bool		front = pbt_side_front_coded(page);
 	int			shared = run_entry_shared(page, slot, data, len);
-	uint16		len16 = len;
+	uint16		word = len | (shared > 0 ? PBT_RUN_SHARED : 0);
+	int			header = entry_cost(len, shared) - (len - shared);
 
+	StaticAssertStmt(PBT_MAX_ITEM_SIZE <= PBT_RUN_LEN_MASK,
+					 "run entry lengths need their two high bits");
 	Assert(len > 0 && len <= PBT_MAX_ITEM_SIZE);
 	/* (callers make sure of it, redo included: a run never leaves its slot) */
-	if (sizeof(PbtRunHeader) + run->used + PBT_RUN_ENTRY_HEADER(front) +
-		len - shared > pbt_side_slot_size(side_group(page)))
+	if (sizeof(PbtRunHeader) + run->used + entry_cost(len, shared) >
+		pbt_side_slot_size(side_group(page)))
 		elog(PANIC, "pagebtree: a run would overflow its slot");
-	memcpy(end, &len16, sizeof(uint16));
-	if (front)
+	memcpy(end, &word, sizeof(uint16));
+	if (shared > 0)
 		end[sizeof(uint16)] = (char) shared;
-	memcpy(end + PBT_RUN_ENTRY_HEADER(front), data + shared, len - shared);
-	run->used += PBT_RUN_ENTRY_HEADER(front) + len - shared;
+	memcpy(end + header, data + shared, len - shared);
+	run->used += entry_cost(len, shared);
 }
 
 /*
@@ -259,7 +260,7 @@ pbt_side_run_set(Page page, int slot, const PbtItem *items, int n, bool folded)
 	{
 		PbtRunEntry first;
 
-		pbt_run_entry_next((const char *) (run + 1), true, true, &first);
+		pbt_run_entry_next((const char *) (run + 1), &first);
 		reflen = first.len;
 		memcpy(ref.data, first.rest, reflen);
 		for (int i = 0; i < n && kept_ref < 0; i++)
@@ -273,8 +274,10 @@ pbt_side_run_set(Page page, int slot, const PbtItem *items, int n, bool folded)
 		pbt_side_run_append(page, slot, items[kept_ref].data, items[kept_ref].len);
 	else if (reflen > 0)
 	{
+		uint16		word = reflen | PBT_RUN_REFERENCE;
+
 		pbt_side_run_append(page, slot, ref.data, reflen);
-		((char *) (run + 1))[sizeof(uint16)] = PBT_RUN_REFERENCE;
+		memcpy(run + 1, &word, sizeof(uint16));
 	}
 	for (int i = 0; i < n; i++)
 		if (i != kept_ref)
@@ -394,7 +397,6 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 	char	   *copy;
 	const char *end;
 	const char *first;
-	bool		front;
 	int			need;
 	int			maxentries;
 	int			first_len;
@@ -451,12 +453,11 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 	 * At most this many entries, of at most these bytes decoded (each
 	 * shares at most the first entry's bytes)
 	 */
-	front = pbt_side_front_coded(spage);
 	maxentries = hdr->used / PBT_RUN_ENTRY_MIN_COST;
 	run->used = hdr->used;
 	p = (const char *) (hdr + 1);
 	end = p + run->used;
-	pbt_run_entry_next(p, front, true, &e);
+	pbt_run_entry_next(p, &e);
 	first = e.rest;
 	first_len = Min(e.len, PBT_MAX_ITEM_SIZE);
 	need = sizeof(PbtItem) * maxentries + run->used +
@@ -472,10 +473,11 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 	{
 		bool		is_first = p == (const char *) (hdr + 1);
 
-		p = pbt_run_entry_next(p, front, is_first, &e);
+		p = pbt_run_entry_next(p, &e);
 		/* damaged bytes must not lead the copies astray */
 		if (e.len == 0 || e.len > PBT_MAX_ITEM_SIZE || p > end ||
-			(!is_first && (e.shared >= e.len || e.shared > first_len)))
+			(is_first ? e.shared != 0 :
+			 e.reference || e.shared >= e.len || e.shared > first_len))
 			pbt_page_error(index, side, "run entries are corrupt");
 		if (e.reference)
 			continue;
@@ -611,7 +613,7 @@ log_generic_append(Buffer sbuf, int slot, uint32 tag, const char *item, int len)
 /*
  * Should a live run of n entries, with item, be folded into leaf now, as
  * the last fold that fits it?  Entries may take fewer bytes in a run than
- * on the leaf (uuid: 25 against about 30; front-coded URLs: 42 against
+ * on the leaf (uuid: 24 against about 30; front-coded URLs: 42 against
  * more), so a run at the threshold may no longer fit the leaf's free space
  * (a bulk-built leaf keeps about 10% of a page), and its fold would split
  * a leaf that could have taken most of it.  Estimated with item's cost for every entry.  A
@@ -664,7 +666,7 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	/* the threshold can change (ALTER INDEX SET); the slots cannot */
 	room = pbt_side_slot_size(group) - (int) sizeof(PbtRunHeader);
 	limit = Min(st->delta_threshold, room);
-	if (PBT_RUN_ENTRY_MAX_COST(len) > limit)
+	if (PBT_RUN_WHOLE_COST(len) > limit)
 		return false;
 	sbuf = ReadBuffer(index, pbt_side_block(group, leaf));
 	LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
@@ -674,12 +676,12 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 		pbt_page_error(index, BufferGetBlockNumber(sbuf),
 					   "delta area block is not a side page");
 	if (init || !pbt_run_live(pbt_side_run(spage, group, slot), tag))
-		need = PBT_RUN_ENTRY_MAX_COST(len);		/* a new run's first entry */
+		need = PBT_RUN_WHOLE_COST(len); /* a new run's first entry, whole */
 	else
 	{
-		n = pbt_run_count(spage, pbt_side_run(spage, group, slot));
+		n = pbt_run_count(pbt_side_run(spage, group, slot));
 		need = pbt_side_run(spage, group, slot)->used +
-			run_entry_cost(spage, slot, item, len);
+			entry_cost(len, run_entry_shared(spage, slot, item, len));
 		if (fold_while_it_fits(n, leaf_page, item, len))
 		{
 			UnlockReleaseBuffer(sbuf);

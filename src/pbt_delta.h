@@ -67,22 +67,26 @@ pbt_run_live(const PbtRunHeader *run, uint32 tag)
 }
 
 /*
- * Each entry of a run: its length (uint16, unaligned), then on a side page
- * flagged PBT_FRONT_CODED the number of its leading bytes that equal the
- * run's first entry's (uint8), then the rest of the leaf item's bytes.  A
- * leaf's keys share their leading bytes (URLs do for dozens), so a run
- * holds more entries below the same threshold, and a leaf is written less
- * often.  The first entry's count byte says instead whether it is an entry
- * (0) or only the others' reference (PBT_RUN_REFERENCE): a run rewritten
- * without its first entry (VACUUM, a split keeping some pending) keeps
- * those bytes as the reference, so that no entry takes more bytes than it
- * did and the run still fits its slot.  Side pages written before
- * PBT_FRONT_CODED have no count byte.
+ * Each entry of a run: its length (uint16, unaligned, PBT_RUN_LEN_MASK),
+ * then, if the length has PBT_RUN_SHARED, a byte that counts its leading
+ * bytes equal to the run's first entry's, then the rest of the leaf item's
+ * bytes.  A leaf's keys share their leading bytes (URLs do for dozens), so
+ * a run holds more entries below the same threshold, and a leaf is written
+ * less often; entries that share fewer than PBT_RUN_MIN_SHARED bytes are
+ * stored whole.  PBT_RUN_REFERENCE on the first entry says that it is only
+ * the others' reference: a run rewritten without its first entry (VACUUM,
+ * a split keeping some pending) keeps those bytes, so that no entry takes
+ * more bytes than it did and the run still fits its slot.  Only side pages
+ * flagged PBT_FRONT_CODED get either bit; entries of older side pages have
+ * neither and read the same.
  */
-#define PBT_RUN_ENTRY_HEADER(front) ((int) sizeof(uint16) + ((front) ? 1 : 0))
-#define PBT_RUN_ENTRY_MAX_COST(len) (PBT_RUN_ENTRY_HEADER(true) + (len))
-/* the least an entry takes, in either format: a header and a byte */
-#define PBT_RUN_ENTRY_MIN_COST (PBT_RUN_ENTRY_HEADER(false) + 1)
+#define PBT_RUN_LEN_MASK	0x3FFF
+#define PBT_RUN_SHARED		0x8000
+#define PBT_RUN_REFERENCE	0x4000
+#define PBT_RUN_WHOLE_COST(len) ((int) sizeof(uint16) + (len))
+#define PBT_RUN_ENTRY_MAX_COST(len) (PBT_RUN_WHOLE_COST(len) + 1)
+/* the least an entry takes: a length and a byte */
+#define PBT_RUN_ENTRY_MIN_COST PBT_RUN_WHOLE_COST(1)
 
 /*
  * A run holds at most threshold / PBT_RUN_ENTRY_BUDGET entries, however
@@ -102,14 +106,12 @@ pbt_run_live(const PbtRunHeader *run, uint32 tag)
  */
 #define PBT_RUN_MIN_SHARED 8
 
-#define PBT_RUN_REFERENCE 1
-
 typedef struct PbtRunEntry
 {
 	int			len;			/* the item's bytes */
 	int			shared;			/* of them, the first entry's leading ones */
 	const char *rest;			/* the other len - shared */
-	bool		reference;		/* the first entry, not an entry (above) */
+	bool		reference;		/* PBT_RUN_REFERENCE (only on the first) */
 } PbtRunEntry;
 
 static inline bool
@@ -118,22 +120,18 @@ pbt_side_front_coded(Page page)
 	return (PbtPageGetOpaque(page)->flags & PBT_FRONT_CODED) != 0;
 }
 
-/*
- * Decode the entry at p, the run's first if first, into *e; returns where
- * the next entry starts.
- */
+/* Decode the entry at p into *e; returns where the next entry starts. */
 static inline const char *
-pbt_run_entry_next(const char *p, bool front, bool first, PbtRunEntry *e)
+pbt_run_entry_next(const char *p, PbtRunEntry *e)
 {
-	uint16		len;
-	uint8		count = front ? (uint8) p[sizeof(uint16)] : 0;
+	uint16		word;
 
-	memcpy(&len, p, sizeof(uint16));
-	e->len = len;
-	e->shared = first ? 0 : count;
-	e->reference = first && count == PBT_RUN_REFERENCE;
-	e->rest = p + PBT_RUN_ENTRY_HEADER(front);
-	return e->rest + (len - e->shared);
+	memcpy(&word, p, sizeof(uint16));
+	e->len = word & PBT_RUN_LEN_MASK;
+	e->shared = (word & PBT_RUN_SHARED) ? (uint8) p[sizeof(uint16)] : 0;
+	e->reference = (word & PBT_RUN_REFERENCE) != 0;
+	e->rest = p + sizeof(uint16) + ((word & PBT_RUN_SHARED) ? 1 : 0);
+	return e->rest + (e->len - e->shared);
 }
 
 /*
@@ -141,18 +139,17 @@ pbt_run_entry_next(const char *p, bool front, bool first, PbtRunEntry *e)
  * an append changes two bytes of it (a smaller generic WAL record).
  */
 static inline int
-pbt_run_count(Page page, const PbtRunHeader *run)
+pbt_run_count(const PbtRunHeader *run)
 {
 	const char *start = (const char *) (run + 1);
 	const char *end = start + run->used;
-	bool		front = pbt_side_front_coded(page);
 	int			n = 0;
 	PbtRunEntry e;
 
 	/* (damaged bytes end the count: pbt_run_read and the verifier say so) */
 	for (const char *p = start; p < end && p >= start;)
 	{
-		p = pbt_run_entry_next(p, front, p == start, &e);
+		p = pbt_run_entry_next(p, &e);
 		if (e.shared > e.len)
 			break;
 		if (!e.reference)

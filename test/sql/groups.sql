@@ -687,7 +687,9 @@ SET pagebtree.delta_append_always = on;
 INSERT INTO g_dl SELECT (i * 7919) % 100003, i FROM generate_series(1, 30000) i;
 SELECT d.*, s.groups > 1 AS groups_split, s.max_epoch > 1 AS rebalanced
 FROM g_delta('g_dl_k') d, g_shape('g_dl_k') s;
-SELECT d.*, s.groups > 1 AS groups_split FROM g_delta('g_dl_u') d, g_shape('g_dl_u') s;
+-- (whether entries are still pending here depends on the WAL mode's fold rules)
+SELECT d.has_delta, d.all_counted, s.groups > 1 AS groups_split
+FROM g_delta('g_dl_u') d, g_shape('g_dl_u') s;
 SELECT g_ok('g_dl_k', 4), g_ok('g_dl_u', 16);
 SELECT * FROM g_verify('g_dl_k');
 SELECT pagebtree_check('g_dl_u', true);

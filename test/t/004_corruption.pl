@@ -13,9 +13,9 @@
 # A leaf of an index of comparator keys (whose high keys the verifier does
 # not compare) made to link to itself: the verifier reports the cycle, and
 # does not walk it forever.
-# A pending entry in the delta area made to claim more leading bytes of
-# its run's first entry than it has: the verifier, and a scan that reads
-# the run, report it instead of copying past the entry.
+# A pending entry in the delta area made to look like a run's reference
+# entry, which only its first may be: the verifier, and a scan that reads
+# the run, report it instead of reading on.
 
 use strict;
 use warnings;
@@ -208,8 +208,11 @@ damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block)
 }
 
 # the run's second entry (slot: page header, then slots of
-# MAXALIGN_DOWN(8136 / G) bytes; entry: uint16 length, shared-bytes count,
-# the rest) claims 255 bytes of the first
+# MAXALIGN_DOWN(8136 / G) bytes, each an 8-byte header and the entries;
+# entry: uint16 length with two flag bits, 0x8000 if a count of bytes
+# shared with the first entry follows, 0x4000 on a first entry that is
+# only the others' reference, then the rest) gets the second bit, which
+# only a first entry may have
 {
 	my $slot_size = int(8136 / $delta_group / 8) * 8;
 	my $slot_off = $run_side * 8192 + 24
@@ -217,11 +220,15 @@ damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block)
 	open(my $fh, '<', $path{c_delta}) or die "open: $!";
 	binmode $fh;
 	seek($fh, $slot_off + 8, 0) or die "seek: $!";
-	read($fh, my $raw, 3) == 3 or die "read: $!";
+	read($fh, my $raw, 2) == 2 or die "read: $!";
+	my $first = unpack('v', $raw);
+	seek($fh, $slot_off + 8 + 2 + $first, 0) or die "seek: $!";
+	read($fh, $raw, 2) == 2 or die "read: $!";
+	my $second = unpack('v', $raw);
 	close($fh);
-	my ($first_len, $first_shared) = unpack('vC', $raw);
-	is($first_shared, 0, "c_delta: the run's first entry is whole");
-	damage($path{c_delta}, $slot_off + 8 + 3 + $first_len + 2, "\xff");
+	is($first & 0xc000, 0, "c_delta: the run's first entry is whole");
+	is($second & 0xc000, 0, "c_delta: so is its second (short keys)");
+	damage($path{c_delta}, $slot_off + 8 + 2 + $first, pack('v', $second | 0x4000));
 }
 
 $node->start;
