@@ -70,6 +70,23 @@ run_entry_in_range(void *arg, const char *head, int headlen,
 }
 
 /*
+ * run_entry_in_range for a forward point lookup of normalized keys, read
+ * from its key or a page's edge: both bounds are the key's bytes, so an
+ * entry is in range when it starts with them (one comparison, not three).
+ */
+static bool
+run_entry_is_point_match(void *arg, const char *head, int headlen,
+						 const char *tail, int len)
+{
+	PbtSearchKey *key = &((PbtScanOpaque) arg)->lowerkey;
+	int			h = Min(headlen, key->len);
+
+	Assert(!key->nextkey);
+	return len >= key->len && memcmp(key->bytes, head, h) == 0 &&
+		memcmp(key->bytes + h, tail, key->len - h) == 0;
+}
+
+/*
  * Is a run entry in range (run_entry_in_range, checked as the run was read)
  * in the key range the batch just read covers?  That range runs from
  * so->run_from to the last item the batch examined if more follow on the
@@ -1017,7 +1034,10 @@ pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir,
 	so->run_dir = dir;
 	so->run_from = (PbtSearchKey *) from;
 	pbt_run_read_filtered(scan->indexRelation, so->st, buf, &so->run,
-						  &so->sidebuf, run_entry_in_range, so);
+						  &so->sidebuf,
+						  point && so->st->normalized &&
+						  (from == NULL || from == &so->lowerkey) ?
+						  run_entry_is_point_match : run_entry_in_range, so);
 	if (so->st->adaptive && (point || !so->bitmap))
 		convert = pbt_adapt_on_read(buf, point);
 	if (point && pbt_layout(BufferGetPage(buf))->probe)
