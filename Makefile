@@ -22,6 +22,7 @@ OBJS = \
 	src/pbt_layout_posting.o \
 	src/pbt_search.o \
 	src/pbt_bufcache.o \
+	src/pbt_leafcache.o \
 	src/pbt_insert.o \
 	src/pbt_group.o \
 	src/pbt_splitloc.o \

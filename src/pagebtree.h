@@ -134,6 +134,13 @@ extern Buffer pbt_read_leaf(Relation index, BlockNumber blkno);
 extern void pbt_prefetch_recent_leaf(Relation index, BlockNumber blkno,
 									 int offset, int len);
 
+/* pbt_leafcache.c */
+extern int	pbt_leaf_cache_kb;
+extern Buffer pbt_leaf_cache_lookup(Relation index, PbtState *st,
+									PbtSearchKey *key);
+extern void pbt_leaf_cache_remember(Relation index, PbtState *st,
+									const char *low, int len, Buffer buf);
+
 /* a CPU cache prefetch hint */
 #if defined(__GNUC__) || defined(__clang__)
 #define pbt_prefetch_mem(addr) __builtin_prefetch(addr)
@@ -145,6 +152,8 @@ extern void pbt_prefetch_recent_leaf(Relation index, BlockNumber blkno,
 extern Buffer pbt_get_root(Relation index, PbtState *st, int access);
 extern PbtStack pbt_search(Relation index, PbtState *st, PbtSearchKey *key,
 						   Buffer *bufp, int access, int target_level);
+extern void pbt_search_leaf(Relation index, PbtState *st, PbtSearchKey *key,
+							Buffer *bufp);
 extern int	pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key);
 extern bool pbt_beyond_hikey(PbtState *st, Page page, PbtSearchKey *key);
 extern int	pbt_page_first_key(Page page);

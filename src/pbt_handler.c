@@ -117,6 +117,16 @@ _PG_init(void)
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
+	DefineCustomIntVariable("pagebtree.leaf_cache_size",
+							"Memory of this backend's map from key ranges to the leaves its reads reached.",
+							"Reads go straight to a leaf it knows (and that has "
+							"not changed since), without the levels above; 0 "
+							"turns it off.",
+							&pbt_leaf_cache_kb,
+							1024, 0, MAX_KILOBYTES,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
 	MarkGUCPrefixReserved("pagebtree");
 
 #if defined(USE_ASSERT_CHECKING) || defined(PBT_CHECKS)

@@ -1458,15 +1458,12 @@ bool
 pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
-	PbtStack	stack;
-	Buffer		buf;
+		Buffer		buf;
 	int			pos;
 
 	so->pf_steps = 0;			/* a new stretch of pages */
 	pbt_bitmap_readahead_end(scan);
-	stack = pbt_search(scan->indexRelation, so->st, key, &buf,
-					   BUFFER_LOCK_SHARE, 0);
-	pbt_free_stack(stack);
+	pbt_search_leaf(scan->indexRelation, so->st, key, &buf);
 	/* a probing read finds its entries without a position */
 	pos = so->probing && pbt_layout(BufferGetPage(buf))->probe ? 0 :
 		pbt_binsearch(so->st, BufferGetPage(buf), key);

@@ -424,6 +424,10 @@ pbt_get_root(Relation index, PbtState *st, int access)
 	return buf;
 }
 
+static PbtStack descend(Relation index, PbtState *st, PbtSearchKey *key,
+						Buffer *bufp, int access, int target_level,
+						PbtItemBuf *low);
+
 /*
  * Descend to target_level, returning the page there that key belongs to in
  * *bufp, locked in access mode (inner levels above it are share-locked one at
@@ -435,9 +439,33 @@ PbtStack
 pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		   int access, int target_level)
 {
+	return descend(index, st, key, bufp, access, target_level, NULL);
+}
+
+/*
+ * Share-lock the leaf that key belongs to, for a reader: straight from the
+ * leaf cache (pbt_leafcache.c) where it knows the leaf, else by a descent
+ * that tells the cache where it ended.
+ */
+void
+pbt_search_leaf(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp)
+{
+	PbtItemBuf	low;
+
+	*bufp = pbt_leaf_cache_lookup(index, st, key);
+	if (!BufferIsValid(*bufp))
+		descend(index, st, key, bufp, BUFFER_LOCK_SHARE, 0, &low);
+}
+
+static PbtStack
+descend(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
+		int access, int target_level, PbtItemBuf *low)
+{
 	PbtStack	stack = NULL;
 	Buffer		buf;
 	bool		forupdate = (access == BUFFER_LOCK_EXCLUSIVE);
+	BlockNumber low_child = InvalidBlockNumber; /* reached through low */
+	int			low_len = 0;
 
 	Assert(access == BUFFER_LOCK_SHARE || access == BUFFER_LOCK_EXCLUSIVE);
 	buf = pbt_get_root(index, st, BUFFER_LOCK_SHARE);
@@ -477,6 +505,16 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 
 		pos = pbt_binsearch(st, page, key);
 		child = pbt_page_child(page, pos);
+		if (low && opaque->level == 1 && pos >= pbt_page_first_key(page))
+		{
+			PbtItem		sep;
+			int			dl = PBT_DOWNLINK_SIZE(st);
+
+			pbt_layout(page)->get(page, pos, &sep, low);
+			low_len = sep.len - dl;
+			memmove(low->data, sep.data + dl, low_len);
+			low_child = child;
+		}
 
 		if (forupdate)
 		{
@@ -516,6 +554,9 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 
 	Assert(pbt_buffer_locked(buf, forupdate ? LW_EXCLUSIVE : LW_SHARED));
 	Assert(!PbtIsDeleted(PbtPageGetOpaque(BufferGetPage(buf))));
+	/* (only if the leaf is the downlink's child: not moved right from it) */
+	if (low_len > 0 && BufferGetBlockNumber(buf) == low_child)
+		pbt_leaf_cache_remember(index, st, low->data, low_len, buf);
 	*bufp = buf;
 	return stack;
 }

@@ -1,0 +1,103 @@
+--
+-- leaf_cache: a backend's map from key ranges to the leaves its reads
+-- reached (pbt_leafcache.c).  A read goes straight to such a leaf if the
+-- leaf's LSN says that it has not changed since.  Each step below changes
+-- leaves that this session's cache knows (splits, deletions and recycled
+-- pages, a rebuild), and then looks every key up again, one lookup each,
+-- and compares with a sequential scan.
+--
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_bitmapscan = off;
+CREATE TABLE lc (k int8, v int) WITH (autovacuum_enabled = off);
+INSERT INTO lc SELECT i * 10, i FROM generate_series(1, 40000) i;
+SET client_min_messages = warning;
+CREATE INDEX lc_k ON lc USING pagebtree (k) WITH (delta = off);
+RESET client_min_messages;
+VACUUM ANALYZE lc;
+
+-- keys looked up one by one (a nested loop over the index), against a
+-- sequential scan of the same table
+CREATE FUNCTION lc_lookups(lo int8, hi int8, step int8,
+                           OUT looked_up bigint, OUT expected bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+    SET LOCAL enable_seqscan = off;
+    SELECT count(*) INTO looked_up FROM generate_series(lo, hi, step) g
+    WHERE EXISTS (SELECT FROM lc WHERE k = g);
+    SET LOCAL enable_seqscan = on;
+    SET LOCAL enable_indexscan = off;
+    SET LOCAL enable_indexonlyscan = off;
+    SELECT count(*) INTO expected FROM lc WHERE k BETWEEN lo AND hi AND k % step = lo % step;
+END $$;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM generate_series(10, 400000, 10) g
+WHERE EXISTS (SELECT FROM lc WHERE k = g);
+
+-- the buffers one lookup reads: the root and a leaf, then the leaf alone
+CREATE FUNCTION lc_buffers(key int8) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+    ln text;
+BEGIN
+    SET LOCAL enable_seqscan = off;
+    FOR ln IN EXECUTE format('EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF)
+                             SELECT k FROM lc WHERE k = %s', key) LOOP
+        IF ln ~ 'Buffers' THEN
+            RETURN substring(ln FROM 'hit=(\d+)')::int;
+        END IF;
+    END LOOP;
+END $$;
+SELECT level AS root_level FROM pagebtree_metapage('lc_k');
+SELECT lc_buffers(123450) AS first, lc_buffers(123450) AS again,
+       lc_buffers(123460) AS same_leaf;
+SET pagebtree.leaf_cache_size = 0;
+SELECT lc_buffers(123450) AS without_cache;
+RESET pagebtree.leaf_cache_size;
+
+-- 1. every key, every leaf now cached
+SELECT * FROM lc_lookups(10, 400000, 10);
+SELECT * FROM pbt_cmp('SELECT k FROM lc WHERE k BETWEEN 100000 AND 100500 ORDER BY k');
+SELECT * FROM pbt_cmp('SELECT k FROM lc WHERE k < 5000 ORDER BY k DESC');
+
+-- 2. every leaf splits
+INSERT INTO lc SELECT i * 10 + 5, i FROM generate_series(1, 40000) i;
+SELECT * FROM lc_lookups(5, 400005, 5);
+SELECT * FROM pbt_cmp('SELECT k FROM lc WHERE k BETWEEN 100000 AND 100500 ORDER BY k');
+
+-- 3. leaves emptied, deleted and recycled: new keys elsewhere take their
+-- blocks (the index does not grow)
+SELECT * FROM lc_lookups(5, 400005, 5);
+DELETE FROM lc WHERE k BETWEEN 50000 AND 250000;
+VACUUM lc;
+SELECT txid_current() > 0 AS an_xid_after_the_deletion;
+VACUUM lc;
+CREATE TEMP TABLE lc_size AS SELECT pg_relation_size('lc_k') AS before;
+INSERT INTO lc SELECT 1000000000 + i * 997, i FROM generate_series(1, 30000) i;
+SELECT pg_relation_size('lc_k') <= before + 2 * 8192 AS recycled FROM lc_size;
+SELECT * FROM lc_lookups(5, 400005, 5);
+SELECT * FROM lc_lookups(1000000997, 1029910000, 997);
+-- the deleted keys again: they go to the leaves that took over the range,
+-- not to the blocks that held them (found through a stale entry, such a
+-- block would be searched and the keys missed)
+INSERT INTO lc SELECT k, 0 FROM generate_series(50000, 250000, 10) k;
+SELECT * FROM lc_lookups(5, 400005, 5);
+SELECT * FROM pbt_cmp('SELECT k FROM lc WHERE k BETWEEN 49000 AND 251000 ORDER BY k');
+SELECT pagebtree_check('lc_k', true);
+
+-- 4. a rebuild, and a table emptied and filled again
+REINDEX INDEX lc_k;
+SELECT * FROM lc_lookups(5, 400005, 5);
+TRUNCATE lc;
+INSERT INTO lc SELECT i * 7, i FROM generate_series(1, 40000) i;
+SELECT * FROM lc_lookups(7, 280000, 7);
+SELECT * FROM lc_lookups(5, 400005, 5);
+
+-- 5. the same answers without the cache
+SET pagebtree.leaf_cache_size = 0;
+SELECT * FROM lc_lookups(7, 280000, 7);
+RESET pagebtree.leaf_cache_size;
+DROP TABLE lc;
+DROP FUNCTION lc_lookups(int8, int8, int8);
+DROP FUNCTION lc_buffers(int8);
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_bitmapscan;
