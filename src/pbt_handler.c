@@ -123,7 +123,7 @@ _PG_init(void)
 							"not changed since), without the levels above; 0 "
 							"turns it off.",
 							&pbt_leaf_cache_kb,
-							1024, 0, MAX_KILOBYTES,
+							4096, 0, MAX_KILOBYTES,
 							PGC_USERSET,
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);

@@ -26,9 +26,9 @@
  * groups (a rebalance moves keys left between subnodes).  Inserts, VACUUM
  * and the verifier always descend from the root.
  *
- * Each index (by its file) has a sorted array of separators; the memory
- * of all of them is bounded by pagebtree.leaf_cache_size, and reaching it
- * empties them all.
+ * Each index (by its file) has its separators in order, in chunks; the
+ * memory of all of them is bounded by pagebtree.leaf_cache_size, and
+ * reaching it empties them all.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,7 +40,7 @@
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
-int			pbt_leaf_cache_kb = 1024;
+int			pbt_leaf_cache_kb = 4096;
 
 typedef struct LeafCacheEntry
 {
@@ -50,14 +50,28 @@ typedef struct LeafCacheEntry
 	XLogRecPtr	lsn;			/* the leaf's, when recorded */
 } LeafCacheEntry;
 
+/*
+ * Entries in order, in chunks of at most CHUNK_ENTRIES, so that recording
+ * a new one moves at most a chunk's entries and the chunk pointers (a
+ * sorted array of them all would move half of it).
+ */
+#define CHUNK_ENTRIES	64
+
+typedef struct LeafCacheChunk
+{
+	int			n;
+	uint64		heads[CHUNK_ENTRIES];	/* the separators' first 8 bytes,
+										 * big-endian: most comparisons
+										 * read only these */
+	LeafCacheEntry entries[CHUNK_ENTRIES];
+} LeafCacheChunk;
+
 typedef struct LeafCache
 {
 	RelFileLocator file;		/* hash key */
-	int			n;
-	int			cap;
-	uint64	   *heads;			/* the separators' first 8 bytes, big-endian:
-								 * the binary search reads only these */
-	LeafCacheEntry *entries;
+	int			nchunks;
+	int			maxchunks;
+	LeafCacheChunk **chunks;
 	char	   *arena;
 	int			arena_used;
 	int			arena_cap;
@@ -65,7 +79,7 @@ typedef struct LeafCache
 
 static MemoryContext leaf_cache_cxt = NULL;
 static HTAB *leaf_caches = NULL;
-static Size leaf_cache_bytes = 0;	/* arrays and arenas, all indexes */
+static Size leaf_cache_bytes = 0;	/* chunks and arenas, all indexes */
 
 /* a key's first 8 bytes as a number that orders as memcmp does */
 static inline uint64
@@ -77,16 +91,17 @@ key_head(const char *key, int len)
 	return pg_ntoh64(head);
 }
 
-/* memcmp order, a prefix first */
+/* entry i of chunk ch against key, in memcmp order (a prefix first) */
 static inline int
-compare_entry(const LeafCache *c, int i, uint64 head, const char *key, int len)
+compare_entry(const LeafCache *c, const LeafCacheChunk *ch, int i,
+			  uint64 head, const char *key, int len)
 {
-	const LeafCacheEntry *e = &c->entries[i];
+	const LeafCacheEntry *e = &ch->entries[i];
 	int			common;
 	int			r;
 
-	if (c->heads[i] != head)
-		return c->heads[i] < head ? -1 : 1;
+	if (ch->heads[i] != head)
+		return ch->heads[i] < head ? -1 : 1;
 	common = Min(e->keylen, len);
 	r = common > 8 ? memcmp(c->arena + e->keyoff + 8, key + 8, common - 8) : 0;
 	if (r != 0)
@@ -94,19 +109,39 @@ compare_entry(const LeafCache *c, int i, uint64 head, const char *key, int len)
 	return (e->keylen > len) - (e->keylen < len);
 }
 
-/* the last entry whose separator is <= key, or -1 */
+/*
+ * The last entry whose separator is <= key: its chunk in *chunk (the first
+ * chunk if none is), its position there returned (-1 if none).
+ */
 static int
-find_le(const LeafCache *c, const char *key, int len)
+find_le(const LeafCache *c, const char *key, int len, int *chunk)
 {
 	uint64		head = key_head(key, len);
+	LeafCacheChunk *ch;
 	int			low = 0;
-	int			high = c->n;
+	int			high = c->nchunks;
 
+	/* the last chunk whose first entry is <= key */
 	while (low < high)
 	{
 		int			mid = low + (high - low) / 2;
 
-		if (compare_entry(c, mid, head, key, len) <= 0)
+		if (compare_entry(c, c->chunks[mid], 0, head, key, len) <= 0)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	*chunk = Max(low - 1, 0);
+	if (c->nchunks == 0)
+		return -1;
+	ch = c->chunks[*chunk];
+	low = 0;
+	high = ch->n;
+	while (low < high)
+	{
+		int			mid = low + (high - low) / 2;
+
+		if (compare_entry(c, ch, mid, head, key, len) <= 0)
 			low = mid + 1;
 		else
 			high = mid;
@@ -147,21 +182,26 @@ get_cache(Relation index, bool create)
 	c = hash_search(leaf_caches, &file, create ? HASH_ENTER : HASH_FIND, &found);
 	if (c != NULL && !found)
 	{
-		c->n = c->cap = c->arena_used = c->arena_cap = 0;
-		c->heads = NULL;
-		c->entries = NULL;
+		c->nchunks = c->maxchunks = c->arena_used = c->arena_cap = 0;
+		c->chunks = NULL;
 		c->arena = NULL;
 	}
 	return c;
 }
 
-/* empty every index's cache (the memory bound was reached) */
-static void
-reset_all(void)
+/* memory for the cache, or false after emptying every index's (the bound) */
+static bool
+reserve(Size bytes)
 {
-	MemoryContextReset(leaf_cache_cxt);
-	leaf_caches = NULL;
-	leaf_cache_bytes = 0;
+	if (leaf_cache_bytes + bytes > (Size) pbt_leaf_cache_kb * 1024)
+	{
+		MemoryContextReset(leaf_cache_cxt);
+		leaf_caches = NULL;
+		leaf_cache_bytes = 0;
+		return false;
+	}
+	leaf_cache_bytes += bytes;
+	return true;
 }
 
 /*
@@ -172,22 +212,25 @@ Buffer
 pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key)
 {
 	LeafCache  *c;
+	LeafCacheEntry *e;
+	int			chunk;
 	int			i;
 	Buffer		buf;
 	Page		page;
 	PbtPageOpaque opaque;
 
 	if (!cache_applies(index, st) || (c = get_cache(index, false)) == NULL ||
-		(i = find_le(c, key->bytes, key->len)) < 0)
+		(i = find_le(c, key->bytes, key->len, &chunk)) < 0)
 		return InvalidBuffer;
+	e = &c->chunks[chunk]->entries[i];
 	/* (the misses on the leaf's header and special space overlap the pin) */
-	pbt_prefetch_recent_leaf(index, c->entries[i].leaf, 0, 0);
-	pbt_run_prefetch(index, st, c->entries[i].leaf);
-	buf = pbt_read_leaf(index, c->entries[i].leaf);
+	pbt_prefetch_recent_leaf(index, e->leaf, 0, 0);
+	pbt_run_prefetch(index, st, e->leaf);
+	buf = pbt_read_leaf(index, e->leaf);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	opaque = PbtPageGetOpaque(page);
-	if (PageGetLSN(page) == c->entries[i].lsn &&
+	if (PageGetLSN(page) == e->lsn &&
 		PbtIsTreePage(page) && PbtIsLeaf(opaque) && !PbtIsDeleted(opaque) &&
 		!pbt_beyond_hikey(st, page, key))
 		return buf;
@@ -203,62 +246,89 @@ void
 pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 						int len, Buffer buf)
 {
-	Page		page = BufferGetPage(buf);
-	XLogRecPtr	lsn = PageGetLSN(page);
+	XLogRecPtr	lsn = PageGetLSN(BufferGetPage(buf));
+	uint64		head = key_head(low, len);
 	LeafCache  *c;
-	int			i;
+	LeafCacheChunk *ch;
 	LeafCacheEntry *e;
+	int			chunk;
+	int			i;
 
-	Assert(PbtIsLeaf(PbtPageGetOpaque(page)) && len > 0);
+	Assert(PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))) && len > 0);
 	if (!cache_applies(index, st) || lsn == InvalidXLogRecPtr)
 		return;
 	c = get_cache(index, true);
-	i = find_le(c, low, len);
-	if (i >= 0 && compare_entry(c, i, key_head(low, len), low, len) == 0)
+	i = find_le(c, low, len, &chunk);
+	if (i >= 0 && compare_entry(c, c->chunks[chunk], i, head, low, len) == 0)
 	{
 		/* the same separator: the leaf has changed, or another took it */
-		c->entries[i].leaf = BufferGetBlockNumber(buf);
-		c->entries[i].lsn = lsn;
+		e = &c->chunks[chunk]->entries[i];
+		e->leaf = BufferGetBlockNumber(buf);
+		e->lsn = lsn;
 		return;
 	}
-	if (c->n == c->cap || c->arena_used + len > c->arena_cap)
-	{
-		int			cap = c->n == c->cap ? Max(64, 2 * c->cap) : c->cap;
-		int			arena_cap = c->arena_used + len > c->arena_cap ?
-			Max(1024, 2 * (c->arena_used + len)) : c->arena_cap;
-		Size		more = (cap - c->cap) * (sizeof(uint64) + sizeof(LeafCacheEntry)) +
-			(arena_cap - c->arena_cap);
 
-		if (leaf_cache_bytes + more > (Size) pbt_leaf_cache_kb * 1024)
-		{
-			reset_all();
+	/* room: the key's bytes, a chunk, a pointer to it */
+	if (c->arena_used + len > c->arena_cap)
+	{
+		int			cap = Max(1024, 2 * (c->arena_used + len));
+
+		if (!reserve(cap - c->arena_cap))
 			return;
-		}
-		if (cap > c->cap)
-		{
-			c->heads = c->heads ? repalloc(c->heads, cap * sizeof(uint64)) :
-				MemoryContextAlloc(leaf_cache_cxt, cap * sizeof(uint64));
-			c->entries = c->entries ?
-				repalloc(c->entries, cap * sizeof(LeafCacheEntry)) :
-				MemoryContextAlloc(leaf_cache_cxt, cap * sizeof(LeafCacheEntry));
-			c->cap = cap;
-		}
-		if (arena_cap > c->arena_cap)
-		{
-			c->arena = c->arena ? repalloc(c->arena, arena_cap) :
-				MemoryContextAlloc(leaf_cache_cxt, arena_cap);
-			c->arena_cap = arena_cap;
-		}
-		leaf_cache_bytes += more;
+		c->arena = c->arena ? repalloc(c->arena, cap) :
+			MemoryContextAlloc(leaf_cache_cxt, cap);
+		c->arena_cap = cap;
 	}
-	/* after entry i */
+	if (c->nchunks == c->maxchunks)
+	{
+		int			cap = Max(16, 2 * c->maxchunks);
+
+		if (!reserve((cap - c->maxchunks) * sizeof(LeafCacheChunk *)))
+			return;
+		c->chunks = c->chunks ?
+			repalloc(c->chunks, cap * sizeof(LeafCacheChunk *)) :
+			MemoryContextAlloc(leaf_cache_cxt, cap * sizeof(LeafCacheChunk *));
+		c->maxchunks = cap;
+	}
+	if (c->nchunks == 0 || c->chunks[chunk]->n == CHUNK_ENTRIES)
+	{
+		/* a first chunk, or the second half of a full one */
+		int			at = c->nchunks == 0 ? 0 : chunk + 1;
+		LeafCacheChunk *fresh;
+
+		if (!reserve(sizeof(LeafCacheChunk)))
+			return;
+		fresh = MemoryContextAlloc(leaf_cache_cxt, sizeof(LeafCacheChunk));
+		fresh->n = 0;
+		if (c->nchunks > 0)
+		{
+			ch = c->chunks[chunk];
+			fresh->n = CHUNK_ENTRIES / 2;
+			ch->n -= fresh->n;
+			memcpy(fresh->heads, &ch->heads[ch->n], fresh->n * sizeof(uint64));
+			memcpy(fresh->entries, &ch->entries[ch->n],
+				   fresh->n * sizeof(LeafCacheEntry));
+			if (i >= ch->n)
+			{
+				chunk++;
+				i -= ch->n;
+			}
+		}
+		memmove(&c->chunks[at + 1], &c->chunks[at],
+				(c->nchunks - at) * sizeof(LeafCacheChunk *));
+		c->chunks[at] = fresh;
+		c->nchunks++;
+	}
+
+	/* after entry i of its chunk */
+	ch = c->chunks[chunk];
 	i++;
-	memmove(&c->heads[i + 1], &c->heads[i], (c->n - i) * sizeof(uint64));
-	memmove(&c->entries[i + 1], &c->entries[i],
-			(c->n - i) * sizeof(LeafCacheEntry));
-	c->n++;
-	c->heads[i] = key_head(low, len);
-	e = &c->entries[i];
+	memmove(&ch->heads[i + 1], &ch->heads[i], (ch->n - i) * sizeof(uint64));
+	memmove(&ch->entries[i + 1], &ch->entries[i],
+			(ch->n - i) * sizeof(LeafCacheEntry));
+	ch->n++;
+	ch->heads[i] = head;
+	e = &ch->entries[i];
 	e->keyoff = c->arena_used;
 	e->keylen = len;
 	e->leaf = BufferGetBlockNumber(buf);
