@@ -26,9 +26,9 @@
  * groups (a rebalance moves keys left between subnodes).  Inserts, VACUUM
  * and the verifier always descend from the root.
  *
- * Each index (by its file) has its separators in order, in chunks; the
- * memory of all of them is bounded by pagebtree.leaf_cache_size, and
- * reaching it empties them all.
+ * Each index has its separators in order, in chunks, emptied when the
+ * index's relcache entry is invalidated; the memory of all of them is
+ * bounded by pagebtree.leaf_cache_size, and reaching it empties them all.
  *
  *-------------------------------------------------------------------------
  */
@@ -38,6 +38,7 @@
 
 #include "port/pg_bswap.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
 
 int			pbt_leaf_cache_kb = 4096;
@@ -68,7 +69,9 @@ typedef struct LeafCacheChunk
 
 typedef struct LeafCache
 {
-	RelFileLocator file;		/* hash key */
+	Oid			index;			/* hash key */
+	RelFileLocator file;		/* the index's file the entries are of */
+	Size		bytes;			/* chunks and arena */
 	int			nchunks;
 	int			maxchunks;
 	LeafCacheChunk **chunks;
@@ -149,16 +152,69 @@ find_le(const LeafCache *c, const char *key, int len, int *chunk)
 	return low - 1;
 }
 
-static bool
-cache_applies(Relation index, PbtState *st)
+/* Does index have a leaf cache (see above)? */
+bool
+pbt_leaf_cache_applies(Relation index, PbtState *st)
 {
 	return pbt_leaf_cache_kb > 0 && st->normalized && st->group_size == 0 &&
 		RelationNeedsWAL(index);
 }
 
+/* free an index's entries */
+static void
+empty_cache(LeafCache *c)
+{
+	for (int i = 0; i < c->nchunks; i++)
+		pfree(c->chunks[i]);
+	if (c->chunks)
+		pfree(c->chunks);
+	if (c->arena)
+		pfree(c->arena);
+	leaf_cache_bytes -= c->bytes;
+	c->bytes = 0;
+	c->nchunks = c->maxchunks = c->arena_used = c->arena_cap = 0;
+	c->chunks = NULL;
+	c->arena = NULL;
+}
+
+static void
+empty_all(void)
+{
+	MemoryContextReset(leaf_cache_cxt);
+	leaf_caches = NULL;
+	leaf_cache_bytes = 0;
+}
+
+/*
+ * A relcache invalidation of the index (or of everything) empties its
+ * cache: a TRUNCATE of a table created in the same transaction empties its
+ * indexes' files in place, and blocks past their new end must not be read.
+ * (VACUUM's statistics do it too; the cache fills again as reads go.)
+ */
+static void
+invalidate(Datum arg, Oid relid)
+{
+	LeafCache  *c;
+
+	if (leaf_caches == NULL)
+		return;
+	if (!OidIsValid(relid))
+	{
+		empty_all();
+		return;
+	}
+	c = hash_search(leaf_caches, &relid, HASH_FIND, NULL);
+	if (c != NULL)
+	{
+		empty_cache(c);
+		hash_search(leaf_caches, &relid, HASH_REMOVE, NULL);
+	}
+}
+
 static LeafCache *
 get_cache(Relation index, bool create)
 {
+	Oid			relid = RelationGetRelid(index);
 	RelFileLocator file = PbtRelationGetLocator(index);
 	LeafCache  *c;
 	bool		found;
@@ -170,37 +226,52 @@ get_cache(Relation index, bool create)
 		if (!create)
 			return NULL;
 		if (leaf_cache_cxt == NULL)
+		{
 			leaf_cache_cxt = AllocSetContextCreate(TopMemoryContext,
 												   "pagebtree leaf cache",
 												   ALLOCSET_DEFAULT_SIZES);
-		ctl.keysize = sizeof(RelFileLocator);
+			CacheRegisterRelcacheCallback(invalidate, (Datum) 0);
+		}
+		ctl.keysize = sizeof(Oid);
 		ctl.entrysize = sizeof(LeafCache);
 		ctl.hcxt = leaf_cache_cxt;
 		leaf_caches = hash_create("pagebtree leaf caches", 16, &ctl,
 								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
-	c = hash_search(leaf_caches, &file, create ? HASH_ENTER : HASH_FIND, &found);
-	if (c != NULL && !found)
+	c = hash_search(leaf_caches, &relid, create ? HASH_ENTER : HASH_FIND, &found);
+	if (c == NULL)
+		return NULL;
+	if (!found)
 	{
+		c->bytes = 0;
 		c->nchunks = c->maxchunks = c->arena_used = c->arena_cap = 0;
 		c->chunks = NULL;
 		c->arena = NULL;
+		c->file = file;
+	}
+	else if (memcmp(&c->file, &file, sizeof(file)) != 0)
+	{
+		/* (a new file comes with an invalidation too) */
+		empty_cache(c);
+		c->file = file;
 	}
 	return c;
 }
 
-/* memory for the cache, or false after emptying every index's (the bound) */
+/*
+ * Memory for c, or false after emptying every index's cache (the bound
+ * was reached).
+ */
 static bool
-reserve(Size bytes)
+reserve(LeafCache *c, Size bytes)
 {
 	if (leaf_cache_bytes + bytes > (Size) pbt_leaf_cache_kb * 1024)
 	{
-		MemoryContextReset(leaf_cache_cxt);
-		leaf_caches = NULL;
-		leaf_cache_bytes = 0;
+		empty_all();
 		return false;
 	}
 	leaf_cache_bytes += bytes;
+	c->bytes += bytes;
 	return true;
 }
 
@@ -219,7 +290,8 @@ pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key)
 	Page		page;
 	PbtPageOpaque opaque;
 
-	if (!cache_applies(index, st) || (c = get_cache(index, false)) == NULL ||
+	Assert(pbt_leaf_cache_applies(index, st));
+	if ((c = get_cache(index, false)) == NULL ||
 		(i = find_le(c, key->bytes, key->len, &chunk)) < 0)
 		return InvalidBuffer;
 	e = &c->chunks[chunk]->entries[i];
@@ -255,7 +327,8 @@ pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 	int			i;
 
 	Assert(PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))) && len > 0);
-	if (!cache_applies(index, st) || lsn == InvalidXLogRecPtr)
+	Assert(pbt_leaf_cache_applies(index, st));
+	if (lsn == InvalidXLogRecPtr)
 		return;
 	c = get_cache(index, true);
 	i = find_le(c, low, len, &chunk);
@@ -273,7 +346,7 @@ pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 	{
 		int			cap = Max(1024, 2 * (c->arena_used + len));
 
-		if (!reserve(cap - c->arena_cap))
+		if (!reserve(c, cap - c->arena_cap))
 			return;
 		c->arena = c->arena ? repalloc(c->arena, cap) :
 			MemoryContextAlloc(leaf_cache_cxt, cap);
@@ -283,7 +356,7 @@ pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 	{
 		int			cap = Max(16, 2 * c->maxchunks);
 
-		if (!reserve((cap - c->maxchunks) * sizeof(LeafCacheChunk *)))
+		if (!reserve(c, (cap - c->maxchunks) * sizeof(LeafCacheChunk *)))
 			return;
 		c->chunks = c->chunks ?
 			repalloc(c->chunks, cap * sizeof(LeafCacheChunk *)) :
@@ -296,7 +369,7 @@ pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 		int			at = c->nchunks == 0 ? 0 : chunk + 1;
 		LeafCacheChunk *fresh;
 
-		if (!reserve(sizeof(LeafCacheChunk)))
+		if (!reserve(c, sizeof(LeafCacheChunk)))
 			return;
 		fresh = MemoryContextAlloc(leaf_cache_cxt, sizeof(LeafCacheChunk));
 		fresh->n = 0;

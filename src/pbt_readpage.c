@@ -1458,7 +1458,7 @@ bool
 pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
-		Buffer		buf;
+	Buffer		buf;
 	int			pos;
 
 	so->pf_steps = 0;			/* a new stretch of pages */

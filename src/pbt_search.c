@@ -452,8 +452,9 @@ pbt_search_leaf(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp)
 {
 	PbtItemBuf	low;
 
-	*bufp = pbt_leaf_cache_lookup(index, st, key);
-	if (!BufferIsValid(*bufp))
+	if (!pbt_leaf_cache_applies(index, st))
+		descend(index, st, key, bufp, BUFFER_LOCK_SHARE, 0, NULL);
+	else if (!BufferIsValid(*bufp = pbt_leaf_cache_lookup(index, st, key)))
 		descend(index, st, key, bufp, BUFFER_LOCK_SHARE, 0, &low);
 }
 

@@ -91,6 +91,21 @@ INSERT INTO lc SELECT i * 7, i FROM generate_series(1, 40000) i;
 SELECT * FROM lc_lookups(7, 280000, 7);
 SELECT * FROM lc_lookups(5, 400005, 5);
 
+-- a table created in the same transaction is truncated in place: its
+-- index's file too, and the cache must not send a read past its end
+BEGIN;
+CREATE TABLE lct (k int8);
+INSERT INTO lct SELECT generate_series(1, 20000);
+SET LOCAL client_min_messages = warning;
+CREATE INDEX lct_k ON lct USING pagebtree (k) WITH (delta = off);
+SET LOCAL enable_seqscan = off;
+SELECT count(*) FROM generate_series(1, 20000) g WHERE EXISTS (SELECT FROM lct WHERE k = g);
+TRUNCATE lct;
+INSERT INTO lct VALUES (15000);
+SELECT k FROM lct WHERE k = 15000;
+COMMIT;
+DROP TABLE lct;
+
 -- 5. the same answers without the cache
 SET pagebtree.leaf_cache_size = 0;
 SELECT * FROM lc_lookups(7, 280000, 7);
