@@ -34,6 +34,7 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM generate_series(10, 400000, 10) g
 WHERE EXISTS (SELECT FROM lc WHERE k = g);
 
 -- the buffers one lookup reads: the root and a leaf, then the leaf alone
+-- (and the visibility map page of the index-only scan, both times)
 CREATE FUNCTION lc_buffers(key int8) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
     ln text;
