@@ -10,7 +10,7 @@
  * there, records (L, the leaf, the leaf's LSN).  A later read of a key
  * K >= L may lock that leaf directly.  If the leaf's LSN is still the one
  * recorded, the page has not changed since (every change of a page of a
- * WAL-logged index sets its LSN; hint bits do not move keys), so it is
+ * WAL-logged index sets its LSN; hint bits move no key), so it is
  * still a live leaf with the same high key, and its low bound is still at
  * most L: when it was recorded, the downlink with separator L led to it
  * (a child's low bound is its downlink's separator, or less once a deleted
