@@ -29,6 +29,8 @@
  * Each index has its separators in order, in chunks, emptied when the
  * index's relcache entry is invalidated; the memory of all of them is
  * bounded by pagebtree.leaf_cache_size, and reaching it empties them all.
+ * An index whose leaves change between reads stops using it for a while
+ * (STALE_LIMIT).
  *
  *-------------------------------------------------------------------------
  */
@@ -78,11 +80,23 @@ typedef struct LeafCache
 	char	   *arena;
 	int			arena_used;
 	int			arena_cap;
+	int			credit;			/* hits less stale entries, lately */
+	int			bypass;			/* lookups left that skip the cache */
 } LeafCache;
+
+/*
+ * A stale entry costs a leaf access before the descent, about what a hit
+ * saves.  Where they outnumber hits by STALE_LIMIT (leaves changing between
+ * reads of them), the next BYPASS_LOOKUPS reads of the index neither look
+ * nor record: they descend as without the cache.
+ */
+#define STALE_LIMIT		64
+#define BYPASS_LOOKUPS	4096
 
 static MemoryContext leaf_cache_cxt = NULL;
 static HTAB *leaf_caches = NULL;
 static Size leaf_cache_bytes = 0;	/* chunks and arenas, all indexes */
+static LeafCache *last_cache = NULL;	/* the one get_cache found last */
 
 /* a key's first 8 bytes as a number that orders as memcmp does */
 static inline uint64
@@ -183,6 +197,7 @@ empty_all(void)
 	MemoryContextReset(leaf_cache_cxt);
 	leaf_caches = NULL;
 	leaf_cache_bytes = 0;
+	last_cache = NULL;
 }
 
 /*
@@ -208,6 +223,8 @@ invalidate(Datum arg, Oid relid)
 	{
 		empty_cache(c);
 		hash_search(leaf_caches, &relid, HASH_REMOVE, NULL);
+		if (c == last_cache)
+			last_cache = NULL;
 	}
 }
 
@@ -219,6 +236,10 @@ get_cache(Relation index, bool create)
 	LeafCache  *c;
 	bool		found;
 
+	/* (most reads use the index the read before used) */
+	if (last_cache != NULL && last_cache->index == relid &&
+		memcmp(&last_cache->file, &file, sizeof(file)) == 0)
+		return last_cache;
 	if (leaf_caches == NULL)
 	{
 		HASHCTL		ctl;
@@ -243,6 +264,7 @@ get_cache(Relation index, bool create)
 		return NULL;
 	if (!found)
 	{
+		c->credit = c->bypass = 0;
 		c->bytes = 0;
 		c->nchunks = c->maxchunks = c->arena_used = c->arena_cap = 0;
 		c->chunks = NULL;
@@ -255,6 +277,7 @@ get_cache(Relation index, bool create)
 		empty_cache(c);
 		c->file = file;
 	}
+	last_cache = c;
 	return c;
 }
 
@@ -277,10 +300,12 @@ reserve(LeafCache *c, Size bytes)
 
 /*
  * The leaf of key, share-locked, if this backend recorded one that still
- * holds it; else InvalidBuffer (descend from the root).
+ * holds it; else InvalidBuffer (descend from the root), and *record says
+ * whether the descent should record where it ends.
  */
 Buffer
-pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key)
+pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key,
+					  bool *record)
 {
 	LeafCache  *c;
 	LeafCacheEntry *e;
@@ -291,8 +316,16 @@ pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key)
 	PbtPageOpaque opaque;
 
 	Assert(pbt_leaf_cache_applies(index, st));
-	if ((c = get_cache(index, false)) == NULL ||
-		(i = find_le(c, key->bytes, key->len, &chunk)) < 0)
+	*record = true;
+	if ((c = get_cache(index, false)) == NULL)
+		return InvalidBuffer;
+	if (c->bypass > 0)
+	{
+		c->bypass--;
+		*record = false;
+		return InvalidBuffer;
+	}
+	if ((i = find_le(c, key->bytes, key->len, &chunk)) < 0)
 		return InvalidBuffer;
 	e = &c->chunks[chunk]->entries[i];
 	/* (the misses on the leaf's header and special space overlap the pin) */
@@ -303,9 +336,20 @@ pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key)
 	page = BufferGetPage(buf);
 	opaque = PbtPageGetOpaque(page);
 	if (PageGetLSN(page) == e->lsn &&
-		PbtIsTreePage(page) && PbtIsLeaf(opaque) && !PbtIsDeleted(opaque) &&
-		!pbt_beyond_hikey(st, page, key))
-		return buf;
+		PbtIsTreePage(page) && PbtIsLeaf(opaque) && !PbtIsDeleted(opaque))
+	{
+		/* (past the high key: the key's own leaf is not known yet) */
+		if (!pbt_beyond_hikey(st, page, key))
+		{
+			c->credit = Min(c->credit + 1, STALE_LIMIT);
+			return buf;
+		}
+	}
+	else if (--c->credit <= -STALE_LIMIT)
+	{
+		c->credit = 0;
+		c->bypass = BYPASS_LOOKUPS;
+	}
 	UnlockReleaseBuffer(buf);
 	return InvalidBuffer;
 }
