@@ -138,7 +138,7 @@ extern void pbt_prefetch_recent_leaf(Relation index, BlockNumber blkno,
 extern int	pbt_leaf_cache_kb;
 extern bool pbt_leaf_cache_applies(Relation index, PbtState *st);
 extern Buffer pbt_leaf_cache_lookup(Relation index, PbtState *st,
-									PbtSearchKey *key, bool *record);
+									PbtSearchKey *key);
 extern void pbt_leaf_cache_remember(Relation index, PbtState *st,
 									const char *low, int len, Buffer buf);
 

@@ -29,8 +29,8 @@
  * Each index has its separators in order, in chunks, emptied when the
  * index's relcache entry is invalidated; the memory of all of them is
  * bounded by pagebtree.leaf_cache_size, and reaching it empties them all.
- * An index whose leaves change between reads stops using it for a while
- * (STALE_LIMIT).
+ * An index whose leaves change between reads of them stops using it for a
+ * while (STALE_LIMIT).
  *
  *-------------------------------------------------------------------------
  */
@@ -49,6 +49,7 @@ typedef struct LeafCacheEntry
 {
 	uint32		keyoff;			/* the separator's bytes in the arena */
 	uint16		keylen;
+	bool		stale;			/* found stale since its last hit */
 	BlockNumber leaf;
 	XLogRecPtr	lsn;			/* the leaf's, when recorded */
 } LeafCacheEntry;
@@ -80,15 +81,17 @@ typedef struct LeafCache
 	char	   *arena;
 	int			arena_used;
 	int			arena_cap;
-	int			credit;			/* hits less stale entries, lately */
+	int			credit;			/* hits less churn, lately */
 	int			bypass;			/* lookups left that skip the cache */
 } LeafCache;
 
 /*
  * A stale entry costs a leaf access before the descent, about what a hit
- * saves.  Where they outnumber hits by STALE_LIMIT (leaves changing between
- * reads of them), the next BYPASS_LOOKUPS reads of the index neither look
- * nor record: they descend as without the cache.
+ * saves.  An entry found stale again before a hit is churn: its leaf
+ * changes between reads of it.  Where churn outnumbers hits by STALE_LIMIT,
+ * the next BYPASS_LOOKUPS reads of the index neither look nor record: they
+ * descend as without the cache.  (An entry found stale once, as after a
+ * burst of writes, is recorded again and counts neither way.)
  */
 #define STALE_LIMIT		64
 #define BYPASS_LOOKUPS	4096
@@ -300,12 +303,10 @@ reserve(LeafCache *c, Size bytes)
 
 /*
  * The leaf of key, share-locked, if this backend recorded one that still
- * holds it; else InvalidBuffer (descend from the root), and *record says
- * whether the descent should record where it ends.
+ * holds it; else InvalidBuffer (descend from the root, and record).
  */
 Buffer
-pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key,
-					  bool *record)
+pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key)
 {
 	LeafCache  *c;
 	LeafCacheEntry *e;
@@ -316,13 +317,11 @@ pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key,
 	PbtPageOpaque opaque;
 
 	Assert(pbt_leaf_cache_applies(index, st));
-	*record = true;
 	if ((c = get_cache(index, false)) == NULL)
 		return InvalidBuffer;
 	if (c->bypass > 0)
 	{
 		c->bypass--;
-		*record = false;
 		return InvalidBuffer;
 	}
 	if ((i = find_le(c, key->bytes, key->len, &chunk)) < 0)
@@ -341,14 +340,19 @@ pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key,
 		/* (past the high key: the key's own leaf is not known yet) */
 		if (!pbt_beyond_hikey(st, page, key))
 		{
+			e->stale = false;
 			c->credit = Min(c->credit + 1, STALE_LIMIT);
 			return buf;
 		}
 	}
-	else if (--c->credit <= -STALE_LIMIT)
+	else
 	{
-		c->credit = 0;
-		c->bypass = BYPASS_LOOKUPS;
+		if (e->stale && --c->credit <= -STALE_LIMIT)
+		{
+			c->credit = 0;
+			c->bypass = BYPASS_LOOKUPS;
+		}
+		e->stale = true;
 	}
 	UnlockReleaseBuffer(buf);
 	return InvalidBuffer;
@@ -375,6 +379,8 @@ pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 	if (lsn == InvalidXLogRecPtr)
 		return;
 	c = get_cache(index, true);
+	if (c->bypass > 0)
+		return;
 	i = find_le(c, low, len, &chunk);
 	if (i >= 0 && compare_entry(c, c->chunks[chunk], i, head, low, len) == 0)
 	{
@@ -448,6 +454,7 @@ pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 	e = &ch->entries[i];
 	e->keyoff = c->arena_used;
 	e->keylen = len;
+	e->stale = false;
 	e->leaf = BufferGetBlockNumber(buf);
 	e->lsn = lsn;
 	memcpy(c->arena + c->arena_used, low, len);

@@ -451,12 +451,11 @@ void
 pbt_search_leaf(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp)
 {
 	PbtItemBuf	low;
-	bool		record = false;
 
-	if (pbt_leaf_cache_applies(index, st) &&
-		BufferIsValid(*bufp = pbt_leaf_cache_lookup(index, st, key, &record)))
-		return;
-	descend(index, st, key, bufp, BUFFER_LOCK_SHARE, 0, record ? &low : NULL);
+	if (!pbt_leaf_cache_applies(index, st))
+		descend(index, st, key, bufp, BUFFER_LOCK_SHARE, 0, NULL);
+	else if (!BufferIsValid(*bufp = pbt_leaf_cache_lookup(index, st, key)))
+		descend(index, st, key, bufp, BUFFER_LOCK_SHARE, 0, &low);
 }
 
 static PbtStack
