@@ -458,6 +458,10 @@ pbt_search_leaf(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp)
 		descend(index, st, key, bufp, BUFFER_LOCK_SHARE, 0, &low);
 }
 
+/*
+ * pbt_search; with low (a reader's descent to a leaf), the level-1
+ * separator it follows goes there, and the leaf to the leaf cache.
+ */
 static PbtStack
 descend(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		int access, int target_level, PbtItemBuf *low)
