@@ -138,9 +138,11 @@ extern void pbt_prefetch_recent_leaf(Relation index, BlockNumber blkno,
 extern int	pbt_leaf_cache_kb;
 extern bool pbt_leaf_cache_applies(Relation index, PbtState *st);
 extern Buffer pbt_leaf_cache_lookup(Relation index, PbtState *st,
-									PbtSearchKey *key);
+									PbtSearchKey *key, int access);
 extern void pbt_leaf_cache_remember(Relation index, PbtState *st,
 									const char *low, int len, Buffer buf);
+extern void pbt_leaf_cache_written(Relation index, Buffer buf,
+								   XLogRecPtr before);
 
 /* a CPU cache prefetch hint */
 #if defined(__GNUC__) || defined(__clang__)
@@ -153,8 +155,8 @@ extern void pbt_leaf_cache_remember(Relation index, PbtState *st,
 extern Buffer pbt_get_root(Relation index, PbtState *st, int access);
 extern PbtStack pbt_search(Relation index, PbtState *st, PbtSearchKey *key,
 						   Buffer *bufp, int access, int target_level);
-extern void pbt_search_leaf(Relation index, PbtState *st, PbtSearchKey *key,
-							Buffer *bufp);
+extern PbtStack pbt_search_leaf(Relation index, PbtState *st,
+								PbtSearchKey *key, Buffer *bufp, int access);
 extern int	pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key);
 extern bool pbt_beyond_hikey(PbtState *st, Page page, PbtSearchKey *key);
 extern int	pbt_page_first_key(Page page);
@@ -200,8 +202,8 @@ extern IndexBulkDeleteResult *pbtbulkdelete(IndexVacuumInfo *info,
 											void *callback_state);
 extern IndexBulkDeleteResult *pbtvacuumcleanup(IndexVacuumInfo *info,
 											   IndexBulkDeleteResult *stats);
-extern BlockNumber pbt_parent_by_hikey(Relation index, PbtState *st,
-									   char *hikey, int len);
+extern BlockNumber pbt_parent_by_key(Relation index, PbtState *st,
+									 char *sep, int len, uint32 level);
 extern int	pbt_downlink_pair(Page parent, BlockNumber left, BlockNumber right);
 
 /*

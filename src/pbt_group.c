@@ -966,7 +966,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 		pfree(hikey.data);
 		return 0;
 	}
-	pblk = pbt_parent_by_hikey(index, st, hikey.data, hikey.len);
+	pblk = pbt_parent_by_key(index, st, hikey.data, hikey.len, 1);
 	pfree(hikey.data);
 
 	/* lock left to right, then the parent; recheck everything */

@@ -539,11 +539,11 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		bool		inserted = true;
 
 		if (!checking)
-			stack = pbt_search(index, st, &key, &buf, BUFFER_LOCK_EXCLUSIVE, 0);
+			stack = pbt_search_leaf(index, st, &key, &buf, BUFFER_LOCK_EXCLUSIVE);
 		else
 		{
-			stack = pbt_search(index, st, &prefix, &buf, BUFFER_LOCK_EXCLUSIVE,
-							   0);
+			stack = pbt_search_leaf(index, st, &prefix, &buf,
+									BUFFER_LOCK_EXCLUSIVE);
 			xwait = check_unique(index, st, heapRel, buf, &prefix, ht_ctid,
 								 values, isnull, checkUnique, &is_unique,
 								 &token);
@@ -1154,6 +1154,7 @@ insert_on_page(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 			   int pos, const char *item, int len, bool fits, Buffer cbuf)
 {
 	Page		page = BufferGetPage(buf);
+	XLogRecPtr	before;
 
 	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
 	Assert(PbtIsTreePage(page) && !PbtIsDeleted(PbtPageGetOpaque(page)));
@@ -1167,13 +1168,18 @@ insert_on_page(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	if (!fits)
 		return split_page(index, st, buf, stack, pos, item, len, cbuf);
 
+	before = PageGetLSN(page);
 	pbt_log_insert(index, buf, pos, item, len, cbuf);
 	if (BufferIsValid(cbuf))
 		UnlockReleaseBuffer(cbuf);
 	PBT_CHECK_PAGE(index, BufferGetPage(buf), BufferGetBlockNumber(buf));
 
-	if (PbtIsLeaf(PbtPageGetOpaque(page)) && PbtIsRightmost(PbtPageGetOpaque(page)))
-		st->rightmost_leaf = BufferGetBlockNumber(buf);
+	if (PbtIsLeaf(PbtPageGetOpaque(page)))
+	{
+		if (PbtIsRightmost(PbtPageGetOpaque(page)))
+			st->rightmost_leaf = BufferGetBlockNumber(buf);
+		pbt_leaf_cache_written(index, buf, before);
+	}
 	UnlockReleaseBuffer(buf);
 	return true;
 }
@@ -1331,15 +1337,15 @@ pbt_insert_parent(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf,
 	if (stack == NULL)
 	{
 		/*
-		 * We descended from a page that was root at the time; the level above
-		 * has appeared since.  Search it from its leftmost page.
+		 * The leaf came from the leaf cache, or we descended from a page that
+		 * was root at the time and the level above has appeared since.  The
+		 * page of that level that holds sep holds the downlink (it has no
+		 * separator between the page's low bound and sep), or moved it right.
 		 */
-		Buffer		lm = pbt_get_endpoint(index, st, lopaque->level + 1, false);
-
-		fake.blkno = BufferGetBlockNumber(lm);
+		fake.blkno = pbt_parent_by_key(index, st, sep->data, sep->len,
+									   lopaque->level + 1);
 		fake.pos = 0;
 		fake.parent = NULL;
-		UnlockReleaseBuffer(lm);
 		stack = &fake;
 	}
 

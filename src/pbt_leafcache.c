@@ -2,12 +2,12 @@
  *
  * pbt_leafcache.c
  *	  Where this backend's descents ended: a map from key ranges to leaves,
- *	  so that a reader can lock the leaf of its key without the levels
- *	  above it.
+ *	  so that a reader or an inserter can lock the leaf of its key without
+ *	  the levels above it.
  *
- * A reader's descent that reaches a leaf through a level-1 downlink with
- * separator L (not the page's -infinity item), and need not move right
- * there, records (L, the leaf, the leaf's LSN).  A later read of a key
+ * A descent to a leaf (pbt_search_leaf) that reaches it through a level-1
+ * downlink with separator L (not the page's -infinity item), and need not
+ * move right there, records (L, the leaf, the leaf's LSN).  A later read of a key
  * K >= L may lock that leaf directly.  If the leaf's LSN is still the one
  * recorded, the page has not changed since (every change of a page of a
  * WAL-logged index sets its LSN; hint bits move no key), so it is
@@ -21,10 +21,18 @@
  * reader descends from the root as before, which records the leaf it
  * reaches.
  *
+ * Inserts use it too (exclusively locked, and not a leaf whose split is
+ * incomplete); a unique check looks up the key without its heap TID, as
+ * its descent would.  An insert into the leaf of the last
+ * entry found or recorded, whose LSN it still holds, moves that entry to
+ * the insert's LSN (pbt_leaf_cache_written): the insert moved no bound of
+ * the leaf, so the entry holds for the new LSN as it did for the old one,
+ * and a backend's own inserts do not make its entries stale.
+ *
  * Only for indexes whose every change is WAL-logged, with normalized keys
  * (ordered by their bytes, as the entries here are), and without leaf
- * groups (a rebalance moves keys left between subnodes).  Inserts, VACUUM
- * and the verifier always descend from the root.
+ * groups (a rebalance moves keys left between subnodes).  VACUUM and the
+ * verifier always descend from the root.
  *
  * Each index has its separators in order, in chunks, emptied when the
  * index's relcache entry is invalidated; the memory of all of them is
@@ -100,6 +108,10 @@ static MemoryContext leaf_cache_cxt = NULL;
 static HTAB *leaf_caches = NULL;
 static Size leaf_cache_bytes = 0;	/* chunks and arenas, all indexes */
 static LeafCache *last_cache = NULL;	/* the one get_cache found last */
+
+/* the entry the last lookup found or the last remember recorded, if any */
+static LeafCache *last_entry_cache = NULL;
+static LeafCacheEntry *last_entry = NULL;
 
 /* a key's first 8 bytes as a number that orders as memcmp does */
 static inline uint64
@@ -188,6 +200,7 @@ empty_cache(LeafCache *c)
 	if (c->arena)
 		pfree(c->arena);
 	leaf_cache_bytes -= c->bytes;
+	last_entry = NULL;
 	c->bytes = 0;
 	c->nchunks = c->maxchunks = c->arena_used = c->arena_cap = 0;
 	c->chunks = NULL;
@@ -201,6 +214,7 @@ empty_all(void)
 	leaf_caches = NULL;
 	leaf_cache_bytes = 0;
 	last_cache = NULL;
+	last_entry = NULL;
 }
 
 /*
@@ -302,11 +316,12 @@ reserve(LeafCache *c, Size bytes)
 }
 
 /*
- * The leaf of key, share-locked, if this backend recorded one that still
- * holds it; else InvalidBuffer (descend from the root, and record).
+ * The leaf of key, locked in access mode, if this backend recorded one that
+ * still holds it; else InvalidBuffer (descend from the root, and record).
  */
 Buffer
-pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key)
+pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key,
+					  int access)
 {
 	LeafCache  *c;
 	LeafCacheEntry *e;
@@ -317,6 +332,7 @@ pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key)
 	PbtPageOpaque opaque;
 
 	Assert(pbt_leaf_cache_applies(index, st));
+	last_entry = NULL;
 	if ((c = get_cache(index, false)) == NULL)
 		return InvalidBuffer;
 	if (c->bypass > 0)
@@ -331,17 +347,24 @@ pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key)
 	pbt_prefetch_recent_leaf(index, e->leaf, 0, 0);
 	pbt_run_prefetch(index, st, e->leaf);
 	buf = pbt_read_leaf(index, e->leaf);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	LockBuffer(buf, access);
 	page = BufferGetPage(buf);
 	opaque = PbtPageGetOpaque(page);
 	if (PageGetLSN(page) == e->lsn &&
 		PbtIsTreePage(page) && PbtIsLeaf(opaque) && !PbtIsDeleted(opaque))
 	{
-		/* (past the high key: the key's own leaf is not known yet) */
-		if (!pbt_beyond_hikey(st, page, key))
+		/*
+		 * Past the high key, the key's own leaf is not known yet; an insert
+		 * descends to finish an incomplete split, as a descent would.
+		 */
+		if (!pbt_beyond_hikey(st, page, key) &&
+			!(access == BUFFER_LOCK_EXCLUSIVE &&
+			  (opaque->flags & PBT_INCOMPLETE_SPLIT)))
 		{
 			e->stale = false;
 			c->credit = Min(c->credit + 1, STALE_LIMIT);
+			last_entry_cache = c;
+			last_entry = e;
 			return buf;
 		}
 	}
@@ -359,8 +382,8 @@ pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key)
 }
 
 /*
- * Record that the separator low[0..len) led a descent to the share-locked
- * leaf in buf, which it need not leave to the right (see above).
+ * Record that the separator low[0..len) led a descent to the locked leaf
+ * in buf, which it need not leave to the right (see above).
  */
 void
 pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
@@ -376,6 +399,7 @@ pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 
 	Assert(PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))) && len > 0);
 	Assert(pbt_leaf_cache_applies(index, st));
+	last_entry = NULL;
 	if (lsn == InvalidXLogRecPtr)
 		return;
 	c = get_cache(index, true);
@@ -388,6 +412,8 @@ pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 		e = &c->chunks[chunk]->entries[i];
 		e->leaf = BufferGetBlockNumber(buf);
 		e->lsn = lsn;
+		last_entry_cache = c;
+		last_entry = e;
 		return;
 	}
 
@@ -459,4 +485,25 @@ pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 	e->lsn = lsn;
 	memcpy(c->arena + c->arena_used, low, len);
 	c->arena_used += len;
+	last_entry_cache = c;
+	last_entry = e;
+}
+
+/*
+ * This backend has just written the exclusively locked leaf in buf, whose
+ * LSN was before, without moving its bounds (an insert): the entry found
+ * or recorded last, if it is of that leaf and still holds for before, holds
+ * for the new LSN (see above).
+ */
+void
+pbt_leaf_cache_written(Relation index, Buffer buf, XLogRecPtr before)
+{
+	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
+	Assert(PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))));
+	if (last_entry != NULL && last_entry->lsn == before &&
+		last_entry->leaf == BufferGetBlockNumber(buf) &&
+		last_entry_cache->index == RelationGetRelid(index) &&
+		memcmp(&last_entry_cache->file, &PbtRelationGetLocator(index),
+			   sizeof(RelFileLocator)) == 0)
+		last_entry->lsn = PageGetLSN(BufferGetPage(buf));
 }

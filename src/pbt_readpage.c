@@ -1463,7 +1463,7 @@ pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 
 	so->pf_steps = 0;			/* a new stretch of pages */
 	pbt_bitmap_readahead_end(scan);
-	pbt_search_leaf(scan->indexRelation, so->st, key, &buf);
+	pbt_search_leaf(scan->indexRelation, so->st, key, &buf, BUFFER_LOCK_SHARE);
 	/* a probing read finds its entries without a position */
 	pos = so->probing && pbt_layout(BufferGetPage(buf))->probe ? 0 :
 		pbt_binsearch(so->st, BufferGetPage(buf), key);

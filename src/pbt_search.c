@@ -443,24 +443,28 @@ pbt_search(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 }
 
 /*
- * Share-lock the leaf that key belongs to, for a reader: straight from the
- * leaf cache (pbt_leafcache.c) where it knows the leaf, else by a descent
- * that tells the cache where it ended.
+ * Lock the leaf that key belongs to in access mode, for a reader or an
+ * inserter: straight from the leaf cache (pbt_leafcache.c) where it knows
+ * the leaf, else by a descent that tells the cache where it ended.  Returns
+ * the descent's stack as pbt_search does; NULL from the cache (an insert's
+ * split then finds the parent by its separator, pbt_insert_parent).
  */
-void
-pbt_search_leaf(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp)
+PbtStack
+pbt_search_leaf(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
+				int access)
 {
 	PbtItemBuf	low;
 
 	if (!pbt_leaf_cache_applies(index, st))
-		descend(index, st, key, bufp, BUFFER_LOCK_SHARE, 0, NULL);
-	else if (!BufferIsValid(*bufp = pbt_leaf_cache_lookup(index, st, key)))
-		descend(index, st, key, bufp, BUFFER_LOCK_SHARE, 0, &low);
+		return descend(index, st, key, bufp, access, 0, NULL);
+	if (BufferIsValid(*bufp = pbt_leaf_cache_lookup(index, st, key, access)))
+		return NULL;
+	return descend(index, st, key, bufp, access, 0, &low);
 }
 
 /*
- * pbt_search; with low (a reader's descent to a leaf), the level-1
- * separator it follows goes there, and the leaf to the leaf cache.
+ * pbt_search; with low (a descent to a leaf), the level-1 separator it
+ * follows goes there, and the leaf to the leaf cache.
  */
 static PbtStack
 descend(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,

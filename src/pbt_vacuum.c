@@ -32,12 +32,16 @@
 #include "utils/rel.h"
 
 /*
- * The level-1 page that holds the downlink whose separator is hikey, the
- * high key (a stored item) of a leaf or group to be deleted: found by a
- * descent, not locked.  The deleter rechecks it under its lock.
+ * The page of the given level whose key range holds the separator sep (a
+ * stored item): found by a descent, not locked.  The caller rechecks it
+ * under its lock.  For a leaf or group to be deleted, sep is its high key,
+ * and the page of level 1 holds the downlink whose separator it is; for a
+ * page just split, sep is its new high key, and the page of the level
+ * above holds the page's downlink (or moved it right).
  */
 BlockNumber
-pbt_parent_by_hikey(Relation index, PbtState *st, char *hikey, int len)
+pbt_parent_by_key(Relation index, PbtState *st, char *sep, int len,
+				  uint32 level)
 {
 	PbtSearchKey key;
 	Buffer		pbuf;
@@ -46,12 +50,12 @@ pbt_parent_by_hikey(Relation index, PbtState *st, char *hikey, int len)
 	memset(&key, 0, sizeof(key));
 	if (st->normalized)
 	{
-		key.bytes = hikey;
+		key.bytes = sep;
 		key.len = len;
 	}
 	else
-		pbt_key_from_item(st, hikey, len, &key);
-	pbt_free_stack(pbt_search(index, st, &key, &pbuf, BUFFER_LOCK_SHARE, 1));
+		pbt_key_from_item(st, sep, len, &key);
+	pbt_free_stack(pbt_search(index, st, &key, &pbuf, BUFFER_LOCK_SHARE, level));
 	pblk = BufferGetBlockNumber(pbuf);
 	UnlockReleaseBuffer(pbuf);
 	return pblk;
@@ -121,7 +125,7 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	initStringInfo(&hikey);
 	appendBinaryStringInfo(&hikey, hk.data, hk.len);
 	UnlockReleaseBuffer(lbuf);
-	pblk = pbt_parent_by_hikey(index, st, hikey.data, hikey.len);
+	pblk = pbt_parent_by_key(index, st, hikey.data, hikey.len, 1);
 	pfree(hikey.data);
 
 	/* lock left to right, then the parent; recheck everything */

@@ -4,7 +4,8 @@
 -- leaf's LSN says that it has not changed since.  Each step below changes
 -- leaves that this session's cache knows (splits, deletions and recycled
 -- pages, a rebuild), and then looks every key up again, one lookup each,
--- and compares with a sequential scan.
+-- and compares with a sequential scan.  Inserts take their leaves from it
+-- too.
 --
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
@@ -59,7 +60,27 @@ SELECT * FROM lc_lookups(10, 400000, 10);
 SELECT * FROM pbt_cmp('SELECT k FROM lc WHERE k BETWEEN 100000 AND 100500 ORDER BY k');
 SELECT * FROM pbt_cmp('SELECT k FROM lc WHERE k < 5000 ORDER BY k DESC');
 
--- 2. every leaf splits
+-- inserts take the leaf from the cache too: the heap page and the leaf,
+-- without the root (the first insert may extend the heap)
+CREATE FUNCTION lc_insert_buffers(key int8) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+    ln text;
+BEGIN
+    FOR ln IN EXECUTE format('EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF)
+                             INSERT INTO lc VALUES (%s, 0)', key) LOOP
+        IF ln ~ 'Buffers' THEN
+            RETURN substring(ln FROM 'hit=(\d+)')::int;
+        END IF;
+    END LOOP;
+END $$;
+SELECT lc_insert_buffers(123451) > 0 AS first, lc_insert_buffers(123452) AS cached;
+SET pagebtree.leaf_cache_size = 0;
+SELECT lc_insert_buffers(123453) AS without_cache;
+RESET pagebtree.leaf_cache_size;
+DELETE FROM lc WHERE k IN (123451, 123452, 123453);
+
+-- 2. every leaf splits, under inserts that find it in the cache (their
+-- splits find the parent by the new separator)
 INSERT INTO lc SELECT i * 10 + 5, i FROM generate_series(1, 40000) i;
 SELECT * FROM lc_lookups(5, 400005, 5);
 SELECT * FROM pbt_cmp('SELECT k FROM lc WHERE k BETWEEN 100000 AND 100500 ORDER BY k');
@@ -114,6 +135,7 @@ RESET pagebtree.leaf_cache_size;
 DROP TABLE lc;
 DROP FUNCTION lc_lookups(int8, int8, int8);
 DROP FUNCTION lc_buffers(int8);
+DROP FUNCTION lc_insert_buffers(int8);
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_bitmapscan;
