@@ -73,9 +73,13 @@ CREATE INDEX t_k ON t USING pagebtree (k) WITH (delta = off, fillfactor = 100);
 	$primary->safe_psql('postgres',
 		q{INSERT INTO t SELECT g, lpad(g::text, 10, '0') || repeat('x', 30)
 		  FROM generate_series(20001, 28000) g});
-	ok( $primary->safe_psql('postgres',
-			q{SELECT pg_relation_size('t_k') / 8192}) <= $pages + 2,
-		"$mode: the new keys took the deleted pages");
+	# (the new keys fill about 60 leaves; a deleted page that another
+	# process holds at that moment, such as the background writer writing
+	# it out, is passed over, as nbtree's _bt_allocbuf passes it over)
+	my $grown = $primary->safe_psql('postgres',
+		q{SELECT pg_relation_size('t_k') / 8192}) - $pages;
+	ok($grown <= 5, "$mode: the new keys took the deleted pages")
+	  or diag("the index grew by $grown pages from $pages");
 	my $end_lsn = $primary->lsn('insert');
 	$primary->wait_for_catchup($standby);
 
