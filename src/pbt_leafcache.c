@@ -7,11 +7,11 @@
  *
  * A descent to a leaf (pbt_search_leaf) that reaches it through a level-1
  * downlink with separator L (not the page's -infinity item), and need not
- * move right there, records (L, the leaf, the leaf's LSN).  A later read of a key
- * K >= L may lock that leaf directly.  If the leaf's LSN is still the one
- * recorded, the page has not changed since (every change of a page of a
- * WAL-logged index sets its LSN; hint bits move no key), so it is
- * still a live leaf with the same high key, and its low bound is still at
+ * move right there, records (L, the leaf, the leaf's LSN).  A later read
+ * of a key K >= L may lock that leaf directly.  If the leaf's LSN is
+ * still the one recorded, the page has not changed since (every change of
+ * a page of a WAL-logged index sets its LSN; hint bits move no key), so it
+ * is still a live leaf with the same high key, and its low bound is still at
  * most L: when it was recorded, the downlink with separator L led to it
  * (a child's low bound is its downlink's separator, or less once a deleted
  * left neighbour's keys passed to it), and a page's low bound never rises
@@ -23,11 +23,11 @@
  *
  * Inserts use it too (exclusively locked, and not a leaf whose split is
  * incomplete); a unique check looks up the key without its heap TID, as
- * its descent would.  An insert into the leaf of the last
- * entry found or recorded, whose LSN it still holds, moves that entry to
- * the insert's LSN (pbt_leaf_cache_written): the insert moved no bound of
- * the leaf, so the entry holds for the new LSN as it did for the old one,
- * and a backend's own inserts do not make its entries stale.
+ * its descent would.  An insert into the leaf of the last entry found or
+ * recorded, whose LSN it still holds, moves that entry to the insert's LSN
+ * (pbt_leaf_cache_written): the insert moved no bound of the leaf, so the
+ * entry holds for the new LSN as it did for the old one, and a backend's
+ * own inserts do not make its entries stale.
  *
  * Only for indexes whose every change is WAL-logged, with normalized keys
  * (ordered by their bytes, as the entries here are), and without leaf
