@@ -21,8 +21,8 @@
  * reader descends from the root as before, which records the leaf it
  * reaches.
  *
- * Inserts use it too (exclusively locked, and not a leaf whose split is
- * incomplete); a unique check looks up the key without its heap TID, as
+ * Inserts use it too (a conditional exclusive lock, and not a leaf whose
+ * split is incomplete); a unique check looks up the key without its heap TID, as
  * its descent would.  An insert into the leaf of the last entry found or
  * recorded, whose LSN it still holds, moves that entry to the insert's LSN
  * (pbt_leaf_cache_written): the insert moved no bound of the leaf, so the
@@ -347,7 +347,17 @@ pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key,
 	pbt_prefetch_recent_leaf(index, e->leaf, 0, 0);
 	pbt_run_prefetch(index, st, e->leaf);
 	buf = pbt_read_leaf(index, e->leaf);
-	LockBuffer(buf, access);
+	/* a leaf that another writer holds will have changed: descend */
+	if (access == BUFFER_LOCK_EXCLUSIVE)
+	{
+		if (!ConditionalLockBuffer(buf))
+		{
+			ReleaseBuffer(buf);
+			return InvalidBuffer;
+		}
+	}
+	else
+		LockBuffer(buf, access);
 	page = BufferGetPage(buf);
 	opaque = PbtPageGetOpaque(page);
 	if (PageGetLSN(page) == e->lsn &&
