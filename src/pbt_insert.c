@@ -539,7 +539,8 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		bool		inserted = true;
 
 		if (!checking)
-			stack = pbt_search_leaf(index, st, &key, &buf, BUFFER_LOCK_EXCLUSIVE);
+			stack = pbt_search_leaf(index, st, &key, &buf,
+									BUFFER_LOCK_EXCLUSIVE);
 		else
 		{
 			stack = pbt_search_leaf(index, st, &prefix, &buf,

@@ -22,12 +22,12 @@
  * reaches.
  *
  * Inserts use it too (a conditional exclusive lock, and not a leaf whose
- * split is incomplete); a unique check looks up the key without its heap TID, as
- * its descent would.  An insert into the leaf of the last entry found or
- * recorded, whose LSN it still holds, moves that entry to the insert's LSN
- * (pbt_leaf_cache_written): the insert moved no bound of the leaf, so the
- * entry holds for the new LSN as it did for the old one, and a backend's
- * own inserts do not make its entries stale.
+ * split is incomplete); a unique check looks up the key without its heap
+ * TID, as its descent would.  An insert into the leaf of the last entry
+ * found or recorded, whose LSN it still holds, moves that entry to the
+ * insert's LSN (pbt_leaf_cache_written): the insert moved no bound of the
+ * leaf, so the entry holds for the new LSN as it did for the old one, and
+ * a backend's own inserts do not make its entries stale.
  *
  * Only for indexes whose every change is WAL-logged, with normalized keys
  * (ordered by their bytes, as the entries here are), and without leaf

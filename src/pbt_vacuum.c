@@ -55,7 +55,8 @@ pbt_parent_by_key(Relation index, PbtState *st, char *sep, int len,
 	}
 	else
 		pbt_key_from_item(st, sep, len, &key);
-	pbt_free_stack(pbt_search(index, st, &key, &pbuf, BUFFER_LOCK_SHARE, level));
+	pbt_free_stack(pbt_search(index, st, &key, &pbuf, BUFFER_LOCK_SHARE,
+							  level));
 	pblk = BufferGetBlockNumber(pbuf);
 	UnlockReleaseBuffer(pbuf);
 	return pblk;
