@@ -109,8 +109,11 @@ static HTAB *leaf_caches = NULL;
 static Size leaf_cache_bytes = 0;	/* chunks and arenas, all indexes */
 static LeafCache *last_cache = NULL;	/* the one get_cache found last */
 
-/* the entry the last lookup found or the last remember recorded, if any */
-static LeafCache *last_entry_cache = NULL;
+/*
+ * The entry the last lookup found or the last remember recorded, if any:
+ * an entry of last_cache (both begin with get_cache, and whatever empties
+ * a cache or moves its entries clears this).
+ */
 static LeafCacheEntry *last_entry = NULL;
 
 /* a key's first 8 bytes as a number that orders as memcmp does */
@@ -373,7 +376,6 @@ pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key,
 		{
 			e->stale = false;
 			c->credit = Min(c->credit + 1, STALE_LIMIT);
-			last_entry_cache = c;
 			last_entry = e;
 			return buf;
 		}
@@ -422,7 +424,6 @@ pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 		e = &c->chunks[chunk]->entries[i];
 		e->leaf = BufferGetBlockNumber(buf);
 		e->lsn = lsn;
-		last_entry_cache = c;
 		last_entry = e;
 		return;
 	}
@@ -495,7 +496,6 @@ pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 	e->lsn = lsn;
 	memcpy(c->arena + c->arena_used, low, len);
 	c->arena_used += len;
-	last_entry_cache = c;
 	last_entry = e;
 }
 
@@ -512,8 +512,8 @@ pbt_leaf_cache_written(Relation index, Buffer buf, XLogRecPtr before)
 	Assert(PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))));
 	if (last_entry != NULL && last_entry->lsn == before &&
 		last_entry->leaf == BufferGetBlockNumber(buf) &&
-		last_entry_cache->index == RelationGetRelid(index) &&
-		memcmp(&last_entry_cache->file, &PbtRelationGetLocator(index),
+		last_cache->index == RelationGetRelid(index) &&
+		memcmp(&last_cache->file, &PbtRelationGetLocator(index),
 			   sizeof(RelFileLocator)) == 0)
 		last_entry->lsn = PageGetLSN(BufferGetPage(buf));
 }
