@@ -219,6 +219,20 @@ merge_run(IndexScanDesc scan, Page page)
 }
 
 /*
+ * Whether a scan keeps the pin on the leaf whose batch it returns, as
+ * btree's do: what an index-only or a non-MVCC scan reads must not be
+ * removed by VACUUM (whose cleanup lock waits for the pin) before the scan
+ * has used it.  A plain MVCC scan need not: a TID that VACUUM frees and an
+ * insert reuses leads to a tuple its snapshot cannot see.
+ */
+static inline bool
+scan_keeps_pin(IndexScanDesc scan)
+{
+	return !IsMVCCSnapshot(scan->xs_snapshot) ||
+		!RelationNeedsWAL(scan->indexRelation) || scan->xs_want_itup;
+}
+
+/*
  * Done reading the page in so->curr.buf: unlock it, and unpin it too when
  * that is safe, so that VACUUM never waits for an idle cursor (as nbtree
  * does since PostgreSQL 9.5).  An MVCC snapshot cannot see a heap tuple
@@ -291,8 +305,7 @@ done_with_page(IndexScanDesc scan)
 	}
 	so->curr.valid = true;
 	so->curr.lsn = BufferGetLSNAtomic(so->curr.buf);
-	if (IsMVCCSnapshot(scan->xs_snapshot) &&
-		RelationNeedsWAL(scan->indexRelation) && !scan->xs_want_itup)
+	if (!scan_keeps_pin(scan))
 	{
 		UnlockReleaseBuffer(so->curr.buf);
 		so->curr.buf = InvalidBuffer;
@@ -1282,58 +1295,80 @@ prefetch_ahead(IndexScanDesc scan, BlockNumber next, bool backward)
 }
 
 /*
- * A bitmap scan steps to the leaf next: read it, pinned, not locked.
+ * A scan steps forward to the leaf next: read it, pinned, not locked,
+ * through the look-ahead of pbt_readahead_read (a read stream on 17 and
+ * later, the PrefetchBuffer window on 15 and 16), fed by the leaf source
+ * from its third page on.  The reader still follows right-links and asks
+ * for each leaf by number, so a concurrent split only makes the look-ahead
+ * miss a leaf, which is then read directly.
  *
- * amgetbitmap reads all its leaves in one call and releases every pin
- * before it returns, so unlike a cursor it never pauses with pins held
- * ahead of it, and VACUUM's cleanup lock on a leaf waits for it at most
- * until the call ends.  Its leaves can therefore come through a read
- * stream, as VACUUM's do (pbt_readahead_read: a read stream on 17 and
- * later, the PrefetchBuffer window on 15 and 16), fed by the same leaf
- * source from its third page on.  The reader still follows right-links
- * and asks for each leaf by number, so a concurrent split only makes the
- * look-ahead miss a leaf, which is then read directly.
+ * A read stream pins leaves ahead of the reader, and VACUUM's cleanup lock
+ * on a leaf waits for every pin.  So it serves only scans whose pins hold
+ * VACUUM up anyway (use_read_ahead): a bitmap scan, which reads all its
+ * leaves in one amgetbitmap call and stops its stream before the call
+ * returns, and on 17 and later a scan that keeps its leaf pinned while it
+ * returns the leaf's tuples (index-only and non-MVCC scans, as btree's do),
+ * where a cursor paused on a leaf stalls VACUUM whether or not leaves ahead
+ * are pinned too; the stream stops when the scan ends or turns.  A plain
+ * MVCC scan holds no pin between batches, so it keeps the PrefetchBuffer
+ * window, which pins nothing.
  */
 static Buffer
-bitmap_read_leaf(IndexScanDesc scan, BlockNumber next)
+read_leaf_ahead(IndexScanDesc scan, BlockNumber next)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
-	Assert(so->bitmap && !so->par);
-	if (!so->bm_ra_on && ++so->pf_steps >= 2 && so->pf_key.len > 0 &&
+	Assert(!so->par);
+	if (!so->ra_on && ++so->pf_steps >= 2 && so->pf_key.len > 0 &&
 		pbt_scan_pf_distance(scan) > 0)
 	{
-		if (so->bm_ra == NULL)
-			so->bm_ra = MemoryContextAlloc(GetMemoryChunkContext(so),
-										   sizeof(PbtReadAhead));
+		if (so->ra == NULL)
+			so->ra = MemoryContextAlloc(GetMemoryChunkContext(so),
+										sizeof(PbtReadAhead));
 		start_leaf_source(scan, next, false);
-		pbt_readahead_begin(so->bm_ra, scan->indexRelation, so->st,
+		pbt_readahead_begin(so->ra, scan->indexRelation, so->st,
 							so->pf_distance, false, NULL,
 							pbt_leaf_source_next, &so->pf_source);
-		so->bm_ra_on = true;
+		so->ra_on = true;
 	}
-	if (so->bm_ra_on)
-		return pbt_readahead_read(so->bm_ra, next);
+	if (so->ra_on)
+		return pbt_readahead_read(so->ra, next);
 	return ReadBuffer(scan->indexRelation, next);
 }
 
-/*
- * A bitmap scan's stretch of leaves has ended (the scan is done, or it
- * descends again for the next = ANY element): release the leaves read
- * ahead, before amgetbitmap returns.
- */
-void
-pbt_bitmap_readahead_end(IndexScanDesc scan)
+/* Whether a forward scan reads its leaves through read_leaf_ahead. */
+static inline bool
+use_read_ahead(IndexScanDesc scan)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
-	if (!so->bm_ra_on)
+	if (so->bitmap)
+		return true;
+#if PG_VERSION_NUM >= 170000
+	return !so->par && scan_keeps_pin(scan);
+#else
+	return false;
+#endif
+}
+
+/*
+ * The scan's stretch of leaves read ahead has ended (the scan is done or
+ * turns, descends again, is rescanned or restored to a mark): release the
+ * leaves read ahead.  A bitmap scan does so before amgetbitmap returns.
+ */
+void
+pbt_readahead_stop(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	if (!so->ra_on)
 		return;
-	pbt_readahead_end(so->bm_ra);
-	so->bm_ra_on = false;
-	elog(DEBUG2, "pagebtree: bitmap scan of \"%s\" read " UINT64_FORMAT " leaves from its read stream, " UINT64_FORMAT " directly",
+	pbt_readahead_end(so->ra);
+	so->ra_on = false;
+	elog(DEBUG2, "pagebtree: %s scan of \"%s\" read " UINT64_FORMAT " leaves from its read stream, " UINT64_FORMAT " directly",
+		 so->bitmap ? "bitmap" : "index",
 		 RelationGetRelationName(scan->indexRelation),
-		 so->bm_ra->from_stream, so->bm_ra->direct);
+		 so->ra->from_stream, so->ra->direct);
 }
 
 /*
@@ -1388,8 +1423,8 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		if (!more)
 			return scan_ended(scan);
 		pbt_run_prefetch(index, so->st, next);
-		if (so->bitmap)
-			buf = bitmap_read_leaf(scan, next);
+		if (use_read_ahead(scan))
+			buf = read_leaf_ahead(scan, next);
 		else
 		{
 			if (pbt_scan_pf_distance(scan) > 0)
@@ -1407,6 +1442,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		BlockNumber blkno = so->curr.prev;
 		bool		more = so->curr.moreLeft;
 
+		pbt_readahead_stop(scan);	/* (a cursor that turns) */
 		release_pos(&so->curr);
 		if (!more)
 			return scan_ended(scan);
@@ -1462,7 +1498,7 @@ pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 	int			pos;
 
 	so->pf_steps = 0;			/* a new stretch of pages */
-	pbt_bitmap_readahead_end(scan);
+	pbt_readahead_stop(scan);
 	pbt_search_leaf(scan->indexRelation, so->st, key, &buf, BUFFER_LOCK_SHARE);
 	/* a probing read finds its entries without a position */
 	pos = so->probing && pbt_layout(BufferGetPage(buf))->probe ? 0 :
@@ -1554,6 +1590,9 @@ pbt_read_on(IndexScanDesc scan, ScanDirection dir)
 			found = continue_page(scan, dir);
 		else
 			found = step_page(scan, dir);
+		/* no leaf stays pinned ahead of a scan that will not read it */
+		if (so->ra_on && !(ScanPosIsValid(so->curr) && so->curr.moreRight))
+			pbt_readahead_stop(scan);
 		if (found)
 			return true;
 		if (!ScanPosIsValid(so->curr))

@@ -153,6 +153,7 @@ pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
+	pbt_readahead_stop(scan);
 	kill_items(scan);
 	release_pos(&so->curr);
 	release_pos(&so->mark);
@@ -188,6 +189,7 @@ pbtendscan(IndexScanDesc scan)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
+	pbt_readahead_stop(scan);
 	kill_items(scan);
 	release_pos(&so->curr);
 	release_pos(&so->mark);
@@ -746,8 +748,8 @@ pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 		prefetch_array_leaves(scan, ForwardScanDirection);
 	}
 	/* no leaf stays pinned ahead once the executor has the bitmap */
-	pbt_bitmap_readahead_end(scan);
-	Assert(!so->bm_ra_on);
+	pbt_readahead_stop(scan);
+	Assert(!so->ra_on);
 	return ntids;
 }
 
@@ -795,6 +797,7 @@ pbtrestrpos(IndexScanDesc scan)
 	}
 	else if (ScanPosIsValid(so->mark))
 	{
+		pbt_readahead_stop(scan);	/* (the scan reads on from elsewhere) */
 		kill_items(scan);
 		release_pos(&so->curr);
 		memcpy(&so->curr, &so->mark, offsetof(ScanPos, items) +
@@ -807,6 +810,7 @@ pbtrestrpos(IndexScanDesc scan)
 	}
 	else
 	{
+		pbt_readahead_stop(scan);
 		kill_items(scan);
 		release_pos(&so->curr);
 	}

@@ -209,9 +209,13 @@ typedef struct PbtScanOpaqueData
 	StringInfoData pf_key;		/* where the page read last leads on */
 	PbtLeafSource pf_source;
 	PbtPrefetch pf;
-	/* a bitmap scan's leaves through pbt_readahead_read instead */
-	bool		bm_ra_on;		/* within one amgetbitmap call only */
-	PbtReadAhead *bm_ra;		/* allocated at first use */
+	/*
+	 * ... or through pbt_readahead_read instead (read_leaf_ahead): a bitmap
+	 * scan's leaves within one amgetbitmap call, and from 17 on those of a
+	 * forward scan that keeps its leaf pinned anyway (scan_keeps_pin)
+	 */
+	bool		ra_on;
+	PbtReadAhead *ra;			/* allocated at first use */
 	/* ... and of the next elements of an = ANY array, once it reads I/O */
 	bool		pf_array_on;
 	int64		pf_array_reads; /* blocks read before the array started */
@@ -313,7 +317,7 @@ extern bool pbt_decode_more(IndexScanDesc scan);
 extern bool pbt_read_shared(IndexScanDesc scan, ScanDirection dir,
 							BlockNumber blkno, BlockNumber prev);
 extern void pbt_kill_items_now(IndexScanDesc scan);
-extern void pbt_bitmap_readahead_end(IndexScanDesc scan);
+extern void pbt_readahead_stop(IndexScanDesc scan);
 
 /* pbt_kill_items_now, without a call when there is nothing to hint */
 static inline void

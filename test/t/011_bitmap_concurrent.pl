@@ -19,6 +19,13 @@
 # entries on side pages, which the bitmap scan reads with each leaf; its
 # query is two ranges ORed (a BitmapOr: two amgetbitmap calls).
 #
+# Index-only scans of bm_k keep their leaf pinned while they return its
+# tuples, as btree's do, so on 17 and later they read ahead through a read
+# stream too: another reader runs one through a scrollable cursor that
+# pauses every 10,000 rows (VACUUM's cleanup locks wait for its pins
+# meanwhile) and turns back and forward there, and compares the keys with
+# those of a sequential scan.
+#
 # PBT_BITMAP_SECONDS sets the length of the concurrent run (default 30).
 
 use strict;
@@ -89,6 +96,54 @@ BEGIN
   RETURN coalesce(cardinality(via_seq), 0);
 END
 $$;
+
+-- The same for the keys in order through an index-only scan of bm_k, read
+-- through a scrollable cursor that pauses every 10,000 rows and there
+-- turns back 10 rows and forward again.
+CREATE FUNCTION ios_vs_seq(q text) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  stmt text := 'SELECT k FROM bm WHERE ' || q || ' ORDER BY k';
+  plan text := '';
+  line text;
+  c refcursor;
+  k8 int8;
+  via_index int8[] := '{}';
+  via_seq int8[];
+BEGIN
+  PERFORM set_config('enable_seqscan', 'off', true),
+          set_config('enable_bitmapscan', 'off', true),
+          set_config('enable_indexscan', 'on', true),
+          set_config('enable_indexonlyscan', 'on', true);
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || stmt LOOP
+    plan := plan || line || E'\n';
+  END LOOP;
+  IF plan NOT LIKE 'Index Only Scan using bm_k on bm%' OR plan LIKE '%Sort%' THEN
+    RAISE EXCEPTION 'no ordered index-only scan of bm_k: %', plan;
+  END IF;
+  OPEN c SCROLL FOR EXECUTE stmt;
+  LOOP
+    FETCH c INTO k8;
+    EXIT WHEN NOT FOUND;
+    via_index := via_index || k8;
+    IF cardinality(via_index) % 10000 = 0 THEN
+      PERFORM pg_sleep(0.02);
+      MOVE BACKWARD 10 FROM c;
+      MOVE FORWARD 10 FROM c;
+    END IF;
+  END LOOP;
+  CLOSE c;
+  PERFORM set_config('enable_seqscan', 'on', true),
+          set_config('enable_indexscan', 'off', true),
+          set_config('enable_indexonlyscan', 'off', true);
+  EXECUTE 'SELECT array_agg(k ORDER BY k) FROM bm WHERE ' || q INTO via_seq;
+  IF via_index IS DISTINCT FROM coalesce(via_seq, '{}') THEN
+    RAISE EXCEPTION 'index-only scan of bm_k returned % keys, a sequential scan %',
+      cardinality(via_index), coalesce(cardinality(via_seq), 0);
+  END IF;
+  RETURN cardinality(via_index);
+END
+$$;
 });
 
 # writers: random inserts everywhere (splits), now and then a deleted range
@@ -114,6 +169,7 @@ SET log_min_messages = debug2;
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 INSERT INTO bm_checks SELECT 'bm_k', bitmap_vs_seq('bm_k', format('k BETWEEN %s AND %s', :lo, :hi));
 INSERT INTO bm_checks SELECT 'bm_d', bitmap_vs_seq('bm_d', format('d BETWEEN %s AND %s OR d BETWEEN %s AND %s', :lo, :lo + 300000, :lo2, :hi2));
+INSERT INTO bm_checks SELECT 'ios', ios_vs_seq(format('k BETWEEN %s AND %s', :lo2, :hi2));
 COMMIT;
 };
 my $wfile = $node->basedir . '/writer.sql';
@@ -138,6 +194,10 @@ ok($checks > 0 && $min > 20000,
 my $dchecks = $node->safe_psql('postgres',
 	"SELECT count(*) FROM bm_checks WHERE idx = 'bm_d'");
 ok($dchecks > 0, "bm_d (delta area): $dchecks BitmapOr scans checked");
+my ($ichecks, $imin) = split /\|/, $node->safe_psql('postgres',
+	"SELECT count(*), min(n) FROM bm_checks WHERE idx = 'ios'");
+ok($ichecks > 0 && $imin > 10000,
+	"bm_k: $ichecks index-only scans through paused, turning cursors checked, $imin keys and more each");
 my ($nrows, $leaves) = split /\|/, $node->safe_psql('postgres',
 	"SELECT (SELECT count(*) FROM bm), (SELECT count(*) FROM generate_series(1, (SELECT nblocks - 1 FROM pagebtree_metapage('bm_k'))) b,
 	   LATERAL pagebtree_page_stats('bm_k', b) WHERE page_type = 'leaf')");
@@ -146,20 +206,28 @@ note "bm has $nrows rows, bm_k $leaves leaves after the run";
 # server log): a leaf is read directly, not from the look-ahead, once per
 # stretch (the one where the look-ahead starts) and when the level above
 # did not list it when the look-ahead read it (a concurrent split).
-my ($scans, $from_stream, $direct, $more_direct) = (0, 0, 0, 0);
+my %reads;	# kind => [stretches, from the stream, directly, stretches with leaves not queued]
 for my $line (split /\n/, slurp_file($node->logfile))
 {
-	next unless $line =~ /bitmap scan of "bm_[kd]" read (\d+) leaves from its read stream, (\d+) directly/;
-	$scans++;
-	$from_stream += $1;
-	$direct += $2;
-	$more_direct++ if $2 > 1;
+	next unless $line =~ /(bitmap|index) scan of "bm_[kd]" read (\d+) leaves from its read stream, (\d+) directly/;
+	my $r = $reads{$1} //= [ 0, 0, 0, 0 ];
+	$r->[0]++;
+	$r->[1] += $2;
+	$r->[2] += $3;
+	$r->[3]++ if $3 > 1;
 }
-note "the readers' bitmap scans: $scans stretches with look-ahead, $from_stream leaves from the read stream, "
-  . "$direct directly"
-  . ($major >= 17 ? "; $more_direct stretches read leaves the read stream had not queued" : '');
-ok($scans > 0 && ($major >= 17 ? $from_stream > $direct : $from_stream == 0),
-	'the readers\' bitmap scans read ahead (' . ($major >= 17 ? 'a read stream' : 'the PrefetchBuffer window') . ')');
+for my $kind (qw(bitmap index))
+{
+	my ($scans, $from_stream, $direct, $more_direct) = @{ $reads{$kind} // [ 0, 0, 0, 0 ] };
+	note "the readers' $kind scans: $scans stretches with look-ahead, $from_stream leaves from the read stream, "
+	  . "$direct directly"
+	  . ($major >= 17 ? "; $more_direct stretches read leaves the read stream had not queued" : '');
+	# before 17 an index-only scan keeps the PrefetchBuffer window of its own
+	ok(($kind eq 'index' && $major < 17) ? $scans == 0
+		: ($scans > 0 && ($major >= 17 ? $from_stream > $direct : $from_stream == 0)),
+		"the readers' $kind scans read ahead ("
+		  . ($major >= 17 ? 'a read stream' : 'the PrefetchBuffer window') . ')');
+}
 
 # a writer's VACUUM at the end may have folded every run: rows inserted
 # after the writers keep entries pending for the checks below
