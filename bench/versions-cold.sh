@@ -1,9 +1,8 @@
 #!/bin/bash
 # Cold and warm reads on another server version (issue #24): VACUUM's pass
-# over the leaves and a bitmap scan's leaves (a read stream from PostgreSQL
-# 17 on, the PrefetchBuffer window before) and long forward index-only
-# scans (the window on every version), pagebtree with and without
-# look-ahead against btree.
+# over the leaves, a bitmap scan's leaves and long forward index-only scans
+# (a read stream from PostgreSQL 17 on, the PrefetchBuffer window before),
+# pagebtree with and without look-ahead against btree.
 #
 #   bash bench/versions-cold.sh [16|17|18] [rows]  (as root; default 18, 1000000)
 #

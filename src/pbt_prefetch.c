@@ -9,23 +9,24 @@
  * from the level above: a source walks the parent pages' downlinks left to
  * right (pbt_leaf_source_next), one parent page share-locked at a time.  The
  * prefetcher asks its source for the next block through a callback, so a
- * read stream (PostgreSQL 17 and later) is fed by the same sources: VACUUM's
- * pass over the leaves and a bitmap scan's leaves read through one there
+ * read stream (PostgreSQL 17 and later) is fed by the same sources
  * (pbt_readahead_*).
  * Everything here is a hint: a split or a deletion since the parent was
  * read makes a prefetch useless, never a read wrong.  Side pages of the
  * delta area are prefetched with the first leaf of their group.
  *
- * Scans that return tuples keep the PrefetchBuffer window on every
- * version: a read stream holds pins on the leaves ahead of the reader, and
- * VACUUM's cleanup lock on each leaf waits for every pin, so a cursor
- * paused in a long scan would stall VACUUM at the leaves its stream had
- * pinned (btree's scans do not use read streams either).  VACUUM itself is
- * the only one to take those cleanup locks, and its pins ahead hold up
- * nobody's share or exclusive lock.  A bitmap scan (amgetbitmap) reads all
- * its leaves in one call and ends its stream before it returns, so its
- * pins ahead are gone before the executor runs again; it reads through a
- * read stream like VACUUM (bitmap_read_leaf in pbt_readpage.c).
+ * A read stream holds pins on the leaves ahead of its reader, and VACUUM's
+ * cleanup lock on each leaf waits for every pin.  VACUUM itself reads
+ * through one: it is the only one to take those cleanup locks, and its
+ * pins ahead hold up nobody's share or exclusive lock.  So do a bitmap
+ * scan, which reads all its leaves in one amgetbitmap call and ends its
+ * stream before it returns, and a forward scan that keeps its leaf pinned
+ * while it returns the leaf's tuples (index-only and non-MVCC scans, as
+ * btree's do), where a cursor paused on a leaf holds VACUUM up anyway; see
+ * read_leaf_ahead in pbt_readpage.c.  A plain MVCC scan holds no pin
+ * between its batches, so it keeps the PrefetchBuffer window, which pins
+ * nothing: a stream's pins ahead of a paused cursor would stall VACUUM
+ * where btree's scan stalls nothing.
  *
  *-------------------------------------------------------------------------
  */
@@ -294,10 +295,9 @@ stream_next(PbtReadAhead *ra)
 
 /*
  * Start reading leaves with look-ahead from next(arg), distance blocks
- * ahead (at most; 0: none), for VACUUM (maintenance) or a bitmap scan,
- * with the buffer access strategy given.  The caller ends it
- * (pbt_readahead_end) before it lets anyone wait for its pins: a bitmap
- * scan before amgetbitmap returns.
+ * ahead (at most; 0: none), for VACUUM (maintenance) or a scan, with the
+ * buffer access strategy given.  Its pins ahead last until
+ * pbt_readahead_end: see the top of this file for who may hold them.
  */
 void
 pbt_readahead_begin(PbtReadAhead *ra, Relation index, PbtState *st,
