@@ -1,8 +1,8 @@
 #!/bin/bash
 # Cold and warm reads on another server version (issue #24): VACUUM's pass
-# over the leaves, a bitmap scan's leaves and long forward index-only scans
-# (a read stream from PostgreSQL 17 on, the PrefetchBuffer window before),
-# pagebtree with and without look-ahead against btree.
+# over the leaves, a bitmap scan's leaves and long index-only scans in both
+# directions (a read stream from PostgreSQL 17 on, the PrefetchBuffer
+# window before), pagebtree with and without look-ahead against btree.
 #
 #   bash bench/versions-cold.sh [16|17|18] [rows]  (as root; default 18, 1000000)
 #
@@ -151,6 +151,10 @@ for rep in $(seq $REPS); do
 		cold
 		R["$name|scan cold"]+="$(timed "$set" "$scan") "
 		R["$name|scan warm"]+="$(timed "$set" "$scan") "
+		back="SELECT count(*) FROM (SELECT k FROM t_$am WHERE k < 4611686018427387904 ORDER BY k DESC LIMIT $((ROWS / 4))) s;"
+		cold
+		R["$name|backward scan cold"]+="$(timed "$set" "$back") "
+		R["$name|backward scan warm"]+="$(timed "$set" "$back") "
 		cold
 		read -r bi bt < <(bitmap "$set" "$am")
 		[ -n "$bt" ] || { echo "bitmap scan of t_$am failed" >&2; exit 1; }
@@ -177,14 +181,15 @@ OUT=$HERE/bench/results/versions-cold-$V.md
 	echo "$ROWS int8 rows inserted in random order into a table with its index; shared_buffers 64MB,"
 	echo "effective_io_concurrency and maintenance_io_concurrency 32 (0 for \"no look-ahead\"). Seconds, medians of $REPS"
 	echo "repetitions (methods alternating); cold: restart and OS cache dropped; warm: the same statement again."
-	echo "Scan: index-only, forward, a quarter of the rows. VACUUM: after deleting 0.1% of the rows."
+	echo "Scan: index-only, forward (backward), a quarter of the rows, from the lower (upper) quarter of the keys on."
+	echo "VACUUM: after deleting 0.1% of the rows."
 	echo "Bitmap: \`SELECT count(*) ... WHERE k < -2^31 + 5% of 2^32\` (the lowest 5% of the keys) with index and"
 	echo "index-only scans off; \"bitmap index\": the Bitmap Index Scan node (amgetbitmap, the leaf reads), \"bitmap total\":"
 	echo "the statement's execution time, both from EXPLAIN ANALYZE (its heap part reads nearly every heap page)."
 	echo
 	echo "| measure | btree | pagebtree | pagebtree (no look-ahead) | pagebtree/btree | pagebtree/no look-ahead |"
 	echo "|---|---|---|---|---|---|"
-	for m in "scan cold" "scan warm" "bitmap index cold" "bitmap index warm" "bitmap total cold" "bitmap total warm" "vacuum cold"; do
+	for m in "scan cold" "scan warm" "backward scan cold" "backward scan warm" "bitmap index cold" "bitmap index warm" "bitmap total cold" "bitmap total warm" "vacuum cold"; do
 		b=$(echo "${R[btree|$m]}" | median)
 		p=$(echo "${R[pagebtree|$m]}" | median)
 		n=$(echo "${R[pagebtree (no look-ahead)|$m]}" | median)

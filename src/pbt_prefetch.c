@@ -20,7 +20,7 @@
  * through one: it is the only one to take those cleanup locks, and its
  * pins ahead hold up nobody's share or exclusive lock.  So do a bitmap
  * scan, which reads all its leaves in one amgetbitmap call and ends its
- * stream before it returns, and a forward scan that keeps its leaf pinned
+ * stream before it returns, and a scan that keeps its leaf pinned
  * while it returns the leaf's tuples (index-only and non-MVCC scans, as
  * btree's do), where a cursor paused on a leaf holds VACUUM up anyway; see
  * read_leaf_ahead in pbt_readpage.c.  A plain MVCC scan holds no pin

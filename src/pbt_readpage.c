@@ -1191,61 +1191,6 @@ lock_page(Relation index, BlockNumber blkno)
 }
 
 /*
- * Share-lock the live page whose right-link is target, the page a backward
- * scan reads after target; InvalidBuffer if target is leftmost.  prev is
- * target's left-link when we read it.  That page may have split since
- * (move right from it) or been deleted, and target may have been deleted
- * too (its key space went right, so continue from its live right
- * sibling); then ask target for its current left-link and retry.
- */
-static Buffer
-walk_left(Relation index, BlockNumber target, BlockNumber prev)
-{
-	Buffer		buf;
-
-	if (prev != InvalidBlockNumber)
-	{
-		buf = lock_page(index, prev);
-		if (links_to(buf, target))
-			return buf;
-		UnlockReleaseBuffer(buf);
-	}
-	for (;;)
-	{
-		PbtPageOpaque opaque;
-
-		CHECK_FOR_INTERRUPTS();
-		buf = lock_page(index, target);
-		opaque = PbtPageGetOpaque(BufferGetPage(buf));
-		while (PbtIsDeleted(opaque))
-		{
-			target = opaque->next;
-			UnlockReleaseBuffer(buf);
-			buf = lock_page(index, target);
-			opaque = PbtPageGetOpaque(BufferGetPage(buf));
-		}
-		prev = opaque->prev;
-		UnlockReleaseBuffer(buf);
-		if (prev == InvalidBlockNumber)
-			return InvalidBuffer;
-
-		buf = lock_page(index, prev);
-		for (;;)
-		{
-			opaque = PbtPageGetOpaque(BufferGetPage(buf));
-			if (links_to(buf, target))
-				return buf;
-			if (PbtIsRightmost(opaque) || opaque->next == target)
-				break;			/* links changed under us: ask target again */
-			prev = opaque->next;
-			UnlockReleaseBuffer(buf);
-			buf = lock_page(index, prev);
-		}
-		UnlockReleaseBuffer(buf);
-	}
-}
-
-/*
  * Start so->pf_source at the leaves after next (backward: before it), in
  * the level-1 page where the key done_with_page kept leads.
  */
@@ -1295,12 +1240,13 @@ prefetch_ahead(IndexScanDesc scan, BlockNumber next, bool backward)
 }
 
 /*
- * A scan steps forward to the leaf next: read it, pinned, not locked,
- * through the look-ahead of pbt_readahead_read (a read stream on 17 and
- * later, the PrefetchBuffer window on 15 and 16), fed by the leaf source
- * from its third page on.  The reader still follows right-links and asks
- * for each leaf by number, so a concurrent split only makes the look-ahead
- * miss a leaf, which is then read directly.
+ * A scan steps to the leaf blkno (backward: the leaf it expects to the
+ * left): read it, pinned, not locked, through the look-ahead of
+ * pbt_readahead_read (a read stream on 17 and later, the PrefetchBuffer
+ * window on 15 and 16), fed by the leaf source from its third page on.
+ * The reader still follows the sibling links and asks for each leaf by
+ * number, so a concurrent split only makes the look-ahead miss a leaf,
+ * which is then read directly.
  *
  * A read stream pins leaves ahead of the reader, and VACUUM's cleanup lock
  * on a leaf waits for every pin.  So it serves only scans whose pins hold
@@ -1314,29 +1260,32 @@ prefetch_ahead(IndexScanDesc scan, BlockNumber next, bool backward)
  * window, which pins nothing.
  */
 static Buffer
-read_leaf_ahead(IndexScanDesc scan, BlockNumber next)
+read_leaf_ahead(IndexScanDesc scan, BlockNumber blkno, bool backward)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
-	Assert(!so->par);
+	Assert(!so->par && !(so->bitmap && backward));
+	/* a cursor that turns starts a new stretch */
+	if (so->ra_on && so->pf_source.backward != backward)
+		pbt_readahead_stop(scan);
 	if (!so->ra_on && ++so->pf_steps >= 2 && so->pf_key.len > 0 &&
 		pbt_scan_pf_distance(scan) > 0)
 	{
 		if (so->ra == NULL)
 			so->ra = MemoryContextAlloc(GetMemoryChunkContext(so),
 										sizeof(PbtReadAhead));
-		start_leaf_source(scan, next, false);
+		start_leaf_source(scan, blkno, backward);
 		pbt_readahead_begin(so->ra, scan->indexRelation, so->st,
 							so->pf_distance, false, NULL,
 							pbt_leaf_source_next, &so->pf_source);
 		so->ra_on = true;
 	}
 	if (so->ra_on)
-		return pbt_readahead_read(so->ra, next);
-	return ReadBuffer(scan->indexRelation, next);
+		return pbt_readahead_read(so->ra, blkno);
+	return ReadBuffer(scan->indexRelation, blkno);
 }
 
-/* Whether a forward scan reads its leaves through read_leaf_ahead. */
+/* Whether a scan reads its leaves through read_leaf_ahead. */
 static inline bool
 use_read_ahead(IndexScanDesc scan)
 {
@@ -1365,10 +1314,82 @@ pbt_readahead_stop(IndexScanDesc scan)
 		return;
 	pbt_readahead_end(so->ra);
 	so->ra_on = false;
+	so->pf_steps = 0;			/* a stream starts again two leaves on */
 	elog(DEBUG2, "pagebtree: %s scan of \"%s\" read " UINT64_FORMAT " leaves from its read stream, " UINT64_FORMAT " directly",
 		 so->bitmap ? "bitmap" : "index",
 		 RelationGetRelationName(scan->indexRelation),
 		 so->ra->from_stream, so->ra->direct);
+}
+
+/*
+ * The leaf blkno that a scan steps to (backward: the leaf it expects to the
+ * left), pinned, not locked, with the look-ahead of its kind.
+ */
+static Buffer
+read_next_leaf(IndexScanDesc scan, BlockNumber blkno, bool backward)
+{
+	if (use_read_ahead(scan))
+		return read_leaf_ahead(scan, blkno, backward);
+	if (pbt_scan_pf_distance(scan) > 0)
+		prefetch_ahead(scan, blkno, backward);
+	return ReadBuffer(scan->indexRelation, blkno);
+}
+
+/*
+ * Share-lock the live page whose right-link is target, the page a backward
+ * scan reads after target; InvalidBuffer if target is leftmost.  prev is
+ * target's left-link when we read it.  That page may have split since
+ * (move right from it) or been deleted, and target may have been deleted
+ * too (its key space went right, so continue from its live right
+ * sibling); then ask target for its current left-link and retry.
+ */
+static Buffer
+walk_left(IndexScanDesc scan, BlockNumber target, BlockNumber prev)
+{
+	Relation	index = scan->indexRelation;
+	Buffer		buf;
+
+	if (prev != InvalidBlockNumber)
+	{
+		buf = read_next_leaf(scan, prev, true);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		if (links_to(buf, target))
+			return buf;
+		UnlockReleaseBuffer(buf);
+	}
+	for (;;)
+	{
+		PbtPageOpaque opaque;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = lock_page(index, target);
+		opaque = PbtPageGetOpaque(BufferGetPage(buf));
+		while (PbtIsDeleted(opaque))
+		{
+			target = opaque->next;
+			UnlockReleaseBuffer(buf);
+			buf = lock_page(index, target);
+			opaque = PbtPageGetOpaque(BufferGetPage(buf));
+		}
+		prev = opaque->prev;
+		UnlockReleaseBuffer(buf);
+		if (prev == InvalidBlockNumber)
+			return InvalidBuffer;
+
+		buf = lock_page(index, prev);
+		for (;;)
+		{
+			opaque = PbtPageGetOpaque(BufferGetPage(buf));
+			if (links_to(buf, target))
+				return buf;
+			if (PbtIsRightmost(opaque) || opaque->next == target)
+				break;			/* links changed under us: ask target again */
+			prev = opaque->next;
+			UnlockReleaseBuffer(buf);
+			buf = lock_page(index, prev);
+		}
+		UnlockReleaseBuffer(buf);
+	}
 }
 
 /*
@@ -1423,14 +1444,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		if (!more)
 			return scan_ended(scan);
 		pbt_run_prefetch(index, so->st, next);
-		if (use_read_ahead(scan))
-			buf = read_leaf_ahead(scan, next);
-		else
-		{
-			if (pbt_scan_pf_distance(scan) > 0)
-				prefetch_ahead(scan, next, false);
-			buf = ReadBuffer(index, next);
-		}
+		buf = read_next_leaf(scan, next, false);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		if (group_moved(so, buf))
 			return resume_group_scan(scan, dir, buf);
@@ -1442,13 +1456,10 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		BlockNumber blkno = so->curr.prev;
 		bool		more = so->curr.moreLeft;
 
-		pbt_readahead_stop(scan);	/* (a cursor that turns) */
 		release_pos(&so->curr);
 		if (!more)
 			return scan_ended(scan);
-		if (pbt_scan_pf_distance(scan) > 0)
-			prefetch_ahead(scan, blkno, true);
-		buf = walk_left(index, target, blkno);
+		buf = walk_left(scan, target, blkno);
 		if (!BufferIsValid(buf))
 			return scan_ended(scan);
 		if (group_moved(so, buf))
@@ -1591,7 +1602,10 @@ pbt_read_on(IndexScanDesc scan, ScanDirection dir)
 		else
 			found = step_page(scan, dir);
 		/* no leaf stays pinned ahead of a scan that will not read it */
-		if (so->ra_on && !(ScanPosIsValid(so->curr) && so->curr.moreRight))
+		if (so->ra_on &&
+			!(ScanPosIsValid(so->curr) &&
+			  (ScanDirectionIsForward(dir) ? so->curr.moreRight :
+			   so->curr.moreLeft)))
 			pbt_readahead_stop(scan);
 		if (found)
 			return true;

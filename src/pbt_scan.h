@@ -212,7 +212,7 @@ typedef struct PbtScanOpaqueData
 	/*
 	 * ... or through pbt_readahead_read instead (read_leaf_ahead): a bitmap
 	 * scan's leaves within one amgetbitmap call, and from 17 on those of a
-	 * forward scan that keeps its leaf pinned anyway (scan_keeps_pin)
+	 * scan that keeps its leaf pinned anyway (scan_keeps_pin)
 	 */
 	bool		ra_on;
 	PbtReadAhead *ra;			/* allocated at first use */

@@ -21,10 +21,10 @@
 #
 # Index-only scans of bm_k keep their leaf pinned while they return its
 # tuples, as btree's do, so on 17 and later they read ahead through a read
-# stream too: another reader runs one through a scrollable cursor that
-# pauses every 10,000 rows (VACUUM's cleanup locks wait for its pins
-# meanwhile) and turns back and forward there, and compares the keys with
-# those of a sequential scan.
+# stream too, in either direction: the readers run one forward and one
+# backward through scrollable cursors that pause every 10,000 rows
+# (VACUUM's cleanup locks wait for their pins meanwhile) and turn there,
+# and compare the keys with those of a sequential scan.
 #
 # PBT_BITMAP_SECONDS sets the length of the concurrent run (default 30).
 
@@ -97,13 +97,15 @@ BEGIN
 END
 $$;
 
--- The same for the keys in order through an index-only scan of bm_k, read
--- through a scrollable cursor that pauses every 10,000 rows and there
--- turns back 10 rows and forward again.
-CREATE FUNCTION ios_vs_seq(q text) RETURNS int
+-- The same for the keys in order (dir: ASC or DESC) through an index-only
+-- scan of bm_k, read through a scrollable cursor that pauses every 10,000
+-- rows and there turns back 10 rows and forward again.
+CREATE FUNCTION ios_vs_seq(q text, dir text) RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
-  stmt text := 'SELECT k FROM bm WHERE ' || q || ' ORDER BY k';
+  stmt text := 'SELECT k FROM bm WHERE ' || q || ' ORDER BY k ' || dir;
+  want text := 'Index Only Scan ' || CASE dir WHEN 'DESC' THEN 'Backward ' ELSE '' END
+               || 'using bm_k on bm%';
   plan text := '';
   line text;
   c refcursor;
@@ -118,8 +120,8 @@ BEGIN
   FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || stmt LOOP
     plan := plan || line || E'\n';
   END LOOP;
-  IF plan NOT LIKE 'Index Only Scan using bm_k on bm%' OR plan LIKE '%Sort%' THEN
-    RAISE EXCEPTION 'no ordered index-only scan of bm_k: %', plan;
+  IF plan NOT LIKE want OR plan LIKE '%Sort%' THEN
+    RAISE EXCEPTION 'no ordered index-only scan of bm_k (%): %', dir, plan;
   END IF;
   OPEN c SCROLL FOR EXECUTE stmt;
   LOOP
@@ -136,10 +138,10 @@ BEGIN
   PERFORM set_config('enable_seqscan', 'on', true),
           set_config('enable_indexscan', 'off', true),
           set_config('enable_indexonlyscan', 'off', true);
-  EXECUTE 'SELECT array_agg(k ORDER BY k) FROM bm WHERE ' || q INTO via_seq;
+  EXECUTE 'SELECT array_agg(k ORDER BY k ' || dir || ') FROM bm WHERE ' || q INTO via_seq;
   IF via_index IS DISTINCT FROM coalesce(via_seq, '{}') THEN
-    RAISE EXCEPTION 'index-only scan of bm_k returned % keys, a sequential scan %',
-      cardinality(via_index), coalesce(cardinality(via_seq), 0);
+    RAISE EXCEPTION 'index-only scan of bm_k (%) returned % keys, a sequential scan %',
+      dir, cardinality(via_index), coalesce(cardinality(via_seq), 0);
   END IF;
   RETURN cardinality(via_index);
 END
@@ -169,7 +171,8 @@ SET log_min_messages = debug2;
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 INSERT INTO bm_checks SELECT 'bm_k', bitmap_vs_seq('bm_k', format('k BETWEEN %s AND %s', :lo, :hi));
 INSERT INTO bm_checks SELECT 'bm_d', bitmap_vs_seq('bm_d', format('d BETWEEN %s AND %s OR d BETWEEN %s AND %s', :lo, :lo + 300000, :lo2, :hi2));
-INSERT INTO bm_checks SELECT 'ios', ios_vs_seq(format('k BETWEEN %s AND %s', :lo2, :hi2));
+INSERT INTO bm_checks SELECT 'ios', ios_vs_seq(format('k BETWEEN %s AND %s', :lo2, :hi2), 'ASC');
+INSERT INTO bm_checks SELECT 'ios', ios_vs_seq(format('k BETWEEN %s AND %s', :lo, :lo + 300000), 'DESC');
 COMMIT;
 };
 my $wfile = $node->basedir . '/writer.sql';
@@ -197,7 +200,7 @@ ok($dchecks > 0, "bm_d (delta area): $dchecks BitmapOr scans checked");
 my ($ichecks, $imin) = split /\|/, $node->safe_psql('postgres',
 	"SELECT count(*), min(n) FROM bm_checks WHERE idx = 'ios'");
 ok($ichecks > 0 && $imin > 10000,
-	"bm_k: $ichecks index-only scans through paused, turning cursors checked, $imin keys and more each");
+	"bm_k: $ichecks index-only scans (half of them backward) through paused, turning cursors checked, $imin keys and more each");
 my ($nrows, $leaves) = split /\|/, $node->safe_psql('postgres',
 	"SELECT (SELECT count(*) FROM bm), (SELECT count(*) FROM generate_series(1, (SELECT nblocks - 1 FROM pagebtree_metapage('bm_k'))) b,
 	   LATERAL pagebtree_page_stats('bm_k', b) WHERE page_type = 'leaf')");
@@ -223,8 +226,12 @@ for my $kind (qw(bitmap index))
 	  . "$direct directly"
 	  . ($major >= 17 ? "; $more_direct stretches read leaves the read stream had not queued" : '');
 	# before 17 an index-only scan keeps the PrefetchBuffer window of its own
-	ok(($kind eq 'index' && $major < 17) ? $scans == 0
-		: ($scans > 0 && ($major >= 17 ? $from_stream > $direct : $from_stream == 0)),
+	if ($kind eq 'index' && $major < 17)
+	{
+		is($scans, 0, "on $major the readers' index-only scans read ahead without pbt_readahead_read");
+		next;
+	}
+	ok($scans > 0 && ($major >= 17 ? $from_stream > $direct : $from_stream == 0),
 		"the readers' $kind scans read ahead ("
 		  . ($major >= 17 ? 'a read stream' : 'the PrefetchBuffer window') . ')');
 }
@@ -271,6 +278,31 @@ else
 {
 	fail('the bitmap scan reported how it read its leaves');
 	diag($err);
+}
+
+# an index-only scan of the whole index in each direction: a read stream
+# from 17 on, the PrefetchBuffer window (no message) before
+for my $dir (qw(ASC DESC))
+{
+	($ret, $out, $err) = $node->psql('postgres', qq{
+SET client_min_messages = debug2;
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*) FROM (SELECT k FROM bm WHERE k > 0 ORDER BY k $dir) s;
+});
+	is($ret, 0, "an index-only scan ($dir) with DEBUG2 messages");
+	if ($major < 17)
+	{
+		unlike($err, qr/index scan of "bm_k" read/, "on $major the index-only scan ($dir) has no read stream");
+	}
+	elsif ($err =~ /index scan of "bm_k" read (\d+) leaves from its read stream, (\d+) directly/)
+	{
+		ok($1 > 10 * $2, "on $major the index-only scan ($dir) read $1 leaves from its read stream, $2 directly");
+	}
+	else
+	{
+		fail("the index-only scan ($dir) reported how it read its leaves");
+		diag($err);
+	}
 }
 
 $node->stop;
