@@ -60,6 +60,20 @@ CREATE INDEX bm_d ON bm USING pagebtree (d) WITH (delta = on);
 VACUUM ANALYZE bm;
 CREATE TABLE bm_checks (idx text, n int);
 
+-- EXPLAIN's plan of stmt under the caller's settings, one string
+CREATE FUNCTION plan_of(stmt text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  plan text := '';
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || stmt LOOP
+    plan := plan || line || E'\n';
+  END LOOP;
+  RETURN plan;
+END
+$$;
+
 -- The TIDs of the rows of bm where q holds, through a bitmap scan of idx
 -- and through a sequential scan, under the caller's snapshot: an error if
 -- the plan has no Bitmap Index Scan of idx or if they differ; else their
@@ -68,8 +82,7 @@ CREATE FUNCTION bitmap_vs_seq(idx text, q text) RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
   stmt text := 'SELECT array_agg(ctid ORDER BY ctid) FROM bm WHERE ' || q;
-  plan text := '';
-  line text;
+  plan text;
   via_bitmap tid[];
   via_seq tid[];
 BEGIN
@@ -77,9 +90,7 @@ BEGIN
           set_config('enable_indexscan', 'off', true),
           set_config('enable_indexonlyscan', 'off', true),
           set_config('enable_bitmapscan', 'on', true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || stmt LOOP
-    plan := plan || line || E'\n';
-  END LOOP;
+  plan := plan_of(stmt);
   IF plan NOT LIKE '%Bitmap Index Scan on ' || idx || E'\n%' THEN
     RAISE EXCEPTION 'no bitmap scan of %: %', idx, plan;
   END IF;
@@ -106,8 +117,7 @@ DECLARE
   stmt text := 'SELECT k FROM bm WHERE ' || q || ' ORDER BY k ' || dir;
   want text := 'Index Only Scan ' || CASE dir WHEN 'DESC' THEN 'Backward ' ELSE '' END
                || 'using bm_k on bm%';
-  plan text := '';
-  line text;
+  plan text;
   c refcursor;
   k8 int8;
   via_index int8[] := '{}';
@@ -117,9 +127,7 @@ BEGIN
           set_config('enable_bitmapscan', 'off', true),
           set_config('enable_indexscan', 'on', true),
           set_config('enable_indexonlyscan', 'on', true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || stmt LOOP
-    plan := plan || line || E'\n';
-  END LOOP;
+  plan := plan_of(stmt);
   IF plan NOT LIKE want OR plan LIKE '%Sort%' THEN
     RAISE EXCEPTION 'no ordered index-only scan of bm_k (%): %', dir, plan;
   END IF;
