@@ -326,9 +326,9 @@ pbt_readahead_begin(PbtReadAhead *ra, Relation index, PbtState *st,
 
 /*
  * Leaf blkno, pinned, not locked; the caller has released the one before.
- * The reader follows right-links, the look-ahead lists the level above's
- * downlinks as they were: a leaf split since then is missing from the
- * look-ahead, a leaf deleted since then is in it and never asked for.  So
+ * The reader follows the sibling links, the look-ahead lists the level
+ * above's downlinks as they were: a leaf split since then is missing from
+ * the look-ahead, a leaf deleted since then is in it and never asked for.  So
  * the stream's buffer is used when it holds blkno (the ones before it are
  * dropped), and blkno is read directly when the stream has not queued it,
  * keeping the stream's next buffer for the leaf after.

@@ -71,7 +71,7 @@ typedef struct PbtPrefetch
  * leaves, a bitmap scan's leaves within one amgetbitmap call, from 17 on
  * the leaves of a scan that keeps its leaf pinned): on 17 and
  * later a read stream fed by the next-block callback, on 15 and 16 the
- * PrefetchBuffer window.  The reader still follows the right-links and
+ * PrefetchBuffer window.  The reader still follows the sibling links and
  * asks for each leaf by number; the look-ahead's order is only what the
  * level above listed (see pbt_readahead_read).
  */

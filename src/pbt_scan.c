@@ -795,24 +795,22 @@ pbtrestrpos(IndexScanDesc scan)
 		/* the mark is on the current page */
 		so->curr.itemIndex = so->markItemIndex;
 	}
-	else if (ScanPosIsValid(so->mark))
-	{
-		pbt_readahead_stop(scan);	/* (the scan reads on from elsewhere) */
-		kill_items(scan);
-		release_pos(&so->curr);
-		memcpy(&so->curr, &so->mark, offsetof(ScanPos, items) +
-			   sizeof(ScanPosItem) * (so->mark.lastItem + 1));
-		so->defer_left = 0;		/* (the mark was saved whole) */
-		if (BufferIsValid(so->curr.buf))
-			IncrBufferRefCount(so->curr.buf);
-		tuplebuf_copy(&so->currTuples, &so->markTuples);
-		so->itup_tupoff = PBT_NO_TUPOFF;
-	}
 	else
 	{
+		/* the scan reads on from the mark's leaf, or from nowhere */
 		pbt_readahead_stop(scan);
 		kill_items(scan);
 		release_pos(&so->curr);
+		if (ScanPosIsValid(so->mark))
+		{
+			memcpy(&so->curr, &so->mark, offsetof(ScanPos, items) +
+				   sizeof(ScanPosItem) * (so->mark.lastItem + 1));
+			so->defer_left = 0; /* (the mark was saved whole) */
+			if (BufferIsValid(so->curr.buf))
+				IncrBufferRefCount(so->curr.buf);
+			tuplebuf_copy(&so->currTuples, &so->markTuples);
+			so->itup_tupoff = PBT_NO_TUPOFF;
+		}
 	}
 }
 
