@@ -650,7 +650,7 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 
 	/* the page that splits, the new page, and a child the split completes */
 	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE) &&
-		   pbt_buffer_locked(rbuf, LW_EXCLUSIVE));
+		   (!BufferIsValid(rbuf) || pbt_buffer_locked(rbuf, LW_EXCLUSIVE)));
 	Assert(!BufferIsValid(cbuf) || (!leaf && pbt_buffer_locked(cbuf, LW_EXCLUSIVE)));
 	Assert(PbtIsTreePage(origpage) && !PbtIsDeleted(oopaque));
 	Assert(lopaque->level == oopaque->level && nright > 0);

@@ -184,12 +184,17 @@ find_le(const LeafCache *c, const char *key, int len, int *chunk)
 	return low - 1;
 }
 
-/* Does index have a leaf cache (see above)? */
+/*
+ * Does index have a leaf cache (see above)?  Whether it has leaf groups is
+ * known from the metapage, read on first use: a descent does not
+ * otherwise read it before it reaches a leaf.
+ */
 bool
 pbt_leaf_cache_applies(Relation index, PbtState *st)
 {
-	return pbt_leaf_cache_kb > 0 && st->normalized && st->group_size == 0 &&
-		RelationNeedsWAL(index);
+	return pbt_leaf_cache_kb > 0 && st->normalized &&
+		RelationNeedsWAL(index) &&
+		(pbt_delta_group(index, st), st->group_size == 0);
 }
 
 /* free an index's entries */
