@@ -322,7 +322,7 @@ save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len)
 
 	pbt_item_get_tid(so->st, item, len, &pi->tid);
 	pi->pos = pos;
-	if (scan->xs_want_itup)
+	if (so->copy_items)
 	{
 		/* comparator-mode items are IndexTuples returned in place */
 		TupleBuf   *tb = &so->currTuples;
@@ -928,7 +928,7 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	so->batch_within_end = batch_within_end(so, page, &it, limit);
 	so->batch_keys_hold = so->batch_within_end &&
 		batch_keys_hold(so, page, &it, limit);
-	if (so->batch_keys_hold && !scan->xs_want_itup && it.layout->iter_tids &&
+	if (so->batch_keys_hold && !so->copy_items && it.layout->iter_tids &&
 		so->st->normalized && !so->st->has_include)
 	{
 		/*

@@ -137,9 +137,10 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	so->run.cap = 1024;
 	so->run.items = palloc(so->run.cap);
 	so->markTuples.data = palloc(so->markTuples.size);
+	/* (and a skip scan's key: plan_skip) */
 	if (nkeys > 0)
-		so->keys = palloc0(sizeof(ScanKeyInfo) * nkeys);
-	for (int i = 0; i < nkeys; i++)
+		so->keys = palloc0(sizeof(ScanKeyInfo) * (nkeys + 1));
+	for (int i = 0; i < nkeys + (nkeys > 0); i++)
 		initStringInfo(&so->keys[i].enc);
 	scan->opaque = so;
 	scan->xs_itupdesc = RelationGetDescr(index);
@@ -162,7 +163,9 @@ pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
 	for (int i = 0; i < so->nkeys; i++)
 		so->keys[i].required_fwd = so->keys[i].required_bwd = false;
+	so->skip_off = so->skip_resume = false;
 	pbt_preprocess_keys(scan);
+	so->copy_items = scan->xs_want_itup;
 	so->itup_key.len = -1;
 	so->itup_tupoff = PBT_NO_TUPOFF;
 	so->batch = RelationNeedsWAL(scan->indexRelation) ? SCAN_FIRST_BATCH : 0;
@@ -226,7 +229,15 @@ set_bounds(PbtScanOpaque so)
 	bool		point = pbt_point_lookup(so);	/* after pbt_encode_key: per element */
 
 	for (int i = 0; i < so->nkeys; i++)
-		so->keys[i].covered = so->keys[i].nonnull_only = false;
+	{
+		ScanKeyInfo *k = &so->keys[i];
+
+		k->covered = k->nonnull_only = false;
+		/* looking for a skip scan's next value: the first column's keys */
+		if (so->skip && !so->skip_known &&
+			(k->col != 0 || i == so->nkeys - 1))
+			k->covered = true;
+	}
 
 	/*
 	 * The range's bounds in index order.  A forward scan starts at the first
@@ -317,7 +328,13 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 		}
 	}
 
-	if (forward ? so->has_lower : so->has_upper)
+	if (so->skip_resume)
+	{
+		/* a skip scan that gave up reads on from the value it had found */
+		so->skip_resume = false;
+		found = pbt_read_from_key(scan, &so->resume_key, dir);
+	}
+	else if (forward ? so->has_lower : so->has_upper)
 		found = pbt_read_from_key(scan, forward ? &so->lowerkey : &so->upperkey, dir);
 	else
 		found = pbt_read_page(scan,
@@ -589,7 +606,112 @@ prefetch_array_leaves(IndexScanDesc scan, ScanDirection dir)
 	pbt_prefetch_advance(&so->pf_array);
 }
 
-/* first or next match, moving on through array key combinations */
+/*
+ * A skip scan whose values come one after another on the same leaves (many
+ * values, few entries each) costs a descent or two per value where reading
+ * on would cost nothing: after SKIP_TRIAL values, if more than half were
+ * found on the leaf where the range of the one before ended, it gives up.
+ * It then reads on from the value just found (the next scan_first), with
+ * the keys as they were (plan_skip declines for the rest of the scan).
+ */
+#define SKIP_TRIAL 8
+
+static void
+give_up_skipping(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	StringInfo	value = &so->keys[so->nkeys - 1].enc;
+
+	elog(DEBUG2, "pagebtree: skip scan of \"%s\" found %d of %d values on the leaf where the one before ended, and reads on without skipping",
+		 RelationGetRelationName(scan->indexRelation), so->skip_dense,
+		 so->skip_values);
+	for (int i = 0; i < so->nkeys; i++)
+		so->keys[i].required_fwd = so->keys[i].required_bwd = false;
+	so->skip_off = true;
+	pbt_preprocess_keys(scan);
+	Assert(!so->skip);
+	/* (value: the skip key's slot, past the keys now, keeps its bytes) */
+	so->resume_key.bytes = value->data;
+	so->resume_key.len = value->len;
+	so->resume_key.nattrs = 0;
+	so->resume_key.has_tid = false;
+	/* forward from the value's first entry, backward from its last */
+	so->resume_key.nextkey = ScanDirectionIsBackward(dir);
+	so->skip_resume = true;
+}
+
+/*
+ * A skip scan (plan_skip in pbt_scankey.c) moves on to the next value of
+ * the first column in direction dir, or to its first (first): the first
+ * entry that a scan with the first column's keys alone finds from past the
+ * current value (in index order: not a bitmap scan's page order).  Its
+ * value becomes the skip key's.  False if there is none.  Leaves no
+ * position.
+ */
+static bool
+skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	ScanKeyInfo *skip = &so->keys[so->nkeys - 1];
+	bool		bitmap = so->bitmap;
+	BlockNumber ended = so->curr.blkno;
+	bool		found;
+
+	Assert(so->skip && !ScanPosIsValid(so->curr));
+	so->skip_known = skip->encodable = false;
+	so->copy_items = true;
+	so->bitmap = false;
+	if (first)
+		found = scan_first(scan, dir);
+	else
+	{
+		PbtSearchKey key;
+
+		/* forward, past the value's entries; backward, before them */
+		key.bytes = skip->enc.data;
+		key.len = skip->enc.len;
+		key.nattrs = 0;
+		key.has_tid = false;
+		key.nextkey = ScanDirectionIsForward(dir);
+		count_index_scan(scan);
+		(void) set_bounds(so);
+		so->probing = false;
+		found = pbt_read_from_key(scan, &key, dir) ||
+			(ScanPosIsValid(so->curr) && pbt_read_on(scan, dir));
+	}
+	so->copy_items = scan->xs_want_itup;
+	so->bitmap = bitmap;
+	if (found)
+	{
+		ScanPosItem *pi = &so->curr.items[so->curr.itemIndex];
+		const char *item = so->currTuples.data + pi->tupoff;
+		int			start;
+		int			span = pbt_column_span(so->st, item, pi->tuplen, 0, &start);
+
+		resetStringInfo(&skip->enc);
+		appendBinaryStringInfo(&skip->enc, item + start, span);
+		so->skip_known = skip->encodable = true;
+		if (!first)
+		{
+			so->skip_values++;
+			so->skip_dense += so->curr.blkno == ended;
+		}
+	}
+	/* nothing of that read was returned: nothing to kill */
+	Assert(so->nkilled == 0);
+	pbt_readahead_stop(scan);
+	release_pos(&so->curr);
+	so->defer_left = 0;
+	if (found && so->skip_values >= SKIP_TRIAL &&
+		2 * so->skip_dense > so->skip_values)
+		give_up_skipping(scan, dir);
+	return found;
+}
+
+/*
+ * First or next match, moving on through array key combinations and a skip
+ * scan's values
+ */
 static bool
 scan_advance(IndexScanDesc scan, ScanDirection dir)
 {
@@ -607,11 +729,22 @@ scan_advance(IndexScanDesc scan, ScanDirection dir)
 
 		/* a valid position's batch is used up: pbtgettuple steps within it */
 		if (!ScanPosIsValid(so->curr))
+		{
+			if (so->skip && !so->skip_known &&
+				!skip_to_next_value(scan, dir, true))
+				return false;
 			found = scan_first(scan, dir);
+		}
 		else
 			found = pbt_read_on(scan, dir);
 		if (found)
 			return true;
+		if (so->skip)
+		{
+			if (!skip_to_next_value(scan, dir, false))
+				return false;
+			continue;
+		}
 		if (so->narrays == 0 || !pbt_advance_arrays(so, dir))
 			return false;
 		prefetch_array_leaves(scan, dir);
@@ -732,6 +865,8 @@ pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	so->batch = 0;				/* whole pages */
 	so->bitmap = true;
 	pbt_start_arrays(so, ForwardScanDirection);
+	if (so->skip && !skip_to_next_value(scan, ForwardScanDirection, true))
+		return 0;
 	for (;;)
 	{
 		bool		found = scan_first(scan, ForwardScanDirection);
@@ -742,6 +877,12 @@ pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 				tbm_add_tuples(tbm, &so->curr.items[i].tid, 1, false);
 			ntids += so->curr.lastItem - so->curr.firstItem + 1;
 			found = pbt_read_on(scan, ForwardScanDirection);
+		}
+		if (so->skip)
+		{
+			if (!skip_to_next_value(scan, ForwardScanDirection, false))
+				break;
+			continue;
 		}
 		if (so->narrays == 0 || !pbt_advance_arrays(so, ForwardScanDirection))
 			break;
@@ -762,6 +903,16 @@ pbtmarkpos(IndexScanDesc scan)
 	so->markItemIndex = ScanPosIsValid(so->curr) ? so->curr.itemIndex : -1;
 	for (int i = 0; i < so->narrays; i++)
 		so->arrays[i].mark = so->arrays[i].cur;
+	if (so->skip)
+	{
+		StringInfo	value = &so->keys[so->nkeys - 1].enc;
+
+		if (so->skip_mark.data == NULL)
+			initStringInfo(&so->skip_mark);
+		resetStringInfo(&so->skip_mark);
+		appendBinaryStringInfo(&so->skip_mark, value->data, value->len);
+		so->skip_mark_known = so->skip_known;
+	}
 }
 
 void
@@ -778,6 +929,18 @@ pbtrestrpos(IndexScanDesc scan)
 		ak->cur = ak->mark;
 		so->keys[ak->keyidx].sk->sk_argument = ak->elems[ak->cur];
 		pbt_encode_key(so, &so->keys[ak->keyidx]);
+	}
+	if (so->skip && so->skip_mark.data != NULL)
+	{
+		ScanKeyInfo *skip = &so->keys[so->nkeys - 1];
+
+		elements_moved |= so->skip_known != so->skip_mark_known ||
+			skip->enc.len != so->skip_mark.len ||
+			memcmp(skip->enc.data, so->skip_mark.data, skip->enc.len) != 0;
+		resetStringInfo(&skip->enc);
+		appendBinaryStringInfo(&skip->enc, so->skip_mark.data,
+							   so->skip_mark.len);
+		so->skip_known = skip->encodable = so->skip_mark_known;
 	}
 
 	/*

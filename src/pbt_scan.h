@@ -193,6 +193,27 @@ typedef struct PbtScanOpaqueData
 	StringInfoData resumebuf;	/* where the batch stopped, as a key */
 
 	/*
+	 * A skip scan (plan_skip in pbt_scankey.c): keys on the second column
+	 * but no "=" on the first.  keys[nkeys - 1] is then an "=" on the first
+	 * column whose value is the current one, which the scan finds in the
+	 * index; while it looks for the next (skip_known false) only the first
+	 * column's keys count.  copy_items: save_item keeps the items' bytes
+	 * (index-only scans, and the reads that find the next value).
+	 */
+	bool		skip;
+	bool		skip_known;
+	bool		copy_items;
+	ScanKeyData skip_sk;
+	StringInfoData skip_mark;	/* the value at the mark, if known */
+	bool		skip_mark_known;
+	/* values found, and found on the leaf where the last one's range ended */
+	int			skip_values;
+	int			skip_dense;
+	bool		skip_off;		/* given up for this scan: reads every entry */
+	bool		skip_resume;	/* ... from resume_key, on the next scan_first */
+	PbtSearchKey resume_key;
+
+	/*
 	 * The rest of a one-key leaf that a forward batch read but left to
 	 * decode until the scan reaches it (pbt_decode_more)
 	 */

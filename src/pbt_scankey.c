@@ -143,7 +143,7 @@ pbt_encode_key(PbtScanOpaque so, ScanKeyInfo *k)
 
 /*
  * Set array keys to their first elements for a scan in direction dir:
- * ascending in index order for forward scans.
+ * ascending in index order for forward scans (a skip key's is found).
  */
 void
 pbt_start_arrays(PbtScanOpaque so, ScanDirection dir)
@@ -157,6 +157,12 @@ pbt_start_arrays(PbtScanOpaque so, ScanDirection dir)
 		ak->cur = reverse ? ak->nelems - 1 : 0;
 		k->sk->sk_argument = ak->elems[ak->cur];
 		pbt_encode_key(so, k);
+	}
+	if (so->skip)
+	{
+		/* the skip key's value is found anew */
+		so->skip_known = false;
+		so->keys[so->nkeys - 1].encodable = false;
 	}
 	so->pf_array_on = false;
 	so->pf_array_reads = pgBufferUsage.shared_blks_read +
@@ -308,6 +314,56 @@ pbt_point_lookup(PbtScanOpaque so)
 }
 
 /*
+ * A skip scan, as btree's since PostgreSQL 18 (whose cost estimate, which
+ * pagebtree uses, counts on it): keys on the second column, none of them
+ * "=" on the first.  Such a scan reads, for each value v of the first column
+ * in turn, the range its keys give with "= v" added, and finds the next
+ * value in the index (pbt_scan.c, skip_to_next_value) instead of reading
+ * every entry of v outside the range.  The "= v" is a key of its own at the
+ * end of the keys, which makes the second column's keys required.  Only
+ * normalized keys, whose values the scan takes from the items' bytes, and
+ * no = ANY arrays or parallel scans: those read every entry, as before.
+ */
+static void
+plan_skip(IndexScanDesc scan)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	bool		second = false;
+	ScanKeyInfo *k;
+
+	so->skip = false;
+	if (!so->st->normalized || so->st->nkeyatts < 2 || !so->qual_ok ||
+		so->narrays > 0 || scan->parallel_scan != NULL || so->skip_off)
+		return;
+	for (int i = 0; i < so->nkeys; i++)
+	{
+		k = &so->keys[i];
+		if (k->col == 0 && (k->strategy == BTEqualStrategyNumber ||
+							(k->strategy == 0 &&
+							 (k->sk->sk_flags & SK_SEARCHNULL))))
+			return;
+		second |= k->col == 1 && key_positions(so, k) &&
+			(k->strategy != 0 || (k->sk->sk_flags & SK_SEARCHNULL));
+	}
+	if (!second)
+		return;
+
+	k = &so->keys[so->nkeys++];
+	memset(&so->skip_sk, 0, sizeof(ScanKeyData));
+	so->skip_sk.sk_attno = 1;
+	so->skip_sk.sk_strategy = BTEqualStrategyNumber;
+	k->sk = &so->skip_sk;
+	k->col = 0;
+	k->strategy = BTEqualStrategyNumber;
+	k->covered = k->encodable = k->has_cmpproc = false;
+	k->filter = NULL;
+	resetStringInfo(&k->enc);
+	so->skip = true;
+	so->skip_known = false;
+	so->skip_values = so->skip_dense = 0;
+}
+
+/*
  * Classify the scan keys: which column, which strategy in index order, and
  * which keys are required (all earlier columns have equality keys), so that
  * failing them ends the scan in one direction.
@@ -384,6 +440,7 @@ pbt_preprocess_keys(IndexScanDesc scan)
 		}
 	}
 	MemoryContextSwitchTo(oldcxt);
+	plan_skip(scan);
 
 	/* required keys: those on columns whose predecessors all have "=" */
 	for (int col = 0; col < st->nkeyatts; col++)

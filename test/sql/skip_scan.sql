@@ -1,0 +1,172 @@
+--
+-- skip_scan: keys on the second column of an index but no "=" on the first.
+-- The scan reads the range of those keys once per value of the first column
+-- and finds the next value in the index, as btree's skip scan does since
+-- PostgreSQL 18 (whose cost estimate pagebtree uses).  Every query is
+-- compared with a sequential scan (pbt_verify: index, bitmap and index-only
+-- paths); the buffer counts show that the scans skip.
+--
+SET client_min_messages = warning;
+SET max_parallel_workers_per_gather = 0;
+
+-- a: 12 values and NULLs; b: 0..4999 and NULLs; c: a third column
+CREATE TABLE sk (a int, b int, c int, t text) WITH (autovacuum_enabled = off);
+INSERT INTO sk
+SELECT CASE WHEN g % 101 = 0 THEN NULL ELSE g % 12 END,
+       CASE WHEN g % 103 = 0 THEN NULL ELSE (g * 7) % 5000 END,
+       g % 7,
+       'v' || (g % 5)
+FROM generate_series(1, 200000) g;
+CREATE INDEX sk_ab ON sk USING pagebtree (a, b);
+-- inserts after the build, into leaves and (with a delta area) their runs
+INSERT INTO sk
+SELECT CASE WHEN g % 101 = 0 THEN NULL ELSE g % 12 END,
+       CASE WHEN g % 103 = 0 THEN NULL ELSE (g * 7) % 5000 END,
+       g % 7, 'v' || (g % 5)
+FROM generate_series(200001, 210000) g;
+VACUUM ANALYZE sk;
+SELECT pagebtree_check('sk_ab', true);
+
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT b AS c FROM sk WHERE b = 2500',
+    'SELECT a, b, c FROM sk WHERE b = 2500',
+    'SELECT a, b FROM sk WHERE b = 2500 ORDER BY a DESC, b DESC',
+    'SELECT a, b FROM sk WHERE b BETWEEN 100 AND 104 ORDER BY a, b',
+    'SELECT a, b FROM sk WHERE b BETWEEN 100 AND 104 ORDER BY a DESC, b DESC',
+    'SELECT a, b FROM sk WHERE b > 4995 ORDER BY a, b',
+    'SELECT a, b FROM sk WHERE b < 3 ORDER BY a DESC, b DESC',
+    'SELECT a, b FROM sk WHERE b IS NULL ORDER BY a, b',
+    'SELECT a, b FROM sk WHERE b IS NULL ORDER BY a DESC, b DESC',
+    'SELECT a, b FROM sk WHERE a > 3 AND b = 2500 ORDER BY a, b',
+    'SELECT a, b FROM sk WHERE a < 5 AND b = 2500 ORDER BY a DESC, b DESC',
+    'SELECT a, b FROM sk WHERE a BETWEEN 2 AND 9 AND b <= 10 ORDER BY a, b',
+    'SELECT a, b FROM sk WHERE a BETWEEN 2 AND 9 AND b <= 10 ORDER BY a DESC, b DESC',
+    'SELECT a, b FROM sk WHERE a IS NOT NULL AND b = 77 ORDER BY a, b',
+    'SELECT a, b FROM sk WHERE a > 20 AND b = 77',
+    'SELECT a, b FROM sk WHERE b = 5001',
+    'SELECT a, b, c FROM sk WHERE b = 2500 AND c = 3',
+    'SELECT count(*) FROM sk WHERE b = 2500',
+    'SELECT count(*) FROM sk WHERE b >= 4990']) \gx
+
+-- buffers per scan: a value of a costs a few pages, not all of them
+CREATE FUNCTION sk_buffers(q text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+    ln text;
+    m text[];
+BEGIN
+    FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+        m := regexp_match(ln, 'Buffers: shared(?: hit=(\d+))?(?: read=(\d+))?');
+        IF m IS NOT NULL THEN
+            RETURN coalesce(m[1]::int, 0) + coalesce(m[2]::int, 0);
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END $$;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT a, b FROM sk WHERE b = 2500;
+-- (a leaf with pending entries costs its side page too: see delta.sql)
+SELECT pg_relation_size('sk_ab') / 8192 > 300 AS index_over_300_pages,
+       sk_buffers('SELECT a, b FROM sk WHERE b = 2500') <
+       pg_relation_size('sk_ab') / 8192 / 2 AS forward_skips,
+       sk_buffers('SELECT a, b FROM sk WHERE b = 2500 ORDER BY a DESC') <
+       pg_relation_size('sk_ab') / 8192 / 2 AS backward_skips,
+       sk_buffers('SELECT a, b FROM sk WHERE a BETWEEN 3 AND 5 AND b = 2500') <
+       pg_relation_size('sk_ab') / 8192 / 8 AS a_range_skips;
+
+-- a scrollable cursor that turns, against the same rows sorted
+CREATE FUNCTION sk_cursor_diffs(q text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+    ci refcursor := 'ci';
+    cs refcursor := 'cs';
+    ri record;
+    rs record;
+    diffs int := 0;
+    steps int[] := ARRAY[5, -3, 40, -41, 200, -7, 1000];
+    step int;
+BEGIN
+    SET LOCAL enable_seqscan = off;
+    SET LOCAL enable_bitmapscan = off;
+    OPEN ci SCROLL FOR EXECUTE q;
+    SET LOCAL enable_seqscan = on;
+    SET LOCAL enable_indexscan = off;
+    SET LOCAL enable_indexonlyscan = off;
+    OPEN cs SCROLL FOR EXECUTE q;
+    FOREACH step IN ARRAY steps LOOP
+        FOR i IN 1 .. abs(step) LOOP
+            IF step > 0 THEN
+                FETCH NEXT FROM ci INTO ri;
+                FETCH NEXT FROM cs INTO rs;
+            ELSE
+                FETCH PRIOR FROM ci INTO ri;
+                FETCH PRIOR FROM cs INTO rs;
+            END IF;
+            IF ri::text IS DISTINCT FROM rs::text THEN
+                diffs := diffs + 1;
+            END IF;
+        END LOOP;
+    END LOOP;
+    CLOSE ci;
+    CLOSE cs;
+    RETURN diffs;
+END $$;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT sk_cursor_diffs('SELECT a, b FROM sk WHERE b BETWEEN 10 AND 12 ORDER BY a, b') AS forward_first,
+       sk_cursor_diffs('SELECT a, b FROM sk WHERE b BETWEEN 10 AND 12 ORDER BY a DESC, b DESC') AS backward_first;
+
+-- a merge join's inner side marks and restores across values of a
+CREATE TABLE sk_outer AS SELECT g % 12 AS a FROM generate_series(1, 30) g;
+CREATE INDEX sk_outer_a ON sk_outer (a);
+VACUUM ANALYZE sk_outer;
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SET enable_material = off;
+SET enable_sort = off;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+-- (a left join, from a small outer table: sk is the inner side)
+EXPLAIN (COSTS OFF)
+SELECT o.a, s.b FROM sk_outer o LEFT JOIN sk s ON s.a = o.a AND s.b BETWEEN 10 AND 300;
+CREATE TEMP TABLE sk_merge AS
+SELECT o.a, s.b FROM sk_outer o LEFT JOIN sk s ON s.a = o.a AND s.b BETWEEN 10 AND 300;
+RESET ALL;
+SET client_min_messages = warning;
+CREATE TEMP TABLE sk_hash AS
+SELECT o.a, s.b FROM sk_outer o LEFT JOIN sk s ON s.a = o.a AND s.b BETWEEN 10 AND 300;
+SELECT (SELECT count(*) FROM sk_merge) AS merge_rows,
+       (SELECT count(*) FROM (SELECT * FROM sk_merge EXCEPT ALL SELECT * FROM sk_hash) d) AS extra,
+       (SELECT count(*) FROM (SELECT * FROM sk_hash EXCEPT ALL SELECT * FROM sk_merge) d) AS missing;
+
+-- many values of a with few entries each: skipping would cost a descent or
+-- two per value, so the scan gives up after a few and reads on
+CREATE TABLE sk_u AS SELECT g AS a, g % 100 AS b FROM generate_series(1, 100000) g;
+CREATE INDEX sk_u_ab ON sk_u USING pagebtree (a, b);
+VACUUM ANALYZE sk_u;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT a, b FROM sk_u WHERE b = 42 ORDER BY a, b',
+    'SELECT a, b FROM sk_u WHERE b = 42 ORDER BY a DESC, b DESC',
+    'SELECT a, b FROM sk_u WHERE a > 500 AND b < 2 ORDER BY a, b']) \gx
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT sk_buffers('SELECT a, b FROM sk_u WHERE b = 42') <
+       1.2 * pg_relation_size('sk_u_ab') / 8192 AS reads_on,
+       sk_buffers('SELECT a, b FROM sk_u WHERE b = 42 ORDER BY a DESC') <
+       1.2 * pg_relation_size('sk_u_ab') / 8192 AS reads_on_backward;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT sk_cursor_diffs('SELECT a, b FROM sk_u WHERE b BETWEEN 10 AND 12 ORDER BY a, b') AS forward_first,
+       sk_cursor_diffs('SELECT a, b FROM sk_u WHERE b BETWEEN 10 AND 12 ORDER BY a DESC, b DESC') AS backward_first;
+
+-- descending columns, text keys and a three-column index
+CREATE INDEX sk_ab_desc ON sk USING pagebtree (a DESC, b);
+CREATE INDEX sk_tb ON sk USING pagebtree (t, b, c);
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT a, b FROM sk WHERE b = 2500 ORDER BY a DESC, b',
+    'SELECT a, b FROM sk WHERE b = 2500 ORDER BY a, b DESC',
+    'SELECT a, b FROM sk WHERE a > 6 AND b < 4 ORDER BY a DESC, b',
+    'SELECT t, b, c FROM sk WHERE b = 2500 ORDER BY t, b, c',
+    'SELECT t, b, c FROM sk WHERE b = 2500 AND c > 4 ORDER BY t DESC, b DESC, c DESC',
+    'SELECT t, b, c FROM sk WHERE t >= ''v2'' AND b BETWEEN 7 AND 21 ORDER BY t, b, c']) \gx
+SELECT pagebtree_check('sk_ab_desc', true), pagebtree_check('sk_tb', true);
+DROP TABLE sk, sk_outer, sk_u;
