@@ -661,6 +661,9 @@ skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
 	so->skip_known = skip->encodable = false;
 	so->copy_items = true;
 	so->bitmap = false;
+	/* one entry is all it needs (batches double from there if it is dead) */
+	if (so->batch > 0)
+		so->batch = 1;
 	if (first)
 		found = scan_first(scan, dir);
 	else
