@@ -200,6 +200,15 @@ typedef bool (*PbtRunFilter) (void *arg, const char *head, int headlen,
 							  const char *tail, int len);
 
 extern uint32 pbt_delta_group(Relation index, PbtState *st);
+
+/* Leaf groups' subnodes per group (0: none), known once the metapage is read */
+static inline uint32
+pbt_group_size(Relation index, PbtState *st)
+{
+	if (!st->delta_known)
+		(void) pbt_delta_group(index, st);
+	return st->group_size;
+}
 extern uint32 pbt_delta_group_for_build(Relation index, double estimated_leaves);
 extern double pbt_delta_threshold_pct(Relation index);
 

@@ -193,8 +193,7 @@ bool
 pbt_leaf_cache_applies(Relation index, PbtState *st)
 {
 	return pbt_leaf_cache_kb > 0 && st->normalized &&
-		RelationNeedsWAL(index) &&
-		(pbt_delta_group(index, st), st->group_size == 0);
+		RelationNeedsWAL(index) && pbt_group_size(index, st) == 0;
 }
 
 /* free an index's entries */

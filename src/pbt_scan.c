@@ -616,6 +616,17 @@ prefetch_array_leaves(IndexScanDesc scan, ScanDirection dir)
  */
 #define SKIP_TRIAL 8
 
+/* a search key of a skip key's value: its first column's bytes alone */
+static void
+value_key(StringInfo value, bool nextkey, PbtSearchKey *key)
+{
+	key->bytes = value->data;
+	key->len = value->len;
+	key->nattrs = 0;
+	key->has_tid = false;
+	key->nextkey = nextkey;
+}
+
 static void
 give_up_skipping(IndexScanDesc scan, ScanDirection dir)
 {
@@ -630,13 +641,11 @@ give_up_skipping(IndexScanDesc scan, ScanDirection dir)
 	so->skip_off = true;
 	pbt_preprocess_keys(scan);
 	Assert(!so->skip);
-	/* (value: the skip key's slot, past the keys now, keeps its bytes) */
-	so->resume_key.bytes = value->data;
-	so->resume_key.len = value->len;
-	so->resume_key.nattrs = 0;
-	so->resume_key.has_tid = false;
-	/* forward from the value's first entry, backward from its last */
-	so->resume_key.nextkey = ScanDirectionIsBackward(dir);
+	/*
+	 * Forward from the value's first entry, backward from its last (value:
+	 * the skip key's slot, past the keys now, keeps its bytes)
+	 */
+	value_key(value, ScanDirectionIsBackward(dir), &so->resume_key);
 	so->skip_resume = true;
 }
 
@@ -671,11 +680,7 @@ skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
 		PbtSearchKey key;
 
 		/* forward, past the value's entries; backward, before them */
-		key.bytes = skip->enc.data;
-		key.len = skip->enc.len;
-		key.nattrs = 0;
-		key.has_tid = false;
-		key.nextkey = ScanDirectionIsForward(dir);
+		value_key(&skip->enc, ScanDirectionIsForward(dir), &key);
 		count_index_scan(scan);
 		(void) set_bounds(so);
 		so->probing = false;
@@ -795,8 +800,7 @@ gettuple_slow(IndexScanDesc scan, ScanDirection dir)
 		 */
 		if (so->par &&
 			(so->narrays > 0 ||
-			 (pbt_delta_group(scan->indexRelation, so->st),
-			  so->st->group_size > 0)))
+			 pbt_group_size(scan->indexRelation, so->st) > 0))
 		{
 			if (!claim_whole_scan(scan))
 				return false;
