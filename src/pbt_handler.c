@@ -222,6 +222,7 @@ pbt_build_state(Relation index, MemoryContext cxt)
 		fmgr_info_cxt(procid, &col->cmp, cxt);
 		if (!pbt_type_normalizable(col->typid, procid, col->collation, &col->kind))
 			st->normalized = false;
+		col->width = pbt_column_width(col->kind);
 		if (col->kind == PBT_COL_TEXT || col->kind == PBT_COL_BYTEA)
 			has_string_column = true;
 	}

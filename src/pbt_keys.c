@@ -125,41 +125,6 @@ read_be32(const unsigned char *p)
 }
 
 /*
- * memcmp for the short strings keys are: eight bytes at a time as
- * big-endian integers, without a call into libc.
- */
-static inline int
-key_memcmp(const char *a, const char *b, int n)
-{
-	while (n >= 8)
-	{
-		uint64		x,
-					y;
-
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
-		if (x != y)
-		{
-			x = pg_bswap64(x);
-			y = pg_bswap64(y);
-			return x < y ? -1 : 1;
-		}
-		a += 8;
-		b += 8;
-		n -= 8;
-	}
-	while (n > 0)
-	{
-		if (*a != *b)
-			return (unsigned char) *a < (unsigned char) *b ? -1 : 1;
-		a++;
-		b++;
-		n--;
-	}
-	return 0;
-}
-
-/*
  * Get an integer-like value of the given type as int64, or false if the
  * type cannot be mapped exactly into the column's domain.
  */
@@ -328,16 +293,13 @@ pbt_encode_column(PbtState *st, int colno, Datum value, bool isnull,
 }
 
 /*
- * Length of the encoded column that starts at p (marker included).
+ * Encoded bytes of a non-NULL value of a column of this kind, marker
+ * included, when every value takes the same; 0 for strings.
  */
-static int
-encoded_column_length(PbtColumn *col, const unsigned char *p, int avail)
+int
+pbt_column_width(PbtColKind kind)
 {
-	unsigned char flip = col->desc ? 0xFF : 0x00;
-
-	if (p[0] != MARK_VALUE)
-		return 1;
-	switch (col->kind)
+	switch (kind)
 	{
 		case PBT_COL_INT:
 		case PBT_COL_INT64:
@@ -351,68 +313,44 @@ encoded_column_length(PbtColumn *col, const unsigned char *p, int avail)
 		case PBT_COL_UUID:
 			return 1 + UUID_LEN;
 		case PBT_COL_TEXT:
-			{
-				const unsigned char *end = memchr(p + 1, flip, avail - 1);
-
-				if (end == NULL)
-					elog(ERROR, "unterminated text key in pagebtree item");
-				return (end - p) + 1;
-			}
 		case PBT_COL_BYTEA:
-			for (int i = 1; i + 1 < avail; i++)
-			{
-				if ((p[i] ^ flip) == 0)
-				{
-					if ((p[i + 1] ^ flip) == 0)
-						return i + 2;
-					i++;		/* escaped NUL */
-				}
-			}
-			elog(ERROR, "unterminated bytea key in pagebtree item");
 		case PBT_COL_OTHER:
 			break;
 	}
-	elog(ERROR, "unexpected pagebtree column kind");
 	return 0;
 }
 
 /*
- * Locate key column col inside a normalized item; returns its length and sets
- * *start to its offset.
+ * Length of the encoded string value (marker included) that starts at p,
+ * for pbt_column_span.
  */
 int
-pbt_column_span(PbtState *st, const char *item, int len, int col, int *start)
+pbt_string_column_length(PbtColumn *col, const char *item, int avail)
 {
-	int			off = 0;
+	const unsigned char *p = (const unsigned char *) item;
+	unsigned char flip = col->desc ? 0xFF : 0x00;
 
-	for (int i = 0;; i++)
+	Assert(p[0] == MARK_VALUE && col->width == 0);
+	if (col->kind == PBT_COL_TEXT)
 	{
-		int			n = encoded_column_length(&st->cols[i],
-											  (const unsigned char *) item + off,
-											  len - off);
+		const unsigned char *end = memchr(p + 1, flip, avail - 1);
 
-		if (i == col)
-		{
-			*start = off;
-			return n;
-		}
-		off += n;
+		if (end == NULL)
+			elog(ERROR, "unterminated text key in pagebtree item");
+		return (end - p) + 1;
 	}
-}
-
-/*
- * Compare two encodings of the same column in value order (DESC undone),
- * for evaluating scan-key operators.  Neither may be NULL.
- */
-int
-pbt_cmp_encoded(PbtState *st, int col, const char *a, int alen,
-				const char *b, int blen)
-{
-	int			c = key_memcmp(a, b, Min(alen, blen));
-
-	if (c == 0)
-		c = (alen > blen) - (alen < blen);
-	return st->cols[col].desc ? -c : c;
+	Assert(col->kind == PBT_COL_BYTEA);
+	for (int i = 1; i + 1 < avail; i++)
+	{
+		if ((p[i] ^ flip) == 0)
+		{
+			if ((p[i + 1] ^ flip) == 0)
+				return i + 2;
+			i++;				/* escaped NUL */
+		}
+	}
+	elog(ERROR, "unterminated bytea key in pagebtree item");
+	return 0;
 }
 
 static void
@@ -562,7 +500,7 @@ pbt_compare(PbtState *st, PbtSearchKey *key, const char *item, int len)
 {
 	if (st->normalized)
 	{
-		int			c = key_memcmp(key->bytes, item, Min(key->len, len));
+		int			c = pbt_key_memcmp(key->bytes, item, Min(key->len, len));
 
 		if (c != 0)
 			return c;
@@ -607,9 +545,9 @@ pbt_compare_parts(PbtState *st, PbtSearchKey *key, const char *head,
 	int			c;
 
 	Assert(st->normalized && headlen <= len);
-	c = key_memcmp(key->bytes, head, h);
+	c = pbt_key_memcmp(key->bytes, head, h);
 	if (c == 0)
-		c = key_memcmp(key->bytes + h, tail, n - h);
+		c = pbt_key_memcmp(key->bytes + h, tail, n - h);
 	if (c != 0)
 		return c;
 	if (key->nextkey)
@@ -752,8 +690,7 @@ pbt_item_has_null_key(PbtState *st, const char *item, int len)
 	{
 		if ((unsigned char) item[off] != MARK_VALUE)
 			return true;
-		off += encoded_column_length(&st->cols[i], (const unsigned char *) item + off,
-									 len - off);
+		off += pbt_encoded_column_length(&st->cols[i], item + off, len - off);
 	}
 	return false;
 }
@@ -833,9 +770,8 @@ pbt_decode_item(PbtState *st, const char *item, int len,
 	}
 	for (int i = 0; i < st->nkeyatts; i++)
 	{
-		int			n = encoded_column_length(&st->cols[i],
-											  (const unsigned char *) item + off,
-											  len - off);
+		int			n = pbt_encoded_column_length(&st->cols[i], item + off,
+												  len - off);
 
 		values[i] = decode_column(&st->cols[i], (const unsigned char *) item + off,
 								  n, &isnull[i]);

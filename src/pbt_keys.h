@@ -42,6 +42,7 @@ typedef struct PbtColumn
 	Oid			collation;
 	bool		desc;
 	bool		nulls_first;
+	int8		width;			/* pbt_column_width(kind) */
 	FmgrInfo	cmp;			/* support function 1, same type */
 } PbtColumn;
 
@@ -164,8 +165,9 @@ extern void pbt_key_from_item(PbtState *st, const char *item, int len,
 							  PbtSearchKey *key);
 extern bool pbt_encode_column(PbtState *st, int col, Datum value, bool isnull,
 							  Oid valtype, StringInfo buf);
-extern int	pbt_column_span(PbtState *st, const char *item, int len, int col,
-							int *start);
+extern int	pbt_column_width(PbtColKind kind);
+extern int	pbt_string_column_length(PbtColumn *col, const char *item,
+									 int avail);
 extern bool pbt_item_has_null_key(PbtState *st, const char *item, int len);
 extern bool pbt_items_keys_equal(PbtState *st, const char *a, int alen,
 								 const char *b, int blen);
@@ -177,8 +179,91 @@ extern void pbt_decode_item(PbtState *st, const char *item, int len,
 							Datum *values, bool *isnull);
 extern bool pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation,
 								  PbtColKind *kind);
-extern int	pbt_cmp_encoded(PbtState *st, int col, const char *a, int alen,
-							const char *b, int blen);
+
+/*
+ * memcmp for the short strings keys are: eight bytes at a time as
+ * big-endian integers, without a call into libc.
+ */
+static inline int
+pbt_key_memcmp(const char *a, const char *b, int n)
+{
+	while (n >= 8)
+	{
+		uint64		x,
+					y;
+
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+		{
+			x = pg_bswap64(x);
+			y = pg_bswap64(y);
+			return x < y ? -1 : 1;
+		}
+		a += 8;
+		b += 8;
+		n -= 8;
+	}
+	while (n > 0)
+	{
+		if (*a != *b)
+			return (unsigned char) *a < (unsigned char) *b ? -1 : 1;
+		a++;
+		b++;
+		n--;
+	}
+	return 0;
+}
+
+/* length of the encoded column of col that starts at p (marker included) */
+static inline int
+pbt_encoded_column_length(PbtColumn *col, const char *p, int avail)
+{
+	if ((unsigned char) p[0] != PBT_MARK_VALUE)
+		return 1;
+	if (col->width > 0)
+		return col->width;
+	return pbt_string_column_length(col, p, avail);
+}
+
+/*
+ * Locate key column col inside a normalized item; returns its length and
+ * sets *start to its offset.  Inline: per-entry key checks on a later
+ * column call it for every entry they read.
+ */
+static inline int
+pbt_column_span(PbtState *st, const char *item, int len, int col, int *start)
+{
+	int			off = 0;
+
+	for (int i = 0;; i++)
+	{
+		int			n = pbt_encoded_column_length(&st->cols[i], item + off,
+												  len - off);
+
+		if (i == col)
+		{
+			*start = off;
+			return n;
+		}
+		off += n;
+	}
+}
+
+/*
+ * Compare two encodings of the same column in value order (DESC undone),
+ * for evaluating scan-key operators.  Neither may be NULL.
+ */
+static inline int
+pbt_cmp_encoded(PbtState *st, int col, const char *a, int alen,
+				const char *b, int blen)
+{
+	int			c = pbt_key_memcmp(a, b, Min(alen, blen));
+
+	if (c == 0)
+		c = (alen > blen) - (alen < blen);
+	return st->cols[col].desc ? -c : c;
+}
 
 /* length of the longest common prefix of two byte strings, 8 bytes a step */
 static inline int

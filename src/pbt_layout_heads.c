@@ -209,6 +209,24 @@ update_hints(Page page)
 }
 
 /*
+ * Copy a remainder of n bytes a word at a time, without a call into libc:
+ * most are shorter than two words.  The last word may read up to 7 bytes
+ * past the remainder, still inside the page (remainders precede the prefix
+ * and the special space), and write as far past the item into the
+ * assembling buffer, which has room for it.
+ */
+static inline void
+copy_remainder(char *dst, const char *src, int n)
+{
+	StaticAssertStmt(sizeof(PbtPageOpaqueData) >= sizeof(uint64),
+					 "special space shorter than a word");
+	StaticAssertStmt(sizeof(PbtItemBuf) >= PBT_MAX_ITEM_SIZE + sizeof(uint64),
+					 "no room for a word past an item");
+	for (int i = 0; i < n; i += sizeof(uint64))
+		memcpy(dst + i, src + i, sizeof(uint64));
+}
+
+/*
  * Write the item of a keyed slot into out, except the prefix, which the
  * caller has put (or keeps) at out + koff.  Returns the item's length.
  */
@@ -226,8 +244,8 @@ heads_assemble(Page page, const HeadsSlot *slot, int koff, int prefix_len,
 		uint32		be = pg_hton32(slot->head);
 
 		memcpy(key, &be, HEAD_BYTES);
-		memcpy(key + HEAD_BYTES, (char *) page + slot->off + koff,
-			   len - HEAD_BYTES);
+		copy_remainder(key + HEAD_BYTES, (char *) page + slot->off + koff,
+					   len - HEAD_BYTES);
 	}
 	else
 	{
