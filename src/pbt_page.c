@@ -147,6 +147,19 @@ pbt_meta_settings(Relation index, PbtState *st, const PbtMetaPageData *meta)
 	st->delta_known = true;
 }
 
+/* Is a VACUUM reading the index in block order (vacuum_blocks)? */
+static bool
+vacuum_scanning(Relation index)
+{
+	Buffer		metabuf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
+	bool		on;
+
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	on = PbtPageGetMeta(BufferGetPage(metabuf))->vacuum_scan != 0;
+	UnlockReleaseBuffer(metabuf);
+	return on;
+}
+
 /*
  * An exclusively locked page for the caller to initialize: a page from the
  * free space map, deleted once no scan can still reach it or all zero (see
@@ -173,13 +186,28 @@ pbt_new_page(Relation index)
 			Page		page = BufferGetPage(buf);
 			PbtPageOpaque opaque = PbtPageGetOpaque(page);
 
+			bool		reusable;
+
 			/* (no scan can reach a zero page: no conflict to log) */
-			if (PageIsNew(page) && !pbt_is_side_block(group, blkno))
-				return buf;
-			if (!PageIsNew(page) && PbtIsDeleted(opaque) &&
-				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid))
+			reusable = PageIsNew(page) ? !pbt_is_side_block(group, blkno) :
+				PbtIsDeleted(opaque) &&
+				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid);
+
+			/*
+			 * Not while VACUUM reads the index in block order: it may have
+			 * gone by this block (see vacuum_blocks).  Checked with the page
+			 * locked, so a VACUUM that starts later reads it after us.
+			 */
+			if (reusable && vacuum_scanning(index))
 			{
-				pbt_log_reuse_page(index, blkno, opaque->safexid);
+				RecordFreeIndexPage(index, blkno);
+				UnlockReleaseBuffer(buf);
+				break;
+			}
+			if (reusable)
+			{
+				if (!PageIsNew(page))
+					pbt_log_reuse_page(index, blkno, opaque->safexid);
 				return buf;
 			}
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);

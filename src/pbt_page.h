@@ -146,6 +146,8 @@ typedef struct PbtMetaPageData
 								 * version PBT_GROUP_VERSION only */
 	uint32		group_hint_bits;	/* bits per subnode of the hints in a
 									 * group's downlink, 0 = none; likewise */
+	uint32		vacuum_scan;	/* nonzero while VACUUM reads the index in
+								 * block order: no page reuse (pbt_new_page) */
 } PbtMetaPageData;
 
 #define PbtPageGetMeta(page) ((PbtMetaPageData *) PageGetContents(page))

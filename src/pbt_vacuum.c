@@ -3,17 +3,18 @@
  * pbt_vacuum.c
  *	  VACUUM support: remove entries whose heap tuples are dead.
  *
- * The leaf level is walked left to right through the right-links, holding a
- * cleanup lock on one leaf at a time (so no scan is paused on it with a pin).
- * Walking logically rather than in block order means a concurrent split can
- * only move entries to the right of the current page, where they are
- * either still ahead of us or were already examined on this page; it stays
- * correct when pages are recycled, without nbtree's cycle ids.
+ * The index is read in block order, as btvacuumscan reads it, holding a
+ * cleanup lock on one leaf at a time (so no scan is paused on it with a
+ * pin); see vacuum_blocks for why concurrent splits cannot move entries
+ * behind the pass.  Indexes with leaf groups, whose rebalances move entries
+ * both ways between a group's subnodes, walk the leaf level left to right
+ * through the right-links instead (vacuum_leaves).
  *
  * Empty leaves, and leaf groups all of whose subnodes are empty, are then
- * deleted in one atomic step each (delete_leaf, pbt_group_delete), and
- * amvacuumcleanup hands deleted pages that no scan can reach any more to
- * the free space map.
+ * deleted in one atomic step each (delete_leaf, pbt_group_delete).
+ * Deleted pages that no scan can reach any more go to the free space map
+ * (recycle_page): in the block-order pass, or in amvacuumcleanup's pass
+ * over the blocks of an index with leaf groups.
  *
  *-------------------------------------------------------------------------
  */
@@ -202,6 +203,85 @@ out:
 	return ok;
 }
 
+/*
+ * Remove the dead entries of the leaf in buf, cleanup-locked (without a
+ * callback: locked, to count its entries), and its pending entries in the
+ * delta area; add the live ones to *live.  Returns the entries the leaf
+ * has left, pending ones included.
+ */
+static int
+vacuum_leaf(Relation index, PbtState *st, Buffer buf,
+			IndexBulkDeleteResult *stats, IndexBulkDeleteCallback callback,
+			void *callback_state, double *live)
+{
+	Page		page = BufferGetPage(buf);
+	const PbtLayout *layout = pbt_layout(page);
+	int			n = layout->count(page);
+	int			deletable[PBT_MAX_ITEMS_PER_PAGE];
+	int			ndel = 0;
+	int			pending = 0;
+
+	if (callback)
+	{
+		PbtIter		it;
+		PbtItem		item;
+
+		pbt_iter_start(&it, page, 0, true);
+		while (pbt_iter_next(&it, &item))
+		{
+			ItemPointerData tid;
+
+			pbt_item_get_tid(st, item.data, item.len, &tid);
+			if (callback(&tid, callback_state))
+				deletable[ndel++] = it.pos;
+		}
+	}
+	Assert(ndel <= n);
+	if (ndel > 0)
+	{
+		/* the cleanup lock: no scan is paused on this page's entries */
+		Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
+		/* heap pruning already resolved conflicts with standby queries */
+		pbt_log_delete(index, buf, deletable, ndel, InvalidTransactionId);
+		PBT_CHECK_PAGE(index, page, BufferGetBlockNumber(buf));
+		stats->tuples_removed += ndel;
+	}
+	*live += n - ndel;
+	/* the leaf's pending entries: dead ones dropped, others folded */
+	if (pbt_delta_group(index, st) > 0)
+		pending = pbt_run_vacuum(index, st, buf, callback, callback_state,
+								 &stats->tuples_removed, live);
+	return layout->count(page) + pending;
+}
+
+/* Delete the empty leaves (or groups, by their first block) listed. */
+static void
+delete_empty(Relation index, PbtState *st, IndexBulkDeleteResult *stats,
+			 List *empty)
+{
+	ListCell   *lc;
+
+	foreach(lc, empty)
+	{
+		BlockNumber blk = (BlockNumber) lfirst_int(lc);
+		int			ndeleted;
+
+		pbt_vacuum_delay_point();
+		ndeleted = st->group_size > 0 ? pbt_group_delete(index, st, blk) :
+			(int) delete_leaf(index, st, blk);
+		stats->pages_newly_deleted += ndeleted;
+		stats->pages_deleted += ndeleted;
+	}
+	list_free(empty);
+}
+
+/*
+ * VACUUM's pass over the leaves of an index with leaf groups: left to right
+ * through the right-links.  A split moves entries only to the right, past
+ * the leaf in hand or ahead of it; a rebalance may move them back into the
+ * group's subnodes behind it, so a group whose epoch changed is read again
+ * from its first subnode.
+ */
 static void
 vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			  IndexBulkDeleteCallback callback, void *callback_state)
@@ -211,9 +291,7 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	Buffer		buf = pbt_get_endpoint(index, st, 0, false);
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	double		live = 0;
-	int			deletable[PBT_MAX_ITEMS_PER_PAGE];
 	List	   *empty = NIL;
-	ListCell   *lc;
 	PbtLeafSource source;
 	PbtReadAhead *ra = palloc(sizeof(PbtReadAhead));
 	PbtPageOpaqueData from;		/* the leaf read last */
@@ -230,10 +308,7 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	{
 		Page		page;
 		PbtPageOpaque opaque;
-		const PbtLayout *layout;
-		int			n;
-		int			ndel = 0;
-		int			pending = 0;
+		int			left;
 
 		pbt_vacuum_delay_point();
 		buf = pbt_readahead_read(ra, blkno);
@@ -265,52 +340,21 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		if (!pbt_is_subnode(PbtPageGetOpaque(page)) ||
 			PbtPageGetOpaque(page)->group_pos == 0)
 			live_before_group = live;
-		layout = pbt_layout(page);
-		n = layout->count(page);
-
-		if (callback)
-		{
-			PbtIter		it;
-			PbtItem		item;
-
-			pbt_iter_start(&it, page, 0, true);
-			while (pbt_iter_next(&it, &item))
-			{
-				ItemPointerData tid;
-
-				pbt_item_get_tid(st, item.data, item.len, &tid);
-				if (callback(&tid, callback_state))
-					deletable[ndel++] = it.pos;
-			}
-		}
-		Assert(ndel <= n);
-		if (ndel > 0)
-		{
-			/* the cleanup lock: no scan is paused on this page's entries */
-			Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
-			/* heap pruning already resolved conflicts with standby queries */
-			pbt_log_delete(index, buf, deletable, ndel, InvalidTransactionId);
-			PBT_CHECK_PAGE(index, page, blkno);
-			stats->tuples_removed += ndel;
-		}
-		live += n - ndel;
-		/* the leaf's pending entries: dead ones dropped, others folded */
-		if (pbt_delta_group(index, st) > 0)
-			pending = pbt_run_vacuum(index, st, buf, callback, callback_state,
-									 &stats->tuples_removed, &live);
+		left = vacuum_leaf(index, st, buf, stats, callback, callback_state,
+						   &live);
 		opaque = PbtPageGetOpaque(page);
 		if (pbt_is_subnode(opaque))
 		{
 			/* a group all of whose subnodes are empty, from its last one */
 			if (opaque->group_pos == 0)
 				group_empty = true;
-			group_empty &= layout->count(page) == 0 && pending == 0;
+			group_empty &= left == 0;
 			if (group_empty && !PbtIsRightmost(opaque) &&
 				!pbt_in_group(st->delta_group, opaque, blkno, opaque->next))
 				empty = lappend_int(empty, (int) pbt_group_start(st->delta_group,
 																		 opaque, blkno));
 		}
-		else if (layout->count(page) == 0 && pending == 0 && !PbtIsRightmost(opaque))
+		else if (left == 0 && !PbtIsRightmost(opaque))
 			empty = lappend_int(empty, (int) blkno);
 		from = *opaque;
 		fromblk = blkno;
@@ -322,31 +366,51 @@ vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		 RelationGetRelationName(index), ra->from_stream, ra->direct);
 	pfree(ra);
 
-	foreach(lc, empty)
-	{
-		BlockNumber blk = (BlockNumber) lfirst_int(lc);
-		int			ndeleted;
-
-		pbt_vacuum_delay_point();
-		ndeleted = st->group_size > 0 ? pbt_group_delete(index, st, blk) :
-			(int) delete_leaf(index, st, blk);
-		stats->pages_newly_deleted += ndeleted;
-		stats->pages_deleted += ndeleted;
-	}
-	list_free(empty);
+	delete_empty(index, st, stats, empty);
 	stats->num_index_tuples = live;
 	stats->num_pages = RelationGetNumberOfBlocks(index);
 	stats->estimated_count = false;
 }
 
-IndexBulkDeleteResult *
-pbtbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
-			  IndexBulkDeleteCallback callback, void *callback_state)
+/*
+ * The index's length.  As btvacuumscan: an extender holds the extension
+ * lock until it has locked its new page, so every block counted here is
+ * either initialized or still locked by its extender, and is zero only if
+ * that extender gave it up.
+ */
+static BlockNumber
+index_blocks(Relation index)
 {
-	if (stats == NULL)
-		stats = palloc0(sizeof(IndexBulkDeleteResult));
-	vacuum_leaves(info, stats, callback, callback_state);
-	return stats;
+	bool		needlock = !RELATION_IS_LOCAL(index);
+	BlockNumber nblocks;
+
+	if (needlock)
+		LockRelationForExtension(index, ExclusiveLock);
+	nblocks = RelationGetNumberOfBlocks(index);
+	if (needlock)
+		UnlockRelationForExtension(index, ExclusiveLock);
+	return nblocks;
+}
+
+/*
+ * Count a deleted or all-zero page, and hand it to the free space map if no
+ * scan can still reach it (see recycle_pages).
+ */
+static void
+recycle_page(Relation index, uint32 group, BlockNumber blkno, Page page,
+			 IndexBulkDeleteResult *stats)
+{
+	if (PageIsNew(page) ? !pbt_is_side_block(group, blkno) :
+		PbtIsDeleted(PbtPageGetOpaque(page)))
+	{
+		stats->pages_deleted++;
+		if (PageIsNew(page) ||
+			GlobalVisCheckRemovableFullXid(NULL, PbtPageGetOpaque(page)->safexid))
+		{
+			RecordFreeIndexPage(index, blkno);
+			stats->pages_free++;
+		}
+	}
 }
 
 /*
@@ -363,20 +427,7 @@ recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	Relation	index = info->index;
 	PbtState   *st = pbt_get_state(index);
 	uint32		group = pbt_delta_group(index, st);
-	bool		needlock = !RELATION_IS_LOCAL(index);
-	BlockNumber nblocks;
-
-	/*
-	 * As btvacuumscan: an extender holds the extension lock until it has
-	 * locked its new page, so every block counted here is either
-	 * initialized or still locked by its extender, and is zero only if that
-	 * extender gave it up.
-	 */
-	if (needlock)
-		LockRelationForExtension(index, ExclusiveLock);
-	nblocks = RelationGetNumberOfBlocks(index);
-	if (needlock)
-		UnlockRelationForExtension(index, ExclusiveLock);
+	BlockNumber nblocks = index_blocks(index);
 
 	stats->pages_deleted = 0;
 	stats->pages_free = 0;
@@ -400,21 +451,148 @@ recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 			pbt_group_reclaim_orphan(index, st, blkno);
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 		}
-		if (PageIsNew(page) ? !pbt_is_side_block(group, blkno) :
-			PbtIsDeleted(opaque))
-		{
-			stats->pages_deleted++;
-			if (PageIsNew(page) ||
-				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid))
-			{
-				RecordFreeIndexPage(index, blkno);
-				stats->pages_free++;
-			}
-		}
+		recycle_page(index, group, blkno, page, stats);
 		UnlockReleaseBuffer(buf);
 	}
 	IndexFreeSpaceMapVacuum(index);
 	stats->num_pages = nblocks;
+}
+
+/*
+ * Mark in the metapage whether a VACUUM is reading the leaves in block
+ * order, so that splits take no page from the free space map meanwhile
+ * (pbt_new_page).  Logged, so that a standby's metapage stays the same.
+ */
+static void
+set_vacuum_scan(Relation index, bool on)
+{
+	Buffer		metabuf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
+	GenericXLogState *xlog;
+	Page		meta;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	xlog = GenericXLogStart(index);
+	meta = GenericXLogRegisterBuffer(xlog, metabuf, 0);
+	PbtPageGetMeta(meta)->vacuum_scan = on;
+	/* an older index's metapage ends before the field: not in the hole */
+	((PageHeader) meta)->pd_lower =
+		Max(((PageHeader) meta)->pd_lower,
+			(char *) (PbtPageGetMeta(meta) + 1) - (char *) meta);
+	GenericXLogFinish(xlog);
+	UnlockReleaseBuffer(metabuf);
+}
+
+typedef struct BlockRange
+{
+	BlockNumber next;
+	BlockNumber end;
+} BlockRange;
+
+static BlockNumber
+next_block(void *arg)
+{
+	BlockRange *range = arg;
+
+	return range->next < range->end ? range->next++ : InvalidBlockNumber;
+}
+
+/*
+ * VACUUM's pass over an index without leaf groups: every block in order,
+ * as btvacuumscan reads them, which is a sequential read however the
+ * leaves were allocated.  It cleans the leaves and does what
+ * recycle_pages does for the other blocks.
+ *
+ * A concurrent split moves entries from its page to a new right sibling.
+ * If that is a block the pass has gone by, the entries would escape it; so
+ * while the pass runs, set_vacuum_scan makes splits extend the index
+ * instead of reusing pages, and the pass reads on to the index's end as it
+ * grows.  A split that took a page from the free space map before had it
+ * locked when it found the flag clear, so the pass reads that page, and the
+ * one that split, only once the split is done.
+ */
+static void
+vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+			  IndexBulkDeleteCallback callback, void *callback_state)
+{
+	Relation	index = info->index;
+	PbtState   *st = pbt_get_state(index);
+	uint32		delta_group = pbt_delta_group(index, st);
+	BlockRange	range;
+	PbtReadAhead *ra = palloc(sizeof(PbtReadAhead));
+	double		live = 0;
+	List	   *empty = NIL;
+
+	Assert(pbt_group_size(index, st) == 0);
+	if (callback)
+		set_vacuum_scan(index, true);
+	range.next = PBT_METAPAGE_BLKNO + 1;
+	range.end = index_blocks(index);
+	/* before 17, the kernel reads ahead of a sequential pass */
+	pbt_readahead_begin(ra, index, st,
+						PG_VERSION_NUM >= 170000 ? pbt_prefetch_distance(index, true) : 0,
+						true, info->strategy, next_block, &range);
+	stats->pages_deleted = 0;
+	stats->pages_free = 0;
+	for (BlockNumber blkno = range.next;; blkno++)
+	{
+		Buffer		buf;
+		Page		page;
+		PbtPageOpaque opaque;
+
+		if (blkno >= range.end)
+		{
+			range.end = index_blocks(index);
+			if (blkno >= range.end)
+				break;
+		}
+		pbt_vacuum_delay_point();
+		buf = pbt_readahead_read(ra, blkno);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		opaque = PbtPageGetOpaque(page);
+		if (PageIsNew(page) || (PbtIsTreePage(page) && PbtIsDeleted(opaque)))
+			recycle_page(index, delta_group, blkno, page, stats);
+		else if (PbtIsTreePage(page) && PbtIsLeaf(opaque))
+		{
+			/* as vacuum_leaves: a cleanup lock, or one that folds runs */
+			if (callback || delta_group > 0)
+			{
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				if (callback)
+					LockBufferForCleanup(buf);
+				else
+					LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			}
+			/* only VACUUM deletes leaves, and no split turns one inner */
+			Assert(PbtIsLeaf(opaque) && !PbtIsDeleted(opaque));
+			if (vacuum_leaf(index, st, buf, stats, callback, callback_state,
+							&live) == 0 && !PbtIsRightmost(opaque))
+				empty = lappend_int(empty, (int) blkno);
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	pbt_readahead_end(ra);
+	pfree(ra);
+	if (callback)
+		set_vacuum_scan(index, false);
+	IndexFreeSpaceMapVacuum(index);
+	delete_empty(index, st, stats, empty);
+	stats->num_index_tuples = live;
+	stats->num_pages = range.end;
+	stats->estimated_count = false;
+}
+
+IndexBulkDeleteResult *
+pbtbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+			  IndexBulkDeleteCallback callback, void *callback_state)
+{
+	if (stats == NULL)
+		stats = palloc0(sizeof(IndexBulkDeleteResult));
+	if (pbt_group_size(info->index, pbt_get_state(info->index)) > 0)
+		vacuum_leaves(info, stats, callback, callback_state);
+	else
+		vacuum_blocks(info, stats, callback, callback_state);
+	return stats;
 }
 
 IndexBulkDeleteResult *
@@ -422,6 +600,16 @@ pbtvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
 	if (info->analyze_only)
 		return stats;
+	if (pbt_group_size(info->index, pbt_get_state(info->index)) == 0)
+	{
+		/* no bulk delete ran: count the entries, recycle what is free */
+		if (stats == NULL)
+		{
+			stats = palloc0(sizeof(IndexBulkDeleteResult));
+			vacuum_blocks(info, stats, NULL, NULL);
+		}
+		return stats;
+	}
 	/* no bulk delete ran: count the entries for the statistics */
 	if (stats == NULL)
 	{
