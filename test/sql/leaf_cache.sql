@@ -49,6 +49,8 @@ BEGIN
     END LOOP;
 END $$;
 SELECT level AS root_level FROM pagebtree_metapage('lc_k');
+-- (a lookup elsewhere first, which reads the metapage for the root)
+SELECT lc_buffers(10) > 0 AS root_known;
 SELECT lc_buffers(123450) AS first, lc_buffers(123450) AS again,
        lc_buffers(123460) AS same_leaf;
 SET pagebtree.leaf_cache_size = 0;
