@@ -186,10 +186,9 @@ pbt_new_page(Relation index)
 			Page		page = BufferGetPage(buf);
 			PbtPageOpaque opaque = PbtPageGetOpaque(page);
 
-			bool		reusable;
-
 			/* (no scan can reach a zero page: no conflict to log) */
-			reusable = PageIsNew(page) ? !pbt_is_side_block(group, blkno) :
+			bool		reusable = PageIsNew(page) ?
+				!pbt_is_side_block(group, blkno) :
 				PbtIsDeleted(opaque) &&
 				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid);
 

@@ -294,6 +294,21 @@ stream_next(PbtReadAhead *ra)
 #endif
 
 /*
+ * The look-ahead of a pass in block order (VACUUM's): a read stream, whose
+ * reads of consecutive blocks combine, from 17 on; before, none, since the
+ * kernel reads ahead of a sequential pass by itself, as for btree's.
+ */
+int
+pbt_sequential_distance(Relation index)
+{
+#if PG_VERSION_NUM >= 170000
+	return pbt_prefetch_distance(index, true);
+#else
+	return 0;
+#endif
+}
+
+/*
  * Start reading leaves with look-ahead from next(arg), distance blocks
  * ahead (at most; 0: none), for VACUUM (maintenance) or a scan, with the
  * buffer access strategy given.  Its pins ahead last until

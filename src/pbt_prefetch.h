@@ -104,6 +104,7 @@ extern void pbt_prefetch_init(PbtPrefetch *pf, Relation index, PbtState *st,
 							  int distance, PbtNextBlock next, void *arg);
 extern void pbt_prefetch_advance(PbtPrefetch *pf);
 extern int	pbt_prefetch_distance(Relation index, bool maintenance);
+extern int	pbt_sequential_distance(Relation index);
 extern void pbt_readahead_begin(PbtReadAhead *ra, Relation index,
 								PbtState *st, int distance, bool maintenance,
 								BufferAccessStrategy strategy,

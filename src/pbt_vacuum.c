@@ -527,10 +527,8 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		set_vacuum_scan(index, true);
 	range.next = PBT_METAPAGE_BLKNO + 1;
 	range.end = index_blocks(index);
-	/* before 17, the kernel reads ahead of a sequential pass */
-	pbt_readahead_begin(ra, index, st,
-						PG_VERSION_NUM >= 170000 ? pbt_prefetch_distance(index, true) : 0,
-						true, info->strategy, next_block, &range);
+	pbt_readahead_begin(ra, index, st, pbt_sequential_distance(index), true,
+						info->strategy, next_block, &range);
 	stats->pages_deleted = 0;
 	stats->pages_free = 0;
 	for (BlockNumber blkno = range.next;; blkno++)
@@ -572,6 +570,8 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		UnlockReleaseBuffer(buf);
 	}
 	pbt_readahead_end(ra);
+	elog(DEBUG2, "pagebtree: VACUUM of \"%s\" read " UINT64_FORMAT " blocks from its read stream, " UINT64_FORMAT " directly",
+		 RelationGetRelationName(index), ra->from_stream, ra->direct);
 	pfree(ra);
 	if (callback)
 		set_vacuum_scan(index, false);
