@@ -339,8 +339,11 @@ heads_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
 							   &tids[i]);
 			continue;
 		}
-		/* an item has more than PBT_TID_BYTES bytes */
-		Assert(Min(hdr->prefix_len, PBT_TID_BYTES) + len > PBT_TID_BYTES);
+		/*
+		 * An item has more than PBT_TID_BYTES bytes.  (The one entry of a
+		 * leaf that heads_load made is all prefix: len is 0.)
+		 */
+		Assert(hdr->prefix_len + len > PBT_TID_BYTES);
 		if (len <= HEAD_BYTES)
 			tail = prefix_tail << (8 * len) |
 				(uint64) slot->head >> (8 * (HEAD_BYTES - len));
