@@ -793,6 +793,9 @@ CREATE TABLE s_blocks (k int8) WITH (autovacuum_enabled = off);
 INSERT INTO s_blocks SELECT g FROM generate_series(1, 100000) g;
 CREATE INDEX s_blocks_k ON s_blocks USING pagebtree (k) WITH (delta = off);
 VACUUM ANALYZE s_blocks;
+-- VACUUM's buffer hits are counted now, not when this session exits, which
+-- the next one does not wait for
+SELECT pg_stat_force_next_flush();
 \c
 SET enable_seqscan = off; SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM s_blocks WHERE k = 5;
