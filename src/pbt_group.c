@@ -117,6 +117,14 @@ reuse_deleted_group(Relation index, uint32 g, int n, Buffer *bufs)
 				break;
 			}
 		}
+		/* not while VACUUM reads in block order: extend (vacuum_blocks) */
+		if (i == n && pbt_vacuum_scanning(index))
+		{
+			while (--i >= 0)
+				UnlockReleaseBuffer(bufs[i]);
+			RecordFreeIndexPage(index, start);
+			return false;
+		}
 		if (i == n)
 		{
 			pbt_log_reuse_page(index, start, safexid);

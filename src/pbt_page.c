@@ -147,9 +147,13 @@ pbt_meta_settings(Relation index, PbtState *st, const PbtMetaPageData *meta)
 	st->delta_known = true;
 }
 
-/* Is a VACUUM reading the index in block order (vacuum_blocks)? */
-static bool
-vacuum_scanning(Relation index)
+/*
+ * Is a VACUUM reading the index in block order (vacuum_blocks)?  Then no
+ * free page may be reused: ask with the pages to reuse locked, so that a
+ * VACUUM that starts later reads them after the caller's change.
+ */
+bool
+pbt_vacuum_scanning(Relation index)
 {
 	Buffer		metabuf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
 	bool		on;
@@ -163,7 +167,7 @@ vacuum_scanning(Relation index)
 /*
  * An exclusively locked page for the caller to initialize: a page from the
  * free space map, deleted once no scan can still reach it or all zero (see
- * recycle_pages), else a new one at the end of the index.
+ * recycle_page), else a new one at the end of the index.
  */
 Buffer
 pbt_new_page(Relation index)
@@ -197,7 +201,7 @@ pbt_new_page(Relation index)
 			 * gone by this block (see vacuum_blocks).  Checked with the page
 			 * locked, so a VACUUM that starts later reads it after us.
 			 */
-			if (reusable && vacuum_scanning(index))
+			if (reusable && pbt_vacuum_scanning(index))
 			{
 				RecordFreeIndexPage(index, blkno);
 				UnlockReleaseBuffer(buf);

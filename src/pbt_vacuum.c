@@ -5,16 +5,13 @@
  *
  * The index is read in block order, as btvacuumscan reads it, holding a
  * cleanup lock on one leaf at a time (so no scan is paused on it with a
- * pin); see vacuum_blocks for why concurrent splits cannot move entries
- * behind the pass.  Indexes with leaf groups, whose rebalances move entries
- * both ways between a group's subnodes, walk the leaf level left to right
- * through the right-links instead (vacuum_leaves).
+ * pin); see vacuum_blocks for why concurrent splits and rebalances cannot
+ * move entries behind the pass.
  *
  * Empty leaves, and leaf groups all of whose subnodes are empty, are then
  * deleted in one atomic step each (delete_leaf, pbt_group_delete).
  * Deleted pages that no scan can reach any more go to the free space map
- * (recycle_page): in the block-order pass, or in amvacuumcleanup's pass
- * over the blocks of an index with leaf groups.
+ * (recycle_page) when a later pass reads them.
  *
  *-------------------------------------------------------------------------
  */
@@ -276,103 +273,6 @@ delete_empty(Relation index, PbtState *st, IndexBulkDeleteResult *stats,
 }
 
 /*
- * VACUUM's pass over the leaves of an index with leaf groups: left to right
- * through the right-links.  A split moves entries only to the right, past
- * the leaf in hand or ahead of it; a rebalance may move them back into the
- * group's subnodes behind it, so a group whose epoch changed is read again
- * from its first subnode.
- */
-static void
-vacuum_leaves(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
-			  IndexBulkDeleteCallback callback, void *callback_state)
-{
-	Relation	index = info->index;
-	PbtState   *st = pbt_get_state(index);
-	Buffer		buf = pbt_get_endpoint(index, st, 0, false);
-	BlockNumber blkno = BufferGetBlockNumber(buf);
-	double		live = 0;
-	List	   *empty = NIL;
-	PbtLeafSource source;
-	PbtReadAhead *ra = palloc(sizeof(PbtReadAhead));
-	PbtPageOpaqueData from;		/* the leaf read last */
-	BlockNumber fromblk = InvalidBlockNumber;
-	double		live_before_group = 0;
-	bool		group_empty = false;	/* the group read so far is empty */
-
-	UnlockReleaseBuffer(buf);
-	/* the leaves ahead, from the level above (a read stream from 17 on) */
-	pbt_leaf_source_init(&source, index, st, NULL, InvalidBlockNumber, false);
-	pbt_readahead_begin(ra, index, st, pbt_prefetch_distance(index, true),
-						true, info->strategy, pbt_leaf_source_next, &source);
-	while (blkno != InvalidBlockNumber)
-	{
-		Page		page;
-		PbtPageOpaque opaque;
-		int			left;
-
-		pbt_vacuum_delay_point();
-		buf = pbt_readahead_read(ra, blkno);
-		/* (VACUUM folds the runs of the delta area, if any, without one) */
-		if (callback)
-			LockBufferForCleanup(buf);
-		else
-			LockBuffer(buf, pbt_delta_group(index, st) > 0 ?
-					   BUFFER_LOCK_EXCLUSIVE : BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		if (!PbtIsLeaf(PbtPageGetOpaque(page)))
-			pbt_page_error(index, blkno, "leaf level links to a non-leaf page");
-
-		/*
-		 * A rebalance may have moved entries from the subnodes ahead into
-		 * those behind us: read the group again from its first subnode (what
-		 * we deleted is gone; the live entries are counted again).
-		 */
-		if (fromblk != InvalidBlockNumber && pbt_is_subnode(&from) &&
-			pbt_group_moved(st->delta_group, &from, fromblk,
-							pbt_group_epoch(&from), PbtPageGetOpaque(page), blkno))
-		{
-			UnlockReleaseBuffer(buf);
-			blkno = pbt_group_start(st->delta_group, &from, fromblk);
-			fromblk = InvalidBlockNumber;
-			live = live_before_group;
-			continue;
-		}
-		if (!pbt_is_subnode(PbtPageGetOpaque(page)) ||
-			PbtPageGetOpaque(page)->group_pos == 0)
-			live_before_group = live;
-		left = vacuum_leaf(index, st, buf, stats, callback, callback_state,
-						   &live);
-		opaque = PbtPageGetOpaque(page);
-		if (pbt_is_subnode(opaque))
-		{
-			/* a group all of whose subnodes are empty, from its last one */
-			if (opaque->group_pos == 0)
-				group_empty = true;
-			group_empty &= left == 0;
-			if (group_empty && !PbtIsRightmost(opaque) &&
-				!pbt_in_group(st->delta_group, opaque, blkno, opaque->next))
-				empty = lappend_int(empty, (int) pbt_group_start(st->delta_group,
-																		 opaque, blkno));
-		}
-		else if (left == 0 && !PbtIsRightmost(opaque))
-			empty = lappend_int(empty, (int) blkno);
-		from = *opaque;
-		fromblk = blkno;
-		blkno = from.next;
-		UnlockReleaseBuffer(buf);
-	}
-	pbt_readahead_end(ra);
-	elog(DEBUG2, "pagebtree: VACUUM of \"%s\" read " UINT64_FORMAT " leaves from its read stream, " UINT64_FORMAT " directly",
-		 RelationGetRelationName(index), ra->from_stream, ra->direct);
-	pfree(ra);
-
-	delete_empty(index, st, stats, empty);
-	stats->num_index_tuples = live;
-	stats->num_pages = RelationGetNumberOfBlocks(index);
-	stats->estimated_count = false;
-}
-
-/*
  * The index's length.  As btvacuumscan: an extender holds the extension
  * lock until it has locked its new page, so every block counted here is
  * either initialized or still locked by its extender, and is zero only if
@@ -394,7 +294,11 @@ index_blocks(Relation index)
 
 /*
  * Count a deleted or all-zero page, and hand it to the free space map if no
- * scan can still reach it (see recycle_pages).
+ * scan can still reach it.  A scan that could hold a link to a page deleted
+ * at safexid runs in a transaction older than safexid.  All-zero pages are
+ * free too: an extension whose page a crash or an error left uninitialized
+ * (no link can lead to it), except side pages of the delta area, which stay
+ * zero until their first run.
  */
 static void
 recycle_page(Relation index, uint32 group, BlockNumber blkno, Page page,
@@ -411,51 +315,6 @@ recycle_page(Relation index, uint32 group, BlockNumber blkno, Page page,
 			stats->pages_free++;
 		}
 	}
-}
-
-/*
- * Hand deleted pages that no scan can still reach to the free space map,
- * and count deleted and free pages.  A scan that could hold a link to a
- * page deleted at safexid runs in a transaction older than safexid.  All-zero
- * pages are free too: an extension whose page a crash or an error left
- * uninitialized (no link can lead to it), except side pages of the delta
- * area, which stay zero until their first run.
- */
-static void
-recycle_pages(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
-{
-	Relation	index = info->index;
-	PbtState   *st = pbt_get_state(index);
-	uint32		group = pbt_delta_group(index, st);
-	BlockNumber nblocks = index_blocks(index);
-
-	stats->pages_deleted = 0;
-	stats->pages_free = 0;
-	for (BlockNumber blkno = PBT_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
-	{
-		Buffer		buf;
-		Page		page;
-		PbtPageOpaque opaque;
-
-		pbt_vacuum_delay_point();
-		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
-								 info->strategy);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		opaque = PbtPageGetOpaque(page);
-		/* a group of holes whose split never came (pbt_group_reclaim_orphan) */
-		if (!PageIsNew(page) && pbt_is_subnode(opaque) &&
-			(opaque->flags & PBT_HOLE) && opaque->group_pos == 0)
-		{
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-			pbt_group_reclaim_orphan(index, st, blkno);
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-		}
-		recycle_page(index, group, blkno, page, stats);
-		UnlockReleaseBuffer(buf);
-	}
-	IndexFreeSpaceMapVacuum(index);
-	stats->num_pages = nblocks;
 }
 
 /*
@@ -497,18 +356,38 @@ next_block(void *arg)
 }
 
 /*
- * VACUUM's pass over an index without leaf groups: every block in order,
- * as btvacuumscan reads them, which is a sequential read however the
- * leaves were allocated.  It cleans the leaves and does what
- * recycle_pages does for the other blocks.
+ * The leaf group the pass is in: its first block, its epoch when the pass
+ * read that block, the live entries counted before it, and whether its
+ * subnodes read so far are all empty.
+ */
+typedef struct GroupPass
+{
+	BlockNumber start;			/* InvalidBlockNumber: none */
+	uint64		epoch;
+	double		live_before;
+	bool		empty;
+} GroupPass;
+
+/*
+ * VACUUM's pass over the index: every block in order, as btvacuumscan
+ * reads them, which is a sequential read however the leaves were
+ * allocated.  It cleans the leaves, hands deleted and zero pages to the
+ * free space map (recycle_page) and reclaims groups of holes whose split
+ * never came (pbt_group_reclaim_orphan).
  *
- * A concurrent split moves entries from its page to a new right sibling.
- * If that is a block the pass has gone by, the entries would escape it; so
- * while the pass runs, set_vacuum_scan makes splits extend the index
- * instead of reusing pages, and the pass reads on to the index's end as it
- * grows.  A split that took a page from the free space map before had it
- * locked when it found the flag clear, so the pass reads that page, and the
- * one that split, only once the split is done.
+ * A concurrent split moves entries from its page to a new right sibling
+ * (a group split, to a new group).  If that is a block the pass has gone
+ * by, the entries would escape it; so while the pass runs, set_vacuum_scan
+ * makes splits extend the index instead of reusing pages, and the pass
+ * reads on to the index's end as it grows.  A split that took pages from
+ * the free space map before had them locked when it found the flag clear,
+ * so the pass reads them, and the page that split, only once the split is
+ * done.  A rebalance (or group split) also moves entries left, into a
+ * group's subnodes behind the pass; it gives the group a new epoch, so a
+ * pass that meets a subnode of another epoch than its group's first reads
+ * the group again.  Holes come after a group's subnodes in use, so when
+ * the pass reads one, the subnodes whose entries a rebalance could move
+ * are behind it.
  */
 static void
 vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
@@ -521,8 +400,8 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	PbtReadAhead *ra = palloc(sizeof(PbtReadAhead));
 	double		live = 0;
 	List	   *empty = NIL;
+	GroupPass	group = {InvalidBlockNumber};
 
-	Assert(pbt_group_size(index, st) == 0);
 	if (callback)
 		set_vacuum_scan(index, true);
 	range.next = PBT_METAPAGE_BLKNO + 1;
@@ -536,6 +415,7 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		Buffer		buf;
 		Page		page;
 		PbtPageOpaque opaque;
+		int			left;
 
 		if (blkno >= range.end)
 		{
@@ -548,11 +428,19 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		opaque = PbtPageGetOpaque(page);
+		if (!PageIsNew(page) && PbtIsTreePage(page) && pbt_is_subnode(opaque) &&
+			(opaque->flags & PBT_HOLE) && opaque->group_pos == 0)
+		{
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			pbt_group_reclaim_orphan(index, st, blkno);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+		}
 		if (PageIsNew(page) || (PbtIsTreePage(page) && PbtIsDeleted(opaque)))
 			recycle_page(index, delta_group, blkno, page, stats);
-		else if (PbtIsTreePage(page) && PbtIsLeaf(opaque))
+		else if (PbtIsTreePage(page) && PbtIsLeaf(opaque) &&
+				 !(opaque->flags & PBT_HOLE))
 		{
-			/* as vacuum_leaves: a cleanup lock, or one that folds runs */
+			/* a cleanup lock, or one that folds runs */
 			if (callback || delta_group > 0)
 			{
 				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -561,11 +449,43 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				else
 					LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			}
-			/* only VACUUM deletes leaves, and no split turns one inner */
-			Assert(PbtIsLeaf(opaque) && !PbtIsDeleted(opaque));
-			if (vacuum_leaf(index, st, buf, stats, callback, callback_state,
-							&live) == 0 && !PbtIsRightmost(opaque))
-				empty = lappend_int(empty, (int) blkno);
+			/* only VACUUM deletes leaves, and none turns inner or a hole */
+			Assert(PbtIsLeaf(opaque) && !PbtIsDeleted(opaque) &&
+				   !(opaque->flags & PBT_HOLE));
+			if (pbt_is_subnode(opaque))
+			{
+				BlockNumber start = pbt_group_start(delta_group, opaque, blkno);
+
+				if (opaque->group_pos == 0 || start != group.start)
+				{
+					group.start = start;
+					group.epoch = pbt_group_epoch(opaque);
+					group.live_before = live;
+					group.empty = true;
+				}
+				else if (pbt_group_epoch(opaque) != group.epoch)
+				{
+					/* entries moved: read the group again from its start */
+					elog(DEBUG2, "pagebtree: VACUUM of \"%s\" reads the leaf group at block %u again",
+						 RelationGetRelationName(index), group.start);
+					UnlockReleaseBuffer(buf);
+					blkno = group.start - 1;
+					live = group.live_before;
+					group.start = InvalidBlockNumber;
+					continue;
+				}
+			}
+			left = vacuum_leaf(index, st, buf, stats, callback, callback_state,
+							   &live);
+			if (!pbt_is_subnode(opaque))
+			{
+				if (left == 0 && !PbtIsRightmost(opaque))
+					empty = lappend_int(empty, (int) blkno);
+			}
+			else if ((group.empty &= left == 0) && !PbtIsRightmost(opaque) &&
+					 !pbt_in_group(delta_group, opaque, blkno, opaque->next) &&
+					 (empty == NIL || llast_int(empty) != (int) group.start))
+				empty = lappend_int(empty, (int) group.start);
 		}
 		UnlockReleaseBuffer(buf);
 	}
@@ -588,34 +508,18 @@ pbtbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 {
 	if (stats == NULL)
 		stats = palloc0(sizeof(IndexBulkDeleteResult));
-	if (pbt_group_size(info->index, pbt_get_state(info->index)) > 0)
-		vacuum_leaves(info, stats, callback, callback_state);
-	else
-		vacuum_blocks(info, stats, callback, callback_state);
+	vacuum_blocks(info, stats, callback, callback_state);
 	return stats;
 }
 
 IndexBulkDeleteResult *
 pbtvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
-	if (info->analyze_only)
-		return stats;
-	if (pbt_group_size(info->index, pbt_get_state(info->index)) == 0)
-	{
-		/* no bulk delete ran: count the entries, recycle what is free */
-		if (stats == NULL)
-		{
-			stats = palloc0(sizeof(IndexBulkDeleteResult));
-			vacuum_blocks(info, stats, NULL, NULL);
-		}
-		return stats;
-	}
-	/* no bulk delete ran: count the entries for the statistics */
-	if (stats == NULL)
+	/* no bulk delete ran: count the entries, recycle what is free */
+	if (!info->analyze_only && stats == NULL)
 	{
 		stats = palloc0(sizeof(IndexBulkDeleteResult));
-		vacuum_leaves(info, stats, NULL, NULL);
+		vacuum_blocks(info, stats, NULL, NULL);
 	}
-	recycle_pages(info, stats);
 	return stats;
 }
