@@ -153,6 +153,7 @@ extern void pbt_group_subnode_added(Relation index, PbtState *st,
 									const PbtItem *added);
 
 /* pbt_search.c */
+extern int	pbt_group_guess(PbtState *st, Page page, int pos, PbtSearchKey *key);
 extern void pbt_group_lookup_counts(uint64 *descents, uint64 *subnode_reads,
 									bool reset);
 

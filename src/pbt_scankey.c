@@ -13,6 +13,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "pbt_group.h"
 #include "pbt_scan.h"
 
 #include "access/nbtree.h"
@@ -222,8 +223,13 @@ pbt_array_source_next(void *arg)
 		Assert(PbtPageGetOpaque(page)->level == 1);
 		do
 		{
-			BlockNumber child = pbt_page_child(page,
-											   pbt_binsearch(so->st, page, &key));
+			int			pos = pbt_binsearch(so->st, page, &key);
+			BlockNumber child = pbt_page_child(page, pos);
+
+			/* in a leaf group, the subnode the descent will guess */
+			if (so->st->group_size > 0)
+				child = pbt_group_block(so->st->delta_group, child,
+										pbt_group_guess(so->st, page, pos, &key));
 
 			if (child != src->last)
 				src->leaves[src->nleaves++] = src->last = child;

@@ -245,8 +245,8 @@ group_bound(Page page, int b, PbtItem *item, PbtItemBuf *buf)
  * subnode.  0 where that cannot be told either.  Only a guess: see
  * land_in_group.
  */
-static int
-group_guess(PbtState *st, Page page, int pos, PbtSearchKey *key)
+int
+pbt_group_guess(PbtState *st, Page page, int pos, PbtSearchKey *key)
 {
 	PbtItem		lo;
 	PbtItem		hi;
@@ -543,7 +543,7 @@ descend(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 			pbt_run_prefetch(index, st, child);
 			if (st->group_size > 0 && st->normalized)
 			{
-				guess = group_guess(st, page, pos, key);
+				guess = pbt_group_guess(st, page, pos, key);
 				group_descents++;
 			}
 		}
