@@ -621,8 +621,9 @@ copy_item(ItemCopies *copies, PbtItem *item)
  * Write a planned split of the page in buf and insert the downlink to the
  * new right page into the parent.  lpage is the left page built in backend
  * memory (keep: how many of the page's items it kept in place, or -1 if it
- * was rebuilt); the right page gets ritems[0..nright) and the page's high
- * key, in layout rtag.  A leaf's run (in run_slot, or -1) holds
+ * was rebuilt; added, if not NULL, was then inserted at added_pos, as
+ * pbt_log_split says); the right page gets ritems[0..nright) and the
+ * page's high key, in layout rtag.  A leaf's run (in run_slot, or -1) holds
  * kept[0..nkept) afterwards; its other entries went into the halves.
  * The right page is rbuf, locked: a hole of the page's group (then no
  * downlink is needed) or a new group's first subnode; InvalidBuffer takes
@@ -630,9 +631,10 @@ copy_item(ItemCopies *copies, PbtItem *item)
  */
 static void
 write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
-			Page lpage, int keep, StringInfo sep,
-			PbtItem *ritems, int nright, uint8 rtag, Buffer cbuf, int run_slot,
-			const PbtItem *kept, int nkept, Buffer rbuf)
+			Page lpage, int keep, const PbtItem *added, int added_pos,
+			StringInfo sep, PbtItem *ritems, int nright, uint8 rtag,
+			Buffer cbuf, int run_slot, const PbtItem *kept, int nkept,
+			Buffer rbuf)
 {
 	Page		origpage = BufferGetPage(buf);
 	PbtPageOpaque oopaque = PbtPageGetOpaque(origpage);
@@ -698,8 +700,9 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		runbuf = ReadBuffer(index, pbt_side_block(st->delta_group, lblkno));
 		LockBuffer(runbuf, BUFFER_LOCK_EXCLUSIVE);
 	}
-	pbt_log_split(index, buf, lpage, keep, sep->data, sep->len, rbuf, rpage,
-				  sbuf, cbuf, runbuf, run_slot, kept, nkept);
+	pbt_log_split(index, buf, lpage, keep, sep->data, sep->len, added,
+				  added_pos, rbuf, rpage, sbuf, cbuf, runbuf, run_slot, kept,
+				  nkept);
 	if (BufferIsValid(runbuf))
 		UnlockReleaseBuffer(runbuf);
 	pfree(lpage);
@@ -822,8 +825,8 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 		return false;
 	}
 	rtag = pbt_choose_append_layout(st, layout, &items[1], nright);
-	write_split(index, st, buf, stack, lpage, s, &sep, &items[1], nright,
-				rtag, cbuf, -1, NULL, 0, rbuf);
+	write_split(index, st, buf, stack, lpage, s, NULL, -1, &sep, &items[1],
+				nright, rtag, cbuf, -1, NULL, 0, rbuf);
 	pfree(sep.data);
 	pfree(items);
 	return true;
@@ -869,6 +872,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	bool		keep_run = false;
 	bool		reinsert = false;
 	bool		in_place;
+	bool		added;
 	PbtItem    *litems;
 	int			nleft;
 	PbtItem    *kept = NULL;
@@ -1084,9 +1088,9 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	/*
 	 * Left page, built in backend memory like the right one, so that nothing
 	 * can fail while the shared pages change (inside pbt_log_split's
-	 * critical section).  When the new item went right and the layout
-	 * stays, it keeps its first s items in place and gets the separator as
-	 * its high key, which is a small WAL record; otherwise it is rebuilt and
+	 * critical section).  When the layout stays, it keeps its first items in
+	 * place and gets the separator as its high key (and the new item, if it
+	 * stays left), which is a small WAL record; otherwise it is rebuilt and
 	 * logged whole.  A left page of a layout that says so (semidense) is
 	 * always rebuilt, so that its window ends at its new high key instead
 	 * of keeping slots for the keys that moved right.
@@ -1110,18 +1114,27 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		elog(DEBUG1, "pagebtree: split of block %u of index \"%s\" without the new entry keeps %d of its run's %d entries pending",
 			 BufferGetBlockNumber(buf), RelationGetRelationName(index), nkept,
 			 run.n);
-	/* are the left half's items the page's first nleft? */
+	/*
+	 * Are the left half's items the page's first nleft, or those but one
+	 * and the new entry?  Then the left page is the page truncated to them
+	 * (and the new entry inserted), which its WAL record repeats, instead
+	 * of a rebuilt page logged whole.
+	 */
+	added = pos < nleft && pending == NULL && !reinsert;
 	in_place = true;
 	for (int i = 0; i < nleft; i++)
-		if (litems[i].data == newitem || (pending && !keep_run && pending[i]))
+		if ((litems[i].data == newitem && !added) ||
+			(pending && !keep_run && pending[i]))
 			in_place = false;
+	Assert(!added || litems[pos].data == newitem);
 	lpage = memcpy(palloc(BLCKSZ), origpage, BLCKSZ);
 	sepitem.data = sep.data;
 	sepitem.len = sep.len;
-	keep = nleft;
+	keep = added ? nleft - 1 : nleft;
 	if (!in_place || ltag != oopaque->layout ||
 		(pbt_layout_by_tag(ltag)->flags & PBT_LF_SPLIT_REBUILDS) ||
-		(layout->truncate(lpage, nleft), !pbt_page_set_hikey(lpage, sep.data, sep.len)))
+		(layout->truncate(lpage, keep), !pbt_page_set_hikey(lpage, sep.data, sep.len)) ||
+		(added && !pbt_page_insert(lpage, pos, newitem, newlen)))
 	{
 		pbt_page_rebuild_as(lpage, ltag, st, litems, nleft, &sepitem);
 		keep = -1;
@@ -1134,7 +1147,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 	/* on inner pages, the right page's first key is -inf */
 	if (!leaf)
 		items[s].len = dl;
-	write_split(index, st, buf, stack, lpage, keep, &sep, items + s,
+	write_split(index, st, buf, stack, lpage, keep,
+				added ? &items[pos] : NULL, pos, &sep, items + s,
 				nitems - s, rtag, cbuf, run.n > 0 ? run.slot : -1, kept, nkept,
 				rbuf);
 	pfree(items);

@@ -9,7 +9,8 @@
  * resource manager: adding an item to a page (position + item bytes, as in
  * nbtree; for a downlink, with the child whose split it completes), and
  * splitting a page (the new right page whole, the left page as a
- * truncation when it kept its items in place).
+ * truncation, and the new item when it went left, when it kept its items
+ * in place).
  * Without preloading it falls back to generic WAL, whose byte-range diff
  * also covers the shifted slot array and is therefore larger.  Redo repeats the insert through the layout, which is
  * deterministic (including any compaction), so replayed pages are
@@ -94,12 +95,18 @@ pbt_redo_split(XLogReaderState *record)
 		PbtPageOpaque opaque = PbtPageGetOpaque(page);
 		Size		len;
 		char	   *hikey = XLogRecGetBlockData(record, 0, &len);
+		bool		added = XLogRecGetDataLen(record) >= sizeof(xl_pbt_split) &&
+			xlrec->added_pos >= 0;
+		Size		hikey_len = added ? xlrec->hikey_len : len;
 
 		if (xlrec->keep < 0)
 			elog(PANIC, "pagebtree redo: split without the left page's image");
 		pbt_layout(page)->truncate(page, xlrec->keep);
-		if (!pbt_page_set_hikey(page, hikey, len))
+		if (!pbt_page_set_hikey(page, hikey, hikey_len))
 			elog(PANIC, "pagebtree redo: high key does not fit");
+		if (added && !pbt_page_insert(page, xlrec->added_pos, hikey + hikey_len,
+									  len - hikey_len))
+			elog(PANIC, "pagebtree redo: the added item does not fit");
 		opaque->next = rblkno;
 		opaque->flags |= PBT_INCOMPLETE_SPLIT;
 		PageSetLSN(page, record->EndRecPtr);
@@ -272,6 +279,9 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 			appendStringInfoString(buf, "left page rebuilt");
 		else
 			appendStringInfo(buf, "left page keeps %d items", xlrec->keep);
+		if (xlrec->keep >= 0 && XLogRecGetDataLen(record) >= sizeof(xl_pbt_split) &&
+			xlrec->added_pos >= 0)
+			appendStringInfo(buf, ", adds one at %d", xlrec->added_pos);
 		if (XLogRecHasBlockRef(record, 3))
 			appendStringInfoString(buf, ", completes the split of block 3");
 		if (xlrec->run_slot >= 0)
@@ -725,12 +735,14 @@ pbt_log_insert(Relation index, Buffer buf, int pos, const char *data, int len,
  * log it all as one atomic change; a leaf's run in run_slot (>= 0) on the
  * side page in runbuf holds kept[0..nkept) afterwards.  keep >= 0 says
  * that lpage is lbuf's page truncated to its first keep items with hikey as
- * its new high key (redo repeats that); keep < 0 that lpage was rebuilt,
- * and it is logged whole.
+ * its new high key, and with added (if not NULL) then inserted at
+ * added_pos (redo repeats that); keep < 0 that lpage was rebuilt, and it
+ * is logged whole.
  */
 void
 pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
-			  const char *hikey, int hikeylen, Buffer rbuf, Page rpage,
+			  const char *hikey, int hikeylen, const PbtItem *added,
+			  int added_pos, Buffer rbuf, Page rpage,
 			  Buffer sbuf, Buffer cbuf, Buffer runbuf, int run_slot,
 			  const PbtItem *kept, int nkept)
 {
@@ -755,6 +767,8 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 
 		xlrec.keep = keep;
 		xlrec.run_slot = run_slot;
+		xlrec.added_pos = keep >= 0 && added ? added_pos : -1;
+		xlrec.hikey_len = hikeylen;
 		START_CRIT_SECTION();
 		memcpy(BufferGetPage(lbuf), lpage, BLCKSZ);
 		memcpy(BufferGetPage(rbuf), rpage, BLCKSZ);
@@ -778,6 +792,8 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 			XLogRegisterBuffer(0, lbuf, REGBUF_STANDARD);
 			PBT_CHECK_DEFINED(hikey, hikeylen);
 			XLogRegisterBufData(0, (char *) hikey, hikeylen);
+			if (xlrec.added_pos >= 0)
+				XLogRegisterBufData(0, (char *) added->data, added->len);
 		}
 		else
 			XLogRegisterBuffer(0, lbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);

@@ -66,12 +66,15 @@ typedef struct xl_pbt_convert
 
 /*
  * XLOG_PBT_SPLIT: a page split.  If the left page kept its first keep items
- * in place (keep >= 0), redo truncates it to them and sets its new high
- * key; otherwise (keep < 0) the rebuilt left page is logged whole.
+ * in place (keep >= 0), redo truncates it to them, sets its new high key
+ * and, with added_pos >= 0, inserts the entry that caused the split there;
+ * otherwise (keep < 0) the rebuilt left page is logged whole.  (Records of
+ * versions before added_pos end after run_slot: no entry added.)
  *
  * Backup blocks:
- *	0: the left (original) page; block data: its new high key when
- *	   keep >= 0, none when it is a full-page image.
+ *	0: the left (original) page; block data: its new high key
+ *	   (hikey_len bytes) and the added entry when keep >= 0, none when it
+ *	   is a full-page image.
  *	1: the new right page, always a full-page image.
  *	2: if present, the old right sibling, whose left-link redo points at
  *	   block 1.
@@ -85,6 +88,8 @@ typedef struct xl_pbt_split
 								 * page block 4, whose block data are the
 								 * entries that stay pending there (none:
 								 * the split folded them all); -1 = none */
+	int16		added_pos;		/* see above; -1 = none */
+	uint16		hikey_len;
 } xl_pbt_split;
 
 /*
@@ -187,7 +192,8 @@ extern void pbt_log_insert(Relation index, Buffer buf, int pos,
 extern void pbt_log_delete(Relation index, Buffer buf, const int *positions,
 						   int n, TransactionId snapshotConflictHorizon);
 extern void pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
-						  const char *hikey, int hikeylen, Buffer rbuf,
+						  const char *hikey, int hikeylen,
+						  const PbtItem *added, int added_pos, Buffer rbuf,
 						  Page rpage, Buffer sbuf, Buffer cbuf,
 						  Buffer runbuf, int run_slot, const PbtItem *kept,
 						  int nkept);
