@@ -26,8 +26,12 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-/* Log the locked, changed pages in bufs[0..n) whole, in one record. */
-static void
+/*
+ * Log the locked, changed pages in bufs[0..n) whole, in one record.  Not
+ * inlined nor split by the compiler, so that a debugger's breakpoint on it
+ * (test/t/015_group_orphan.pl) is hit once per record.
+ */
+static pg_noinline void
 log_whole_pages(Relation index, Buffer *bufs, int n)
 {
 	XLogRecPtr	recptr;
