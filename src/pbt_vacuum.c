@@ -428,7 +428,7 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		opaque = PbtPageGetOpaque(page);
-		if (!PageIsNew(page) && PbtIsTreePage(page) && pbt_is_subnode(opaque) &&
+		if (PbtIsTreePage(page) && pbt_is_subnode(opaque) &&
 			(opaque->flags & PBT_HOLE) && opaque->group_pos == 0)
 		{
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -482,10 +482,15 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				if (left == 0 && !PbtIsRightmost(opaque))
 					empty = lappend_int(empty, (int) blkno);
 			}
-			else if ((group.empty &= left == 0) && !PbtIsRightmost(opaque) &&
-					 !pbt_in_group(delta_group, opaque, blkno, opaque->next) &&
-					 (empty == NIL || llast_int(empty) != (int) group.start))
-				empty = lappend_int(empty, (int) group.start);
+			else
+			{
+				/* a group all of whose subnodes are empty, from its last one */
+				group.empty &= left == 0;
+				if (group.empty && !PbtIsRightmost(opaque) &&
+					!pbt_in_group(delta_group, opaque, blkno, opaque->next) &&
+					(empty == NIL || llast_int(empty) != (int) group.start))
+					empty = lappend_int(empty, (int) group.start);
+			}
 		}
 		UnlockReleaseBuffer(buf);
 	}
