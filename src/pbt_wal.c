@@ -72,6 +72,20 @@ pbt_redo_delete(XLogReaderState *record)
 }
 
 /*
+ * Where a split record's left page takes the new entry, or -1 (none, or a
+ * record of the format before the field: shorter).
+ */
+static int
+split_added_pos(XLogReaderState *record)
+{
+	xl_pbt_split *xlrec = (xl_pbt_split *) XLogRecGetData(record);
+
+	if (xlrec->keep < 0 || XLogRecGetDataLen(record) < sizeof(xl_pbt_split))
+		return -1;
+	return xlrec->added_pos;
+}
+
+/*
  * Redo a split.  Every page stays locked until all are done, as on the
  * primary, so that a standby reader never follows the left page's new
  * right-link to a page not yet restored.
@@ -95,17 +109,16 @@ pbt_redo_split(XLogReaderState *record)
 		PbtPageOpaque opaque = PbtPageGetOpaque(page);
 		Size		len;
 		char	   *hikey = XLogRecGetBlockData(record, 0, &len);
-		bool		added = XLogRecGetDataLen(record) >= sizeof(xl_pbt_split) &&
-			xlrec->added_pos >= 0;
-		Size		hikey_len = added ? xlrec->hikey_len : len;
+		int			added_pos = split_added_pos(record);
+		Size		hikey_len = added_pos >= 0 ? xlrec->hikey_len : len;
 
 		if (xlrec->keep < 0)
 			elog(PANIC, "pagebtree redo: split without the left page's image");
 		pbt_layout(page)->truncate(page, xlrec->keep);
 		if (!pbt_page_set_hikey(page, hikey, hikey_len))
 			elog(PANIC, "pagebtree redo: high key does not fit");
-		if (added && !pbt_page_insert(page, xlrec->added_pos, hikey + hikey_len,
-									  len - hikey_len))
+		if (added_pos >= 0 && !pbt_page_insert(page, added_pos, hikey + hikey_len,
+											   len - hikey_len))
 			elog(PANIC, "pagebtree redo: the added item does not fit");
 		opaque->next = rblkno;
 		opaque->flags |= PBT_INCOMPLETE_SPLIT;
@@ -279,9 +292,8 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 			appendStringInfoString(buf, "left page rebuilt");
 		else
 			appendStringInfo(buf, "left page keeps %d items", xlrec->keep);
-		if (xlrec->keep >= 0 && XLogRecGetDataLen(record) >= sizeof(xl_pbt_split) &&
-			xlrec->added_pos >= 0)
-			appendStringInfo(buf, ", adds one at %d", xlrec->added_pos);
+		if (split_added_pos(record) >= 0)
+			appendStringInfo(buf, ", adds one at %d", split_added_pos(record));
 		if (XLogRecHasBlockRef(record, 3))
 			appendStringInfoString(buf, ", completes the split of block 3");
 		if (xlrec->run_slot >= 0)
