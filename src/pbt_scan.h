@@ -43,6 +43,11 @@ typedef struct ScanKeyInfo
 	bool		has_cmpproc;
 	struct ArrayKeyInfo *filter;	/* = ANY checked per item against all of
 									 * its elements (pbt_preprocess_keys) */
+	int8		fixed_width;	/* normalized comparison key whose column and
+								 * every one before it has a fixed width:
+								 * that width, else 0 (pbt_check_item_keys) */
+	uint8		pass_mask;		/* with fixed_width: bit c + 1 set where a
+								 * byte comparison c (-1, 0, 1) passes */
 } ScanKeyInfo;
 
 typedef struct ArrayKeyInfo
@@ -188,6 +193,8 @@ typedef struct PbtScanOpaqueData
 	bool		keys_hold;		/* every key holds for the range's items
 								 * whose first column is not NULL */
 	bool		keys_batchable; /* see batch_keys_hold (pbt_readpage.c) */
+	bool		fixed_keys;		/* every key is covered or has a fixed
+								 * offset (check_fixed_keys) */
 	bool		batch_keys_hold;	/* every key holds for the whole batch,
 									 * if it is within the end key */
 	StringInfoData resumebuf;	/* where the batch stopped, as a key */
@@ -357,17 +364,66 @@ release_pos(ScanPos *pos)
 	pos->valid = false;
 }
 
-/* pbt_check_item_keys, without a call in the common case of a range scan */
+/*
+ * The scan keys on an item whose range bounds need no check, where every key
+ * not covered has a fixed offset (so->fixed_keys): 1 passes, 0 fails, -1 a
+ * NULL that pbt_check_item_keys must judge.
+ */
+static inline int
+check_fixed_keys(PbtScanOpaque so, const char *item, bool forward,
+				 bool *continuescan)
+{
+	for (int i = 0; i < so->nkeys; i++)
+	{
+		ScanKeyInfo *k = &so->keys[i];
+		int			start = 0;
+		int			c;
+
+		if (k->covered)
+			continue;
+		if (!k->encodable)
+			return -1;
+		for (int col = 0; col < k->col; col++)
+			start += (unsigned char) item[start] == PBT_MARK_VALUE ?
+				so->st->cols[col].width : 1;
+		if ((unsigned char) item[start] != PBT_MARK_VALUE)
+			return -1;
+		if (k->nonnull_only)
+			continue;
+		Assert(k->fixed_width > 0 && k->enc.len == k->fixed_width);
+		/* past the markers, which are equal */
+		c = pbt_key_memcmp(item + start + 1, k->enc.data + 1,
+						   k->fixed_width - 1);
+		if (!((k->pass_mask >> (c + 1)) & 1))
+		{
+			if (forward ? k->required_fwd : k->required_bwd)
+				*continuescan = false;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* pbt_check_item_keys, without a call in the common cases */
 static inline bool
 check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
 		   bool *continuescan)
 {
+	*continuescan = true;
 	if (so->batch_within_end &&
 		(so->batch_keys_hold ||
 		 (so->keys_hold && (unsigned char) item[0] == PBT_MARK_VALUE)))
-	{
-		*continuescan = true;
 		return true;
+	if (so->fixed_keys &&
+		(so->batch_within_end ||
+		 !(ScanDirectionIsForward(dir) ? so->has_upper : so->has_lower)))
+	{
+		int			pass = check_fixed_keys(so, item,
+											ScanDirectionIsForward(dir),
+											continuescan);
+
+		if (pass >= 0)
+			return pass;
 	}
 	return pbt_check_item_keys(so, item, len, dir, continuescan);
 }
