@@ -45,7 +45,7 @@ typedef struct ScanKeyInfo
 									 * its elements (pbt_preprocess_keys) */
 	int8		fixed_width;	/* normalized comparison key whose column and
 								 * every one before it has a fixed width:
-								 * that width, else 0 (pbt_check_item_keys) */
+								 * that width, else 0 (check_fixed_keys) */
 	uint8		pass_mask;		/* with fixed_width: bit c + 1 set where a
 								 * byte comparison c (-1, 0, 1) passes */
 } ScanKeyInfo;
