@@ -280,7 +280,7 @@ set_bounds(PbtScanOpaque so)
 		if (upperbound)
 			upperbound->nonnull_only = true;
 	}
-	so->keys_hold = so->fixed_keys = so->st->normalized;
+	so->keys_hold = so->inline_keys = so->st->normalized;
 	so->keys_batchable = so->narrays == 0;
 	for (int i = 0; i < so->nkeys; i++)
 	{
@@ -288,7 +288,7 @@ set_bounds(PbtScanOpaque so)
 
 		so->keys_hold &= k->covered || (k->nonnull_only && k->col == 0);
 		so->keys_batchable &= k->covered || k->required_fwd || k->required_bwd;
-		so->fixed_keys &= k->covered || k->fixed_width > 0;
+		so->inline_keys &= k->covered || k->inline_check;
 	}
 	return point;
 }

@@ -43,10 +43,10 @@ typedef struct ScanKeyInfo
 	bool		has_cmpproc;
 	struct ArrayKeyInfo *filter;	/* = ANY checked per item against all of
 									 * its elements (pbt_preprocess_keys) */
-	int8		fixed_width;	/* normalized comparison key whose column and
-								 * every one before it has a fixed width:
-								 * that width, else 0 (check_fixed_keys) */
-	uint8		pass_mask;		/* with fixed_width: bit c + 1 set where a
+	bool		inline_check;	/* a comparison on normalized keys whose
+								 * column's offset the fixed widths of the
+								 * columns before it give (check_keys_inline) */
+	uint8		pass_mask;		/* with inline_check: bit c + 1 set where a
 								 * byte comparison c (-1, 0, 1) passes */
 } ScanKeyInfo;
 
@@ -193,8 +193,7 @@ typedef struct PbtScanOpaqueData
 	bool		keys_hold;		/* every key holds for the range's items
 								 * whose first column is not NULL */
 	bool		keys_batchable; /* see batch_keys_hold (pbt_readpage.c) */
-	bool		fixed_keys;		/* every key is covered or has a fixed
-								 * offset (check_fixed_keys) */
+	bool		inline_keys;	/* every key is covered or inline_check */
 	bool		batch_keys_hold;	/* every key holds for the whole batch,
 									 * if it is within the end key */
 	StringInfoData resumebuf;	/* where the batch stopped, as a key */
@@ -366,12 +365,15 @@ release_pos(ScanPos *pos)
 
 /*
  * The scan keys on an item whose range bounds need no check, where every key
- * not covered has a fixed offset (so->fixed_keys): 1 passes, 0 fails, -1 a
- * NULL that pbt_check_item_keys must judge.
+ * not covered has inline_check (so->inline_keys): 1 passes, 0 fails, -1 a
+ * NULL that pbt_check_item_keys must judge.  Every column's encoding is
+ * prefix-free, so the item's and the key's bytes differ within the shorter
+ * of the two encodings unless they are equal: comparing the key's length,
+ * or what the item has left, decides without finding where the column ends.
  */
 static inline int
-check_fixed_keys(PbtScanOpaque so, const char *item, bool forward,
-				 bool *continuescan)
+check_keys_inline(PbtScanOpaque so, const char *item, int len, bool forward,
+				  bool *continuescan)
 {
 	for (int i = 0; i < so->nkeys; i++)
 	{
@@ -390,10 +392,10 @@ check_fixed_keys(PbtScanOpaque so, const char *item, bool forward,
 			return -1;
 		if (k->nonnull_only)
 			continue;
-		Assert(k->fixed_width > 0 && k->enc.len == k->fixed_width);
+		Assert(k->inline_check);
 		/* past the markers, which are equal */
 		c = pbt_key_memcmp(item + start + 1, k->enc.data + 1,
-						   k->fixed_width - 1);
+						   Min(k->enc.len, len - start) - 1);
 		if (!((k->pass_mask >> (c + 1)) & 1))
 		{
 			if (forward ? k->required_fwd : k->required_bwd)
@@ -414,13 +416,13 @@ check_item(PbtScanOpaque so, const char *item, int len, ScanDirection dir,
 		(so->batch_keys_hold ||
 		 (so->keys_hold && (unsigned char) item[0] == PBT_MARK_VALUE)))
 		return true;
-	if (so->fixed_keys &&
+	if (so->inline_keys &&
 		(so->batch_within_end ||
 		 !(ScanDirectionIsForward(dir) ? so->has_upper : so->has_lower)))
 	{
-		int			pass = check_fixed_keys(so, item,
-											ScanDirectionIsForward(dir),
-											continuescan);
+		int			pass = check_keys_inline(so, item, len,
+											 ScanDirectionIsForward(dir),
+											 continuescan);
 
 		if (pass >= 0)
 			return pass;

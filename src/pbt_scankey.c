@@ -23,7 +23,7 @@
 #include "utils/memutils.h"
 
 static void encode_filter(PbtScanOpaque so, ScanKeyInfo *k);
-static void plan_fixed_check(PbtState *st, ScanKeyInfo *k);
+static void plan_inline_check(PbtState *st, ScanKeyInfo *k);
 static bool filter_has(PbtScanOpaque so, ScanKeyInfo *k, const char *item,
 					   int start, int span, Datum datum);
 
@@ -527,17 +527,17 @@ pbt_preprocess_keys(IndexScanDesc scan)
 	}
 
 	for (int i = 0; i < so->nkeys; i++)
-		plan_fixed_check(st, &so->keys[i]);
+		plan_inline_check(st, &so->keys[i]);
 }
 
 /*
  * Can check_item compare key k's bytes at an offset that the fixed widths of
- * the columns before it give (check_fixed_keys)?  Per-entry checks on a
+ * the columns before it give (check_keys_inline)?  Per-entry checks on a
  * later column (a skip scan that reads on, a range on the first column with
  * a filter on the second) are most of such a scan's time otherwise.
  */
 static void
-plan_fixed_check(PbtState *st, ScanKeyInfo *k)
+plan_inline_check(PbtState *st, ScanKeyInfo *k)
 {
 	static const uint8 masks[] = {
 		[BTLessStrategyNumber] = 0x1,
@@ -547,13 +547,13 @@ plan_fixed_check(PbtState *st, ScanKeyInfo *k)
 		[BTGreaterStrategyNumber] = 0x4,
 	};
 
-	k->fixed_width = 0;
+	k->inline_check = false;
 	if (!st->normalized || k->strategy == 0 || k->filter != NULL)
 		return;
-	for (int col = 0; col <= k->col; col++)
+	for (int col = 0; col < k->col; col++)
 		if (st->cols[col].width <= 0)
 			return;
-	k->fixed_width = st->cols[k->col].width;
+	k->inline_check = true;
 	/* k->strategy is in index order, as the bytes are */
 	k->pass_mask = masks[k->strategy];
 }

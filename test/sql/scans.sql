@@ -779,10 +779,11 @@ FROM pbt_cmp_all(ARRAY(
 DROP TABLE s_runs, s_runs_d, s_runs_f;
 
 -- keys on a later column, checked item by item at the offset the fixed
--- widths before it give (check_fixed_keys): NULLs before the column and in
--- it, DESC columns, arguments of other integer types, keys that end the
--- scan and keys that do not, forward and backward.  The first column has
--- 4,000 values of 5 entries each, so that skip scans give up and read on.
+-- widths before it give (check_keys_inline): NULLs before the column and in
+-- it, DESC columns, arguments of other integer types, text values that are
+-- prefixes of others, keys that end the scan and keys that do not, forward
+-- and backward.  The first column has 4,000 values of 5 entries each, so
+-- that skip scans give up and read on.
 CREATE TABLE s_fixedkeys (d int, a int4, b int8, c bool) WITH (autovacuum_enabled = off);
 INSERT INTO s_fixedkeys
 SELECT g, CASE WHEN g % 17 = 0 THEN NULL ELSE g % 4000 END,
@@ -807,7 +808,22 @@ FROM pbt_cmp_all(ARRAY(
         'SELECT d FROM %s WHERE a < 400 AND b > 5000000000',
         'SELECT d FROM %s WHERE a >= 3980 AND b < -5000000000'
     ]) WITH ORDINALITY AS u(q, n) ORDER BY t, n));
-DROP TABLE s_fixedkeys, s_fixedkeys_d;
+CREATE TABLE s_fixedkeys_t WITH (autovacuum_enabled = off) AS
+SELECT d, a, CASE WHEN d % 19 = 0 THEN NULL WHEN d % 23 = 0 THEN ''
+                  ELSE repeat('x', d % 4) || hashint4(d) % 50 END COLLATE "C" AS t
+FROM s_fixedkeys;
+CREATE INDEX s_fixedkeys_t_at ON s_fixedkeys_t USING pagebtree (a, t DESC);
+VACUUM ANALYZE s_fixedkeys_t;
+SELECT query, nrows > 0 AS has_rows, idx_plan, idx_diffs
+FROM pbt_cmp_all(ARRAY[
+    'SELECT d FROM s_fixedkeys_t WHERE t = ''x1''',
+    'SELECT d FROM s_fixedkeys_t WHERE t = ''''',
+    'SELECT d FROM s_fixedkeys_t WHERE t < ''x''',
+    'SELECT d, t FROM s_fixedkeys_t WHERE t >= ''xx4'' ORDER BY a, t DESC, d',
+    'SELECT d, t FROM s_fixedkeys_t WHERE t > ''xxx1'' AND t <= ''xxx3'' ORDER BY a DESC, t, d DESC',
+    'SELECT d FROM s_fixedkeys_t WHERE a > 9 AND t BETWEEN ''x1'' AND ''x12'''
+]);
+DROP TABLE s_fixedkeys, s_fixedkeys_d, s_fixedkeys_t;
 
 DROP TABLE s_point, s_multi, s_desc, s_nf, s_incl, s_part, s_expr, s_wide, mj_o, mj_i, s_coll;
 DROP TABLE mj_merge, mj_merge_desc, mj_merge_left, mj_hash, mj_hash_left;
