@@ -137,7 +137,7 @@ extern void pbt_prefetch_recent_leaf(Relation index, BlockNumber blkno,
 
 /* pbt_leafcache.c */
 extern int	pbt_leaf_cache_kb;
-extern bool pbt_leaf_cache_applies(Relation index, PbtState *st);
+extern bool pbt_leaf_cache_applies(Relation index, PbtState *st, int access);
 extern Buffer pbt_leaf_cache_lookup(Relation index, PbtState *st,
 									PbtSearchKey *key, int access);
 extern void pbt_leaf_cache_remember(Relation index, PbtState *st,

@@ -30,9 +30,17 @@
  * a backend's own inserts do not make its entries stale.
  *
  * Only for indexes whose every change is WAL-logged, with normalized keys
- * (ordered by their bytes, as the entries here are), and without leaf
- * groups (a rebalance moves keys left between subnodes).  VACUUM and the
+ * (ordered by their bytes, as the entries here are).  VACUUM and the
  * verifier always descend from the root.
+ *
+ * In an index with leaf groups a rebalance moves keys left, between
+ * subnodes, so a subnode's low bound can rise (its LSN changes with it), and
+ * the downlink's separator is its group's, not the subnode's.  There the
+ * entry is a reader's: the subnode's first item (key and heap TID) at the
+ * LSN the reader found, which is at least the subnode's low bound as long
+ * as that LSN holds.  Inserts descend, as they need the parent's hints.
+ * An insert that finds the leaf of the last entry at that entry's LSN moves
+ * it on as above: adding an item moves no bound.
  *
  * Each index has its separators in order, in chunks, emptied when the
  * index's relcache entry is invalidated; the memory of all of them is
@@ -190,10 +198,11 @@ find_le(const LeafCache *c, const char *key, int len, int *chunk)
  * otherwise read it before it reaches a leaf.
  */
 bool
-pbt_leaf_cache_applies(Relation index, PbtState *st)
+pbt_leaf_cache_applies(Relation index, PbtState *st, int access)
 {
 	return pbt_leaf_cache_kb > 0 && st->normalized &&
-		RelationNeedsWAL(index) && pbt_group_size(index, st) == 0;
+		RelationNeedsWAL(index) &&
+		(access == BUFFER_LOCK_SHARE || pbt_group_size(index, st) == 0);
 }
 
 /* free an index's entries */
@@ -338,7 +347,7 @@ pbt_leaf_cache_lookup(Relation index, PbtState *st, PbtSearchKey *key,
 	Page		page;
 	PbtPageOpaque opaque;
 
-	Assert(pbt_leaf_cache_applies(index, st));
+	Assert(pbt_leaf_cache_applies(index, st, access));
 	last_entry = NULL;
 	if ((c = get_cache(index, false)) == NULL)
 		return InvalidBuffer;
@@ -414,7 +423,7 @@ pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 	int			i;
 
 	Assert(PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))) && len > 0);
-	Assert(pbt_leaf_cache_applies(index, st));
+	Assert(pbt_leaf_cache_applies(index, st, BUFFER_LOCK_SHARE));
 	last_entry = NULL;
 	if (lsn == InvalidXLogRecPtr)
 		return;

@@ -454,12 +454,26 @@ pbt_search_leaf(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 				int access)
 {
 	PbtItemBuf	low;
+	PbtStack	stack;
+	Page		page;
+	PbtItem		first;
 
-	if (!pbt_leaf_cache_applies(index, st))
+	if (!pbt_leaf_cache_applies(index, st, access))
 		return descend(index, st, key, bufp, access, 0, NULL);
 	if (BufferIsValid(*bufp = pbt_leaf_cache_lookup(index, st, key, access)))
 		return NULL;
-	return descend(index, st, key, bufp, access, 0, &low);
+	if (pbt_group_size(index, st) == 0)
+		return descend(index, st, key, bufp, access, 0, &low);
+
+	/* a subnode is remembered by its first item (pbt_leafcache.c) */
+	stack = descend(index, st, key, bufp, access, 0, NULL);
+	page = BufferGetPage(*bufp);
+	if (pbt_layout(page)->count(page) > 0)
+	{
+		pbt_layout(page)->get(page, 0, &first, &low);
+		pbt_leaf_cache_remember(index, st, first.data, first.len, *bufp);
+	}
+	return stack;
 }
 
 /*
