@@ -18,21 +18,21 @@ RESET client_min_messages;
 VACUUM ANALYZE lc;
 
 -- keys looked up one by one (a nested loop over the index), against a
--- sequential scan of the same table
+-- sequential scan of the same table (rows found, for equal keys below)
 CREATE FUNCTION lc_lookups(lo int8, hi int8, step int8,
                            OUT looked_up bigint, OUT expected bigint)
 LANGUAGE plpgsql AS $$
 BEGIN
     SET LOCAL enable_seqscan = off;
     SELECT count(*) INTO looked_up FROM generate_series(lo, hi, step) g
-    WHERE EXISTS (SELECT FROM lc WHERE k = g);
+    JOIN lc ON k = g;
     SET LOCAL enable_seqscan = on;
     SET LOCAL enable_indexscan = off;
     SET LOCAL enable_indexonlyscan = off;
     SELECT count(*) INTO expected FROM lc WHERE k BETWEEN lo AND hi AND k % step = lo % step;
 END $$;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM generate_series(10, 400000, 10) g
-WHERE EXISTS (SELECT FROM lc WHERE k = g);
+JOIN lc ON k = g;
 
 -- the buffers one lookup reads: the root and a leaf, then the leaf alone
 -- (and the visibility map page of the index-only scan, both times)
@@ -135,83 +135,53 @@ SET pagebtree.leaf_cache_size = 0;
 SELECT * FROM lc_lookups(7, 280000, 7);
 RESET pagebtree.leaf_cache_size;
 DROP TABLE lc;
-DROP FUNCTION lc_lookups(int8, int8, int8);
-DROP FUNCTION lc_buffers(int8);
 DROP FUNCTION lc_insert_buffers(int8);
 
 -- 6. leaf groups: a reader remembers a subnode by its first item (the
 -- downlink's separator is the group's), and a rebalance, which moves keys
 -- left between subnodes, changes the LSN of every subnode of the group.
 -- Inserts descend: they update the parent's hints.
-CREATE TABLE lcg (k int8, v int) WITH (autovacuum_enabled = off);
-INSERT INTO lcg SELECT i * 10, i FROM generate_series(1, 40000) i;
+CREATE TABLE lc (k int8, v int) WITH (autovacuum_enabled = off);
+INSERT INTO lc SELECT i * 10, i FROM generate_series(1, 40000) i;
 SET client_min_messages = warning;
-CREATE INDEX lcg_k ON lcg USING pagebtree (k) WITH (leaf_group_size = 4, delta = off);
+CREATE INDEX lc_k ON lc USING pagebtree (k) WITH (leaf_group_size = 4, delta = off);
 RESET client_min_messages;
-VACUUM ANALYZE lcg;
--- (rows found, not keys: equal keys below)
-CREATE FUNCTION lcg_lookups(lo int8, hi int8, step int8,
-                            OUT looked_up bigint, OUT expected bigint)
-LANGUAGE plpgsql AS $$
-BEGIN
-    SET LOCAL enable_seqscan = off;
-    SELECT count(*) INTO looked_up FROM generate_series(lo, hi, step) g
-    JOIN lcg ON k = g;
-    SET LOCAL enable_seqscan = on;
-    SET LOCAL enable_indexscan = off;
-    SET LOCAL enable_indexonlyscan = off;
-    SELECT count(*) INTO expected FROM lcg WHERE k BETWEEN lo AND hi AND k % step = lo % step;
-END $$;
-CREATE FUNCTION lcg_buffers(key int8) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE
-    ln text;
-BEGIN
-    SET LOCAL enable_seqscan = off;
-    FOR ln IN EXECUTE format('EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF)
-                             SELECT k FROM lcg WHERE k = %s', key) LOOP
-        IF ln ~ 'Buffers' THEN
-            RETURN substring(ln FROM 'hit=(\d+)')::int;
-        END IF;
-    END LOOP;
-END $$;
-SELECT level AS root_level FROM pagebtree_metapage('lcg_k');
-SELECT lcg_buffers(10) > 0 AS root_known;
-SELECT lcg_buffers(123450) - lcg_buffers(123450) AS saved_by_the_cache;
-SELECT * FROM lcg_lookups(10, 400000, 10);
+VACUUM ANALYZE lc;
+SELECT level AS root_level FROM pagebtree_metapage('lc_k');
+SELECT lc_buffers(10) > 0 AS root_known;
+SELECT lc_buffers(123450) - lc_buffers(123450) AS saved_by_the_cache;
+SELECT * FROM lc_lookups(10, 400000, 10);
 -- keys between the keys: subnodes fill, groups rebalance and split
-INSERT INTO lcg SELECT i * 10 + 5, i FROM generate_series(1, 40000) i;
-SELECT * FROM lcg_lookups(5, 400005, 5);
+INSERT INTO lc SELECT i * 10 + 5, i FROM generate_series(1, 40000) i;
+SELECT * FROM lc_lookups(5, 400005, 5);
 -- many equal keys at one place, moved left and right by rebalances, with
 -- lookups between the inserts (each against a sequential scan)
-CREATE TEMP TABLE lcg_rounds (found bigint, expected bigint);
+CREATE TEMP TABLE lc_rounds (found bigint, expected bigint);
 DO $$
 DECLARE
     found bigint;
     expected bigint;
 BEGIN
     FOR r IN 1..20 LOOP
-        INSERT INTO lcg SELECT 200000 + r, g FROM generate_series(1, 300) g;
+        INSERT INTO lc SELECT 200000 + r, g FROM generate_series(1, 300) g;
         SET LOCAL enable_seqscan = off;
         SET LOCAL enable_indexonlyscan = on;
         SELECT count(*) INTO found FROM generate_series(199000, 201000) g
-        JOIN lcg ON k = g;
+        JOIN lc ON k = g;
         SET LOCAL enable_seqscan = on;
         SET LOCAL enable_indexonlyscan = off;
         SET LOCAL enable_indexscan = off;
-        SELECT count(*) INTO expected FROM lcg WHERE k BETWEEN 199000 AND 201000;
+        SELECT count(*) INTO expected FROM lc WHERE k BETWEEN 199000 AND 201000;
         SET LOCAL enable_indexscan = on;
-        INSERT INTO lcg_rounds VALUES (found, expected);
+        INSERT INTO lc_rounds VALUES (found, expected);
     END LOOP;
 END $$;
 SELECT count(*) AS rounds, count(*) FILTER (WHERE found <> expected) AS wrong
-FROM lcg_rounds;
-SELECT * FROM lcg_lookups(199000, 201000, 1);
-SELECT * FROM lcg_lookups(5, 400005, 5);
-SELECT * FROM pbt_cmp('SELECT k, v FROM lcg WHERE k BETWEEN 199990 AND 200030 ORDER BY k, v');
-SELECT pagebtree_check('lcg_k', true);
-DROP TABLE lcg;
-DROP FUNCTION lcg_lookups(int8, int8, int8);
-DROP FUNCTION lcg_buffers(int8);
-RESET enable_hashjoin;
-RESET enable_mergejoin;
-RESET enable_bitmapscan;
+FROM lc_rounds;
+SELECT * FROM lc_lookups(199000, 201000, 1);
+SELECT * FROM lc_lookups(5, 400005, 5);
+SELECT * FROM pbt_cmp('SELECT k, v FROM lc WHERE k BETWEEN 199990 AND 200030 ORDER BY k, v');
+SELECT pagebtree_check('lc_k', true);
+DROP TABLE lc;
+DROP FUNCTION lc_lookups(int8, int8, int8);
+DROP FUNCTION lc_buffers(int8);
