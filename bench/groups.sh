@@ -148,9 +148,10 @@ echo "## Point lookups"
 echo
 sql "CREATE TABLE probe AS SELECT $KEY AS k FROM generate_series(1, $ROWS, 97) i"
 nprobe=$(sql "SELECT count(*) FROM probe")
-echo "Buffer accesses per lookup: index-only scans of $nprobe existing keys in a nested loop"
-echo "(\`EXPLAIN (ANALYZE, BUFFERS)\`, the index scan node's shared hits and reads divided by the lookups);"
-echo "second-subnode reads: subnodes read beyond one per descent in those lookups, in % of the descents"
+echo "Buffer accesses per lookup: index-only scans of $nprobe existing keys in a nested loop in a new session"
+echo "(\`EXPLAIN (ANALYZE, BUFFERS)\`, the index scan node's shared hits and reads divided by the lookups; the leaf"
+echo "cache fills as they go); second-subnode reads: subnodes read beyond one per descent in the same lookups run"
+echo "again with \`pagebtree.leaf_cache_size = 0\`, so that each descends, in % of the descents"
 echo "(\`pagebtree_group_lookups()\`; groups use the default \`leaf_group_hint_bits\`)."
 echo "Lookups per second: \`pgbench -M prepared\`, one client, 10 s per run, \`SELECT v FROM t WHERE k = ...\` of a random"
 echo "existing key (heap fetch included), medians of $REPS runs, the kinds alternating."
@@ -203,8 +204,10 @@ done
 explain_lookups() {
 	su postgres -c "$PSQL -At" <<SQL
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_seqscan = off; SET enable_bitmapscan = off;
-SELECT 'reset', * FROM pagebtree_group_lookups(true);
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM probe p JOIN t_$1 t ON t.k = p.k;
+SET pagebtree.leaf_cache_size = 0;
+SELECT 'reset', * FROM pagebtree_group_lookups(true);
+SELECT count(*) FROM probe p JOIN t_$1 t ON t.k = p.k;
 SELECT 'second ' || round(100.0 * (subnode_reads - descents) / greatest(descents, 1), 2) FROM pagebtree_group_lookups();
 SQL
 }
