@@ -385,6 +385,10 @@ check_keys_inline(PbtScanOpaque so, const char *item, int len, bool forward,
 			continue;
 		if (!k->encodable)
 			return -1;
+		/*
+		 * pbt_encoded_column_length for fixed widths, without its test for
+		 * strings: calling it made this loop 11% slower
+		 */
 		for (int col = 0; col < k->col; col++)
 			start += (unsigned char) item[start] == PBT_MARK_VALUE ?
 				so->st->cols[col].width : 1;
