@@ -695,6 +695,9 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	Buffer		newbuf = InvalidBuffer;
 	BlockNumber newstart = InvalidBlockNumber;
 	Page		images[2 * PBT_MAX_GROUP_SIZE];
+	StringInfo	descs[2 * PBT_MAX_GROUP_SIZE + 1] = {0};
+	StringInfo	logdescs[2 * PBT_MAX_GROUP_SIZE + 1];
+	Buffer		logbufs[2 * PBT_MAX_GROUP_SIZE + 1];
 	char		hints[2][PBT_GROUP_HINT_MAX_BYTES];
 	int			npages;
 	int			fullest;
@@ -832,6 +835,8 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		images[k] = palloc(BLCKSZ);
 		build_subnode(st, images[k], all, &pages[k], k % n, n, epoch + 1,
 					  counter);
+		/* the old LSN, by which XLogInsert decides on a full-page image */
+		PageSetLSN(images[k], PageGetLSN(BufferGetPage(bufs[k])));
 		o = PbtPageGetOpaque(images[k]);
 		o->prev = k == 0 ? oldprev : (k % n == 0 ? pbt_group_block(g, start, n - 1) :
 									  pbt_group_block(g, gstart, k % n - 1));
@@ -845,8 +850,35 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 			o->flags |= PBT_INCOMPLETE_SPLIT;
 	}
 
+	/*
+	 * With the resource manager, the group's own subnodes are logged as the
+	 * entries they gained, where that takes fewer bytes than their images.
+	 */
+	if (pbt_rmgr_registered && RelationNeedsWAL(index))
+	{
+		for (int k = 0; k < nbufs; k++)
+		{
+			if (k < n)
+			{
+				descs[k] = makeStringInfo();
+				if (!pbt_describe_group_page(st, BufferGetPage(bufs[k]),
+											 images[k], all + pages[k].first,
+											 pages[k].end - pages[k].first,
+											 descs[k]))
+					descs[k] = NULL;
+			}
+			else if (k == nbufs - 1 && BufferIsValid(sbuf))
+			{
+				BlockNumber prev = pbt_group_block(g, split ? newstart : start,
+												   n - 1);
+
+				descs[k] = makeStringInfo();
+				appendBinaryStringInfo(descs[k], (char *) &prev, sizeof(prev));
+			}
+		}
+	}
 	if (RelationNeedsWAL(index))
-		XLogEnsureRecordSpace(nbufs - 1, 0);
+		XLogEnsureRecordSpace(nbufs - 1, nbufs);
 	START_CRIT_SECTION();
 	for (int k = 0; k < npages; k++)
 		memcpy(BufferGetPage(bufs[k]), images[k], BLCKSZ);
@@ -861,17 +893,19 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	 * hole there, and the right sibling last, so that a backward reader
 	 * that walks left from it finds the group it left by moving right.
 	 */
+	memcpy(logbufs, bufs, sizeof(Buffer) * nbufs);
+	memcpy(logdescs, descs, sizeof(StringInfo) * nbufs);
 	if (split)
 	{
-		Buffer		logbufs[2 * PBT_MAX_GROUP_SIZE + 1];
-
 		memcpy(logbufs, bufs + n, sizeof(Buffer) * n);
 		memcpy(logbufs + n, bufs, sizeof(Buffer) * n);
-		memcpy(logbufs + 2 * n, bufs + 2 * n, sizeof(Buffer) * (nbufs - 2 * n));
-		log_whole_pages(index, logbufs, nbufs);
+		memcpy(logdescs, descs + n, sizeof(StringInfo) * n);
+		memcpy(logdescs + n, descs, sizeof(StringInfo) * n);
 	}
+	if (pbt_rmgr_registered)
+		pbt_log_group_rewrite(index, logbufs, logdescs, nbufs);
 	else
-		log_whole_pages(index, bufs, nbufs);
+		log_whole_pages(index, logbufs, nbufs);
 	END_CRIT_SECTION();
 
 	for (int h = 0; PBT_GROUP_HINT_BYTES(st) > 0 && h < npages / n; h++)

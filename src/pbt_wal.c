@@ -10,7 +10,8 @@
  * nbtree; for a downlink, with the child whose split it completes), and
  * splitting a page (the new right page whole, the left page as a
  * truncation, and the new item when it went left, when it kept its items
- * in place).
+ * in place), and rewriting a leaf group (each subnode as the entries it
+ * gained and the stretch of its own that it kept).
  * Without preloading it falls back to generic WAL, whose byte-range diff
  * also covers the shifted slot array and is therefore larger.  Redo repeats the insert through the layout, which is
  * deterministic (including any compaction), so replayed pages are
@@ -174,6 +175,79 @@ pbt_redo_split(XLogReaderState *record)
 			UnlockReleaseBuffer(bufs[i]);
 }
 
+/* Rebuild page as an xl_pbt_group_page in data describes it. */
+static void
+redo_group_page(Page page, const char *data, Size len)
+{
+	xl_pbt_group_page hdr;
+	const char *p = data + sizeof(hdr);
+	PbtItem		hikey;
+	PbtItem    *old;
+	PbtItem    *items;
+	int			nitems;
+	int			kept = 0;
+
+	memcpy(&hdr, data, sizeof(hdr));
+	hikey.data = p;
+	hikey.len = hdr.hikey_len;
+	p += hdr.hikey_len;
+	nitems = hdr.keep_count + hdr.nlogged;
+	old = pbt_page_copy_items(page, hdr.keep_first + hdr.keep_count);
+	items = palloc(sizeof(PbtItem) * (nitems + 1));
+	for (int t = 0; t < nitems; t++)
+	{
+		uint16		pos16 = nitems;
+		uint16		len16;
+
+		if (p < data + len)
+			memcpy(&pos16, p, sizeof(pos16));
+		if (pos16 == t)
+		{
+			memcpy(&len16, p + sizeof(pos16), sizeof(len16));
+			items[t].data = p + 2 * sizeof(uint16);
+			items[t].len = len16;
+			p += 2 * sizeof(uint16) + len16;
+		}
+		else
+			items[t] = old[hdr.keep_first + kept++];
+	}
+	if (kept != hdr.keep_count || p != data + len)
+		elog(PANIC, "pagebtree redo: a leaf group's page is described wrongly");
+	PageInit(page, BLCKSZ, sizeof(PbtPageOpaqueData));
+	memcpy(PbtPageGetOpaque(page), &hdr.opaque, sizeof(PbtPageOpaqueData));
+	pbt_page_rebuild(page, items, nitems, hdr.hikey_len > 0 ? &hikey : NULL);
+	pbt_free_items(old, hdr.keep_first + hdr.keep_count);
+	pfree(items);
+}
+
+/* Redo XLOG_PBT_GROUP_REWRITE: its blocks one at a time, in order. */
+static void
+pbt_redo_group_rewrite(XLogReaderState *record)
+{
+	for (int block_id = 0; block_id <= XLogRecMaxBlockId(record); block_id++)
+	{
+		Buffer		buf;
+
+		if (XLogReadBufferForRedo(record, block_id, &buf) == BLK_NEEDS_REDO)
+		{
+			Page		page = BufferGetPage(buf);
+			Size		len;
+			char	   *data = XLogRecGetBlockData(record, block_id, &len);
+
+			if (len == sizeof(BlockNumber))
+				memcpy(&PbtPageGetOpaque(page)->prev, data, len);
+			else if (len >= sizeof(xl_pbt_group_page))
+				redo_group_page(page, data, len);
+			else
+				elog(PANIC, "pagebtree redo: a leaf group's page without its image");
+			PageSetLSN(page, record->EndRecPtr);
+			MarkBufferDirty(buf);
+		}
+		if (BufferIsValid(buf))
+			UnlockReleaseBuffer(buf);
+	}
+}
+
 static void
 pbt_redo(XLogReaderState *record)
 {
@@ -188,6 +262,11 @@ pbt_redo(XLogReaderState *record)
 	if (info == XLOG_PBT_SPLIT)
 	{
 		pbt_redo_split(record);
+		return;
+	}
+	if (info == XLOG_PBT_GROUP_REWRITE)
+	{
+		pbt_redo_group_rewrite(record);
 		return;
 	}
 	if (info == XLOG_PBT_RUN_APPEND)
@@ -343,6 +422,8 @@ pbt_identify(uint8 info)
 			return "VACUUM_FOLD";
 		case XLOG_PBT_CONVERT:
 			return "CONVERT";
+		case XLOG_PBT_GROUP_REWRITE:
+			return "GROUP_REWRITE";
 	}
 	return NULL;
 }
@@ -493,6 +574,100 @@ pbt_log_convert(Relation index, Buffer buf, Page newpage)
 		PageSetLSN(BufferGetPage(buf), recptr);
 	}
 	END_CRIT_SECTION();
+}
+
+/*
+ * Describe for XLOG_PBT_GROUP_REWRITE the rewrite of the subnode before into
+ * after, which holds items[0, nitems), sorted, into out (reset first).
+ * Returns false where a full-page image of after is no more bytes (or its
+ * kept items are not one stretch of before's, which a rewrite within a
+ * group never does): the caller logs the image.
+ */
+bool
+pbt_describe_group_page(PbtState *st, Page before, Page after,
+						PbtItem *items, int nitems, StringInfo out)
+{
+	PageHeader	phdr = (PageHeader) after;
+	int			image_bytes = BLCKSZ - (phdr->pd_upper - phdr->pd_lower);
+	int			nbefore = pbt_layout(before)->count(before);
+	PbtItem    *old = pbt_page_copy_items(before, nbefore);
+	xl_pbt_group_page hdr = {0};
+	PbtItem		hikey = {NULL, 0};
+	int			i = 0;
+	bool		kept_stretch = true;
+
+	resetStringInfo(out);
+	memcpy(&hdr.opaque, PbtPageGetOpaque(after), sizeof(PbtPageOpaqueData));
+	pbt_page_get_hikey(after, &hikey);
+	hdr.hikey_len = hikey.len;
+	appendBinaryStringInfo(out, (char *) &hdr, sizeof(hdr));
+	appendBinaryStringInfo(out, hikey.data, hikey.len);
+	for (int t = 0; t < nitems && out->len < image_bytes; t++)
+	{
+		int			cmp = -1;
+
+		/* before's items that left the page */
+		while (i < nbefore && (cmp = pbt_item_cmp(st, &old[i], &items[t])) < 0)
+			i++;
+		if (cmp == 0 && old[i].len == items[t].len &&
+			memcmp(old[i].data, items[t].data, items[t].len) == 0)
+		{
+			if (hdr.keep_count == 0)
+				hdr.keep_first = i;
+			else if (hdr.keep_first + hdr.keep_count != i)
+				kept_stretch = false;
+			hdr.keep_count++;
+			i++;
+		}
+		else
+		{
+			uint16		pos16 = t;
+			uint16		len16 = items[t].len;
+
+			appendBinaryStringInfo(out, (char *) &pos16, sizeof(pos16));
+			appendBinaryStringInfo(out, (char *) &len16, sizeof(len16));
+			appendBinaryStringInfo(out, items[t].data, items[t].len);
+			hdr.nlogged++;
+		}
+	}
+	memcpy(out->data, &hdr, sizeof(hdr));
+	pbt_free_items(old, nbefore);
+	Assert(!kept_stretch || hdr.keep_count + hdr.nlogged == nitems ||
+		   out->len >= image_bytes);
+	return kept_stretch && out->len < image_bytes;
+}
+
+/*
+ * Log a leaf group's rewrite (pbt_group_overflow), its pages already
+ * changed in bufs[0, n), exclusively locked, in block id order: where
+ * data[i] is NULL as a full-page image, else with data[i] as its block data
+ * (pbt_describe_group_page, or the page's new left-link).  Inside the
+ * caller's critical section, after XLogEnsureRecordSpace(n - 1, n).
+ */
+void
+pbt_log_group_rewrite(Relation index, Buffer *bufs, StringInfo *data, int n)
+{
+	XLogRecPtr	recptr;
+
+	Assert(pbt_rmgr_registered && n > 0 && n <= XLR_MAX_BLOCK_ID + 1);
+	for (int i = 0; i < n; i++)
+		MarkBufferDirty(bufs[i]);
+	if (!RelationNeedsWAL(index))
+		return;
+	XLogBeginInsert();
+	for (int i = 0; i < n; i++)
+	{
+		if (data[i] == NULL)
+			XLogRegisterBuffer(i, bufs[i], REGBUF_FORCE_IMAGE | REGBUF_STANDARD);
+		else
+		{
+			XLogRegisterBuffer(i, bufs[i], REGBUF_STANDARD);
+			XLogRegisterBufData(i, data[i]->data, data[i]->len);
+		}
+	}
+	recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_GROUP_REWRITE);
+	for (int i = 0; i < n; i++)
+		PageSetLSN(BufferGetPage(bufs[i]), recptr);
 }
 
 /*

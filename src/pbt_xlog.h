@@ -15,6 +15,7 @@
 #include "storage/bufmgr.h"
 #include "utils/relcache.h"
 #include "pbt_compat.h"
+#include "pbt_keys.h"
 #include "pbt_page.h"
 
 /*
@@ -35,6 +36,7 @@
 #define XLOG_PBT_FOLD		0x50	/* a run folded into its leaf */
 #define XLOG_PBT_VACUUM_FOLD 0x60	/* VACUUM's change of a leaf's run */
 #define XLOG_PBT_CONVERT	0x70	/* a reader's conversion of a leaf */
+#define XLOG_PBT_GROUP_REWRITE 0x80 /* a leaf group rebalanced or split */
 
 /*
  * XLOG_PBT_INSERT: an item added at ordered position pos (the layout's
@@ -91,6 +93,32 @@ typedef struct xl_pbt_split
 	int16		added_pos;		/* see above; -1 = none */
 	uint16		hikey_len;
 } xl_pbt_split;
+
+/*
+ * XLOG_PBT_GROUP_REWRITE: a leaf group's rebalance or split
+ * (pbt_group_overflow), which rewrites its subnodes, a new group's and the
+ * right sibling's left-link at once.  No main data.  Each block is either
+ * a full-page image (the new group's subnodes, and any page whose
+ * description would take more bytes), or has block data:
+ *	- sizeof(BlockNumber) bytes: the right sibling's new left-link;
+ *	- else an xl_pbt_group_page: the page is rebuilt from its special space,
+ *	  its high key and its items, which are the entries it kept in place
+ *	  (one stretch of its items) with the others, logged, between them.
+ * Redo restores the blocks one at a time in block id order, as it does a
+ * core XLOG_FPI record of the same pages (which logs the change without
+ * the resource manager); the order is pbt_group_overflow's.
+ */
+typedef struct xl_pbt_group_page
+{
+	PbtPageOpaqueData opaque;	/* the page's special space after the change */
+	uint16		keep_first;		/* its items [keep_first, keep_first +
+								 * keep_count) stay */
+	uint16		keep_count;
+	uint16		nlogged;		/* entries logged: per entry uint16 ordered
+								 * position, uint16 length and the bytes,
+								 * ascending positions, after the high key */
+	uint16		hikey_len;		/* then the high key's bytes */
+} xl_pbt_group_page;
 
 /*
  * XLOG_PBT_RUN_APPEND: an entry appended to a leaf's run (pbt_delta.c).
@@ -200,5 +228,10 @@ extern void pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 extern void pbt_log_reuse_page(Relation index, BlockNumber blkno,
 							   FullTransactionId safexid);
 extern void pbt_log_convert(Relation index, Buffer buf, Page newpage);
+extern bool pbt_describe_group_page(PbtState *st, Page before, Page after,
+									PbtItem *items, int nitems,
+									StringInfo out);
+extern void pbt_log_group_rewrite(Relation index, Buffer *bufs,
+								  StringInfo *data, int n);
 
 #endif							/* PBT_XLOG_H */
