@@ -28,13 +28,15 @@
 # COLLATE "C", group sizes 4 and 16, the largest, whose split logs 33
 # pages) take inserts, deletes and VACUUMs in sessions with
 # wal_consistency_checking = 'all' (heap records checked too): group
-# rebalances and splits (whole-group images, XLOG_FPI) between pagebtree
-# records that change single subnodes; both must happen, and the standby
+# rebalances and splits (GROUP_REWRITE) between pagebtree records that
+# change single subnodes; both must happen, and the standby
 # and crash recovery must replay them without an inconsistent page and
 # return the rows of a sequential scan, both directions.  One of them has a
 # delta area (appends forced, as above): its subnodes' runs are appended to,
 # folded, and taken into rebalanced groups, and the standby must end with
-# the primary's runs.
+# the primary's runs.  A group index loaded between two checkpoints has
+# its rebalanced subnodes logged as the entries they gained, not as
+# images; pg_waldump counts them, and both replays check them.
 
 use strict;
 use warnings;
