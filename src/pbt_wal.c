@@ -385,6 +385,20 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 		appendStringInfo(buf, "layout %u, parameter %u", xlrec->layout,
 						 xlrec->layout_param);
 	}
+	else if (info == XLOG_PBT_GROUP_REWRITE)
+	{
+		int			described = 0;
+
+		for (int block_id = 0; block_id <= XLogRecMaxBlockId(record); block_id++)
+		{
+			Size		len;
+
+			if (XLogRecGetBlockData(record, block_id, &len) != NULL)
+				described++;
+		}
+		appendStringInfo(buf, "%d pages, %d of them described",
+						 XLogRecMaxBlockId(record) + 1, described);
+	}
 	else if (info == XLOG_PBT_RUN_APPEND)
 	{
 		xl_pbt_run_append *xlrec = (xl_pbt_run_append *) XLogRecGetData(record);
