@@ -165,9 +165,9 @@ pbt_buffer_is_dirty(Buffer buf)
  * builtin provider's C collations, which compare with memcmp too).
  * ----------------------------------------------------------------
  */
-#if PG_VERSION_NUM >= 180000
 #include "utils/pg_locale.h"
 
+#if PG_VERSION_NUM >= 180000
 static inline bool
 pbt_collation_is_c(Oid collation)
 {

@@ -184,6 +184,31 @@ pbtoptions(Datum reloptions, bool validate)
 }
 
 /*
+ * Does the metapage say the index was built with comparator-mode keys?
+ * Text under a libc C.UTF-8 collation gets normalized keys since they were
+ * found to order by code point (pbt_type_normalizable); an index built
+ * before keeps its comparator keys until REINDEX.  The key mode never
+ * changes after the build.
+ */
+static bool
+built_with_comparator_keys(Relation index)
+{
+	Buffer		buf;
+	Page		page;
+	bool		comparator;
+
+	if (RelationGetNumberOfBlocks(index) == 0)
+		return false;			/* being built */
+	buf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	comparator = !PageIsNew(page) &&
+		PbtPageGetMeta(page)->key_mode == PBT_KEYS_COMPARATOR;
+	UnlockReleaseBuffer(buf);
+	return comparator;
+}
+
+/*
  * Key state for an index, derived from its catalog entries, allocated in
  * cxt.  A relcache invalidation frees rd_amcache (only the PbtState chunk;
  * the descriptors stay in rd_indexcxt), so scans work on a copy.
@@ -196,6 +221,7 @@ pbt_build_state(Relation index, MemoryContext cxt)
 	TupleDesc	desc = RelationGetDescr(index);
 	PbtOptions *opts = (PbtOptions *) index->rd_options;
 	bool		has_string_column = false;
+	bool		has_codepoint_text = false;
 
 	st->nkeyatts = IndexRelationGetNumberOfKeyAttributes(index);
 	st->natts = IndexRelationGetNumberOfAttributes(index);
@@ -222,10 +248,14 @@ pbt_build_state(Relation index, MemoryContext cxt)
 		fmgr_info_cxt(procid, &col->cmp, cxt);
 		if (!pbt_type_normalizable(col->typid, procid, col->collation, &col->kind))
 			st->normalized = false;
+		else if (col->kind == PBT_COL_TEXT && !pbt_collation_is_c(col->collation))
+			has_codepoint_text = true;
 		col->width = pbt_column_width(col->kind);
 		if (col->kind == PBT_COL_TEXT || col->kind == PBT_COL_BYTEA)
 			has_string_column = true;
 	}
+	if (st->normalized && has_codepoint_text && built_with_comparator_keys(index))
+		st->normalized = false;
 	st->fillfactor = opts ? opts->fillfactor : PBT_DEFAULT_FILLFACTOR;
 	st->delta_on = (opts ? opts->delta : PBT_DEFAULT_DELTA) != PBT_DELTA_OFF;
 	st->delta_threshold = PBT_USABLE_SPACE * pbt_delta_threshold_pct(index) / 100;

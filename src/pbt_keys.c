@@ -23,7 +23,12 @@
 
 #include "access/detoast.h"
 #include "port/pg_bswap.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_database.h"
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/syscache.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/fmgroids.h"
@@ -36,6 +41,80 @@
 #define MARK_NULL_LAST	0x02
 
 #define TID_BYTES		PBT_TID_BYTES
+
+/*
+ * Does the locale order these strings as strcmp does?  Pairs across every
+ * UTF-8 sequence length, cases, punctuation, combining marks and prefixes.
+ */
+static bool
+locale_orders_by_bytes(const char *name)
+{
+	static const char *const samples[] = {
+		"", "a", "a ", "aa", "A", "Z", "z", "0", "9", "-", "_", "~", " ",
+		"e\xcc\x81", "\xc3\xa9", "\xc3\x9f", "ss", "\xc4\xb0", "i",
+		"\xe2\x82\xac", "\xef\xbf\xbd", "\xef\xbc\xa1",
+		"\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf", "\xe4\xb8\x80", "\xc2\xa0"
+	};
+	locale_t	loc = newlocale(LC_COLLATE_MASK, name, (locale_t) 0);
+	bool		same = loc != (locale_t) 0;
+
+	for (int i = 0; same && i < lengthof(samples); i++)
+		for (int j = 0; same && j < lengthof(samples); j++)
+		{
+			int			c = strcoll_l(samples[i], samples[j], loc);
+			int			b = strcmp(samples[i], samples[j]);
+
+			same = (c > 0) == (b > 0) && (c < 0) == (b < 0);
+		}
+	if (loc != (locale_t) 0)
+		freelocale(loc);
+	return same;
+}
+
+/*
+ * A libc collation C.UTF-8 in a UTF-8 database orders by code point (glibc
+ * 2.35 on), which is UTF-8's byte order: text keys there are normalized as
+ * under "C".  Checked once per backend on this server's locale, not
+ * assumed.  (17 and 18 also have the builtin provider's C.UTF-8, whose
+ * locale object says collate_is_c.)
+ */
+static bool
+collation_is_codepoint(Oid collation)
+{
+	static int	codepoint = -1;
+	HeapTuple	tp;
+	char		provider;
+	char	   *name;
+	bool		isnull;
+	Datum		d;
+
+	if (GetDatabaseEncoding() != PG_UTF8)
+		return false;
+	if (collation == DEFAULT_COLLATION_OID)
+	{
+		tp = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+		if (!HeapTupleIsValid(tp))
+			return false;
+		provider = ((Form_pg_database) GETSTRUCT(tp))->datlocprovider;
+		d = SysCacheGetAttr(DATABASEOID, tp, Anum_pg_database_datcollate, &isnull);
+	}
+	else
+	{
+		tp = SearchSysCache1(COLLOID, ObjectIdGetDatum(collation));
+		if (!HeapTupleIsValid(tp))
+			return false;
+		provider = ((Form_pg_collation) GETSTRUCT(tp))->collprovider;
+		d = SysCacheGetAttr(COLLOID, tp, Anum_pg_collation_collcollate, &isnull);
+	}
+	name = isnull ? NULL : TextDatumGetCString(d);
+	ReleaseSysCache(tp);
+	if (provider != COLLPROVIDER_LIBC || name == NULL ||
+		(pg_strcasecmp(name, "C.UTF-8") != 0 && pg_strcasecmp(name, "C.utf8") != 0))
+		return false;
+	if (codepoint < 0)
+		codepoint = locale_orders_by_bytes(name);
+	return codepoint;
+}
 
 /*
  * Which types get normalized keys: decided by the opclass's comparison
@@ -79,7 +158,8 @@ pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation, PbtColKind *kind)
 		case F_BTTEXTCMP:
 			/* only byte order is safe to store; libc/ICU orders can change */
 			*kind = PBT_COL_TEXT;
-			return OidIsValid(collation) && pbt_collation_is_c(collation);
+			return OidIsValid(collation) &&
+				(pbt_collation_is_c(collation) || collation_is_codepoint(collation));
 		default:
 			*kind = PBT_COL_OTHER;
 			return false;

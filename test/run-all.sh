@@ -210,7 +210,7 @@ IS_ROOT=0
 # Debian's 15 for every version: its Perl test modules serve the wheels' servers
 PACKAGES="postgresql-$DEBIAN_MAJOR postgresql-server-dev-$DEBIAN_MAJOR postgresql-client-$DEBIAN_MAJOR
           make gcc libc6-dev perl libipc-run-perl coreutils util-linux tar gdb
-          python3 python3-jsonschema"
+          python3 python3-jsonschema locales"
 
 missing_packages() {
 	local p st
@@ -233,6 +233,12 @@ if [ "$SKIP_DEPS" != 1 ] && command -v dpkg-query >/dev/null; then
 	else
 		log "all required packages are already installed"
 	fi
+fi
+# a linguistic libc locale: tests put text in comparator mode with it
+if [ "$SKIP_DEPS" != 1 ] && ! locale -a 2>/dev/null | grep -qix 'en_US\.utf-\?8'; then
+	[ "$IS_ROOT" = 1 ] || die "locale en_US.UTF-8 missing and not running as root"
+	log "generating locale en_US.UTF-8"
+	localedef -i en_US -c -f UTF-8 en_US.UTF-8 || die "localedef en_US.UTF-8 failed"
 fi
 
 # ---------------------------------------------------------------------------

@@ -470,9 +470,13 @@ SELECT * FROM pbt_cmp_all(ARRAY[
 
 --
 -- Long keys sharing a 200-byte prefix: separators cannot be short, so the
--- tree grows at least two levels above the leaves.
+-- tree grows at least two levels above the leaves.  Comparator-mode keys:
+-- a linguistic collation (test/run-all.sh generates the locale; under
+-- "C" or C.UTF-8 the keys are normalized, and truncated separators keep
+-- the tree lower).
 --
-CREATE TABLE s_wide (id int, w text) WITH (autovacuum_enabled = off);
+CREATE COLLATION s_en (provider = libc, locale = 'en_US.UTF-8');
+CREATE TABLE s_wide (id int, w text COLLATE s_en) WITH (autovacuum_enabled = off);
 INSERT INTO s_wide
 SELECT i, repeat('x', 200) || lpad(((i * 7) % 12000)::text, 6, '0')
 FROM generate_series(1, 12000) i;
@@ -574,9 +578,12 @@ RESET enable_material; RESET enable_seqscan; RESET enable_bitmapscan;
 DROP TABLE mj_ao, mj_ai, mj_ai_bt;
 
 --
--- Text under different collations: "C", "POSIX" and the database default,
--- each with its own index on the same column.
+-- Text under different collations: "C", "POSIX", the database default, a
+-- libc C.UTF-8 (code point order: normalized keys, as under "C") and a
+-- linguistic one (comparator keys), each with its own index on the same
+-- column.
 --
+CREATE COLLATION s_cutf8 (provider = libc, locale = 'C.UTF-8');
 CREATE TABLE s_coll (id int, t text) WITH (autovacuum_enabled = off);
 INSERT INTO s_coll
 SELECT i, CASE i % 8
@@ -592,10 +599,20 @@ FROM generate_series(1, 20000) i;
 CREATE INDEX s_coll_c ON s_coll USING pagebtree (t COLLATE "C");
 CREATE INDEX s_coll_posix ON s_coll USING pagebtree (t COLLATE "POSIX");
 CREATE INDEX s_coll_def ON s_coll USING pagebtree (t);
+CREATE INDEX s_coll_cutf8 ON s_coll USING pagebtree (t COLLATE s_cutf8);
+CREATE INDEX s_coll_en ON s_coll USING pagebtree (t COLLATE s_en);
+SELECT i, m.key_mode, s.layout
+FROM unnest(ARRAY['s_coll_c', 's_coll_cutf8', 's_coll_en']) i,
+     LATERAL pagebtree_metapage(i::regclass) m,
+     LATERAL (SELECT string_agg(DISTINCT layout, ',') AS layout
+              FROM pagebtree_layout_summary(i::regclass)) s
+ORDER BY 1;
 VACUUM ANALYZE s_coll;
 SELECT pagebtree_check('s_coll_c', true);
 SELECT pagebtree_check('s_coll_posix', true);
 SELECT pagebtree_check('s_coll_def', true);
+SELECT pagebtree_check('s_coll_cutf8', true);
+SELECT pagebtree_check('s_coll_en', true);
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT t FROM s_coll WHERE t > 'a' COLLATE "C" ORDER BY t COLLATE "C" LIMIT 5;
@@ -618,7 +635,18 @@ SELECT * FROM pbt_cmp_all(ARRAY[
     'SELECT id FROM s_coll WHERE t > ''a''',
     'SELECT id FROM s_coll WHERE t >= ''É'' AND t < ''ä''',
     'SELECT id FROM s_coll WHERE t = ANY (ARRAY[''a-7f'', ''ä42'', NULL])',
-    'SELECT t FROM s_coll WHERE t < ''b'' ORDER BY t DESC LIMIT 50'
+    'SELECT t FROM s_coll WHERE t < ''b'' ORDER BY t DESC LIMIT 50',
+    'SELECT t FROM s_coll ORDER BY t COLLATE s_cutf8',
+    'SELECT t FROM s_coll ORDER BY t COLLATE s_cutf8 DESC',
+    'SELECT id FROM s_coll WHERE t COLLATE s_cutf8 > ''a''',
+    'SELECT id FROM s_coll WHERE t COLLATE s_cutf8 >= ''É'' AND t COLLATE s_cutf8 < ''ä''',
+    'SELECT t FROM s_coll WHERE t COLLATE s_cutf8 BETWEEN ''A'' AND ''a'' ORDER BY t COLLATE s_cutf8 DESC LIMIT 50',
+    'SELECT id FROM s_coll WHERE t COLLATE s_cutf8 = ANY (ARRAY[''a-7f'', ''ä42''])',
+    'SELECT t FROM s_coll ORDER BY t COLLATE s_en',
+    'SELECT t FROM s_coll ORDER BY t COLLATE s_en DESC',
+    'SELECT id FROM s_coll WHERE t COLLATE s_en > ''a''',
+    'SELECT id FROM s_coll WHERE t COLLATE s_en >= ''ä'' AND t COLLATE s_en < ''É''',
+    'SELECT t FROM s_coll WHERE t COLLATE s_en BETWEEN ''a'' AND ''B'' ORDER BY t COLLATE s_en DESC LIMIT 50'
 ]);
 
 -- With ICU available, also an ICU collation and a nondeterministic
@@ -826,6 +854,8 @@ FROM pbt_cmp_all(ARRAY[
 DROP TABLE s_fixedkeys, s_fixedkeys_d, s_fixedkeys_t;
 
 DROP TABLE s_point, s_multi, s_desc, s_nf, s_incl, s_part, s_expr, s_wide, mj_o, mj_i, s_coll;
+DROP COLLATION s_en;
+DROP COLLATION s_cutf8;
 DROP TABLE mj_merge, mj_merge_desc, mj_merge_left, mj_hash, mj_hash_left;
 DROP FUNCTION pbt_cursor_cmp(text);
 DROP FUNCTION pbt_cmp_all(text[]);
