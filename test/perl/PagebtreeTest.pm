@@ -5,11 +5,11 @@
 #   use PagebtreeTest;
 #
 # The test table is
-#   t (id bigserial, k int8, s text, pad text)
-# with pagebtree indexes
+#   t (id bigserial, k int8, s text COLLATE pbt_ling, pad text)
+# (pbt_ling: libc en_US.UTF-8, a linguistic collation that test/run-all.sh
+# generates) with pagebtree indexes
 #   t_k (k)                                   int8: normalized keys
-#   t_s (s)                                   text in the database collation
-#                                             (C.UTF-8 in run-all.sh): comparator keys
+#   t_s (s)                                   text, linguistic: comparator keys
 #   t_sc (s COLLATE "C")                      text: normalized keys, BPA leaves
 #   t_ks (k DESC, s COLLATE "C") INCLUDE (id) multi-column, DESC, INCLUDE
 #   t_id UNIQUE (id)                          unique, fingerprint leaves;
@@ -18,7 +18,7 @@
 # and, with pbt_create_schema(delta => 1), two indexes with a delta area
 # (WITH (delta = on), issue #22) that no query of the other indexes uses:
 #   t_dpk (pad COLLATE "C", k) INCLUDE (id)   normalized keys, index-only scans
-#   t_dls (lower(s))                          comparator keys (database collation)
+#   t_dls (lower(s))                          comparator keys (pbt_ling)
 # Their inserts go to runs of pending entries when the session has
 # pagebtree.delta_append_always = on (pbt_new_node(delta_always => 1)).
 # Tests may add two indexes with leaf groups (WITH (leaf_group_size = 4),
@@ -112,7 +112,8 @@ sub pbt_create_schema
 	$node->safe_psql('postgres', 'CREATE EXTENSION IF NOT EXISTS pagebtree');
 	$node->safe_psql(
 		'postgres', qq(
-CREATE $unlogged TABLE $table (id bigserial, k int8 NOT NULL, s text NOT NULL, pad text);
+CREATE COLLATION IF NOT EXISTS pbt_ling (provider = libc, locale = 'en_US.UTF-8');
+CREATE $unlogged TABLE $table (id bigserial, k int8 NOT NULL, s text COLLATE pbt_ling NOT NULL, pad text);
 CREATE INDEX ${table}_k ON $table USING pagebtree (k);
 CREATE INDEX ${table}_s ON $table USING pagebtree (s);
 ));

@@ -82,7 +82,7 @@ for my $setup (@setups)
 	# resource manager is not loaded
 	$node->safe_psql('postgres', q{
 CREATE TABLE tsize AS
-  SELECT g::int8 AS k, repeat('x', 100) || g AS v FROM generate_series(1, 30000) g;
+  SELECT g::int8 AS k, md5(g::text) || repeat('x', 100) AS v FROM generate_series(1, 30000) g;
 CREATE INDEX tsize_k ON tsize USING pagebtree (k);
 CREATE INDEX tsize_v ON tsize USING pagebtree (v);
 });
