@@ -19,35 +19,11 @@
 
 #include "access/generic_xlog.h"
 #include "access/xloginsert.h"
-#include "catalog/pg_control.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
-
-/*
- * Log the locked, changed pages in bufs[0..n) whole, in one record.  Not
- * inlined nor split by the compiler, so that a debugger's breakpoint on it
- * (test/t/015_group_orphan.pl) is hit once per record.
- */
-static pg_noinline void
-log_whole_pages(Relation index, Buffer *bufs, int n)
-{
-	XLogRecPtr	recptr;
-
-	Assert(n > 0 && n <= XLR_MAX_BLOCK_ID + 1);
-	for (int i = 0; i < n; i++)
-		MarkBufferDirty(bufs[i]);
-	if (!RelationNeedsWAL(index))
-		return;
-	XLogBeginInsert();
-	for (int i = 0; i < n; i++)
-		XLogRegisterBuffer(i, bufs[i], REGBUF_FORCE_IMAGE | REGBUF_STANDARD);
-	recptr = XLogInsert(RM_XLOG_ID, XLOG_FPI);
-	for (int i = 0; i < n; i++)
-		PageSetLSN(BufferGetPage(bufs[i]), recptr);
-}
 
 /*
  * Make page the subnode at pos of a group of n, empty, in the index's leaf
@@ -189,7 +165,7 @@ pbt_new_group(Relation index, PbtState *st, int n, uint64 epoch, bool log)
 	for (int i = 0; i < n; i++)
 		pbt_init_subnode(BufferGetPage(bufs[i]), st, i, n, epoch);
 	if (log)
-		log_whole_pages(index, bufs, n);
+		pbt_log_group_pages(index, bufs, NULL, n);
 	else
 		for (int i = 0; i < n; i++)
 			MarkBufferDirty(bufs[i]);
@@ -902,10 +878,8 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		memcpy(logdescs, descs + n, sizeof(StringInfo) * n);
 		memcpy(logdescs + n, descs, sizeof(StringInfo) * n);
 	}
-	if (pbt_rmgr_registered)
-		pbt_log_group_rewrite(index, logbufs, logdescs, nbufs);
-	else
-		log_whole_pages(index, logbufs, nbufs);
+	pbt_log_group_pages(index, logbufs,
+						pbt_rmgr_registered ? logdescs : NULL, nbufs);
 	END_CRIT_SECTION();
 
 	for (int h = 0; PBT_GROUP_HINT_BYTES(st) > 0 && h < npages / n; h++)
@@ -1091,7 +1065,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 		o->prev = llblk;
 		o->next = rblk;
 	}
-	log_whole_pages(index, bufs, nbufs);
+	pbt_log_group_pages(index, bufs, NULL, nbufs);
 	END_CRIT_SECTION();
 	PBT_CHECK_PAGE(index, ppage, pblk);
 	elog(DEBUG2, "pagebtree: deletion of the leaf group at block %u of index \"%s\" (%d subnodes in use)",
@@ -1156,7 +1130,7 @@ pbt_group_reclaim_orphan(Relation index, PbtState *st, BlockNumber start)
 		o->flags = (o->flags & ~(PBT_GROUP | PBT_HOLE)) | PBT_DELETED;
 		o->safexid = FirstNormalFullTransactionId;
 	}
-	log_whole_pages(index, bufs, n);
+	pbt_log_group_pages(index, bufs, NULL, n);
 	END_CRIT_SECTION();
 	elog(DEBUG2, "pagebtree: deletion of the unlinked leaf group at block %u of index \"%s\"",
 		 start, RelationGetRelationName(index));

@@ -31,6 +31,7 @@
 #include "access/xlogreader.h"
 #include "access/xlog_internal.h"
 #include "access/xlogutils.h"
+#include "catalog/pg_control.h"
 #include "miscadmin.h"
 #include "storage/standby.h"
 #include "utils/rel.h"
@@ -652,18 +653,24 @@ pbt_describe_group_page(PbtState *st, Page before, Page after,
 }
 
 /*
- * Log a leaf group's rewrite (pbt_group_overflow), its pages already
- * changed in bufs[0, n), exclusively locked, in block id order: where
- * data[i] is NULL as a full-page image, else with data[i] as its block data
- * (pbt_describe_group_page, or the page's new left-link).  Inside the
- * caller's critical section, after XLogEnsureRecordSpace(n - 1, n).
+ * Log the changed pages of a leaf group operation, exclusively locked in
+ * bufs[0, n), in one record, in block id order; inside the caller's
+ * critical section.  Without descs, every page whole in a core XLOG_FPI
+ * record (new groups, deletions, and any operation without the resource
+ * manager).  With them (pbt_group_overflow, preloaded) as
+ * XLOG_PBT_GROUP_REWRITE: a page whose descs[i] is NULL whole, the others
+ * with descs[i] as block data (pbt_describe_group_page, or the new
+ * left-link), after XLogEnsureRecordSpace(n - 1, n).  Not inlined, so that
+ * a debugger's breakpoint on it (test/t/015_group_orphan.pl) is hit once
+ * per record.
  */
-void
-pbt_log_group_rewrite(Relation index, Buffer *bufs, StringInfo *data, int n)
+pg_noinline void
+pbt_log_group_pages(Relation index, Buffer *bufs, StringInfo *descs, int n)
 {
 	XLogRecPtr	recptr;
 
-	Assert(pbt_rmgr_registered && n > 0 && n <= XLR_MAX_BLOCK_ID + 1);
+	Assert(n > 0 && n <= XLR_MAX_BLOCK_ID + 1);
+	Assert(descs == NULL || pbt_rmgr_registered);
 	for (int i = 0; i < n; i++)
 		MarkBufferDirty(bufs[i]);
 	if (!RelationNeedsWAL(index))
@@ -671,15 +678,18 @@ pbt_log_group_rewrite(Relation index, Buffer *bufs, StringInfo *data, int n)
 	XLogBeginInsert();
 	for (int i = 0; i < n; i++)
 	{
-		if (data[i] == NULL)
+		if (descs == NULL || descs[i] == NULL)
 			XLogRegisterBuffer(i, bufs[i], REGBUF_FORCE_IMAGE | REGBUF_STANDARD);
 		else
 		{
 			XLogRegisterBuffer(i, bufs[i], REGBUF_STANDARD);
-			XLogRegisterBufData(i, data[i]->data, data[i]->len);
+			XLogRegisterBufData(i, descs[i]->data, descs[i]->len);
 		}
 	}
-	recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_GROUP_REWRITE);
+	if (descs)
+		recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_GROUP_REWRITE);
+	else
+		recptr = XLogInsert(RM_XLOG_ID, XLOG_FPI);
 	for (int i = 0; i < n; i++)
 		PageSetLSN(BufferGetPage(bufs[i]), recptr);
 }

@@ -231,7 +231,7 @@ extern void pbt_log_convert(Relation index, Buffer buf, Page newpage);
 extern bool pbt_describe_group_page(PbtState *st, Page before, Page after,
 									PbtItem *items, int nitems,
 									StringInfo out);
-extern void pbt_log_group_rewrite(Relation index, Buffer *bufs,
-								  StringInfo *data, int n);
+extern void pbt_log_group_pages(Relation index, Buffer *bufs,
+								StringInfo *descs, int n);
 
 #endif							/* PBT_XLOG_H */

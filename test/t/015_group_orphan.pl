@@ -59,8 +59,8 @@ my $deadline = time + 60;
 $splitter->pump while $out !~ /^(\d+)$/m && time < $deadline;
 my ($pid) = $out =~ /^(\d+)$/m;
 
-# the new group's holes are logged first (log_whole_pages), then the split
-my ($gdb, $gdb_out) = pbt_gdb_pause($pid, [ 'break pbt_log_group_rewrite' ], 10);
+# the first record is the new group's holes, the second the split
+my ($gdb, $gdb_out) = pbt_gdb_pause($pid, [ 'break pbt_log_group_pages', 'ignore 1 1' ], 10);
 if (!$gdb)
 {
 	$splitter->kill_kill;
