@@ -209,8 +209,10 @@ redo_group_page(Page page, const char *data, Size len)
 			items[t].len = len16;
 			p += 2 * sizeof(uint16) + len16;
 		}
-		else
+		else if (kept < hdr.keep_count)
 			items[t] = old[hdr.keep_first + kept++];
+		else
+			break;
 	}
 	if (kept != hdr.keep_count || p != data + len)
 		elog(PANIC, "pagebtree redo: a leaf group's page is described wrongly");
@@ -613,10 +615,10 @@ pbt_describe_group_page(PbtState *st, Page before, Page after,
 
 	resetStringInfo(out);
 	memcpy(&hdr.opaque, PbtPageGetOpaque(after), sizeof(PbtPageOpaqueData));
-	pbt_page_get_hikey(after, &hikey);
-	hdr.hikey_len = hikey.len;
 	appendBinaryStringInfo(out, (char *) &hdr, sizeof(hdr));
-	appendBinaryStringInfo(out, hikey.data, hikey.len);
+	if (pbt_page_get_hikey(after, &hikey))
+		appendBinaryStringInfo(out, hikey.data, hikey.len);
+	hdr.hikey_len = hikey.len;
 	for (int t = 0; t < nitems && out->len < image_bytes; t++)
 	{
 		int			cmp = -1;
