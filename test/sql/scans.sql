@@ -687,6 +687,29 @@ BEGIN
 END;
 $$;
 
+-- An index of C.UTF-8 text that an earlier pagebtree built with comparator
+-- keys keeps them (its metapage says so) until REINDEX.  Made here by
+-- building under en_US.UTF-8 and then pointing the index's collation at
+-- C.UTF-8 in the catalog, over keys that both order alike.
+CREATE TABLE s_old (id int, t text COLLATE s_cutf8) WITH (autovacuum_enabled = off);
+INSERT INTO s_old SELECT i, lpad(((i * 7919) % 20000)::text, 6, '0') FROM generate_series(1, 20000) i;
+CREATE INDEX s_old_t ON s_old USING pagebtree (t COLLATE s_en);
+UPDATE pg_index SET indcollation = (SELECT oid FROM pg_collation WHERE collname = 's_cutf8')::text::oidvector
+WHERE indexrelid = 's_old_t'::regclass;
+VACUUM ANALYZE s_old;
+SELECT key_mode FROM pagebtree_metapage('s_old_t');
+SELECT pagebtree_check('s_old_t', true);
+SELECT * FROM pbt_cmp_all(ARRAY[
+    'SELECT t FROM s_old ORDER BY t',
+    'SELECT id FROM s_old WHERE t >= ''000500'' AND t < ''001500''',
+    'SELECT t FROM s_old WHERE t > ''019000'' ORDER BY t DESC'
+]);
+REINDEX INDEX s_old_t;
+SELECT key_mode FROM pagebtree_metapage('s_old_t');
+SELECT pagebtree_check('s_old_t', true);
+SELECT nrows, idx_plan, idx_diffs FROM pbt_cmp_all(ARRAY['SELECT t FROM s_old ORDER BY t']);
+DROP TABLE s_old;
+
 --
 -- Point lookups (equality on every key column) read a leaf's entries of the
 -- key up to the first other key.  k = 7 has 3000 entries over several
