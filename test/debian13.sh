@@ -27,7 +27,7 @@ ROOT=$CACHE/debian13
 PG_CONFIG=/usr/lib/postgresql/17/bin/pg_config
 # what run-all.sh needs in the root (libicu-dev: 17's headers include ICU's)
 PACKAGES="postgresql-17 postgresql-server-dev-17 libicu-dev make gcc libc6-dev
-          perl libipc-run-perl gdb python3 python3-jsonschema procps"
+          perl libipc-run-perl gdb python3 python3-jsonschema procps locales"
 
 die() { printf '\ndebian13.sh: ERROR: %s\n' "$*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "PostgreSQL 17 runs in a Debian 13 root, which needs root (debootstrap, chroot)"
@@ -72,6 +72,16 @@ if [ ! -x "$ROOT/$PG_CONFIG" ]; then
 		--no-install-recommends $(echo $PACKAGES)" </dev/null >>"$CACHE/debian13.log" 2>&1 \
 		|| { tail -n 20 "$CACHE/debian13.log"; die "installing PostgreSQL 17 in the Debian 13 root failed"; }
 	mv "$ROOT.new" "$ROOT" || die "cannot move $ROOT.new to $ROOT"
+fi
+
+# en_US.UTF-8, for the tests that need comparator-mode text (run-all.sh
+# makes it on the host; a root made before it lacks the locales package)
+if ! chroot "$ROOT" locale -a 2>/dev/null | grep -qix 'en_US\.utf-\?8'; then
+	unshare --mount --propagation private chroot "$ROOT" sh -c "mount -t proc proc /proc &&
+		{ [ -d /usr/share/i18n/locales ] || { apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends locales; }; } &&
+		localedef -i en_US -c -f UTF-8 en_US.UTF-8" </dev/null >>"$CACHE/debian13.log" 2>&1 \
+		|| { tail -n 20 "$CACHE/debian13.log"; die "generating en_US.UTF-8 in the Debian 13 root failed"; }
 fi
 
 # The tree, copied afresh into the root; the command inside, in a mount
