@@ -34,9 +34,9 @@
 # return the rows of a sequential scan, both directions.  One of them has a
 # delta area (appends forced, as above): its subnodes' runs are appended to,
 # folded, and taken into rebalanced groups, and the standby must end with
-# the primary's runs.  A group index loaded between two checkpoints has
-# its rebalanced subnodes logged as the entries they gained, not as
-# images; pg_waldump counts them, and both replays check them.
+# the primary's runs.  An empty group index, loaded with no checkpoint
+# asked for, has its rebalanced subnodes logged as the entries they gained,
+# not as images; pg_waldump counts them, and both replays check them.
 
 use strict;
 use warnings;
