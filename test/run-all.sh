@@ -30,8 +30,9 @@
 # are 001_crash_recovery, 002_standby, 006_standby_redo_window,
 # 007_extension_upgrade, 008_partition_dump, 009_logical_replication,
 # 011_bitmap_concurrent, 012_standby_vacuum_pin, 013_standby_group_split,
-# 014_standby_reuse_conflict, 016_zero_pages, 031_parallel_build and
-# 034_vacuum_block_order unless
+# 014_standby_reuse_conflict, 016_zero_pages, 031_parallel_build,
+# 034_vacuum_block_order and 035_pg_upgrade (pg_upgrade from Debian's 15,
+# against which the script also builds pagebtree; skipped on 17) unless
 # --tap says otherwise (--tap=all: every test), and they use Debian's
 # PostgreSQL 15 Perl test modules (PostgreSQL::Test::Cluster), since the
 # wheels ship none (17 uses its own).  --pg-config=PATH runs against any other installation: that
@@ -80,6 +81,9 @@
 #                      scale the TAP tests (see each test's header); on 16,
 #                      17 and 18, PBT_CRASH_CYCLES defaults to 1 (15 runs 4)
 #                      and PBT_STANDBY_SECONDS to 10 (15: 20)
+#   PBT_UPGRADE_FROM   the installation (bin, lib) of an older server with
+#                      pagebtree installed, for 035_pg_upgrade (default: the
+#                      script builds one from Debian's 15 on 16 and 18)
 #   PBT_VALGRIND_ORIGINS  1: with --valgrind, also --track-origins=yes (about
 #                      twice as slow; for diagnosing an error already found)
 #
@@ -113,7 +117,7 @@ TAP_SCALE_VARS="PBT_CRASH_CYCLES PBT_STANDBY_SECONDS PBT_DIFF_ROUNDS PBT_DIFF_RO
 # the TAP tests that take longest, slowest first
 TAP_SLOWEST="test/t/010_random_diff.pl test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/020_pgbench_stress.pl"
 # TAP tests on servers other than Debian's 15, unless --tap names others
-NEWER_TAP_TESTS="test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/006_standby_redo_window.pl test/t/007_extension_upgrade.pl test/t/008_partition_dump.pl test/t/009_logical_replication.pl test/t/011_bitmap_concurrent.pl test/t/012_standby_vacuum_pin.pl test/t/013_standby_group_split.pl test/t/014_standby_reuse_conflict.pl test/t/016_zero_pages.pl test/t/031_parallel_build.pl test/t/034_vacuum_block_order.pl"
+NEWER_TAP_TESTS="test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/006_standby_redo_window.pl test/t/007_extension_upgrade.pl test/t/008_partition_dump.pl test/t/009_logical_replication.pl test/t/011_bitmap_concurrent.pl test/t/012_standby_vacuum_pin.pl test/t/013_standby_group_split.pl test/t/014_standby_reuse_conflict.pl test/t/016_zero_pages.pl test/t/031_parallel_build.pl test/t/034_vacuum_block_order.pl test/t/035_pg_upgrade.pl"
 
 PG_VERSIONS=${PBT_PG:-15}
 USER_PG_CONFIG=${PBT_PG_CONFIG:-}
@@ -434,7 +438,7 @@ as_tester() {
 		HOME="$WORK/home" LANG="$TEST_LOCALE" LC_ALL="$TEST_LOCALE"
 		PG_CONFIG="$PG_CONFIG" PGTZ=UTC)
 	local v
-	for v in $TAP_SCALE_VARS PBT_TEST_SEED PBT_DIFF_SEED; do
+	for v in $TAP_SCALE_VARS PBT_TEST_SEED PBT_DIFF_SEED PBT_UPGRADE_FROM; do
 		[ -n "${!v:-}" ] && envs+=("$v=${!v}")
 	done
 	[ -n "${PG_TEST_TIMEOUT_DEFAULT:-}" ] && envs+=(PG_TEST_TIMEOUT_DEFAULT="$PG_TEST_TIMEOUT_DEFAULT")
@@ -814,6 +818,28 @@ fi
 # ---------------------------------------------------------------------------
 # 5. TAP tests (each test creates its own clusters under tmp_check/)
 # ---------------------------------------------------------------------------
+# test/t/035_pg_upgrade.pl upgrades from Debian's 15 to a newer server: a
+# copy of 15 with this tree built against it and installed into the copy
+if [ "$SKIP_TAP" != 1 ] && [ -z "${PBT_UPGRADE_FROM:-}" ] && [ "$PG_MAJOR" -gt "$DEBIAN_MAJOR" ] \
+		&& [ -x "$DEBIAN_PG_CONFIG" ] && [[ -z $TAP_TESTS || " ${TAP_TESTS//,/ } " == *" test/t/035_pg_upgrade.pl "* ]]; then
+	OLDROOT=$WORK/old$DEBIAN_MAJOR
+	log "pagebtree for PostgreSQL $DEBIAN_MAJOR in $OLDROOT (pg_upgrade from it)"
+	mkdir -p "$OLDROOT/usr/lib/postgresql" "$OLDROOT/usr/share/postgresql"
+	cp -a "/usr/lib/postgresql/$DEBIAN_MAJOR" "$OLDROOT/usr/lib/postgresql/" \
+		&& cp -a "/usr/share/postgresql/$DEBIAN_MAJOR" "$OLDROOT/usr/share/postgresql/" \
+		&& rm -rf "$WORK/src-old" && cp -a "$TREE" "$WORK/src-old" \
+		|| die "copying PostgreSQL $DEBIAN_MAJOR failed"
+	chown -R "$TEST_USER" "$OLDROOT" "$WORK/src-old"
+	if ! (cd "$WORK/src-old" && as_tester make clean PG_CONFIG="$DEBIAN_PG_CONFIG" \
+			&& as_tester make -j"$(nproc)" PG_CONFIG="$DEBIAN_PG_CONFIG" \
+			&& as_tester make install PG_CONFIG="$DEBIAN_PG_CONFIG" DESTDIR="$OLDROOT") \
+			>"$RESULTS/build-old.log" 2>&1; then
+		tail -n 30 "$RESULTS/build-old.log"
+		die "building pagebtree against PostgreSQL $DEBIAN_MAJOR failed (log: $RESULTS/build-old.log)"
+	fi
+	export PBT_UPGRADE_FROM=$OLDROOT/usr/lib/postgresql/$DEBIAN_MAJOR
+fi
+
 if [ "$SKIP_TAP" != 1 ]; then
 	log "TAP tests (prove)"
 	# the slowest tests first, so that --jobs finishes them together

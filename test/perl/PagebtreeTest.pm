@@ -80,11 +80,16 @@ sub pbt_text_expr
 #              into an index WITH (delta = on) goes to its leaf's run until
 #              the run folds; no effect on other indexes)
 #   conf    => extra postgresql.conf lines
+#   install_path => the installation (bin, lib) of another server to run
+#   initdb  => extra initdb arguments (an array reference)
 sub pbt_new_node
 {
 	my ($name, %opts) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init(allows_streaming => ($opts{streaming} ? 1 : 0));
+	my $node = PostgreSQL::Test::Cluster->new($name,
+		$opts{install_path} ? (install_path => $opts{install_path}) : ());
+	$node->init(
+		allows_streaming => ($opts{streaming} ? 1 : 0),
+		extra            => $opts{initdb} // []);
 	my $spl = $opts{rmgr} ? 'pagebtree' : '';
 	$node->append_conf(
 		'postgresql.conf', qq(
