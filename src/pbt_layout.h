@@ -26,6 +26,23 @@ typedef struct PbtItemBuf
 	char		data[PBT_MAX_ITEM_SIZE + 4 * MAXIMUM_ALIGNOF];
 } PbtItemBuf;
 
+/*
+ * A scan key on bytes at fixed offsets of a normalized item
+ * (PbtLayout.iter_filter): an item may pass only if each byte at markers[]
+ * is PBT_MARK_VALUE and its len bytes at off (1 to 8), read as a big-endian
+ * number and compared with value (the same bytes, left-aligned in its 64
+ * bits), give a result c (-1, 0, 1) whose bit c + 1 is set in pass_mask.
+ */
+typedef struct PbtEntryFilter
+{
+	int			nmarkers;
+	uint16		markers[INDEX_MAX_KEYS];
+	uint16		off;
+	uint8		len;
+	uint8		pass_mask;
+	uint64		value;
+} PbtEntryFilter;
+
 struct PbtState;
 struct PbtSearchKey;
 struct PbtOptions;
@@ -184,6 +201,15 @@ typedef struct PbtLayout
 	 */
 	void		(*iter_tids) (PbtIter *it, int n, ItemPointerData *tids,
 							  bool *dead);
+	/*
+	 * Optional, for leaves of normalized keys: advance the iteration over
+	 * at most max entries that certainly fail f, stopping before the first
+	 * that may pass (or that it cannot test cheaply); returns how many it
+	 * passed over.  Saves building an item per entry only to find that a
+	 * scan key on a later column fails (a scan of the whole index for
+	 * WHERE b = 42 on an index on (a, b)).
+	 */
+	int			(*iter_filter) (PbtIter *it, const PbtEntryFilter *f, int max);
 	/*
 	 * Optional equality probe for point lookups on normalized keys without
 	 * INCLUDE columns: the heap TIDs (PBT_TID_BYTES each, on the page) of

@@ -362,6 +362,83 @@ heads_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
 	}
 }
 
+/*
+ * Byte x of a leaf entry's item, x at or past the prefix (prefix_len p) and
+ * below p + the entry's length after the prefix.
+ */
+static inline unsigned char
+entry_byte(Page page, const HeadsSlot *slot, int p, int x)
+{
+	x -= p;
+	if (x < HEAD_BYTES)
+		return (unsigned char) (slot->head >> (8 * (HEAD_BYTES - 1 - x)));
+	return ((unsigned char *) page)[slot->off + x - HEAD_BYTES];
+}
+
+/*
+ * Pass over entries that certainly fail f, reading their head and remainder
+ * where the page keeps them.  Entries whose compared bytes start in the
+ * prefix, or that are shorter than a head, stop it: the engine checks
+ * those.
+ */
+static int
+heads_iter_filter(PbtIter *it, const PbtEntryFilter *f, int max)
+{
+	Page		page = it->page;
+	HeadsHeader *hdr = heads_header(page);
+	const HeadsSlot *slots = heads_slots(page);
+	int			p = hdr->prefix_len;
+	int			d = f->off - p;		/* where the bytes start after the prefix */
+	uint64		mask = ~UINT64CONST(0) << (8 * (sizeof(uint64) - f->len));
+	int			n = 0;
+
+	Assert(f->len >= 1 && f->len <= sizeof(uint64));
+	if (!is_leaf(page) || d < 0)
+		return 0;
+	/* markers in the prefix are every entry's */
+	for (int i = 0; i < f->nmarkers; i++)
+		if (f->markers[i] < p &&
+			((unsigned char *) page)[hdr->prefix_off + f->markers[i]] != PBT_MARK_VALUE)
+			return 0;
+	while (n < max && it->pos + it->step != it->stop)
+	{
+		const HeadsSlot *slot = &slots[it->pos + it->step];
+		const char *rest = (char *) page + slot->off;
+		int			len = slot_len(slot);
+		uint64		word;
+		uint64		v;
+		int			c;
+		bool		values = true;
+
+		if (len < HEAD_BYTES || len < d + f->len)
+			break;
+		for (int i = 0; i < f->nmarkers && values; i++)
+			values = f->markers[i] < p ||
+				entry_byte(page, slot, p, f->markers[i]) == PBT_MARK_VALUE;
+		if (!values)
+			break;
+		/* eight bytes from rest stay inside the page (heads_iter_tids) */
+		if (d >= HEAD_BYTES)
+		{
+			memcpy(&word, rest + d - HEAD_BYTES, sizeof(word));
+			v = pg_ntoh64(word);
+		}
+		else
+		{
+			memcpy(&word, rest, sizeof(word));
+			v = (uint64) slot->head << (8 * (HEAD_BYTES + d)) |
+				pg_ntoh64(word) >> (8 * (HEAD_BYTES - d));
+		}
+		v &= mask;
+		c = (v > f->value) - (v < f->value);
+		if ((f->pass_mask >> (c + 1)) & 1)
+			break;
+		it->pos += it->step;
+		n++;
+	}
+	return n;
+}
+
 static char *
 heads_downlink(Page page, int pos)
 {
@@ -929,6 +1006,7 @@ heads_check(Page page)
 	.check = heads_check, \
 	.iter_next = heads_iter_next, \
 	.iter_tids = heads_iter_tids, \
+	.iter_filter = heads_iter_filter, \
 	.prefix_bytes = heads_prefix_bytes, \
 	.suffix_bytes = heads_suffix_bytes, \
 }

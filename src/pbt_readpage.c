@@ -920,6 +920,8 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	int			k = forward ? 0 : PBT_MAX_ITEMS_PER_PAGE;
 	bool		one_key;
 	int			checked = -1;	/* on a one-key page, a slot that passed */
+	bool		filter;			/* the layout passes over failing entries */
+	bool		filtered_last = false;
 	PbtItem		item;
 	PbtIter		it;
 
@@ -944,8 +946,35 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 		Assert(examined == limit || it.pos + it.step == it.stop);
 	}
 	one_key = examined == 0 && page_is_one_key(so, page, it.layout);
-	while (examined < limit && pbt_iter_next(&it, &item))
+	filter = so->has_entry_filter && it.layout->iter_filter &&
+		!so->batch_keys_hold &&
+		(so->batch_within_end || !(forward ? so->has_upper : so->has_lower));
+	while (examined < limit)
 	{
+		if (filter && checked < 0)
+		{
+			int			first = it.pos + it.step;
+			int			n = it.layout->iter_filter(&it, &so->entry_filter,
+												   limit - examined);
+
+			if (n > 0)
+			{
+				if (examined == 0)
+				{
+					PbtItemBuf	boundbuf;
+
+					it.layout->get(page, first, &item, &boundbuf);
+					save_bound(so, forward ? 0 : 1, first, &item);
+				}
+				examined += n;
+				filtered_last = true;
+				if (examined == limit)
+					break;
+			}
+		}
+		if (!pbt_iter_next(&it, &item))
+			break;
+		filtered_last = false;
 		if (examined++ == 0)
 			save_bound(so, forward ? 0 : 1, it.pos, &item);
 		if (scan->ignore_killed_tuples && it.dead)
@@ -981,6 +1010,8 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 			break;
 	}
 
+	if (filtered_last)
+		it.layout->get(page, it.pos, &item, &it.buf);
 	if (examined > 0)
 	{
 		int			n = it.layout->count(page);

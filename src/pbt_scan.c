@@ -290,6 +290,7 @@ set_bounds(PbtScanOpaque so)
 		so->keys_batchable &= k->covered || k->required_fwd || k->required_bwd;
 		so->inline_keys &= k->covered || k->inline_check;
 	}
+	pbt_plan_entry_filter(so);
 	return point;
 }
 

@@ -194,6 +194,10 @@ typedef struct PbtScanOpaqueData
 								 * whose first column is not NULL */
 	bool		keys_batchable; /* see batch_keys_hold (pbt_readpage.c) */
 	bool		inline_keys;	/* every key is covered or inline_check */
+	bool		has_entry_filter;	/* entry_filter holds a key that no
+									 * entry the layout passes over can
+									 * pass (pbt_plan_entry_filter) */
+	PbtEntryFilter entry_filter;
 	bool		batch_keys_hold;	/* every key holds for the whole batch,
 									 * if it is within the end key */
 	StringInfoData resumebuf;	/* where the batch stopped, as a key */
@@ -325,6 +329,7 @@ extern bool pbt_build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 							   ScanKeyInfo **bound);
 extern bool pbt_check_item_keys(PbtScanOpaque so, const char *item, int len,
 								ScanDirection dir, bool *continuescan);
+extern void pbt_plan_entry_filter(PbtScanOpaque so);
 
 /* pbt_scan.c: parallel scans */
 extern PbtParallelStatus pbt_parallel_seize(IndexScanDesc scan,

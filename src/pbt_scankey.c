@@ -559,6 +559,63 @@ plan_inline_check(PbtState *st, ScanKeyInfo *k)
 }
 
 /*
+ * so->entry_filter, for layouts that pass over failing entries without
+ * building their items (PbtLayout.iter_filter): the first key that
+ * check_keys_inline compares at fixed offsets, on a column of at most eight
+ * bytes after its marker.  Only where every key is covered or inline and
+ * none that is not covered is required (its failing would end the scan,
+ * which passing over an entry would not notice), but for bounds that fail
+ * on NULLs only.
+ */
+void
+pbt_plan_entry_filter(PbtScanOpaque so)
+{
+	PbtState   *st = so->st;
+	PbtEntryFilter *f = &so->entry_filter;
+	ScanKeyInfo *filter_key = NULL;
+
+	so->has_entry_filter = false;
+	if (!so->inline_keys || so->keys_hold)
+		return;
+	for (int i = 0; i < so->nkeys; i++)
+	{
+		ScanKeyInfo *k = &so->keys[i];
+		int			width = st->cols[k->col].width;
+
+		if (k->covered || k->nonnull_only)
+			continue;
+		if (k->required_fwd || k->required_bwd)
+			return;
+		if (filter_key == NULL && k->encodable && width > 1 &&
+			width <= 1 + (int) sizeof(uint64) && k->enc.len == width)
+			filter_key = k;
+	}
+	if (filter_key == NULL)
+		return;
+	/* a bound's key fails on NULLs only, whose markers stop the filter */
+	for (int i = 0; i < so->nkeys; i++)
+		if (!so->keys[i].covered && so->keys[i].nonnull_only &&
+			so->keys[i].col > filter_key->col)
+			return;
+	/* the markers up to the key's own, where every column before has a value */
+	f->nmarkers = 0;
+	f->off = 0;
+	for (int col = 0; col <= filter_key->col; col++)
+	{
+		f->markers[f->nmarkers++] = f->off;
+		f->off += st->cols[col].width;
+	}
+	f->off -= st->cols[filter_key->col].width - 1;
+	f->len = filter_key->enc.len - 1;
+	f->pass_mask = filter_key->pass_mask;
+	f->value = 0;
+	for (int i = 0; i < f->len; i++)
+		f->value |= (uint64) (unsigned char) filter_key->enc.data[1 + i] <<
+			(8 * (sizeof(uint64) - 1 - i));
+	so->has_entry_filter = true;
+}
+
+/*
  * Does the column at item[start .. start + span) (normalized) or datum
  * (comparator mode; normalized keys whose elements have no exact encoding)
  * equal an element of the filter array of key k?  Its elements are sorted.
