@@ -740,6 +740,7 @@ read_page_unordered(IndexScanDesc scan, Buffer buf)
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	Page		page = BufferGetPage(buf);
 	bool		beyond = false;
+	bool		filter;
 	int			k = 0;
 	PbtItem		item;
 	PbtIter		it;
@@ -753,10 +754,16 @@ read_page_unordered(IndexScanDesc scan, Buffer buf)
 		return end_forward_page(scan, k);
 	}
 	pbt_iter_start_unordered(&it, page);
-	while (pbt_iter_next(&it, &item))
+	/* without an upper bound, no entry passed over could end the scan */
+	filter = so->has_entry_filter && it.layout->iter_filter && !so->has_upper;
+	for (;;)
 	{
 		bool		continuescan;
 
+		if (filter)
+			it.layout->iter_filter(&it, &so->entry_filter, PG_INT32_MAX);
+		if (!pbt_iter_next(&it, &item))
+			break;
 		if ((scan->ignore_killed_tuples && it.dead) ||
 			(so->has_lower &&
 			 pbt_compare(so->st, &so->lowerkey, item.data, item.len) > 0))

@@ -833,7 +833,9 @@ DROP TABLE s_runs, s_runs_d, s_runs_f;
 -- widths before it give (check_keys_inline): NULLs before the column and in
 -- it, DESC columns, arguments of other integer types, text values that are
 -- prefixes of others, keys that end the scan and keys that do not, forward
--- and backward.  The first column has 4,000 values of 5 entries each, so
+-- and backward, and bitmap scans.  On heads leaves, the integer keys are
+-- also tested on the entries' bytes before their items are built
+-- (iter_filter).  The first column has 4,000 values of 5 entries each, so
 -- that skip scans give up and read on.
 CREATE TABLE s_fixedkeys (d int, a int4, b int8, c bool) WITH (autovacuum_enabled = off);
 INSERT INTO s_fixedkeys
@@ -845,7 +847,7 @@ INSERT INTO s_fixedkeys_d SELECT * FROM s_fixedkeys;
 CREATE INDEX s_fixedkeys_abc ON s_fixedkeys USING pagebtree (a, b, c);
 CREATE INDEX s_fixedkeys_d_abd ON s_fixedkeys_d USING pagebtree (a DESC NULLS LAST, b DESC, d);
 VACUUM ANALYZE s_fixedkeys, s_fixedkeys_d;
-SELECT query, nrows > 0 AS has_rows, idx_plan, idx_diffs
+SELECT query, nrows > 0 AS has_rows, idx_plan, idx_diffs, bmp_plan, bmp_diffs
 FROM pbt_cmp_all(ARRAY(
     SELECT format(q, t) FROM unnest(ARRAY['s_fixedkeys', 's_fixedkeys_d']) t,
     unnest(ARRAY[
