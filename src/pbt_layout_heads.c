@@ -425,7 +425,10 @@ heads_iter_filter(PbtIter *it, const PbtEntryFilter *f, int max)
 		}
 		else
 		{
-			memcpy(&word, rest, sizeof(word));
+			/* an entry with no remainder may have no place for one */
+			word = 0;
+			if (len > HEAD_BYTES)
+				memcpy(&word, rest, sizeof(word));
 			v = (uint64) slot->head << (8 * (HEAD_BYTES + d)) |
 				pg_ntoh64(word) >> (8 * (HEAD_BYTES - d));
 		}
