@@ -51,6 +51,10 @@ SELECT count(*) FROM few_AM WHERE b BETWEEN :k * 7 AND (:k + 99) * 7;"
 	"range, a among 5 values|\\set k random(1, $ROWS - 100)
 SELECT count(*) FROM few_AM WHERE a BETWEEN 5 AND 9 AND b BETWEEN :k * 7 AND (:k + 99) * 7;"
 	"many values of a: b = 42|SELECT count(*) FROM many_AM WHERE b = 42;"
+	"many values of a, bitmap scan: b = 42|SET enable_indexscan = off;
+SET enable_indexonlyscan = off;
+SET enable_bitmapscan = on;
+SELECT count(*) FROM many_AM WHERE b = 42;"
 )
 PLANSET="SET enable_seqscan = off; SET enable_bitmapscan = off;"
 run() {
@@ -61,10 +65,13 @@ run() {
 		$BIN/pgbench -n -M prepared -h $W/sock -p $PORT -T $SECS -f $W/q.sql postgres" 2>/dev/null |
 		sed -n 's/^latency average = \([0-9.]*\) ms$/\1/p'
 }
+# the statement of a body: its last line; SET lines before it, for the plan
+statement() { printf '%s\n' "$1" | grep -v '^\\set' | grep -v '^SET ' | sed 's/;$//'; }
 buffers() {
-	local am=$1 body=$2 stmt
-	stmt=$(printf '%s\n' "${body//_AM/_$am}" | grep -v '^\\set' | sed "s/:k/1000/g; s/;\$//")
-	sql "$PLANSET EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) $stmt" |
+	local am=$1 body=$2 setup stmt
+	setup=$(printf '%s\n' "${body//_AM/_$am}" | grep '^SET ' | paste -sd' ')
+	stmt=$(statement "${body//_AM/_$am}" | sed "s/:k/1000/g")
+	sql "$PLANSET $setup EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) $stmt" |
 		grep -m1 -o 'shared hit=[0-9]*\( read=[0-9]*\)\?' | grep -o '[0-9]*' | paste -sd+ | bc
 }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -86,7 +93,7 @@ echo "Server: $SERVER"
 echo
 echo "$ROWS rows per table, everything in shared buffers (1GB). few: index on (a, b), a one of 20 values,"
 echo "b unique, rows in random order; many: index on (a, b), a unique, b one of 100 values. Latency in ms:"
-echo "\`pgbench -M prepared\`, one client, $SECS s per run, index scans forced (seq and bitmap scans off), the"
+echo "\`pgbench -M prepared\`, one client, $SECS s per run, index scans forced (seq and bitmap scans off; the bitmap row: index scans off), the"
 echo "methods alternating, medians of $REPS runs. Buffers: the index scan node's shared buffer accesses (EXPLAIN"
 echo "ANALYZE BUFFERS, k = 1000; heap included where the plan fetches rows)."
 echo
@@ -96,7 +103,7 @@ for q in "${QUERIES[@]}"; do
 	name=${q%%|*}
 	b=$(echo "${T[btree|$name]}" | median)
 	p=$(echo "${T[pagebtree|$name]}" | median)
-	stmt=$(printf '%s\n' "${q#*|}" | grep -v '^\\set' | sed 's/_AM//; s/;$//')
+	stmt=$(statement "${q#*|}" | sed 's/_AM//')
 	echo "| $name: \`$stmt\` | $b | $p | $(awk "BEGIN{printf \"%.2f\", $p/$b}") | $(buffers btree "${q#*|}") | $(buffers pagebtree "${q#*|}") |"
 done
 echo
