@@ -561,8 +561,11 @@ plan_inline_check(PbtState *st, ScanKeyInfo *k)
 /*
  * so->entry_filter, for layouts that pass over failing entries without
  * building their items (PbtLayout.iter_filter): the first key that
- * check_keys_inline compares at fixed offsets, on a column of at most eight
- * bytes after its marker.  Only where every key is covered or inline and
+ * check_keys_inline compares at fixed offsets whose argument has at most
+ * eight bytes after its marker.  A string column's bytes are compared over
+ * the argument's length, as check_keys_inline compares them: the encodings
+ * are prefix-free, so that decides, and an entry too short for it stops
+ * the filter.  Only where every key is covered or inline and
  * none that is not covered is required (its failing would end the scan,
  * which passing over an entry would not notice), but for bounds that fail
  * on NULLs only.
@@ -586,8 +589,9 @@ pbt_plan_entry_filter(PbtScanOpaque so)
 			continue;
 		if (k->required_fwd || k->required_bwd)
 			return;
-		if (filter_key == NULL && k->encodable && width > 1 &&
-			width <= 1 + (int) sizeof(uint64) && k->enc.len == width)
+		if (filter_key == NULL && k->encodable && k->enc.len > 1 &&
+			k->enc.len <= 1 + (int) sizeof(uint64) &&
+			(width <= 0 || k->enc.len == width))
 			filter_key = k;
 	}
 	if (filter_key == NULL)

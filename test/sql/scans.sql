@@ -833,10 +833,10 @@ DROP TABLE s_runs, s_runs_d, s_runs_f;
 -- widths before it give (check_keys_inline): NULLs before the column and in
 -- it, DESC columns, arguments of other integer types, text values that are
 -- prefixes of others, keys that end the scan and keys that do not, forward
--- and backward, and bitmap scans.  On heads leaves, the integer keys are
--- also tested on the entries' bytes before their items are built
--- (iter_filter).  The first column has 4,000 values of 5 entries each, so
--- that skip scans give up and read on.
+-- and backward, and bitmap scans.  On heads leaves, the keys are also
+-- tested on the entries' bytes before their items are built (iter_filter).
+-- The first column has 4,000 values of 5 entries each, so that skip scans
+-- give up and read on.
 CREATE TABLE s_fixedkeys (d int, a int4, b int8, c bool) WITH (autovacuum_enabled = off);
 INSERT INTO s_fixedkeys
 SELECT g, CASE WHEN g % 17 = 0 THEN NULL ELSE g % 4000 END,
@@ -867,7 +867,7 @@ SELECT d, a, CASE WHEN d % 19 = 0 THEN NULL WHEN d % 23 = 0 THEN ''
 FROM s_fixedkeys;
 CREATE INDEX s_fixedkeys_t_at ON s_fixedkeys_t USING pagebtree (a, t DESC);
 VACUUM ANALYZE s_fixedkeys_t;
-SELECT query, nrows > 0 AS has_rows, idx_plan, idx_diffs
+SELECT query, nrows > 0 AS has_rows, idx_plan, idx_diffs, bmp_plan, bmp_diffs
 FROM pbt_cmp_all(ARRAY[
     'SELECT d FROM s_fixedkeys_t WHERE t = ''x1''',
     'SELECT d FROM s_fixedkeys_t WHERE t = ''''',
