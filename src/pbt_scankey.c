@@ -561,7 +561,7 @@ plan_inline_check(PbtState *st, ScanKeyInfo *k)
 /*
  * so->entry_filter, for layouts that pass over failing entries without
  * building their items (PbtLayout.iter_filter): the first key that
- * check_keys_inline compares at fixed offsets whose argument has at most
+ * check_keys_inline compares at fixed offsets, if its argument has at most
  * eight bytes after its marker.  A string column's bytes are compared over
  * the argument's length, as check_keys_inline compares them: the encodings
  * are prefix-free, so that decides, and an entry too short for it stops
