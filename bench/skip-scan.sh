@@ -10,7 +10,8 @@
 # Everything in shared buffers.  Two tables per access method, same rows:
 #   few:  (a, b), a one of 20 values ("tenant"), b unique;
 #   many: (a, b), a unique, b one of 100 values: skipping cannot pay, and
-#         pagebtree gives up after a few values (docs/ARCHITECTURE.md, 7).
+#         pagebtree gives up after a few values (docs/ARCHITECTURE.md, 7);
+#   tags: the same with b text COLLATE "C" ('tag0' .. 'tag99').
 # Each statement runs as pgbench -M prepared, one client, PBT_SKIP_SECS
 # seconds (default 5), the methods alternating, REPS times; medians of the
 # mean latencies.  Prints a Markdown report (bench/results/skip-scan-*.md).
@@ -37,9 +38,12 @@ for am in btree pagebtree; do
 		 CREATE TABLE many_$am AS SELECT g AS a, (hashint4(g) & 1023) % 100 AS b, g AS c
 		 FROM generate_series(1, $ROWS) g;
 		 CREATE INDEX many_${am}_ab ON many_$am USING $am (a, b);
-		 VACUUM (FREEZE, ANALYZE) few_$am, many_$am;"
+		 CREATE TABLE tags_$am AS SELECT g::int8 AS a, ('tag' || (hashint4(g) & 1023) % 100) COLLATE \"C\" AS b
+		 FROM generate_series(1, $ROWS) g;
+		 CREATE INDEX tags_${am}_ab ON tags_$am USING $am (a, b);
+		 VACUUM (FREEZE, ANALYZE) few_$am, many_$am, tags_$am;"
 done
-for t in few many; do sql "SELECT pagebtree_check('${t}_pagebtree_ab', true)" >/dev/null; done
+for t in few many tags; do sql "SELECT pagebtree_check('${t}_pagebtree_ab', true)" >/dev/null; done
 SERVER=$(sql "SELECT version()")
 
 # name|statement (_AM: the access method, in the tables' names)
@@ -55,6 +59,7 @@ SELECT count(*) FROM few_AM WHERE a BETWEEN 5 AND 9 AND b BETWEEN :k * 7 AND (:k
 SET enable_indexonlyscan = off;
 SET enable_bitmapscan = on;
 SELECT count(*) FROM many_AM WHERE b = 42;"
+	"text b, many values of a: b = 'tag42'|SELECT count(*) FROM tags_AM WHERE b = 'tag42';"
 )
 PLANSET="SET enable_seqscan = off; SET enable_bitmapscan = off;"
 run() {
@@ -92,7 +97,8 @@ echo "Command: \`bash bench/skip-scan.sh $V $ROWS\` (as root), $(date -u +%Y-%m-
 echo "Server: $SERVER"
 echo
 echo "$ROWS rows per table, everything in shared buffers (1GB). few: index on (a, b), a one of 20 values,"
-echo "b unique, rows in random order; many: index on (a, b), a unique, b one of 100 values. Latency in ms:"
+echo "b unique, rows in random order; many: index on (a, b), a unique, b one of 100 values; tags: the same with"
+echo "b text (COLLATE \"C\"), 'tag0' .. 'tag99'. Latency in ms:"
 echo "\`pgbench -M prepared\`, one client, $SECS s per run, index scans forced (seq and bitmap scans off; the bitmap row: index scans off), the"
 echo "methods alternating, medians of $REPS runs. Buffers: the index scan node's shared buffer accesses (EXPLAIN"
 echo "ANALYZE BUFFERS, k = 1000; heap included where the plan fetches rows)."
