@@ -22,6 +22,7 @@
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
+#include "storage/predicate.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -630,6 +631,23 @@ subnode_entries(Relation index, PbtState *st, Buffer buf, int *n)
 #define PBT_GROUP_SPLIT_FILL 97
 
 /*
+ * A rebalance or group split moves entries between any two of its pages
+ * (bufs[0..npages), locked), so a serializable transaction's predicate
+ * lock on one of them now covers keys on all of them: copy every page's
+ * locks to the last page, then the last page's to the others.
+ */
+static void
+spread_predicate_locks(Relation index, Buffer *bufs, int npages)
+{
+	BlockNumber last = BufferGetBlockNumber(bufs[npages - 1]);
+
+	for (int k = 0; k < npages - 1; k++)
+		PredicateLockPageSplit(index, BufferGetBlockNumber(bufs[k]), last);
+	for (int k = 0; k < npages - 1; k++)
+		PredicateLockPageSplit(index, last, BufferGetBlockNumber(bufs[k]));
+}
+
+/*
  * The subnode in buf (exclusively locked) cannot take an insert and no
  * hole follows it: rebalance its group, or split the group in two.
  * items[0, nitems) are its items with the new one, sorted.  Locks the
@@ -794,6 +812,7 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	}
 	npages = split ? 2 * n : n;
 	nbufs = npages;
+	spread_predicate_locks(index, bufs, npages);
 	/* the right sibling's left-link changes when the last subnode does */
 	if (oldnext != InvalidBlockNumber && (split || nactive < n))
 	{
@@ -1048,6 +1067,9 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 		   pbt_page_downlink_size(newparent));
 	pbt_layout(newparent)->delete(newparent, &rpos, 1);
 	safexid = ReadNextFullTransactionId();
+	/* the key space goes to R, with its readers' predicate locks */
+	for (int i = 0; i < nactive; i++)
+		PredicateLockPageCombine(index, pbt_group_block(g, start, i), rblk);
 
 	if (RelationNeedsWAL(index))
 		XLogEnsureRecordSpace(nbufs - 1, 0);

@@ -24,6 +24,7 @@
 #include "access/generic_xlog.h"
 #include "access/tableam.h"
 #include "storage/lmgr.h"
+#include "storage/predicate.h"
 #include "utils/snapmgr.h"
 #include "access/genam.h"
 #include "miscadmin.h"
@@ -104,6 +105,7 @@ insert_fastpath(Relation index, PbtState *st, PbtSearchKey *key,
 			pos = -1;
 		if (pos >= 0)
 		{
+			CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
 			pbt_log_insert(index, buf, pos, item, len, InvalidBuffer);
 			PBT_CHECK_PAGE(index, BufferGetPage(buf), BufferGetBlockNumber(buf));
 			done = true;
@@ -459,6 +461,8 @@ insert_into_leaf(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	bool		inserted;
 	PageArgs	args = {page, item, len};
 
+	/* serializable readers of the leaf's key space (pbt_read_page) */
+	CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
 	if (pbt_delta_group(index, st) > 0 &&
 		insert_with_run(index, st, heapRel, buf, stack, key, item, len,
 						indexUnchanged, &inserted))
@@ -693,6 +697,10 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		lopaque->flags |= PBT_INCOMPLETE_SPLIT;
 	else
 		keep = -1;				/* redo of a kept left page flags it */
+
+	/* whoever read the page's key space has read the right half's too */
+	if (leaf)
+		PredicateLockPageSplit(index, lblkno, rblkno);
 
 	/* the run that went into the halves: its side page, locked last */
 	if (run_slot >= 0)

@@ -17,6 +17,7 @@
 #include "pbt_group.h"
 
 #include "miscadmin.h"
+#include "storage/predicate.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -1081,6 +1082,11 @@ pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir,
 	Assert(PbtIsTreePage(BufferGetPage(buf)) &&
 		   PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))));
 	Assert(!point || !ScanDirectionIsBackward(dir));
+	/*
+	 * A serializable transaction has read the leaf's key space, its pending
+	 * entries included: an insert there (pbt_insert.c) is a rw-conflict.
+	 */
+	PredicateLockPage(scan->indexRelation, blkno, scan->xs_snapshot);
 	/* pending entries of the leaf, read while it is locked (done_with_page) */
 	so->run_dir = dir;
 	so->run_from = (PbtSearchKey *) from;

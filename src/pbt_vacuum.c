@@ -25,6 +25,7 @@
 #include "nodes/pg_list.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
+#include "storage/predicate.h"
 #include "utils/snapmgr.h"
 #include "miscadmin.h"
 #include "utils/rel.h"
@@ -171,6 +172,8 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 		   pbt_buffer_locked(pbuf, LW_EXCLUSIVE));
 	Assert(PbtIsLeaf(lo) && !PbtIsRoot(lo) &&
 		   PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(rbuf))));
+	/* the key space goes to R, with its readers' predicate locks */
+	PredicateLockPageCombine(index, lblk, rblk);
 	xlog = GenericXLogStart(index);
 	{
 		Page		lpage = GenericXLogRegisterBuffer(xlog, lbuf, 0);
