@@ -334,6 +334,11 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 		return xwait;
 	if (verdict == ENTRY_VIOLATION)
 	{
+		/*
+		 * A serializable transaction that read the key's absence gets the
+		 * serialization failure that the violation would mask, as btree's.
+		 */
+		CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		unique_violation(index, heapRel, values, isnull);
 	}
