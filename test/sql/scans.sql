@@ -119,6 +119,17 @@ VACUUM ANALYZE s_text;
 SELECT * FROM pbt_cmp('SELECT t FROM s_text WHERE t > ''5''', 'indexonly');
 SELECT * FROM pbt_cmp('SELECT t FROM s_text WHERE t < ''9'' ORDER BY t DESC', 'indexonly');
 SELECT * FROM pbt_cmp('SELECT t FROM s_text WHERE t IS NULL OR t = ''''', 'indexonly');
+-- LIKE and regular expressions with a fixed prefix read a range of the
+-- index under the C collation, as on btree's text_ops
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT t FROM s_text WHERE t LIKE 'ab%';
+EXPLAIN (COSTS OFF) SELECT t FROM s_text WHERE t ~ '^c4';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_cmp('SELECT t FROM s_text WHERE t LIKE ''ab%''', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT t FROM s_text WHERE t ~ ''^c4'' ORDER BY t DESC', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT t FROM s_text WHERE t LIKE ''%ab%''', 'indexonly');
 DROP INDEX s_text_t;
 CREATE INDEX s_text_td ON s_text USING pagebtree (t DESC NULLS LAST);
 SELECT * FROM pbt_cmp('SELECT t FROM s_text WHERE t > ''5'' ORDER BY t DESC NULLS LAST', 'indexonly');
