@@ -84,6 +84,7 @@ prepare_array(IndexScanDesc scan, int keyidx, ArrayKeyInfo *ak)
 	int			n,
 				kept = 0;
 	ArraySortCxt cxt;
+	Oid			proc_type;
 	Oid			proc;
 
 	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
@@ -95,11 +96,18 @@ prepare_array(IndexScanDesc scan, int keyidx, ArrayKeyInfo *ak)
 	if (kept == 0)
 		return false;
 
+	/*
+	 * The family's function for the operator's right type, as nbtree looks it
+	 * up: a polymorphic class (enums, arrays, ranges) registers it for the
+	 * pseudo-type, not for the elements' own type.
+	 */
+	proc_type = OidIsValid(sk->sk_subtype) ? sk->sk_subtype :
+		index->rd_opcintype[sk->sk_attno - 1];
 	proc = get_opfamily_proc(index->rd_opfamily[sk->sk_attno - 1],
-							 elemtype, elemtype, 1);
+							 proc_type, proc_type, 1);
 	if (!OidIsValid(proc))
 		elog(ERROR, "missing support function 1(%u,%u) in opfamily %u",
-			 elemtype, elemtype, index->rd_opfamily[sk->sk_attno - 1]);
+			 proc_type, proc_type, index->rd_opfamily[sk->sk_attno - 1]);
 	fmgr_info(proc, &cxt.proc);
 	cxt.collation = sk->sk_collation;
 	qsort_arg(elems, kept, sizeof(Datum), compare_array_elems, &cxt);

@@ -327,3 +327,201 @@ CREATE OPERATOR CLASS oid_ops
     OPERATOR 4 >=,
     OPERATOR 5 >,
     FUNCTION 1 btoidcmp(oid, oid);
+
+/*
+ * Types stored in comparator mode only, with btree's operators and comparison
+ * function: one family and default class each, as btree has them (inet's
+ * class is inet_ops in the family network_ops).
+ */
+
+-- enum types, in their declared order
+CREATE OPERATOR FAMILY enum_ops USING pagebtree;
+
+CREATE OPERATOR CLASS enum_ops
+    DEFAULT FOR TYPE anyenum USING pagebtree FAMILY enum_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 enum_cmp(anyenum, anyenum);
+
+-- inet and cidr (cidr through binary coercion, as with btree)
+CREATE OPERATOR FAMILY network_ops USING pagebtree;
+
+CREATE OPERATOR CLASS inet_ops
+    DEFAULT FOR TYPE inet USING pagebtree FAMILY network_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 network_cmp(inet, inet);
+
+-- macaddr
+CREATE OPERATOR FAMILY macaddr_ops USING pagebtree;
+
+CREATE OPERATOR CLASS macaddr_ops
+    DEFAULT FOR TYPE macaddr USING pagebtree FAMILY macaddr_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 macaddr_cmp(macaddr, macaddr);
+
+-- macaddr8
+CREATE OPERATOR FAMILY macaddr8_ops USING pagebtree;
+
+CREATE OPERATOR CLASS macaddr8_ops
+    DEFAULT FOR TYPE macaddr8 USING pagebtree FAMILY macaddr8_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 macaddr8_cmp(macaddr8, macaddr8);
+
+-- money
+CREATE OPERATOR FAMILY money_ops USING pagebtree;
+
+CREATE OPERATOR CLASS money_ops
+    DEFAULT FOR TYPE money USING pagebtree FAMILY money_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 cash_cmp(money, money);
+
+-- timetz
+CREATE OPERATOR FAMILY timetz_ops USING pagebtree;
+
+CREATE OPERATOR CLASS timetz_ops
+    DEFAULT FOR TYPE timetz USING pagebtree FAMILY timetz_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 timetz_cmp(timetz, timetz);
+
+-- bit
+CREATE OPERATOR FAMILY bit_ops USING pagebtree;
+
+CREATE OPERATOR CLASS bit_ops
+    DEFAULT FOR TYPE bit USING pagebtree FAMILY bit_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 bitcmp(bit, bit);
+
+-- varbit
+CREATE OPERATOR FAMILY varbit_ops USING pagebtree;
+
+CREATE OPERATOR CLASS varbit_ops
+    DEFAULT FOR TYPE varbit USING pagebtree FAMILY varbit_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 varbitcmp(varbit, varbit);
+
+-- jsonb
+CREATE OPERATOR FAMILY jsonb_ops USING pagebtree;
+
+CREATE OPERATOR CLASS jsonb_ops
+    DEFAULT FOR TYPE jsonb USING pagebtree FAMILY jsonb_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 jsonb_cmp(jsonb, jsonb);
+
+-- arrays of any type with a btree ordering
+CREATE OPERATOR FAMILY array_ops USING pagebtree;
+
+CREATE OPERATOR CLASS array_ops
+    DEFAULT FOR TYPE anyarray USING pagebtree FAMILY array_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 btarraycmp(anyarray, anyarray);
+
+-- range types
+CREATE OPERATOR FAMILY range_ops USING pagebtree;
+
+CREATE OPERATOR CLASS range_ops
+    DEFAULT FOR TYPE anyrange USING pagebtree FAMILY range_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 range_cmp(anyrange, anyrange);
+
+-- multirange types
+CREATE OPERATOR FAMILY multirange_ops USING pagebtree;
+
+CREATE OPERATOR CLASS multirange_ops
+    DEFAULT FOR TYPE anymultirange USING pagebtree FAMILY multirange_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 multirange_cmp(anymultirange, anymultirange);
+
+-- pg_lsn
+CREATE OPERATOR FAMILY pg_lsn_ops USING pagebtree;
+
+CREATE OPERATOR CLASS pg_lsn_ops
+    DEFAULT FOR TYPE pg_lsn USING pagebtree FAMILY pg_lsn_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 pg_lsn_cmp(pg_lsn, pg_lsn);
+
+-- tid
+CREATE OPERATOR FAMILY tid_ops USING pagebtree;
+
+CREATE OPERATOR CLASS tid_ops
+    DEFAULT FOR TYPE tid USING pagebtree FAMILY tid_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 bttidcmp(tid, tid);
+
+-- xid8
+CREATE OPERATOR FAMILY xid8_ops USING pagebtree;
+
+CREATE OPERATOR CLASS xid8_ops
+    DEFAULT FOR TYPE xid8 USING pagebtree FAMILY xid8_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 xid8cmp(xid8, xid8);
+
+-- oidvector
+CREATE OPERATOR FAMILY oidvector_ops USING pagebtree;
+
+CREATE OPERATOR CLASS oidvector_ops
+    DEFAULT FOR TYPE oidvector USING pagebtree FAMILY oidvector_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 btoidvectorcmp(oidvector, oidvector);

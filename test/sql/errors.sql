@@ -8,8 +8,8 @@
 SET client_min_messages = warning;
 
 CREATE COLLATION er_ling (provider = libc, locale = 'en_US.UTF-8');
-CREATE TABLE er (id int, t text COLLATE er_ling, u text, p point, j jsonb) WITH (autovacuum_enabled = off);
-INSERT INTO er SELECT i, md5(i::text), 'u' || i, point(i, i), jsonb_build_object('a', i)
+CREATE TABLE er (id int, t text COLLATE er_ling, u text, p point, j json) WITH (autovacuum_enabled = off);
+INSERT INTO er SELECT i, md5(i::text), 'u' || i, point(i, i), json_build_object('a', i)
 FROM generate_series(1, 2000) i;
 CREATE INDEX er_t ON er USING pagebtree (t);
 CREATE INDEX er_id_u ON er USING pagebtree (id) INCLUDE (u);
@@ -91,7 +91,8 @@ SELECT count(*) FROM er;
 SELECT pagebtree_check('er_t', true);
 
 --
--- Types without a pagebtree operator class, and foreign operator classes.
+-- Types without a pagebtree operator class (nor a btree one), and foreign
+-- operator classes.
 --
 CREATE INDEX er_p ON er USING pagebtree (p);
 CREATE INDEX er_j ON er USING pagebtree (j);

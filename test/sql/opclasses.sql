@@ -517,6 +517,111 @@ RESET enable_bitmapscan;
 SELECT * FROM pbt_check_type('oc_oid', 'v', '42::oid', '3000000000::oid');
 
 --
+-- Types kept in comparator mode only (btree's comparison functions): each
+-- built on part of its rows, the rest inserted through the index, then the
+-- standard queries against a sequential scan, summed up per type.  The enum
+-- is declared out of alphabetical order; values of jsonb, inet, arrays and
+-- ranges differ in kind and length.
+--
+CREATE TYPE oc_mood AS ENUM ('zeta', 'alpha', 'mid', 'beta');
+CREATE OR REPLACE FUNCTION pbt_check_cmp_type(name text, typ text, expr text, lo text, hi text)
+RETURNS TABLE (type text, key_mode text, queries bigint, nrows numeric, idx_plan boolean,
+               idx_diffs numeric, bmp_plan boolean, bmp_diffs numeric)
+LANGUAGE plpgsql AS $$
+DECLARE
+    tbl text := 'oc_' || name;
+BEGIN
+    EXECUTE format('CREATE TABLE %I (id int, v %s) WITH (autovacuum_enabled = off)', tbl, typ);
+    EXECUTE format('INSERT INTO %I SELECT id, CASE WHEN id %% 50 <> 0 THEN %s END FROM oc_data WHERE id <= 3000', tbl, expr);
+    EXECUTE format('CREATE INDEX %I ON %I USING pagebtree (v)', tbl || '_v', tbl);
+    EXECUTE format('INSERT INTO %I SELECT id, CASE WHEN id %% 50 <> 0 THEN %s END FROM oc_data WHERE id > 3000', tbl, expr);
+    EXECUTE format('ANALYZE %I', tbl);
+    PERFORM pagebtree_check((tbl || '_v')::regclass, true);
+    RETURN QUERY
+    SELECT typ, (SELECT m.key_mode FROM pagebtree_metapage((tbl || '_v')::regclass) m),
+           count(*), sum(c.nrows), bool_and(c.idx_plan), sum(c.idx_diffs),
+           bool_and(c.bmp_plan) FILTER (WHERE c.bmp_plan IS NOT NULL), sum(c.bmp_diffs)
+    FROM pbt_check_type(tbl, 'v', lo, hi) c;
+END
+$$;
+SELECT * FROM pbt_check_cmp_type('enum', 'oc_mood',
+    '(ARRAY[''zeta'', ''alpha'', ''mid'', ''beta''])[1 + k % 4]::oc_mood', '''alpha''::oc_mood', '''beta''::oc_mood')
+UNION ALL SELECT * FROM pbt_check_cmp_type('inet', 'inet',
+    'CASE WHEN k % 10 = 3 THEN (''2001:db8::'' || to_hex(k))::inet
+          ELSE (''10.'' || k % 256 || ''.'' || k % 7 || ''.'' || k % 3 || ''/'' || (8 + k % 25))::inet END',
+    '''10.5.0.0/8''::inet', '''10.200.0.0''::inet')
+UNION ALL SELECT * FROM pbt_check_cmp_type('cidr', 'cidr',
+    '(CASE k % 3 WHEN 0 THEN ''10.'' || k % 256 || ''.0.0/16'' WHEN 1 THEN ''10.'' || k % 256 || ''.'' || k % 7 || ''.0/24''
+          ELSE ''10.0.0.0/8'' END)::cidr',
+    '''10.5.0.0/16''::cidr', '''10.77.0.0/16''::cidr')
+UNION ALL SELECT * FROM pbt_check_cmp_type('macaddr', 'macaddr',
+    '(''08:00:2b:'' || lpad(to_hex(k % 256), 2, ''0'') || '':'' || lpad(to_hex(k / 256), 2, ''0'') || '':01'')::macaddr',
+    '''08:00:2b:2a:00:01''::macaddr', '''08:00:2b:f0:03:01''::macaddr')
+UNION ALL SELECT * FROM pbt_check_cmp_type('macaddr8', 'macaddr8',
+    '(''08:00:2b:'' || lpad(to_hex(k % 256), 2, ''0'') || '':'' || lpad(to_hex(k / 256), 2, ''0'') || '':01'')::macaddr::macaddr8',
+    '''08:00:2b:ff:fe:2a:00:01''::macaddr8', '''08:00:2b:ff:fe:f0:03:01''::macaddr8')
+UNION ALL SELECT * FROM pbt_check_cmp_type('money', 'money', '((k - 500) * 1.25)::numeric::money',
+    '''1.25''::money', '''300''::money')
+UNION ALL SELECT * FROM pbt_check_cmp_type('timetz', 'timetz',
+    '((time ''00:00'' + k * interval ''83 seconds'')::text || (ARRAY[''+00'', ''+05'', ''-03''])[1 + k % 3])::timetz',
+    '''10:00+00''::timetz', '''18:30-03''::timetz')
+UNION ALL SELECT * FROM pbt_check_cmp_type('bit', 'bit(8)', '(k % 256)::bit(8)', '42::bit(8)', '200::bit(8)')
+UNION ALL SELECT * FROM pbt_check_cmp_type('varbit', 'varbit',
+    'CASE WHEN k % 2 = 0 THEN k::bit(10)::varbit ELSE (k % 32)::bit(5)::varbit END',
+    '''0101''::varbit', '''1100100''::varbit')
+UNION ALL SELECT * FROM pbt_check_cmp_type('jsonb', 'jsonb',
+    'CASE k % 3 WHEN 0 THEN jsonb_build_object(''k'', k % 97, ''a'', k) WHEN 1 THEN to_jsonb(k)
+          ELSE to_jsonb(''s'' || k) END',
+    '''42''::jsonb', '''{"a": 5, "k": 5}''::jsonb')
+UNION ALL SELECT * FROM pbt_check_cmp_type('int4range', 'int4range',
+    'CASE WHEN k % 100 = 0 THEN ''empty''::int4range ELSE int4range(k % 50, k % 50 + k % 9 + 1) END',
+    '''[10,12)''::int4range', '''[40,45)''::int4range')
+UNION ALL SELECT * FROM pbt_check_cmp_type('int4multirange', 'int4multirange',
+    'int4multirange(int4range(k % 40, k % 40 + 3), int4range(k % 40 + 5, k % 40 + 5 + k % 4))',
+    '''{[10,13)}''::int4multirange', '''{[30,33)}''::int4multirange')
+UNION ALL SELECT * FROM pbt_check_cmp_type('pg_lsn', 'pg_lsn', '((k % 100) || ''/'' || to_hex(k * 12345))::pg_lsn',
+    '''42/0''::pg_lsn', '''90/10''::pg_lsn')
+UNION ALL SELECT * FROM pbt_check_cmp_type('tid', 'tid', '(''('' || k % 300 || '','' || k % 11 || '')'')::tid',
+    '''(42,3)''::tid', '''(200,0)''::tid')
+UNION ALL SELECT * FROM pbt_check_cmp_type('xid8', 'xid8', '(k * 3)::text::xid8', '''42''::xid8', '''2000''::xid8')
+UNION ALL SELECT * FROM pbt_check_cmp_type('oidvector', 'oidvector', '((k % 10) || '' '' || (k % 3))::oidvector',
+    '''1''::oidvector', '''5 2''::oidvector');
+
+-- arrays (= ANY of arrays would take a two-dimensional array apart: own queries)
+CREATE TABLE oc_int4arr (id int, v int4[]) WITH (autovacuum_enabled = off);
+INSERT INTO oc_int4arr SELECT id, CASE WHEN id % 50 <> 0 THEN
+    CASE k % 5 WHEN 0 THEN ARRAY[k % 10] WHEN 1 THEN ARRAY[k % 10, NULL] ELSE ARRAY[k % 10, k % 7, k % 3] END END
+FROM oc_data WHERE id <= 3000;
+CREATE INDEX oc_int4arr_v ON oc_int4arr USING pagebtree (v);
+INSERT INTO oc_int4arr SELECT id, CASE WHEN id % 50 <> 0 THEN
+    CASE k % 5 WHEN 0 THEN ARRAY[k % 10] WHEN 1 THEN ARRAY[k % 10, NULL] ELSE ARRAY[k % 10, k % 7, k % 3] END END
+FROM oc_data WHERE id > 3000;
+VACUUM ANALYZE oc_int4arr;
+SELECT pagebtree_check('oc_int4arr_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM oc_int4arr WHERE v = '{3,1}';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT q.q AS query, i.nrows, i.plan_ok AS idx_plan, i.ndiffs AS idx_diffs
+FROM unnest(ARRAY[
+    'SELECT id FROM oc_int4arr WHERE v = ''{3,1,0}''',
+    'SELECT id FROM oc_int4arr WHERE v = ''{6,NULL}''',
+    'SELECT id FROM oc_int4arr WHERE v < ''{3,1}''',
+    'SELECT id FROM oc_int4arr WHERE v >= ''{7}'' AND v < ''{8,0}''',
+    'SELECT id FROM oc_int4arr WHERE v IS NULL',
+    'SELECT v FROM oc_int4arr ORDER BY v',
+    'SELECT v FROM oc_int4arr WHERE v > ''{5}'' ORDER BY v DESC LIMIT 25'
+]) WITH ORDINALITY AS q(q, n)
+CROSS JOIN LATERAL pbt_cmp(q.q, 'index') AS i
+ORDER BY q.n;
+
+-- inet's subnet operators (a range of the index on 18, a filter before:
+-- versions.sql)
+SELECT * FROM pbt_cmp('SELECT v FROM oc_inet WHERE v << ''10.5.0.0/16''', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT v FROM oc_inet WHERE v <<= ''10.5.0.0/16'' ORDER BY v DESC', 'indexonly');
+
+--
 -- Cross-type comparisons: the constant has a different type than the column
 -- but belongs to the same operator family.
 --
@@ -601,7 +706,10 @@ WITH pbt AS (SELECT oid FROM pg_am WHERE amname = 'pagebtree'),
 types(t) AS (VALUES ('int2'::regtype), ('int4'), ('int8'), ('float4'), ('float8'),
                     ('numeric'), ('date'), ('timestamp'), ('timestamptz'), ('time'),
                     ('interval'), ('bool'), ('"char"'), ('text'), ('bpchar'),
-                    ('name'), ('bytea'), ('uuid'), ('oid')),
+                    ('name'), ('bytea'), ('uuid'), ('oid'), ('anyenum'), ('inet'),
+                    ('macaddr'), ('macaddr8'), ('money'), ('timetz'), ('bit'), ('varbit'),
+                    ('jsonb'), ('anyarray'), ('anyrange'), ('anymultirange'), ('pg_lsn'),
+                    ('tid'), ('xid8'), ('oidvector')),
 pairs AS (
     SELECT types.t, b.opcname AS btree_opclass, p.opcname AS pbt_opclass,
            b.opcfamily AS bfam, p.opcfamily AS pfam, p.opcdefault AS pbt_default
@@ -651,6 +759,10 @@ WHERE amprocfamily IN (SELECT oid FROM pg_opfamily
 -- clean up
 DROP TABLE oc_data, oc_int2, oc_int4, oc_int8, oc_float4, oc_float8, oc_numeric,
     oc_date, oc_timestamp, oc_timestamptz, oc_time, oc_interval, oc_bool, oc_char,
-    oc_text, oc_text_c, oc_varchar, oc_bpchar, oc_name, oc_bytea, oc_uuid, oc_oid;
+    oc_text, oc_text_c, oc_varchar, oc_bpchar, oc_name, oc_bytea, oc_uuid, oc_oid,
+    oc_enum, oc_inet, oc_cidr, oc_macaddr, oc_macaddr8, oc_money, oc_timetz, oc_bit, oc_varbit,
+    oc_jsonb, oc_int4range, oc_int4multirange, oc_pg_lsn, oc_tid, oc_xid8, oc_oidvector, oc_int4arr;
+DROP TYPE oc_mood;
+DROP FUNCTION pbt_check_cmp_type(text, text, text, text, text);
 DROP FUNCTION pbt_check_type(text, text, text, text);
 DROP FUNCTION pbt_type_queries(text, text, text, text);

@@ -149,3 +149,23 @@ SELECT (SELECT count(*) FROM v_fkp) AS referenced_rows,
        (SELECT count(*) FROM v_fkc) AS referencing_rows;
 ALTER TABLE v_fkp ADD CONSTRAINT v_fkp_u UNIQUE USING INDEX v_fkp_id;
 DROP TABLE v_fkc, v_fkp;
+
+--
+-- 6. inet's subnet operators (<<, <<=): the planner's support function makes
+--    a range of the index of them on 18 for any operator family with the
+--    comparisons, before that only for btree's own (a filter here).  The
+--    rows are the same.
+--
+CREATE TABLE v_inet (v inet);
+INSERT INTO v_inet SELECT ('10.' || i % 256 || '.' || i % 7 || '.0/24')::inet
+FROM generate_series(1, 3000) i;
+CREATE INDEX v_inet_v ON v_inet USING pagebtree (v);
+VACUUM ANALYZE v_inet;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT v FROM v_inet WHERE v << '10.5.0.0/16';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM pbt_cmp('SELECT v FROM v_inet WHERE v << ''10.5.0.0/16''', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT v FROM v_inet WHERE v <<= ''10.5.0.0/16'' ORDER BY v DESC', 'indexonly');
+DROP TABLE v_inet;
