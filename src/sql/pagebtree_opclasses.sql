@@ -525,3 +525,15 @@ CREATE OPERATOR CLASS oidvector_ops
     OPERATOR 4 >=,
     OPERATOR 5 >,
     FUNCTION 1 btoidvectorcmp(oidvector, oidvector);
+
+-- composite types, field by field
+CREATE OPERATOR FAMILY record_ops USING pagebtree;
+
+CREATE OPERATOR CLASS record_ops
+    DEFAULT FOR TYPE record USING pagebtree FAMILY record_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 btrecordcmp(record, record);
