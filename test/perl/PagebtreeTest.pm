@@ -327,11 +327,12 @@ sub pbt_start_workload
 }
 
 # Start pgbench in the background: $clients clients running the custom
-# script $script (text) for $seconds seconds.  Returns the IPC::Run handle
-# and references to its stdout and stderr, filled as it runs.
+# script $script (text) for $seconds seconds, with more pgbench arguments
+# in @extra.  Returns the IPC::Run handle and references to its stdout and
+# stderr, filled as it runs.
 sub pbt_start_script
 {
-	my ($node, $script, $clients, $seconds) = @_;
+	my ($node, $script, $clients, $seconds, @extra) = @_;
 	my $file = PostgreSQL::Test::Utils::tempdir() . '/script.sql';
 	my ($out, $err) = ('', '');
 
@@ -339,7 +340,7 @@ sub pbt_start_script
 	my $h = IPC::Run::start(
 		[ 'pgbench', '-n', '-h', $node->host, '-p', $node->port,
 			'-c', $clients, '-j', ($clients > 1 ? 2 : 1),
-			'-T', $seconds, '-f', $file, 'postgres' ],
+			'-T', $seconds, @extra, '-f', $file, 'postgres' ],
 		'<', \undef, '>', \$out, '2>', \$err);
 	return ($h, \$out, \$err);
 }

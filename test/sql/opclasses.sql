@@ -529,10 +529,11 @@ SELECT * FROM pbt_check_type('oc_oid', 'v', '42::oid', '3000000000::oid');
 --
 CREATE TYPE oc_mood AS ENUM ('zeta', 'alpha', 'mid', 'beta');
 CREATE TYPE oc_pair AS (a int, b text);
-CREATE OR REPLACE FUNCTION pbt_check_cmp_type(name text, typ text, expr text, lo text, hi text)
-RETURNS TABLE (type text, key_mode text, queries bigint, nrows numeric, idx_plans bigint,
-               idx_diffs numeric, bmp_plans bigint, bmp_diffs numeric)
-LANGUAGE plpgsql AS $$
+-- table oc_<name> (id, v typ), v = expr over oc_data (NULL on every 50th
+-- row), its index built on the first 3,000 rows, the rest inserted through
+-- it, checked
+CREATE OR REPLACE FUNCTION pbt_build_cmp_type(name text, typ text, expr text)
+RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     tbl text := 'oc_' || name;
 BEGIN
@@ -542,6 +543,16 @@ BEGIN
     EXECUTE format('INSERT INTO %I SELECT id, CASE WHEN id %% 50 <> 0 THEN %s END FROM oc_data WHERE id > 3000', tbl, expr);
     EXECUTE format('ANALYZE %I', tbl);
     PERFORM pagebtree_check((tbl || '_v')::regclass, true);
+END
+$$;
+CREATE OR REPLACE FUNCTION pbt_check_cmp_type(name text, typ text, expr text, lo text, hi text)
+RETURNS TABLE (type text, key_mode text, queries bigint, nrows numeric, idx_plans bigint,
+               idx_diffs numeric, bmp_plans bigint, bmp_diffs numeric)
+LANGUAGE plpgsql AS $$
+DECLARE
+    tbl text := 'oc_' || name;
+BEGIN
+    PERFORM pbt_build_cmp_type(name, typ, expr);
     RETURN QUERY
     SELECT typ, (SELECT m.key_mode FROM pagebtree_metapage((tbl || '_v')::regclass) m),
            count(*), sum(c.nrows), count(*) FILTER (WHERE c.idx_plan), sum(c.idx_diffs),
@@ -596,16 +607,8 @@ UNION ALL SELECT * FROM pbt_check_cmp_type('record', 'oc_pair',
     '''(42,)''::oc_pair', '''(90,a)''::oc_pair');
 
 -- arrays (= ANY of arrays would take a two-dimensional array apart: own queries)
-CREATE TABLE oc_int4arr (id int, v int4[]) WITH (autovacuum_enabled = off);
-INSERT INTO oc_int4arr SELECT id, CASE WHEN id % 50 <> 0 THEN
-    CASE k % 5 WHEN 0 THEN ARRAY[k % 10] WHEN 1 THEN ARRAY[k % 10, NULL] ELSE ARRAY[k % 10, k % 7, k % 3] END END
-FROM oc_data WHERE id <= 3000;
-CREATE INDEX oc_int4arr_v ON oc_int4arr USING pagebtree (v);
-INSERT INTO oc_int4arr SELECT id, CASE WHEN id % 50 <> 0 THEN
-    CASE k % 5 WHEN 0 THEN ARRAY[k % 10] WHEN 1 THEN ARRAY[k % 10, NULL] ELSE ARRAY[k % 10, k % 7, k % 3] END END
-FROM oc_data WHERE id > 3000;
-VACUUM ANALYZE oc_int4arr;
-SELECT pagebtree_check('oc_int4arr_v', true);
+SELECT pbt_build_cmp_type('int4arr', 'int4[]',
+    'CASE k % 5 WHEN 0 THEN ARRAY[k % 10] WHEN 1 THEN ARRAY[k % 10, NULL] ELSE ARRAY[k % 10, k % 7, k % 3] END');
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT id FROM oc_int4arr WHERE v = '{3,1}';
@@ -773,5 +776,6 @@ DROP TABLE oc_data, oc_int2, oc_int4, oc_int8, oc_float4, oc_float8, oc_numeric,
     oc_int4arr;
 DROP TYPE oc_mood, oc_pair;
 DROP FUNCTION pbt_check_cmp_type(text, text, text, text, text);
+DROP FUNCTION pbt_build_cmp_type(text, text, text);
 DROP FUNCTION pbt_check_type(text, text, text, text);
 DROP FUNCTION pbt_type_queries(text, text, text, text);

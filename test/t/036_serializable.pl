@@ -34,16 +34,11 @@ my $limit = 30;
 my $buckets = 8;
 my @tables = qw(sp sg sd);
 
-my $node = PostgreSQL::Test::Cluster->new('serializable');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pagebtree'
-max_connections = 20
+my $node = pbt_new_node('serializable', rmgr => 1, delta_always => 1, conf => qq{
 max_pred_locks_per_transaction = 256
 autovacuum_naptime = 1s
 autovacuum_vacuum_threshold = 200
 autovacuum_vacuum_scale_factor = 0.01
-pagebtree.delta_append_always = on
 });
 $node->start;
 
@@ -92,14 +87,10 @@ INSERT INTO emptied SELECT '$t', :b, txid_current(), id FROM d;
 }
 $script .= "\\endif\nCOMMIT;\n";
 
-my $file = PostgreSQL::Test::Utils::tempdir() . '/ssi.sql';
-PostgreSQL::Test::Utils::append_to_file($file, $script);
-my ($out, $err) = ('', '');
-my $ret = IPC::Run::run(
-	[ 'pgbench', '-n', '-h', $node->host, '-p', $node->port, '-c', 4, '-j', 2,
-		'-T', $seconds, '--max-tries=1000', '-f', $file, 'postgres' ],
-	'<', \undef, '>', \$out, '2>', \$err);
-ok($ret, 'pgbench finished without a client aborting') or diag($err);
+my ($load, $outref, $errref) = pbt_start_script($node, $script, 4, $seconds, '--max-tries=1000');
+$load->finish;
+my ($out, $err) = ($$outref, $$errref);
+is($load->result(0), 0, 'pgbench finished without a client aborting') or diag($err);
 my ($retried) = $out =~ /number of transactions retried: (\d+)/;
 my ($failed) = $out =~ /number of failed transactions: (\d+)/;
 ok(defined $retried && $retried > 0,
