@@ -856,10 +856,10 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 			if (k < n)
 			{
 				descs[k] = makeStringInfo();
-				if (!pbt_describe_group_page(st, BufferGetPage(bufs[k]),
-											 images[k], all + pages[k].first,
-											 pages[k].end - pages[k].first,
-											 descs[k]))
+				if (!pbt_describe_page(st, BufferGetPage(bufs[k]),
+									   images[k], all + pages[k].first,
+									   pages[k].end - pages[k].first,
+									   descs[k]))
 					descs[k] = NULL;
 			}
 			else if (k == nbufs - 1 && BufferIsValid(sbuf))

@@ -713,9 +713,9 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		runbuf = ReadBuffer(index, pbt_side_block(st->delta_group, lblkno));
 		LockBuffer(runbuf, BUFFER_LOCK_EXCLUSIVE);
 	}
-	pbt_log_split(index, buf, lpage, keep, sep->data, sep->len, added,
-				  added_pos, rbuf, rpage, sbuf, cbuf, runbuf, run_slot, kept,
-				  nkept);
+	pbt_log_split(index, st, buf, lpage, keep, sep->data, sep->len, added,
+				  added_pos, rbuf, rpage, ritems, nright, sbuf, cbuf, runbuf,
+				  run_slot, kept, nkept);
 	if (BufferIsValid(runbuf))
 		UnlockReleaseBuffer(runbuf);
 	pfree(lpage);

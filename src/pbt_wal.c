@@ -73,6 +73,8 @@ pbt_redo_delete(XLogReaderState *record)
 		UnlockReleaseBuffer(buf);
 }
 
+static void redo_described_page(Page page, const char *data, Size len);
+
 /*
  * Where a split record's left page takes the new entry, or -1 (none, or a
  * record of the format before the field: shorter).
@@ -101,8 +103,18 @@ pbt_redo_split(XLogReaderState *record)
 
 	XLogRecGetBlockTag(record, 1, NULL, NULL, &rblkno);
 
-	/* the right page is always logged whole */
-	if (XLogReadBufferForRedo(record, 1, &bufs[1]) == BLK_NEEDS_REDO)
+	/* the right page: built from its items, or restored from its image */
+	if (XLogRecGetBlock(record, 1)->flags & BKPBLOCK_WILL_INIT)
+	{
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 1, &len);
+
+		bufs[1] = XLogInitBufferForRedo(record, 1);
+		redo_described_page(BufferGetPage(bufs[1]), data, len);
+		PageSetLSN(BufferGetPage(bufs[1]), record->EndRecPtr);
+		MarkBufferDirty(bufs[1]);
+	}
+	else if (XLogReadBufferForRedo(record, 1, &bufs[1]) == BLK_NEEDS_REDO)
 		elog(PANIC, "pagebtree redo: split without the right page's image");
 
 	if (XLogReadBufferForRedo(record, 0, &bufs[0]) == BLK_NEEDS_REDO)
@@ -176,9 +188,12 @@ pbt_redo_split(XLogReaderState *record)
 			UnlockReleaseBuffer(bufs[i]);
 }
 
-/* Rebuild page as an xl_pbt_group_page in data describes it. */
+/*
+ * Rebuild page as an xl_pbt_group_page in data describes it (from nothing
+ * when it keeps no items: a split's right page).
+ */
 static void
-redo_group_page(Page page, const char *data, Size len)
+redo_described_page(Page page, const char *data, Size len)
 {
 	xl_pbt_group_page hdr;
 	const char *p = data + sizeof(hdr);
@@ -193,7 +208,8 @@ redo_group_page(Page page, const char *data, Size len)
 	hikey.len = hdr.hikey_len;
 	p += hdr.hikey_len;
 	nitems = hdr.keep_count + hdr.nlogged;
-	old = pbt_page_copy_items(page, hdr.keep_first + hdr.keep_count);
+	old = hdr.keep_count > 0 ?
+		pbt_page_copy_items(page, hdr.keep_first + hdr.keep_count) : NULL;
 	items = palloc(sizeof(PbtItem) * (nitems + 1));
 	for (int t = 0; t < nitems; t++)
 	{
@@ -219,7 +235,8 @@ redo_group_page(Page page, const char *data, Size len)
 	PageInit(page, BLCKSZ, sizeof(PbtPageOpaqueData));
 	memcpy(PbtPageGetOpaque(page), &hdr.opaque, sizeof(PbtPageOpaqueData));
 	pbt_page_rebuild(page, items, nitems, hdr.hikey_len > 0 ? &hikey : NULL);
-	pbt_free_items(old, hdr.keep_first + hdr.keep_count);
+	if (old)
+		pbt_free_items(old, hdr.keep_first + hdr.keep_count);
 	pfree(items);
 }
 
@@ -240,7 +257,7 @@ pbt_redo_group_rewrite(XLogReaderState *record)
 			if (len == sizeof(BlockNumber))
 				memcpy(&PbtPageGetOpaque(page)->prev, data, len);
 			else if (len >= sizeof(xl_pbt_group_page))
-				redo_group_page(page, data, len);
+				redo_described_page(page, data, len);
 			else
 				elog(PANIC, "pagebtree redo: a leaf group's page without its image");
 			PageSetLSN(page, record->EndRecPtr);
@@ -376,6 +393,14 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 			appendStringInfo(buf, "left page keeps %d items", xlrec->keep);
 		if (split_added_pos(record) >= 0)
 			appendStringInfo(buf, ", adds one at %d", split_added_pos(record));
+		if (XLogRecGetBlock(record, 1)->flags & BKPBLOCK_WILL_INIT)
+		{
+			xl_pbt_group_page right;
+
+			memcpy(&right, XLogRecGetBlockData(record, 1, NULL), sizeof(right));
+			appendStringInfo(buf, ", right page logged as items: %u",
+							 right.nlogged);
+		}
 		if (XLogRecHasBlockRef(record, 3))
 			appendStringInfoString(buf, ", completes the split of block 3");
 		if (xlrec->run_slot >= 0)
@@ -594,20 +619,21 @@ pbt_log_convert(Relation index, Buffer buf, Page newpage)
 }
 
 /*
- * Describe for XLOG_PBT_GROUP_REWRITE the rewrite of the subnode before into
- * after, which holds items[0, nitems), sorted, into out (reset first).
- * Returns false where a full-page image of after is no more bytes (or its
- * kept items are not one stretch of before's, which a rewrite within a
- * group never does): the caller logs the image.
+ * Describe as an xl_pbt_group_page the rewrite of page before into after,
+ * which holds items[0, nitems), sorted, into out (reset first): a
+ * subnode of a group rewrite, or (before NULL: every item logged) a
+ * split's new right page.  Returns false where a full-page image of after
+ * is no more bytes (or its kept items are not one stretch of before's,
+ * which a rewrite within a group never does): the caller logs the image.
  */
 bool
-pbt_describe_group_page(PbtState *st, Page before, Page after,
-						PbtItem *items, int nitems, StringInfo out)
+pbt_describe_page(PbtState *st, Page before, Page after,
+				  const PbtItem *items, int nitems, StringInfo out)
 {
 	PageHeader	phdr = (PageHeader) after;
 	int			image_bytes = BLCKSZ - (phdr->pd_upper - phdr->pd_lower);
-	int			nbefore = pbt_layout(before)->count(before);
-	PbtItem    *old = pbt_page_copy_items(before, nbefore);
+	int			nbefore = before ? pbt_layout(before)->count(before) : 0;
+	PbtItem    *old = before ? pbt_page_copy_items(before, nbefore) : NULL;
 	xl_pbt_group_page hdr = {0};
 	PbtItem		hikey = {NULL, 0};
 	int			i = 0;
@@ -648,7 +674,8 @@ pbt_describe_group_page(PbtState *st, Page before, Page after,
 		}
 	}
 	memcpy(out->data, &hdr, sizeof(hdr));
-	pbt_free_items(old, nbefore);
+	if (old)
+		pbt_free_items(old, nbefore);
 	Assert(!kept_stretch || hdr.keep_count + hdr.nlogged == nitems ||
 		   out->len >= image_bytes);
 	return kept_stretch && out->len < image_bytes;
@@ -661,7 +688,7 @@ pbt_describe_group_page(PbtState *st, Page before, Page after,
  * record (new groups, deletions, and any operation without the resource
  * manager).  With them (pbt_group_overflow, preloaded) as
  * XLOG_PBT_GROUP_REWRITE: a page whose descs[i] is NULL whole, the others
- * with descs[i] as block data (pbt_describe_group_page, or the new
+ * with descs[i] as block data (pbt_describe_page, or the new
  * left-link), after XLogEnsureRecordSpace(n - 1, n).  Not inlined, so that
  * a debugger's breakpoint on it (test/t/015_group_orphan.pl) is hit once
  * per record.
@@ -950,14 +977,14 @@ pbt_log_insert(Relation index, Buffer buf, int pos, const char *data, int len,
  * that lpage is lbuf's page truncated to its first keep items with hikey as
  * its new high key, and with added (if not NULL) then inserted at
  * added_pos (redo repeats that); keep < 0 that lpage was rebuilt, and it
- * is logged whole.
+ * is logged whole.  rpage holds ritems[0..nright).
  */
 void
-pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
+pbt_log_split(Relation index, PbtState *st, Buffer lbuf, Page lpage, int keep,
 			  const char *hikey, int hikeylen, const PbtItem *added,
-			  int added_pos, Buffer rbuf, Page rpage,
-			  Buffer sbuf, Buffer cbuf, Buffer runbuf, int run_slot,
-			  const PbtItem *kept, int nkept)
+			  int added_pos, Buffer rbuf, Page rpage, const PbtItem *ritems,
+			  int nright, Buffer sbuf, Buffer cbuf, Buffer runbuf,
+			  int run_slot, const PbtItem *kept, int nkept)
 {
 	BlockNumber rblkno = BufferGetBlockNumber(rbuf);
 
@@ -977,7 +1004,25 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 		XLogRecPtr	recptr;
 		int			keptlen = 0;
 		char	   *keptdata = nkept > 0 ? pbt_run_pack(kept, nkept, &keptlen) : NULL;
+		StringInfoData rdesc;
+		bool		rdescribed;
 
+		/*
+		 * The right page is new: its items, where they take fewer bytes than
+		 * its image (an appending split's one entry, not a dense leaf's
+		 * capacity of TIDs), and redo builds it from them.
+		 */
+		initStringInfo(&rdesc);
+		rdescribed = pbt_describe_page(st, NULL, rpage, ritems, nright, &rdesc);
+#ifdef PBT_CHECKS
+		if (rdescribed)
+		{
+			PGAlignedBlock rebuilt;
+
+			redo_described_page(rebuilt.data, rdesc.data, rdesc.len);
+			Assert(memcmp(rebuilt.data, rpage, BLCKSZ) == 0);
+		}
+#endif
 		xlrec.keep = keep;
 		xlrec.run_slot = run_slot;
 		xlrec.added_pos = keep >= 0 && added ? added_pos : -1;
@@ -1010,7 +1055,13 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 		}
 		else
 			XLogRegisterBuffer(0, lbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
-		XLogRegisterBuffer(1, rbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+		if (rdescribed)
+		{
+			XLogRegisterBuffer(1, rbuf, REGBUF_STANDARD | REGBUF_WILL_INIT);
+			XLogRegisterBufData(1, rdesc.data, rdesc.len);
+		}
+		else
+			XLogRegisterBuffer(1, rbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
 		if (BufferIsValid(sbuf))
 			XLogRegisterBuffer(2, sbuf, REGBUF_STANDARD);
 		if (BufferIsValid(cbuf))
@@ -1030,6 +1081,7 @@ pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
 		END_CRIT_SECTION();
 		if (keptdata)
 			pfree(keptdata);
+		pfree(rdesc.data);
 	}
 	else
 	{

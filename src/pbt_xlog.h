@@ -77,7 +77,9 @@ typedef struct xl_pbt_convert
  *	0: the left (original) page; block data: its new high key
  *	   (hikey_len bytes) and the added entry when keep >= 0, none when it
  *	   is a full-page image.
- *	1: the new right page, always a full-page image.
+ *	1: the new right page: a full-page image, or (REGBUF_WILL_INIT) an
+ *	   xl_pbt_group_page that keeps no items, from which redo builds it
+ *	   where that takes fewer bytes.
  *	2: if present, the old right sibling, whose left-link redo points at
  *	   block 1.
  *	3: if present, the left child whose split this page's downlink
@@ -219,18 +221,19 @@ extern void pbt_log_insert(Relation index, Buffer buf, int pos,
 						   const char *data, int len, Buffer cbuf);
 extern void pbt_log_delete(Relation index, Buffer buf, const int *positions,
 						   int n, TransactionId snapshotConflictHorizon);
-extern void pbt_log_split(Relation index, Buffer lbuf, Page lpage, int keep,
-						  const char *hikey, int hikeylen,
-						  const PbtItem *added, int added_pos, Buffer rbuf,
-						  Page rpage, Buffer sbuf, Buffer cbuf,
+extern void pbt_log_split(Relation index, PbtState *st, Buffer lbuf,
+						  Page lpage, int keep, const char *hikey,
+						  int hikeylen, const PbtItem *added, int added_pos,
+						  Buffer rbuf, Page rpage, const PbtItem *ritems,
+						  int nright, Buffer sbuf, Buffer cbuf,
 						  Buffer runbuf, int run_slot, const PbtItem *kept,
 						  int nkept);
 extern void pbt_log_reuse_page(Relation index, BlockNumber blkno,
 							   FullTransactionId safexid);
 extern void pbt_log_convert(Relation index, Buffer buf, Page newpage);
-extern bool pbt_describe_group_page(PbtState *st, Page before, Page after,
-									PbtItem *items, int nitems,
-									StringInfo out);
+extern bool pbt_describe_page(PbtState *st, Page before, Page after,
+							  const PbtItem *items, int nitems,
+							  StringInfo out);
 extern void pbt_log_group_pages(Relation index, Buffer *bufs,
 								StringInfo *descs, int n);
 

@@ -9,8 +9,9 @@
 # generic mask does not know pagebtree's unlogged hints, the adaption
 # counter and dead-entry bits, which legitimately differ.)  A workload makes every kind of record on every
 # layout: inserts, splits of leaves and inner pages (left pages kept in
-# place and rebuilt), downlinks, deletions of dead entries, page deletion
-# and reuse, adaptive layout conversions.  Then:
+# place and rebuilt, right pages as images and as their entries),
+# downlinks, deletions of dead entries, page deletion and reuse, adaptive
+# layout conversions.  Then:
 #   - a streaming standby replays it all and returns the primary's rows;
 #   - the primary, stopped immediately, replays its WAL from the last
 #     checkpoint in crash recovery;
@@ -121,7 +122,8 @@ SELECT g, 'Adjective Noun ' || (g * 7919 %% 15013),
        'https://example.org/' || md5((g %% 300)::text) || '/' || g,
        (g * 31 %% 1009) / 7.0, repeat('p', g %% 40)
 FROM generate_series(%d, %d) g};
-# ascending ids (appending splits, dense and semidense leaves), then the
+# ascending ids (appending splits, dense and semidense leaves, whose right
+# pages are logged as their entries), then the
 # same shape in random order (median splits, new items left and right)
 $primary->safe_psql('postgres',
 	sprintf("INSERT INTO w $rows;", 1, 5000));
@@ -215,7 +217,7 @@ SELECT string_agg(leaf || ':' || entries, ',' ORDER BY leaf)
 		$primary->safe_psql('postgres', "SELECT pg_relation_filenode('$_')") => 1
 	} @delta;
 	my %n = (append => 0, fold => 0, fold_leaf => 0, split => 0, split_run => 0,
-		convert => 0);
+		convert => 0, split_right_built => 0);
 	my $partial = '';
 	my $count = sub {
 		my ($line) = @_;
@@ -224,6 +226,10 @@ SELECT string_agg(leaf || ':' || entries, ',' ORDER BY leaf)
 		my %blk;
 		# the url index's conversions by point lookups (above)
 		$n{convert}++ if $info eq '70';
+		# a split's right page logged as its entries: no image to apply
+		# (only the one for the check, "FPW for WAL verification")
+		$n{split_right_built}++
+		  if $info eq '30' && $line =~ /blkref #1: [^,]*FPW for WAL verification/;
 		$blk{$1} = $2 while $line =~ /blkref #(\d+): rel \d+\/\d+\/(\d+)/g;
 		return unless defined $blk{0} ? $delta_rel{$blk{0}} : $delta_rel{$blk{1} // 0};
 		if ($info eq '40')
@@ -260,6 +266,8 @@ SELECT string_agg(leaf || ':' || entries, ',' ORDER BY leaf)
 	ok($n{fold_leaf} > 0, "FOLD records that fold into the leaf ($n{fold_leaf} of $n{fold})");
 	ok($n{split_run} > 0, "SPLIT records that take the run, block 4 ($n{split_run} of $n{split})");
 	ok($n{convert} > 0, "CONVERT records of leaves that readers converted ($n{convert})");
+	ok($n{split_right_built} > 0,
+		"SPLIT records whose right page redo builds from its entries ($n{split_right_built})");
 	$primary->safe_psql('postgres', "SELECT pg_drop_replication_slot('wcc_dump')");
 }
 
