@@ -639,6 +639,17 @@ pbt_describe_page(PbtState *st, Page before, Page after,
 	int			i = 0;
 	bool		kept_stretch = true;
 
+	/* with nothing kept, the size is known without copying anything */
+	if (before == NULL)
+	{
+		int			need = sizeof(hdr) + PbtPageGetOpaque(after)->hikey_len;
+
+		for (int t = 0; t < nitems && need < image_bytes; t++)
+			need += 2 * sizeof(uint16) + items[t].len;
+		if (need >= image_bytes)
+			return false;
+	}
+
 	resetStringInfo(out);
 	memcpy(&hdr.opaque, PbtPageGetOpaque(after), sizeof(PbtPageOpaqueData));
 	appendBinaryStringInfo(out, (char *) &hdr, sizeof(hdr));
