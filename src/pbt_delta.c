@@ -967,27 +967,33 @@ pbt_run_fold(Relation index, PbtState *st, Buffer leafbuf, PbtRun *run,
 
 /*
  * Replace the exclusively locked leaf in leafbuf by newpage, a rebuild of it
- * that holds its run's entries too (run: NULL if it has none), and empty the
- * run, in one WAL record that logs the leaf whole: a leaf converted instead
- * of split (pbt_insert.c).
+ * that holds items[0..nitems), its run's entries too (run: NULL if it has
+ * none), and empty the run, in one WAL record: a leaf converted instead of
+ * split (pbt_insert.c).  The record is XLOG_PBT_REBUILD (pbt_log_rebuild)
+ * where it can be, else generic WAL with the leaf whole.
  */
 void
 pbt_leaf_replace(Relation index, PbtState *st, Buffer leafbuf,
-				 const PbtRun *run, Page newpage)
+				 const PbtRun *run, Page newpage, const PbtItem *items,
+				 int nitems)
 {
 	Buffer		sbuf = InvalidBuffer;
-	GenericXLogState *xlog;
 
 	Assert(pbt_buffer_locked(leafbuf, LW_EXCLUSIVE));
 	if (run)
 		sbuf = lock_side_page(index, st, BufferGetBlockNumber(leafbuf));
-	xlog = GenericXLogStart(index);
-	memcpy(GenericXLogRegisterBuffer(xlog, leafbuf, GENERIC_XLOG_FULL_IMAGE),
-		   newpage, BLCKSZ);
-	if (run)
-		pbt_side_run_set(GenericXLogRegisterBuffer(xlog, sbuf, 0), run->slot,
-						 NULL, 0, true);
-	GenericXLogFinish(xlog);
+	if (!pbt_log_rebuild(index, st, leafbuf, newpage, items, nitems, sbuf,
+						 run ? run->slot : -1))
+	{
+		GenericXLogState *xlog = GenericXLogStart(index);
+
+		memcpy(GenericXLogRegisterBuffer(xlog, leafbuf, GENERIC_XLOG_FULL_IMAGE),
+			   newpage, BLCKSZ);
+		if (run)
+			pbt_side_run_set(GenericXLogRegisterBuffer(xlog, sbuf, 0),
+							 run->slot, NULL, 0, true);
+		GenericXLogFinish(xlog);
+	}
 	if (run)
 		UnlockReleaseBuffer(sbuf);
 }

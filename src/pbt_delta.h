@@ -229,7 +229,8 @@ extern bool pbt_run_append(Relation index, PbtState *st, Buffer leafbuf,
 extern bool pbt_run_fold(Relation index, PbtState *st, Buffer leafbuf,
 						 PbtRun *run, const char *item, int len);
 extern void pbt_leaf_replace(Relation index, PbtState *st, Buffer leafbuf,
-							 const PbtRun *run, Page newpage);
+							 const PbtRun *run, Page newpage,
+							 const PbtItem *items, int nitems);
 extern int	pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
 						   IndexBulkDeleteCallback callback,
 						   void *callback_state, double *removed,

@@ -951,7 +951,7 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 							has_hikey ? &oldhikey : NULL);
 		pbt_adapt_leaf(st, converted.data, PBT_OPS_OFF, NULL, 0, NULL);
 		pbt_leaf_replace(index, st, buf, run.n > 0 ? &run : NULL,
-						 converted.data);
+						 converted.data, items, nitems);
 		PBT_CHECK_PAGE(index, BufferGetPage(buf), BufferGetBlockNumber(buf));
 		if (BufferIsValid(rbuf))
 			UnlockReleaseBuffer(rbuf);

@@ -240,6 +240,40 @@ redo_described_page(Page page, const char *data, Size len)
 	pfree(items);
 }
 
+/* Redo XLOG_PBT_REBUILD: the leaf, then its emptied run, under its lock. */
+static void
+pbt_redo_rebuild(XLogReaderState *record)
+{
+	xl_pbt_rebuild *xlrec = (xl_pbt_rebuild *) XLogRecGetData(record);
+	Buffer		buf;
+
+	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	{
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 0, &len);
+
+		redo_described_page(BufferGetPage(buf), data, len);
+		PageSetLSN(BufferGetPage(buf), record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (xlrec->run_slot >= 0)
+	{
+		Buffer		sbuf;
+
+		if (XLogReadBufferForRedo(record, 1, &sbuf) == BLK_NEEDS_REDO)
+		{
+			pbt_side_run_set(BufferGetPage(sbuf), xlrec->run_slot, NULL, 0,
+							 true);
+			PageSetLSN(BufferGetPage(sbuf), record->EndRecPtr);
+			MarkBufferDirty(sbuf);
+		}
+		if (BufferIsValid(sbuf))
+			UnlockReleaseBuffer(sbuf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
 /* Redo XLOG_PBT_GROUP_REWRITE: its blocks one at a time, in order. */
 static void
 pbt_redo_group_rewrite(XLogReaderState *record)
@@ -287,6 +321,11 @@ pbt_redo(XLogReaderState *record)
 	if (info == XLOG_PBT_GROUP_REWRITE)
 	{
 		pbt_redo_group_rewrite(record);
+		return;
+	}
+	if (info == XLOG_PBT_REBUILD)
+	{
+		pbt_redo_rebuild(record);
 		return;
 	}
 	if (info == XLOG_PBT_RUN_APPEND)
@@ -413,6 +452,17 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 		appendStringInfo(buf, "layout %u, parameter %u", xlrec->layout,
 						 xlrec->layout_param);
 	}
+	else if (info == XLOG_PBT_REBUILD)
+	{
+		xl_pbt_rebuild *xlrec = (xl_pbt_rebuild *) XLogRecGetData(record);
+		xl_pbt_group_page leaf;
+
+		memcpy(&leaf, XLogRecGetBlockData(record, 0, NULL), sizeof(leaf));
+		appendStringInfo(buf, "layout %u, keeps %u items, adds %u",
+						 leaf.opaque.layout, leaf.keep_count, leaf.nlogged);
+		if (xlrec->run_slot >= 0)
+			appendStringInfo(buf, ", empties run %d", xlrec->run_slot);
+	}
 	else if (info == XLOG_PBT_GROUP_REWRITE)
 	{
 		int			described = 0;
@@ -466,6 +516,8 @@ pbt_identify(uint8 info)
 			return "CONVERT";
 		case XLOG_PBT_GROUP_REWRITE:
 			return "GROUP_REWRITE";
+		case XLOG_PBT_REBUILD:
+			return "REBUILD";
 	}
 	return NULL;
 }
@@ -690,6 +742,82 @@ pbt_describe_page(PbtState *st, Page before, Page after,
 	Assert(!kept_stretch || hdr.keep_count + hdr.nlogged == nitems ||
 		   out->len >= image_bytes);
 	return kept_stretch && out->len < image_bytes;
+}
+
+#ifdef PBT_CHECKS
+/*
+ * Redo of desc, a description of page after, applied to before (NULL: a
+ * page of zeros) gives after's bytes, but for the LSN and checksum.
+ */
+static void
+check_description(Page before, StringInfo desc, Page after)
+{
+	PGAlignedBlock rebuilt;
+	Size		from = offsetof(PageHeaderData, pd_flags);
+
+	if (before)
+		memcpy(rebuilt.data, before, BLCKSZ);
+	else
+		memset(rebuilt.data, 0, BLCKSZ);
+	redo_described_page(rebuilt.data, desc->data, desc->len);
+	Assert(memcmp(rebuilt.data + from, (char *) after + from,
+				  BLCKSZ - from) == 0);
+}
+#endif
+
+/*
+ * With the resource manager, replace the exclusively locked leaf in leafbuf
+ * by newpage, which holds items[0..nitems), and empty its run's slot
+ * run_slot on the side page in sbuf (if valid), logged as XLOG_PBT_REBUILD:
+ * the entries the leaf gained among those it keeps.  Returns false,
+ * changing nothing, without the resource manager or where that is as many
+ * bytes as the leaf's image: the caller then logs the leaf whole.
+ */
+bool
+pbt_log_rebuild(Relation index, PbtState *st, Buffer leafbuf, Page newpage,
+				const PbtItem *items, int nitems, Buffer sbuf, int run_slot)
+{
+	Page		leaf = BufferGetPage(leafbuf);
+	StringInfoData desc;
+	xl_pbt_rebuild xlrec;
+	XLogRecPtr	recptr;
+
+	Assert(pbt_buffer_locked(leafbuf, LW_EXCLUSIVE));
+	Assert(!BufferIsValid(sbuf) || pbt_buffer_locked(sbuf, LW_EXCLUSIVE));
+	if (!pbt_rmgr_registered || !RelationNeedsWAL(index))
+		return false;
+	initStringInfo(&desc);
+	if (!pbt_describe_page(st, leaf, newpage, items, nitems, &desc))
+	{
+		pfree(desc.data);
+		return false;
+	}
+#ifdef PBT_CHECKS
+	check_description(leaf, &desc, newpage);
+#endif
+	xlrec.run_slot = BufferIsValid(sbuf) ? run_slot : -1;
+
+	START_CRIT_SECTION();
+	memcpy(leaf, newpage, BLCKSZ);
+	MarkBufferDirty(leafbuf);
+	if (BufferIsValid(sbuf))
+	{
+		pbt_side_run_set(BufferGetPage(sbuf), run_slot, NULL, 0, true);
+		MarkBufferDirty(sbuf);
+	}
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+	XLogRegisterBuffer(0, leafbuf, REGBUF_STANDARD);
+	XLogRegisterBufData(0, desc.data, desc.len);
+	if (BufferIsValid(sbuf))
+		XLogRegisterBuffer(1, sbuf, REGBUF_STANDARD);
+	recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_REBUILD);
+	PageSetLSN(leaf, recptr);
+	if (BufferIsValid(sbuf))
+		PageSetLSN(BufferGetPage(sbuf), recptr);
+	END_CRIT_SECTION();
+	pfree(desc.data);
+	return true;
 }
 
 /*
@@ -1027,12 +1155,7 @@ pbt_log_split(Relation index, PbtState *st, Buffer lbuf, Page lpage, int keep,
 		rdescribed = pbt_describe_page(st, NULL, rpage, ritems, nright, &rdesc);
 #ifdef PBT_CHECKS
 		if (rdescribed)
-		{
-			PGAlignedBlock rebuilt;
-
-			redo_described_page(rebuilt.data, rdesc.data, rdesc.len);
-			Assert(memcmp(rebuilt.data, rpage, BLCKSZ) == 0);
-		}
+			check_description(NULL, &rdesc, rpage);
 #endif
 		xlrec.keep = keep;
 		xlrec.run_slot = run_slot;

@@ -37,6 +37,7 @@
 #define XLOG_PBT_VACUUM_FOLD 0x60	/* VACUUM's change of a leaf's run */
 #define XLOG_PBT_CONVERT	0x70	/* a reader's conversion of a leaf */
 #define XLOG_PBT_GROUP_REWRITE 0x80 /* a leaf group rebalanced or split */
+#define XLOG_PBT_REBUILD	0x90	/* a leaf rebuilt with more entries */
 
 /*
  * XLOG_PBT_INSERT: an item added at ordered position pos (the layout's
@@ -65,6 +66,21 @@ typedef struct xl_pbt_convert
 	uint8		layout;
 	uint8		layout_param;
 } xl_pbt_convert;
+
+/*
+ * XLOG_PBT_REBUILD: a leaf rebuilt in place in another layout with entries
+ * added, and its run taken in: a leaf that converts instead of splitting
+ * (pbt_insert.c).  Redo rebuilds it from the entries it keeps and the
+ * logged ones, as described for XLOG_PBT_GROUP_REWRITE.
+ *
+ * Backup blocks:
+ *	0: the leaf; block data: an xl_pbt_group_page.
+ *	1: if run_slot >= 0, the side page, whose slot run_slot is emptied.
+ */
+typedef struct xl_pbt_rebuild
+{
+	int16		run_slot;		/* -1: the leaf had no run */
+} xl_pbt_rebuild;
 
 /*
  * XLOG_PBT_SPLIT: a page split.  If the left page kept its first keep items
@@ -231,6 +247,9 @@ extern void pbt_log_split(Relation index, PbtState *st, Buffer lbuf,
 extern void pbt_log_reuse_page(Relation index, BlockNumber blkno,
 							   FullTransactionId safexid);
 extern void pbt_log_convert(Relation index, Buffer buf, Page newpage);
+extern bool pbt_log_rebuild(Relation index, PbtState *st, Buffer leafbuf,
+							Page newpage, const PbtItem *items, int nitems,
+							Buffer sbuf, int run_slot);
 extern bool pbt_describe_page(PbtState *st, Page before, Page after,
 							  const PbtItem *items, int nitems,
 							  StringInfo out);

@@ -9,8 +9,8 @@
 # generic mask does not know pagebtree's unlogged hints, the adaption
 # counter and dead-entry bits, which legitimately differ.)  A workload makes every kind of record on every
 # layout: inserts, splits of leaves and inner pages (left pages kept in
-# place and rebuilt, right pages as images and as their entries),
-# downlinks, deletions of dead entries, page deletion and reuse, adaptive
+# place and rebuilt, right pages as images and as their entries), leaves
+# converted instead of split, downlinks, deletions of dead entries, page deletion and reuse, adaptive
 # layout conversions.  Then:
 #   - a streaming standby replays it all and returns the primary's rows;
 #   - the primary, stopped immediately, replays its WAL from the last
@@ -130,6 +130,15 @@ $primary->safe_psql('postgres',
 $primary->safe_psql('postgres',
 	sprintf("INSERT INTO w SELECT * FROM ($rows) s ORDER BY md5(g::text);",
 		5001, 10000));
+# odd keys indexed, then the even ones in random order: dense leaves fill
+# their windows, converting instead of splitting (REBUILD records), and
+# with a delta area taking their runs in
+$primary->safe_psql('postgres', q{
+CREATE TABLE wodd (k int8, kd int8) WITH (autovacuum_enabled = off);
+INSERT INTO wodd SELECT g * 2 + 1, g * 2 + 1 FROM generate_series(1, 20000) g;
+CREATE INDEX wodd_k ON wodd USING pagebtree (k);
+CREATE INDEX wodd_kd ON wodd USING pagebtree (kd) WITH (delta = on);
+INSERT INTO wodd SELECT g * 2, g * 2 FROM generate_series(1, 20000) g ORDER BY md5(g::text);});
 
 # point lookups make the adaptive url index convert leaves to fingerprint
 $primary->safe_psql('postgres', q{
@@ -217,7 +226,7 @@ SELECT string_agg(leaf || ':' || entries, ',' ORDER BY leaf)
 		$primary->safe_psql('postgres', "SELECT pg_relation_filenode('$_')") => 1
 	} @delta;
 	my %n = (append => 0, fold => 0, fold_leaf => 0, split => 0, split_run => 0,
-		convert => 0, split_right_built => 0);
+		convert => 0, split_right_built => 0, rebuild => 0, rebuild_run => 0);
 	my $partial = '';
 	my $count = sub {
 		my ($line) = @_;
@@ -230,6 +239,12 @@ SELECT string_agg(leaf || ':' || entries, ',' ORDER BY leaf)
 		# (only the one for the check, "FPW for WAL verification")
 		$n{split_right_built}++
 		  if $info eq '30' && $line =~ /blkref #1: [^,]*FPW for WAL verification/;
+		# leaves converted instead of split (wodd), with a run or without
+		if ($info eq '90')
+		{
+			$n{rebuild}++;
+			$n{rebuild_run}++ if $line =~ /blkref #1:/;
+		}
 		$blk{$1} = $2 while $line =~ /blkref #(\d+): rel \d+\/\d+\/(\d+)/g;
 		return unless defined $blk{0} ? $delta_rel{$blk{0}} : $delta_rel{$blk{1} // 0};
 		if ($info eq '40')
@@ -268,6 +283,8 @@ SELECT string_agg(leaf || ':' || entries, ',' ORDER BY leaf)
 	ok($n{convert} > 0, "CONVERT records of leaves that readers converted ($n{convert})");
 	ok($n{split_right_built} > 0,
 		"SPLIT records whose right page redo builds from its entries ($n{split_right_built})");
+	ok($n{rebuild} > $n{rebuild_run} && $n{rebuild_run} > 0,
+		"REBUILD records of leaves converted instead of split ($n{rebuild}, $n{rebuild_run} with a run)");
 	$primary->safe_psql('postgres', "SELECT pg_drop_replication_slot('wcc_dump')");
 }
 
@@ -402,8 +419,13 @@ is($standby->safe_psql('postgres', $digest), $expected,
 	'standby: index scan returns the rows of a sequential scan on the primary');
 my $wgr_q = q{SELECT count(*), sum(k), md5(string_agg(k::text, ',')) FROM (SELECT k FROM wgr ORDER BY k) x};
 ordered_scan_ok($standby, 'wgr_k', $wgr_q, 1, 'standby: wgr_k returns the rows of a sequential scan');
+my %wodd_q = map {
+	$_ => "SELECT count(*), sum($_), md5(string_agg(${_}::text, ',')) FROM (SELECT $_ FROM wodd ORDER BY $_) x"
+} qw(k kd);
+ordered_scan_ok($standby, "wodd_$_", $wodd_q{$_}, 1,
+	"standby: wodd_$_ returns the rows of a sequential scan") for qw(k kd);
 
-for my $idx (sort(keys %indexes), 'wd_s', 'wgr_k', sort keys %groups)
+for my $idx (sort(keys %indexes), 'wd_s', 'wgr_k', 'wodd_k', 'wodd_kd', sort keys %groups)
 {
 	my ($ret, $out, $err) =
 	  $standby->psql('postgres', "SELECT pagebtree_check('$idx', true)");
@@ -425,6 +447,9 @@ group_scans($primary, 'primary after crash recovery');
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'wg');
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'wgr');
 ordered_scan_ok($primary, 'wgr_k', $wgr_q, 1, 'primary after crash recovery: wgr_k returns the rows of a sequential scan');
+pbt_check_indexes($primary, 'primary after crash recovery', table => 'wodd');
+ordered_scan_ok($primary, "wodd_$_", $wodd_q{$_}, 1,
+	"primary after crash recovery: wodd_$_ returns the rows of a sequential scan") for qw(k kd);
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'w');
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'wd');
 my $wd_q = q{SELECT count(*), md5(string_agg(s || id, ',' ORDER BY s, id)) FROM wd WHERE s > ''};
