@@ -173,6 +173,13 @@ typedef struct PbtLayout
 	bool		(*fits) (PbtItem *items, int n, PbtItem *hikey, int *bytes);
 	/* bytes available for items after compaction */
 	int			(*free_space) (Page page);
+	/*
+	 * Optional: where the page's low end really ends, when the layout keeps
+	 * bytes of its own above pd_lower, in the hole that full-page images
+	 * leave out (dense: the empty tail of its value array, all zeros).
+	 * pbt_page_alloc places nothing below it.  NULL = pd_lower.
+	 */
+	int			(*low_end) (Page page);
 	/* bytes of dead item space that a compaction would reclaim */
 	int			(*garbage) (Page page);
 	/* hint that an entry's heap tuple is dead to all (not WAL-logged) */

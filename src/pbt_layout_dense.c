@@ -18,7 +18,13 @@
  * an int8 entry (15 bytes) takes 6 bytes and two bits.
  *
  *   PageHeader | DenseHeader | present bitmap | dead bitmap | values[capacity]
- *   -> pd_lower ... free ... pd_upper <- prefix bytes, high key | special
+ *   ... pd_lower -> ... free ... pd_upper <- prefix bytes, high key | special
+ *
+ * pd_lower ends after the last value ever set since the load (at least), not
+ * at the end of the value array: the empty slots after it are zeros in the
+ * page's hole, which full-page images leave out, so that the image of a
+ * rightmost leaf that ascending keys have just begun to fill is small.
+ * low_end tells pbt_page_alloc where the array really ends.
  *
  * The bitmaps are whole 8-byte words (bit i in byte i / 8, bit i % 8), so
  * rank and select count a word at a time with pg_popcount64.  The dead
@@ -104,6 +110,13 @@ slot_value(Page page, int slot)
 	return (char *) dense_present_map(page) +
 		2 * map_bytes(dense_header(page)->capacity) +
 		slot * DENSE_VALUE_BYTES;
+}
+
+/* the end of the value array (of the bitmaps while capacity is 0) */
+static int
+dense_low_end(Page page)
+{
+	return slot_value(page, dense_header(page)->capacity) - (char *) page;
 }
 
 static inline int
@@ -469,10 +482,14 @@ dense_space_needed(const PbtItem *items, int n, int downlink)
 static void
 dense_set_slot(Page page, int slot, const char *value)
 {
+	PageHeader	phdr = (PageHeader) page;
+	char	   *dst = slot_value(page, slot);
+
 	bit_set(dense_present_map(page), slot);
 	bit_clear(dead_map(page), slot);
-	memcpy(slot_value(page, slot), value, DENSE_VALUE_BYTES);
+	memcpy(dst, value, DENSE_VALUE_BYTES);
 	dense_header(page)->count++;
+	phdr->pd_lower = Max(phdr->pd_lower, dst + DENSE_VALUE_BYTES - (char *) page);
 }
 
 /* empty slots keep no stale TIDs, so the bytes depend only on the items */
@@ -533,8 +550,8 @@ dense_load(Page page, PbtItem *items, int n)
 	hdr->base = plan.base;
 	hdr->count = 0;
 	hdr->flags = 0;
-	phdr->pd_lower = lower;
 	memset(dense_present_map(page), 0, lower - DENSE_MAPS_START);
+	phdr->pd_lower = slot_value(page, 0) - (char *) page;
 	for (int i = 0; i < n; i++)
 	{
 		uint64		tail = read_tail(items[i].data + plan.plen, plan.tlen);
@@ -661,8 +678,12 @@ dense_check(Page page)
 	if (cap > (int) PBT_MAX_ITEMS_PER_PAGE ||
 		(uint64) hdr->base + cap > (UINT64CONST(1) << (8 * hdr->tail_len)))
 		return "dense capacity out of range";
-	if (phdr->pd_lower != DENSE_MAPS_START + 2 * nbytes + cap * DENSE_VALUE_BYTES)
-		return "dense capacity disagrees with pd_lower";
+	if (phdr->pd_lower < slot_value(page, 0) - (char *) page ||
+		phdr->pd_lower > dense_low_end(page) ||
+		(phdr->pd_lower - (slot_value(page, 0) - (char *) page)) % DENSE_VALUE_BYTES != 0)
+		return "dense pd_lower is not at a slot boundary of the value array";
+	if (dense_low_end(page) > phdr->pd_upper)
+		return "dense value array overlaps the item space";
 	if (hdr->prefix_len > 0 &&
 		(hdr->prefix_off < phdr->pd_upper ||
 		 hdr->prefix_off + hdr->prefix_len > phdr->pd_special))
@@ -678,10 +699,16 @@ dense_check(Page page)
 	{
 		if (!bit_is_set(present, slot))
 		{
+			static const char zeros[DENSE_VALUE_BYTES];
+
 			if (bit_is_set(dead, slot))
 				return "dead hint on an empty slot";
+			if (memcmp(slot_value(page, slot), zeros, DENSE_VALUE_BYTES) != 0)
+				return "empty dense slot holds a value";
 			continue;
 		}
+		if (slot_value(page, slot) + DENSE_VALUE_BYTES - (char *) page > phdr->pd_lower)
+			return "dense item lies beyond pd_lower";
 		count++;
 		/* the TID's offset number: last two bytes, big-endian */
 		if (slot_value(page, slot)[4] == 0 && slot_value(page, slot)[5] == 0)
@@ -710,6 +737,7 @@ const PbtLayout pbt_layout_dense = {
 	.space_needed = dense_space_needed,
 	.fits = dense_fits,
 	.free_space = dense_free_space,
+	.low_end = dense_low_end,
 	.garbage = dense_garbage,
 	.set_dead = dense_set_dead,
 	.is_dead = dense_is_dead,

@@ -308,11 +308,14 @@ int
 pbt_page_alloc(Page page, int len)
 {
 	PageHeader	hdr = (PageHeader) page;
+	const PbtLayout *layout = pbt_layout(page);
+	int			lower = layout->low_end ? layout->low_end(page) : hdr->pd_lower;
 	int			upper = hdr->pd_upper - len;
 
+	Assert(lower >= hdr->pd_lower);
 	if (PbtPageGetOpaque(page)->flags & PBT_ALIGNED_ITEMS)
 		upper = TYPEALIGN_DOWN(MAXIMUM_ALIGNOF, upper);
-	if (upper < (int) (hdr->pd_lower + sizeof(PbtSlot)))
+	if (upper < (int) (lower + sizeof(PbtSlot)))
 		return -1;
 	hdr->pd_upper = upper;
 	return upper;

@@ -140,6 +140,33 @@ CREATE INDEX wodd_k ON wodd USING pagebtree (k);
 CREATE INDEX wodd_kd ON wodd USING pagebtree (kd) WITH (delta = on);
 INSERT INTO wodd SELECT g * 2, g * 2 FROM generate_series(1, 20000) g ORDER BY md5(g::text);});
 
+# serial ids: after a CHECKPOINT, the first insert into the rightmost leaf, a
+# dense page that ascending ids have begun to fill, logs its image without
+# the value array's empty slots, which lie in the page's hole
+{
+	$primary->safe_psql('postgres', q{
+CREATE TABLE wser (k int8) WITH (autovacuum_enabled = off);
+CREATE INDEX wser_k ON wser USING pagebtree (k);
+INSERT INTO wser SELECT g FROM generate_series(1, 3000) g;
+CHECKPOINT;});
+	my $node = $primary->safe_psql('postgres', "SELECT pg_relation_filenode('wser_k')");
+	my $start = $primary->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
+	$primary->safe_psql('postgres', 'INSERT INTO wser VALUES (3001)');
+	my $end = $primary->safe_psql('postgres', 'SELECT pg_current_wal_flush_lsn()');
+	my $out = '';
+	IPC::Run::run(
+		[ 'pg_waldump', '--path', $primary->data_dir . '/pg_wal', '--bkp-details',
+			'--start', $start, '--end', $end ],
+		'<', \undef, '>', \$out, '2>', \my $err);
+	my ($blk, $hole) = $out =~ m{rel \d+/\d+/$node fork main blk (\d+) \(FPW[^)]*\); hole: offset: \d+, length: (\d+)};
+	my $layout = defined $blk ? $primary->safe_psql('postgres',
+		"SELECT layout FROM pagebtree_page_stats('wser_k', $blk)") : '';
+	ok(defined $hole && $hole >= 4000 && $layout eq 'dense',
+		"the rightmost dense leaf's image leaves out its empty slots (hole of "
+		  . ($hole // 'none') . " bytes, $layout leaf)")
+	  or diag($out . $err);
+}
+
 # point lookups make the adaptive url index convert leaves to fingerprint
 $primary->safe_psql('postgres', q{
 SET enable_seqscan = off; SET enable_bitmapscan = off;
