@@ -20,11 +20,13 @@
  *   PageHeader | DenseHeader | present bitmap | dead bitmap | values[capacity]
  *   ... pd_lower -> ... free ... pd_upper <- prefix bytes, high key | special
  *
- * pd_lower ends after the last value ever set since the load (at least), not
- * at the end of the value array: the empty slots after it are zeros in the
- * page's hole, which full-page images leave out, so that the image of a
- * rightmost leaf that ascending keys have just begun to fill is small.
- * low_end tells pbt_page_alloc where the array really ends.
+ * pd_lower ends after the last value ever set since the load, rounded up to
+ * DENSE_LOWER_STEP slots, not at the end of the value array: the empty
+ * slots after it are zeros in the page's hole, which full-page images leave
+ * out, so that the image of a rightmost leaf that ascending keys have just
+ * begun to fill is small.  (Moving pd_lower with every insert would add a
+ * fragment to each generic WAL record.)  low_end tells pbt_page_alloc where
+ * the array really ends.
  *
  * The bitmaps are whole 8-byte words (bit i in byte i / 8, bit i % 8), so
  * rank and select count a word at a time with pg_popcount64.  The dead
@@ -71,6 +73,7 @@ typedef struct DenseHeader
 #define DENSE_HAS_DEAD		0x01	/* a dead-entry hint may be set */
 
 #define DENSE_VALUE_BYTES	PBT_TID_BYTES
+#define DENSE_LOWER_STEP	64		/* slots pd_lower moves by */
 #define DENSE_MAX_TAIL		4
 #define DENSE_MAPS_START	(SizeOfPageHeaderData + sizeof(DenseHeader))
 
@@ -483,13 +486,16 @@ static void
 dense_set_slot(Page page, int slot, const char *value)
 {
 	PageHeader	phdr = (PageHeader) page;
-	char	   *dst = slot_value(page, slot);
+	DenseHeader *hdr = dense_header(page);
 
 	bit_set(dense_present_map(page), slot);
 	bit_clear(dead_map(page), slot);
-	memcpy(dst, value, DENSE_VALUE_BYTES);
-	dense_header(page)->count++;
-	phdr->pd_lower = Max(phdr->pd_lower, dst + DENSE_VALUE_BYTES - (char *) page);
+	memcpy(slot_value(page, slot), value, DENSE_VALUE_BYTES);
+	hdr->count++;
+	if (slot_value(page, slot + 1) - (char *) page > phdr->pd_lower)
+		phdr->pd_lower = slot_value(page, Min(hdr->capacity,
+											  TYPEALIGN(DENSE_LOWER_STEP, slot + 1))) -
+			(char *) page;
 }
 
 /* empty slots keep no stale TIDs, so the bytes depend only on the items */

@@ -897,13 +897,23 @@ first_difference(const char *a, const char *b, int i, int end)
 	return i;
 }
 
+/* Must byte j go into the delta?  See region_delta. */
+static inline bool
+must_log(const char *before, const char *after, int j, int hole_lo, int hole_hi)
+{
+	return before[j] != after[j] ||
+		(j >= hole_lo && j < hole_hi && before[j] != 0);
+}
+
 /*
  * Write to d the fragments that turn bytes [start, end) of before into
  * those of after; returns the end of what it wrote.  Bytes in before's
- * hole [hole_lo, hole_hi) count as changed, as generic_xlog.c counts them:
- * a full-page image leaves zeros there where this page may have others.
- * A fragment ends at the first run of as many equal bytes as a fragment
- * header takes.
+ * hole [hole_lo, hole_hi) count as changed, as generic_xlog.c counts them
+ * (a full-page image leaves zeros there where this page may have others),
+ * unless they are zeros in both: every copy of the page has zeros where
+ * this one has (redo writes the hole only with what the primary writes).
+ * That spares a dense leaf's pd_lower step its empty slots.  A fragment
+ * ends at the first run of as many equal bytes as a fragment header takes.
  */
 static char *
 region_delta(char *d, const char *before, const char *after, int start,
@@ -916,15 +926,20 @@ region_delta(char *d, const char *before, const char *after, int start,
 		int			changed_end;
 		int			j;
 
-		if (i < hole_lo)
-			i = first_difference(before, after, i, Min(end, hole_lo));
-		else if (i >= hole_hi)
-			i = first_difference(before, after, i, end);
+		/* the hole's bytes one by one: a page grows into little of it */
+		if (i < hole_lo || i >= hole_hi)
+			i = first_difference(before, after, i,
+								 i < hole_lo ? Min(end, hole_lo) : end);
 		if (i >= end)
 			break;
+		if (!must_log(before, after, i, hole_lo, hole_hi))
+		{
+			i++;
+			continue;
+		}
 		changed_end = i + 1;
 		for (j = i + 1; j < end && j - changed_end < GENERIC_FRAGMENT_HEADER; j++)
-			if ((j >= hole_lo && j < hole_hi) || before[j] != after[j])
+			if (must_log(before, after, j, hole_lo, hole_hi))
 				changed_end = j + 1;
 		d = pbt_generic_fragment(d, i, after + i, changed_end - i);
 		i = j;
