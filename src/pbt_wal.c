@@ -634,6 +634,30 @@ pbt_log_reuse_page(Relation index, BlockNumber blkno, FullTransactionId safexid)
 }
 
 /*
+ * Insert a pagebtree record of xlrec, block 0 buf with bdata (if any) and,
+ * if valid, block 1 buf1 without data, and set both pages' LSNs; in the
+ * caller's critical section.
+ */
+static void
+insert_page_record(uint8 info, void *xlrec, int xlreclen, Buffer buf,
+				   void *bdata, int blen, Buffer buf1)
+{
+	XLogRecPtr	recptr;
+
+	XLogBeginInsert();
+	XLogRegisterData(xlrec, xlreclen);
+	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+	if (blen > 0)
+		XLogRegisterBufData(0, bdata, blen);
+	if (BufferIsValid(buf1))
+		XLogRegisterBuffer(1, buf1, REGBUF_STANDARD);
+	recptr = XLogInsert(PBT_RMGR_ID, info);
+	PageSetLSN(BufferGetPage(buf), recptr);
+	if (BufferIsValid(buf1))
+		PageSetLSN(BufferGetPage(buf1), recptr);
+}
+
+/*
  * Write newpage, the exclusively locked leaf in buf rebuilt in another
  * layout (pbt_page_convert_to), to buf and log it: with the resource
  * manager its layout and parameter, from which redo rebuilds the same page;
@@ -658,15 +682,8 @@ pbt_log_convert(Relation index, Buffer buf, Page newpage)
 	memcpy(BufferGetPage(buf), newpage, BLCKSZ);
 	MarkBufferDirty(buf);
 	if (RelationNeedsWAL(index))
-	{
-		XLogRecPtr	recptr;
-
-		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
-		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_CONVERT);
-		PageSetLSN(BufferGetPage(buf), recptr);
-	}
+		insert_page_record(XLOG_PBT_CONVERT, &xlrec, sizeof(xlrec), buf,
+						   NULL, 0, InvalidBuffer);
 	END_CRIT_SECTION();
 }
 
@@ -780,7 +797,6 @@ pbt_log_rebuild(Relation index, PbtState *st, Buffer leafbuf, Page newpage,
 	Page		leaf = BufferGetPage(leafbuf);
 	StringInfoData desc;
 	xl_pbt_rebuild xlrec;
-	XLogRecPtr	recptr;
 
 	Assert(pbt_buffer_locked(leafbuf, LW_EXCLUSIVE));
 	Assert(!BufferIsValid(sbuf) || pbt_buffer_locked(sbuf, LW_EXCLUSIVE));
@@ -805,16 +821,8 @@ pbt_log_rebuild(Relation index, PbtState *st, Buffer leafbuf, Page newpage,
 		pbt_side_run_set(BufferGetPage(sbuf), run_slot, NULL, 0, true);
 		MarkBufferDirty(sbuf);
 	}
-	XLogBeginInsert();
-	XLogRegisterData((char *) &xlrec, sizeof(xlrec));
-	XLogRegisterBuffer(0, leafbuf, REGBUF_STANDARD);
-	XLogRegisterBufData(0, desc.data, desc.len);
-	if (BufferIsValid(sbuf))
-		XLogRegisterBuffer(1, sbuf, REGBUF_STANDARD);
-	recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_REBUILD);
-	PageSetLSN(leaf, recptr);
-	if (BufferIsValid(sbuf))
-		PageSetLSN(BufferGetPage(sbuf), recptr);
+	insert_page_record(XLOG_PBT_REBUILD, &xlrec, sizeof(xlrec), leafbuf,
+					   desc.data, desc.len, sbuf);
 	END_CRIT_SECTION();
 	pfree(desc.data);
 	return true;
@@ -996,11 +1004,8 @@ log_page_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 			(PbtPageGetOpaque(BufferGetPage(cbuf))->flags & PBT_INCOMPLETE_SPLIT)));
 	if (pbt_rmgr_registered && RelationNeedsWAL(index))
 	{
-		Page		page = BufferGetPage(buf);
-		XLogRecPtr	recptr;
-
 		START_CRIT_SECTION();
-		apply(page, arg);
+		apply(BufferGetPage(buf), arg);
 		MarkBufferDirty(buf);
 		if (BufferIsValid(cbuf))
 		{
@@ -1009,16 +1014,7 @@ log_page_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 		}
 		PBT_CHECK_DEFINED(xlrec, xlreclen);
 		PBT_CHECK_DEFINED(bdata, blen);
-		XLogBeginInsert();
-		XLogRegisterData(xlrec, xlreclen);
-		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		XLogRegisterBufData(0, bdata, blen);
-		if (BufferIsValid(cbuf))
-			XLogRegisterBuffer(1, cbuf, REGBUF_STANDARD);
-		recptr = XLogInsert(PBT_RMGR_ID, info);
-		PageSetLSN(page, recptr);
-		if (BufferIsValid(cbuf))
-			PageSetLSN(BufferGetPage(cbuf), recptr);
+		insert_page_record(info, xlrec, xlreclen, buf, bdata, blen, cbuf);
 		END_CRIT_SECTION();
 	}
 	else
