@@ -493,9 +493,12 @@ dense_set_slot(Page page, int slot, const char *value)
 	memcpy(slot_value(page, slot), value, DENSE_VALUE_BYTES);
 	hdr->count++;
 	if (slot_value(page, slot + 1) - (char *) page > phdr->pd_lower)
-		phdr->pd_lower = slot_value(page, Min(hdr->capacity,
-											  TYPEALIGN(DENSE_LOWER_STEP, slot + 1))) -
-			(char *) page;
+	{
+		int			upto = Min(hdr->capacity,
+							   (int) TYPEALIGN(DENSE_LOWER_STEP, slot + 1));
+
+		phdr->pd_lower = slot_value(page, upto) - (char *) page;
+	}
 }
 
 /* empty slots keep no stale TIDs, so the bytes depend only on the items */
