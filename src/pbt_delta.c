@@ -113,31 +113,24 @@ pbt_delta_group(Relation index, PbtState *st)
 }
 
 /*
- * Would inserting item into the locked leaf in buf cost a page write, a
- * full-page image or more WAL than appending it to the leaf's run?  Read
- * without the buffer header lock: a hint, and a wrong answer costs only
- * speed.  Without the resource manager a leaf insert logs the bytes it
- * shifts, so appending is cheaper but where nothing shifts: an item of a
- * dense leaf's window sets a bit and a TID (PBT_LF_WHOLE_WINDOW).
+ * Would a change to the locked leaf in buf cost a page write, or a
+ * full-page image, that it would not cost otherwise?  Read without the
+ * buffer header lock: a hint, and a wrong answer costs only speed.
+ * Without the resource manager every leaf change logs its shifted bytes,
+ * so appending is always cheaper.
  */
 bool
-pbt_leaf_write_costly(Relation index, Buffer buf, const char *item, int len)
+pbt_leaf_write_costly(Relation index, Buffer buf)
 {
-	Page		page = BufferGetPage(buf);
-	const PbtLayout *layout;
-
 	if (pbt_delta_append_always)
 		return true;
 	if (BufferIsLocal(buf))
 		return false;
-	if (!pbt_buffer_is_dirty(buf) ||
-		(RelationNeedsWAL(index) && XLogCheckBufferNeedsBackup(buf)))
+	if (!pbt_rmgr_registered && RelationNeedsWAL(index))
 		return true;
-	if (pbt_rmgr_registered || !RelationNeedsWAL(index))
-		return false;
-	layout = pbt_layout(page);
-	return !(layout->flags & PBT_LF_WHOLE_WINDOW) ||
-		layout->item_cost(page, item, len) > PBT_TID_BYTES;
+	if (!pbt_buffer_is_dirty(buf))
+		return true;
+	return RelationNeedsWAL(index) && XLogCheckBufferNeedsBackup(buf);
 }
 
 /* Key order of two leaf items (heap TID last, so never equal). */

@@ -235,8 +235,7 @@ extern int	pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
 						   IndexBulkDeleteCallback callback,
 						   void *callback_state, double *removed,
 						   double *live);
-extern bool pbt_leaf_write_costly(Relation index, Buffer buf, const char *item,
-								  int len);
+extern bool pbt_leaf_write_costly(Relation index, Buffer buf);
 extern int	pbt_item_cmp(PbtState *st, const PbtItem *a, const PbtItem *b);
 
 /* page changes shared by the primary and redo */
