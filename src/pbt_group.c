@@ -847,13 +847,14 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 
 	/*
 	 * With the resource manager, the group's own subnodes are logged as the
-	 * entries they gained, where that takes fewer bytes than their images.
+	 * entries they gained, and the new group's (holes until now) as their
+	 * entries, where that takes fewer bytes than their images.
 	 */
 	if (pbt_rmgr_registered && RelationNeedsWAL(index))
 	{
 		for (int k = 0; k < nbufs; k++)
 		{
-			if (k < n)
+			if (k < npages)
 			{
 				descs[k] = makeStringInfo();
 				if (!pbt_describe_page(st, BufferGetPage(bufs[k]),

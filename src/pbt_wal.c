@@ -189,6 +189,100 @@ pbt_redo_split(XLogReaderState *record)
 }
 
 /*
+ * A front-coded entry (PBT_DESC_FRONT_CODED): a byte with the number of
+ * leading bytes it shares with the entry before it, the length of the rest
+ * (one byte below 128, else two with the high bit set) and the rest.
+ */
+static inline int
+front_coded_shared(const PbtItem *prev, const PbtItem *item)
+{
+	int			max = Min(Min(prev->len, item->len), PG_UINT8_MAX);
+	int			n = 0;
+
+	while (n < max && prev->data[n] == item->data[n])
+		n++;
+	return n;
+}
+
+static inline int
+front_coded_size(int suffix)
+{
+	return 1 + (suffix < 0x80 ? 1 : 2) + suffix;
+}
+
+static void
+append_front_coded(StringInfo out, const PbtItem *item, int shared)
+{
+	int			suffix = item->len - shared;
+
+	Assert(suffix < 0x8000);
+	appendStringInfoCharMacro(out, (char) shared);
+	if (suffix >= 0x80)
+		appendStringInfoCharMacro(out, (char) (0x80 | (suffix >> 8)));
+	appendStringInfoCharMacro(out, (char) (suffix & 0xFF));
+	appendBinaryStringInfo(out, item->data + shared, suffix);
+}
+
+/*
+ * The n front-coded entries in [p, end), which must be all of it, decoded
+ * into one palloc'd buffer that items[0].data points at.
+ */
+static PbtItem *
+decode_front_coded(const char *p, const char *end, int n)
+{
+	PbtItem    *items = palloc(sizeof(PbtItem) * (n + 1));
+	const char *q = p;
+	Size		total = 0;
+	char	   *buf;
+
+	/* first the decoded lengths, so that the items can share one buffer */
+	for (int pass = 0; pass < 2; pass++)
+	{
+		int			prevlen = 0;
+
+		q = p;
+		if (pass == 1)
+			buf = palloc(Max(total, 1));
+		total = 0;
+		for (int t = 0; t < n; t++)
+		{
+			int			shared;
+			int			suffix;
+
+			if (end - q < 2)
+				elog(PANIC, "pagebtree redo: a front-coded page description ends early");
+			shared = (uint8) q[0];
+			suffix = (uint8) q[1];
+			q += 2;
+			if (suffix & 0x80)
+			{
+				if (q >= end)
+					elog(PANIC, "pagebtree redo: a front-coded page description ends early");
+				suffix = ((suffix & 0x7F) << 8) | (uint8) *q++;
+			}
+			if (shared > prevlen || end - q < suffix)
+				elog(PANIC, "pagebtree redo: a front-coded page description is damaged");
+			if (pass == 1)
+			{
+				char	   *dst = buf + total;
+
+				if (shared > 0)
+					memcpy(dst, items[t - 1].data, shared);
+				memcpy(dst + shared, q, suffix);
+				items[t].data = dst;
+				items[t].len = shared + suffix;
+			}
+			q += suffix;
+			total += shared + suffix;
+			prevlen = shared + suffix;
+		}
+	}
+	if (q != end)
+		elog(PANIC, "pagebtree redo: a front-coded page description is damaged");
+	return items;
+}
+
+/*
  * Rebuild page as an xl_pbt_group_page in data describes it (from nothing
  * when it keeps no items: a split's right page).
  */
@@ -207,6 +301,18 @@ redo_described_page(Page page, const char *data, Size len)
 	hikey.data = p;
 	hikey.len = hdr.hikey_len;
 	p += hdr.hikey_len;
+	if (hdr.keep_first == PBT_DESC_FRONT_CODED)
+	{
+		items = decode_front_coded(p, data + len, hdr.nlogged);
+		PageInit(page, BLCKSZ, sizeof(PbtPageOpaqueData));
+		memcpy(PbtPageGetOpaque(page), &hdr.opaque, sizeof(PbtPageOpaqueData));
+		pbt_page_rebuild(page, items, hdr.nlogged,
+						 hdr.hikey_len > 0 ? &hikey : NULL);
+		if (hdr.nlogged > 0)
+			pfree(unconstify(char *, items[0].data));
+		pfree(items);
+		return;
+	}
 	nitems = hdr.keep_count + hdr.nlogged;
 	old = hdr.keep_count > 0 ?
 		pbt_page_copy_items(page, hdr.keep_first + hdr.keep_count) : NULL;
@@ -695,28 +801,35 @@ pbt_log_convert(Relation index, Buffer buf, Page newpage)
  * is no more bytes (or its kept items are not one stretch of before's,
  * which a rewrite within a group never does): the caller logs the image.
  */
-bool
-pbt_describe_page(PbtState *st, Page before, Page after,
-				  const PbtItem *items, int nitems, StringInfo out)
+static bool
+describe_page(PbtState *st, Page before, Page after,
+			  const PbtItem *items, int nitems, StringInfo out)
 {
 	PageHeader	phdr = (PageHeader) after;
 	int			image_bytes = BLCKSZ - (phdr->pd_upper - phdr->pd_lower);
 	int			nbefore = before ? pbt_layout(before)->count(before) : 0;
-	PbtItem    *old = before ? pbt_page_copy_items(before, nbefore) : NULL;
+	PbtItem    *old = nbefore > 0 ? pbt_page_copy_items(before, nbefore) : NULL;
 	xl_pbt_group_page hdr = {0};
 	PbtItem		hikey = {NULL, 0};
 	int			i = 0;
 	bool		kept_stretch = true;
 
-	/* with nothing kept, the size is known without copying anything */
-	if (before == NULL)
+	/*
+	 * With nothing to keep (a new page, or a group's hole), every entry is
+	 * logged front-coded against the one before it, which a page's sorted
+	 * entries favour; the size is known before anything is copied.
+	 */
+	if (nbefore == 0)
 	{
 		int			need = sizeof(hdr) + PbtPageGetOpaque(after)->hikey_len;
 
 		for (int t = 0; t < nitems && need < image_bytes; t++)
-			need += 2 * sizeof(uint16) + items[t].len;
+			need += front_coded_size(items[t].len -
+									 (t > 0 ? front_coded_shared(&items[t - 1], &items[t]) : 0));
 		if (need >= image_bytes)
 			return false;
+		hdr.keep_first = PBT_DESC_FRONT_CODED;
+		hdr.nlogged = nitems;
 	}
 
 	resetStringInfo(out);
@@ -725,6 +838,15 @@ pbt_describe_page(PbtState *st, Page before, Page after,
 	if (pbt_page_get_hikey(after, &hikey))
 		appendBinaryStringInfo(out, hikey.data, hikey.len);
 	hdr.hikey_len = hikey.len;
+	if (nbefore == 0)
+	{
+		for (int t = 0; t < nitems; t++)
+			append_front_coded(out, &items[t],
+							   t > 0 ? front_coded_shared(&items[t - 1], &items[t]) : 0);
+		memcpy(out->data, &hdr, sizeof(hdr));
+		Assert(out->len < image_bytes);
+		return true;
+	}
 	for (int t = 0; t < nitems && out->len < image_bytes; t++)
 	{
 		int			cmp = -1;
@@ -782,6 +904,19 @@ check_description(Page before, StringInfo desc, Page after)
 }
 #endif
 
+/* describe_page, checked in PBT_CHECKS builds by rebuilding the page */
+bool
+pbt_describe_page(PbtState *st, Page before, Page after,
+				  const PbtItem *items, int nitems, StringInfo out)
+{
+	if (!describe_page(st, before, after, items, nitems, out))
+		return false;
+#ifdef PBT_CHECKS
+	check_description(before, out, after);
+#endif
+	return true;
+}
+
 /*
  * With the resource manager, replace the exclusively locked leaf in leafbuf
  * by newpage, which holds items[0..nitems), and empty its run's slot
@@ -808,9 +943,6 @@ pbt_log_rebuild(Relation index, PbtState *st, Buffer leafbuf, Page newpage,
 		pfree(desc.data);
 		return false;
 	}
-#ifdef PBT_CHECKS
-	check_description(leaf, &desc, newpage);
-#endif
 	xlrec.run_slot = BufferIsValid(sbuf) ? run_slot : -1;
 
 	START_CRIT_SECTION();
@@ -1164,10 +1296,6 @@ pbt_log_split(Relation index, PbtState *st, Buffer lbuf, Page lpage, int keep,
 		 */
 		initStringInfo(&rdesc);
 		rdescribed = pbt_describe_page(st, NULL, rpage, ritems, nright, &rdesc);
-#ifdef PBT_CHECKS
-		if (rdescribed)
-			check_description(NULL, &rdesc, rpage);
-#endif
 		xlrec.keep = keep;
 		xlrec.run_slot = run_slot;
 		xlrec.added_pos = keep >= 0 && added ? added_pos : -1;

@@ -130,13 +130,20 @@ typedef struct xl_pbt_group_page
 {
 	PbtPageOpaqueData opaque;	/* the page's special space after the change */
 	uint16		keep_first;		/* its items [keep_first, keep_first +
-								 * keep_count) stay */
+								 * keep_count) stay; PBT_DESC_FRONT_CODED:
+								 * none stay, all are logged front-coded */
 	uint16		keep_count;
 	uint16		nlogged;		/* entries logged: per entry uint16 ordered
 								 * position, uint16 length and the bytes,
-								 * ascending positions, after the high key */
+								 * ascending positions, after the high key;
+								 * front-coded, per entry a byte of bytes
+								 * shared with the entry before, the length
+								 * of the rest (1 byte, or 2 with the high
+								 * bit set) and the rest, in order */
 	uint16		hikey_len;		/* then the high key's bytes */
 } xl_pbt_group_page;
+
+#define PBT_DESC_FRONT_CODED	0xFFFF
 
 /*
  * XLOG_PBT_RUN_APPEND: an entry appended to a leaf's run (pbt_delta.c).
