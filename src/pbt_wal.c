@@ -189,38 +189,45 @@ pbt_redo_split(XLogReaderState *record)
 }
 
 /*
- * A front-coded entry (PBT_DESC_FRONT_CODED): a byte with the number of
- * leading bytes it shares with the entry before it, the length of the rest
- * (one byte below 128, else two with the high bit set) and the rest.
+ * Write items[0, nitems) front-coded (PBT_DESC_FRONT_CODED) to out, each as
+ * a byte with the number of leading bytes it shares with the item before
+ * it, the length of the rest (one byte below 128, else two with the high
+ * bit set) and the rest; false, with out's length unset, as soon as out
+ * reaches limit bytes.
  */
-static inline int
-front_coded_shared(const PbtItem *prev, const PbtItem *item)
+static bool
+append_front_coded(StringInfo out, const PbtItem *items, int nitems, int limit)
 {
-	int			max = Min(Min(prev->len, item->len), PG_UINT8_MAX);
-	int			n = 0;
+	char	   *p;
+	char	   *end;
 
-	while (n < max && prev->data[n] == item->data[n])
-		n++;
-	return n;
-}
+	if (out->len >= limit)
+		return false;
+	/* room for the limit and one more entry, so that no write checks */
+	enlargeStringInfo(out, limit - out->len + 3 + PBT_MAX_ITEM_SIZE);
+	p = out->data + out->len;
+	end = out->data + limit;
+	for (int t = 0; t < nitems; t++)
+	{
+		int			shared = t == 0 ? 0 :
+			Min(pbt_common_prefix(items[t - 1].data, items[t - 1].len,
+								  items[t].data, items[t].len), PG_UINT8_MAX);
+		int			suffix = items[t].len - shared;
 
-static inline int
-front_coded_size(int suffix)
-{
-	return 1 + (suffix < 0x80 ? 1 : 2) + suffix;
-}
-
-static void
-append_front_coded(StringInfo out, const PbtItem *item, int shared)
-{
-	int			suffix = item->len - shared;
-
-	Assert(suffix < 0x8000);
-	appendStringInfoCharMacro(out, (char) shared);
-	if (suffix >= 0x80)
-		appendStringInfoCharMacro(out, (char) (0x80 | (suffix >> 8)));
-	appendStringInfoCharMacro(out, (char) (suffix & 0xFF));
-	appendBinaryStringInfo(out, item->data + shared, suffix);
+		if (p >= end)
+			return false;
+		Assert(suffix < 0x8000);
+		*p++ = (char) shared;
+		if (suffix >= 0x80)
+			*p++ = (char) (0x80 | (suffix >> 8));
+		*p++ = (char) (suffix & 0xFF);
+		memcpy(p, items[t].data + shared, suffix);
+		p += suffix;
+	}
+	if (p >= end)
+		return false;
+	out->len = p - out->data;
+	return true;
 }
 
 /*
@@ -814,37 +821,25 @@ describe_page(PbtState *st, Page before, Page after,
 	int			i = 0;
 	bool		kept_stretch = true;
 
-	/*
-	 * With nothing to keep (a new page, or a group's hole), every entry is
-	 * logged front-coded against the one before it, which a page's sorted
-	 * entries favour; the size is known before anything is copied.
-	 */
-	if (nbefore == 0)
-	{
-		int			need = sizeof(hdr) + PbtPageGetOpaque(after)->hikey_len;
-
-		for (int t = 0; t < nitems && need < image_bytes; t++)
-			need += front_coded_size(items[t].len -
-									 (t > 0 ? front_coded_shared(&items[t - 1], &items[t]) : 0));
-		if (need >= image_bytes)
-			return false;
-		hdr.keep_first = PBT_DESC_FRONT_CODED;
-		hdr.nlogged = nitems;
-	}
-
 	resetStringInfo(out);
 	memcpy(&hdr.opaque, PbtPageGetOpaque(after), sizeof(PbtPageOpaqueData));
 	appendBinaryStringInfo(out, (char *) &hdr, sizeof(hdr));
 	if (pbt_page_get_hikey(after, &hikey))
 		appendBinaryStringInfo(out, hikey.data, hikey.len);
 	hdr.hikey_len = hikey.len;
+
+	/*
+	 * With nothing to keep (a new page, or a group's hole), every entry is
+	 * logged front-coded against the one before it: a page's sorted entries
+	 * share their leading bytes.
+	 */
 	if (nbefore == 0)
 	{
-		for (int t = 0; t < nitems; t++)
-			append_front_coded(out, &items[t],
-							   t > 0 ? front_coded_shared(&items[t - 1], &items[t]) : 0);
+		if (!append_front_coded(out, items, nitems, image_bytes))
+			return false;
+		hdr.keep_first = PBT_DESC_FRONT_CODED;
+		hdr.nlogged = nitems;
 		memcpy(out->data, &hdr, sizeof(hdr));
-		Assert(out->len < image_bytes);
 		return true;
 	}
 	for (int t = 0; t < nitems && out->len < image_bytes; t++)

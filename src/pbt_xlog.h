@@ -116,12 +116,14 @@ typedef struct xl_pbt_split
  * XLOG_PBT_GROUP_REWRITE: a leaf group's rebalance or split
  * (pbt_group_overflow), which rewrites its subnodes, a new group's and the
  * right sibling's left-link at once.  No main data.  Each block is either
- * a full-page image (the new group's subnodes, and any page whose
- * description would take more bytes), or has block data:
+ * a full-page image (any page whose description would take more bytes),
+ * or has block data:
  *	- sizeof(BlockNumber) bytes: the right sibling's new left-link;
  *	- else an xl_pbt_group_page: the page is rebuilt from its special space,
  *	  its high key and its items, which are the entries it kept in place
- *	  (one stretch of its items) with the others, logged, between them.
+ *	  (one stretch of its items) with the others, logged, between them,
+ *	  or, for a page that had none (a hole, the new group's), all of
+ *	  them logged front-coded.
  * Redo restores the blocks one at a time in block id order, as it does a
  * core XLOG_FPI record of the same pages (which logs the change without
  * the resource manager); the order is pbt_group_overflow's.

@@ -88,6 +88,9 @@ my %indexes = (
 	w_n         => 'USING pagebtree (n)',
 	# 40 values: posting leaves (widened, converted to heads, split)
 	w_len       => 'USING pagebtree (length(pad))',
+	# 160-byte keys whose neighbours share a byte or two: split right
+	# pages logged front-coded with two-byte lengths
+	w_long      => 'USING pagebtree ((repeat(md5(id::text), 5)))',
 	# delta area, each with an order no other index gives (and none leading
 	# with url, which the lookups above must find in w_url): dense and
 	# plain leaves (ascending ids), heads, BPA and fingerprint leaves,
@@ -420,6 +423,9 @@ ok($kinds{$_}, "the workload made $_ pages") for qw(dense semidense bpa plain he
 ok($primary->safe_psql('postgres',
 		q{SELECT level FROM pagebtree_metapage('w_url')}) >= 1,
 	'the url index has split its root');
+ok($primary->safe_psql('postgres',
+		q{SELECT level FROM pagebtree_metapage('w_long')}) >= 1,
+	'the index of long keys has split its root');
 
 $primary->wait_for_catchup($standby);
 ok(!$standby->log_contains('inconsistent page'),
