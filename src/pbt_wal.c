@@ -240,16 +240,16 @@ decode_front_coded(const char *p, const char *end, int n)
 	PbtItem    *items = palloc(sizeof(PbtItem) * (n + 1));
 	const char *q = p;
 	Size		total = 0;
-	char	   *buf;
+	char	   *buf = NULL;
 
 	/* first the decoded lengths, so that the items can share one buffer */
 	for (int pass = 0; pass < 2; pass++)
 	{
 		int			prevlen = 0;
 
-		q = p;
 		if (pass == 1)
 			buf = palloc(Max(total, 1));
+		q = p;
 		total = 0;
 		for (int t = 0; t < n; t++)
 		{
