@@ -299,55 +299,56 @@ redo_described_page(Page page, const char *data, Size len)
 	xl_pbt_group_page hdr;
 	const char *p = data + sizeof(hdr);
 	PbtItem		hikey;
-	PbtItem    *old;
+	PbtItem    *old = NULL;
 	PbtItem    *items;
 	int			nitems;
-	int			kept = 0;
+	bool		front_coded;
 
 	memcpy(&hdr, data, sizeof(hdr));
 	hikey.data = p;
 	hikey.len = hdr.hikey_len;
 	p += hdr.hikey_len;
-	if (hdr.keep_first == PBT_DESC_FRONT_CODED)
+	front_coded = hdr.keep_first == PBT_DESC_FRONT_CODED;
+	if (front_coded)
 	{
-		items = decode_front_coded(p, data + len, hdr.nlogged);
-		PageInit(page, BLCKSZ, sizeof(PbtPageOpaqueData));
-		memcpy(PbtPageGetOpaque(page), &hdr.opaque, sizeof(PbtPageOpaqueData));
-		pbt_page_rebuild(page, items, hdr.nlogged,
-						 hdr.hikey_len > 0 ? &hikey : NULL);
-		if (hdr.nlogged > 0)
-			pfree(unconstify(char *, items[0].data));
-		pfree(items);
-		return;
+		nitems = hdr.nlogged;
+		items = decode_front_coded(p, data + len, nitems);
 	}
-	nitems = hdr.keep_count + hdr.nlogged;
-	old = hdr.keep_count > 0 ?
-		pbt_page_copy_items(page, hdr.keep_first + hdr.keep_count) : NULL;
-	items = palloc(sizeof(PbtItem) * (nitems + 1));
-	for (int t = 0; t < nitems; t++)
+	else
 	{
-		uint16		pos16 = nitems;
-		uint16		len16;
+		int			kept = 0;
 
-		if (p < data + len)
-			memcpy(&pos16, p, sizeof(pos16));
-		if (pos16 == t)
+		nitems = hdr.keep_count + hdr.nlogged;
+		if (hdr.keep_count > 0)
+			old = pbt_page_copy_items(page, hdr.keep_first + hdr.keep_count);
+		items = palloc(sizeof(PbtItem) * (nitems + 1));
+		for (int t = 0; t < nitems; t++)
 		{
-			memcpy(&len16, p + sizeof(pos16), sizeof(len16));
-			items[t].data = p + 2 * sizeof(uint16);
-			items[t].len = len16;
-			p += 2 * sizeof(uint16) + len16;
+			uint16		pos16 = nitems;
+			uint16		len16;
+
+			if (p < data + len)
+				memcpy(&pos16, p, sizeof(pos16));
+			if (pos16 == t)
+			{
+				memcpy(&len16, p + sizeof(pos16), sizeof(len16));
+				items[t].data = p + 2 * sizeof(uint16);
+				items[t].len = len16;
+				p += 2 * sizeof(uint16) + len16;
+			}
+			else if (kept < hdr.keep_count)
+				items[t] = old[hdr.keep_first + kept++];
+			else
+				break;
 		}
-		else if (kept < hdr.keep_count)
-			items[t] = old[hdr.keep_first + kept++];
-		else
-			break;
+		if (kept != hdr.keep_count || p != data + len)
+			elog(PANIC, "pagebtree redo: a leaf group's page is described wrongly");
 	}
-	if (kept != hdr.keep_count || p != data + len)
-		elog(PANIC, "pagebtree redo: a leaf group's page is described wrongly");
 	PageInit(page, BLCKSZ, sizeof(PbtPageOpaqueData));
 	memcpy(PbtPageGetOpaque(page), &hdr.opaque, sizeof(PbtPageOpaqueData));
 	pbt_page_rebuild(page, items, nitems, hdr.hikey_len > 0 ? &hikey : NULL);
+	if (front_coded && nitems > 0)
+		pfree(unconstify(char *, items[0].data));
 	if (old)
 		pbt_free_items(old, hdr.keep_first + hdr.keep_count);
 	pfree(items);
@@ -803,8 +804,8 @@ pbt_log_convert(Relation index, Buffer buf, Page newpage)
 /*
  * Describe as an xl_pbt_group_page the rewrite of page before into after,
  * which holds items[0, nitems), sorted, into out (reset first): a
- * subnode of a group rewrite, or (before NULL: every item logged) a
- * split's new right page.  Returns false where a full-page image of after
+ * subnode of a group rewrite, or (before NULL) a split's new right page.
+ * Where before has no items, every item is logged front-coded.  Returns false where a full-page image of after
  * is no more bytes (or its kept items are not one stretch of before's,
  * which a rewrite within a group never does): the caller logs the image.
  */
