@@ -113,24 +113,44 @@ pbt_delta_group(Relation index, PbtState *st)
 }
 
 /*
- * Would a change to the locked leaf in buf cost a page write, or a
- * full-page image, that it would not cost otherwise?  Read without the
- * buffer header lock: a hint, and a wrong answer costs only speed.
- * Without the resource manager every leaf change logs its shifted bytes,
- * so appending is always cheaper.
+ * Would inserting item, whose key is key, into the locked leaf in buf cost
+ * a page write, a full-page image or more WAL than appending it to the
+ * leaf's run?  Read without the buffer header lock: a hint, and a wrong
+ * answer costs only speed.  Without the resource manager a leaf insert
+ * logs the bytes it changes, so appending is cheaper unless the layout
+ * changes a few bytes in place (insert_ranges: a dense leaf sets a bit
+ * and a TID, a posting leaf adds a TID at its end), which logs less than
+ * an append and its fold.  Asked only of layouts made for their items
+ * (PBT_LF_REBUILT), whose inserts are in place by design: a heads leaf
+ * shifts its slots but at its end, and the search for the position would
+ * cost every random insert.
  */
 bool
-pbt_leaf_write_costly(Relation index, Buffer buf)
+pbt_leaf_write_costly(Relation index, PbtState *st, Buffer buf,
+					  PbtSearchKey *key, const char *item, int len)
 {
+	Page		page = BufferGetPage(buf);
+	const PbtLayout *layout = pbt_layout(page);
+	PbtByteRange ranges[PBT_MAX_INSERT_RANGES];
+	int			n;
+	int			changed = 0;
+
 	if (pbt_delta_append_always)
 		return true;
 	if (BufferIsLocal(buf))
 		return false;
-	if (!pbt_rmgr_registered && RelationNeedsWAL(index))
+	if (!pbt_buffer_is_dirty(buf) ||
+		(RelationNeedsWAL(index) && XLogCheckBufferNeedsBackup(buf)))
 		return true;
-	if (!pbt_buffer_is_dirty(buf))
+	if (pbt_rmgr_registered || !RelationNeedsWAL(index))
+		return false;
+	if (!(layout->flags & PBT_LF_REBUILT) || layout->insert_ranges == NULL ||
+		(n = layout->insert_ranges(page, pbt_binsearch(st, page, key), item,
+								   len, ranges)) < 0)
 		return true;
-	return RelationNeedsWAL(index) && XLogCheckBufferNeedsBackup(buf);
+	for (int i = 0; i < n; i++)
+		changed += ranges[i].len;
+	return changed > PBT_IN_PLACE_BYTES;
 }
 
 /* Key order of two leaf items (heap TID last, so never equal). */

@@ -100,6 +100,14 @@ pbt_run_live(const PbtRunHeader *run, uint32 tag)
 #define PBT_RUN_ENTRY_BUDGET 17
 
 /*
+ * Without the resource manager, a dirty leaf takes an insert itself rather
+ * than appending it when its layout changes at most this many bytes in
+ * place (PbtLayout.insert_ranges): about what an append logs (the run's
+ * length and an int8 entry), and the leaf's record saves the fold.
+ */
+#define PBT_IN_PLACE_BYTES	32
+
+/*
  * Fewer shared bytes are not worth it: an entry stored whole compares in
  * one piece (pbt_compare_parts), and short keys, which share few bytes,
  * are held by the entry budget anyway.
@@ -235,7 +243,8 @@ extern int	pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
 						   IndexBulkDeleteCallback callback,
 						   void *callback_state, double *removed,
 						   double *live);
-extern bool pbt_leaf_write_costly(Relation index, Buffer buf);
+extern bool pbt_leaf_write_costly(Relation index, PbtState *st, Buffer buf,
+								  PbtSearchKey *key, const char *item, int len);
 extern int	pbt_item_cmp(PbtState *st, const PbtItem *a, const PbtItem *b);
 
 /* page changes shared by the primary and redo */

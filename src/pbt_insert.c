@@ -430,7 +430,7 @@ insert_with_run(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	FoldArgs	fold = {index, st, buf, &run, item, len};
 
 	*inserted = true;
-	if (st->delta_on && pbt_leaf_write_costly(index, buf) &&
+	if (st->delta_on && pbt_leaf_write_costly(index, st, buf, key, item, len) &&
 		pbt_run_append(index, st, buf, item, len))
 	{
 		UnlockReleaseBuffer(buf);

@@ -43,6 +43,15 @@ typedef struct PbtEntryFilter
 	uint64		value;
 } PbtEntryFilter;
 
+/* bytes [off, off + len) of a page (PbtLayout.insert_ranges) */
+typedef struct PbtByteRange
+{
+	uint16		off;
+	uint16		len;
+} PbtByteRange;
+
+#define PBT_MAX_INSERT_RANGES 4
+
 struct PbtState;
 struct PbtSearchKey;
 struct PbtOptions;
@@ -140,6 +149,17 @@ typedef struct PbtLayout
 						   struct PbtSearchKey *key);
 	/* insert at ordered position pos; false (page unchanged) if no room */
 	bool		(*insert) (Page page, int pos, const char *data, int len);
+	/*
+	 * Optional: if insert(page, pos, data, len) would change bytes in place
+	 * only (nothing shifts, no conversion), the ranges of the page outside
+	 * its hole that it may change, the page header excepted: at most
+	 * PBT_MAX_INSERT_RANGES, ascending and not overlapping; returns how
+	 * many, or -1 if the insert may change more.  Without the resource
+	 * manager the engine then logs the insert by comparing those bytes, and
+	 * those that leave the hole, instead of the whole page.
+	 */
+	int			(*insert_ranges) (Page page, int pos, const char *data, int len,
+								  PbtByteRange *ranges);
 	/*
 	 * insert ignores pos (items are kept unsorted): the engine searches for
 	 * the position only when the page must split

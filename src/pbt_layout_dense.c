@@ -529,6 +529,31 @@ dense_insert(Page page, int pos, const char *data, int len)
 								 dense_converted_bytes(page, data, len));
 }
 
+/*
+ * The bytes dense_insert changes when it sets a slot: the header's count,
+ * the slot's bytes of the two bitmaps and its value (pd_lower, in the page
+ * header, may step over empty slots, zeros in the hole).
+ */
+static int
+dense_insert_ranges(Page page, int pos, const char *data, int len,
+					PbtByteRange *ranges)
+{
+	int			slot;
+
+	if (!dense_slot(page, data, len, &slot) ||
+		bit_is_set(dense_present_map(page), slot))
+		return -1;				/* converts */
+	ranges[0].off = SizeOfPageHeaderData;
+	ranges[0].len = sizeof(DenseHeader);
+	ranges[1].off = (char *) dense_present_map(page) + slot / 8 - (char *) page;
+	ranges[1].len = 1;
+	ranges[2].off = (char *) dead_map(page) + slot / 8 - (char *) page;
+	ranges[2].len = 1;
+	ranges[3].off = slot_value(page, slot) - (char *) page;
+	ranges[3].len = DENSE_VALUE_BYTES;
+	return 4;
+}
+
 /* Fill the empty page (its high key, if any, already set); see dense_plan. */
 static void
 dense_load(Page page, PbtItem *items, int n)
@@ -739,6 +764,7 @@ const PbtLayout pbt_layout_dense = {
 	.get = dense_get,
 	.search = dense_search,
 	.insert = dense_insert,
+	.insert_ranges = dense_insert_ranges,
 	.load = dense_load,
 	.delete = dense_delete,
 	.truncate = dense_truncate,

@@ -714,6 +714,41 @@ heads_insert(Page page, int pos, const char *data, int len)
 				   pos, data, len);
 }
 
+/*
+ * The bytes heads_insert changes when the item shares the prefix and the
+ * gap takes it (put_item): the slots from pos on, which shift, and the
+ * header when the hints are recomputed.  The new last slot and the
+ * remainder land in the hole.
+ */
+static int
+heads_insert_ranges(Page page, int pos, const char *data, int len,
+					PbtByteRange *ranges)
+{
+	PageHeader	phdr = (PageHeader) page;
+	HeadsHeader *hdr = heads_header(page);
+	int			koff = key_offset(page);
+	int			n = heads_count(page);
+	int			nranges = 0;
+
+	if (pos < first_keyed(page) || keyed_count(page) == 0 ||
+		!pbt_has_prefix(data + koff, len - koff,
+						(char *) page + hdr->prefix_off, hdr->prefix_len) ||
+		phdr->pd_upper - phdr->pd_lower < (int) sizeof(HeadsSlot) + koff +
+		remainder_bytes(len - koff - hdr->prefix_len))
+		return -1;				/* rewrites the page */
+	if (n + 1 - hdr->hint_count > HINTS_SLACK(n + 1))
+	{
+		ranges[nranges].off = SizeOfPageHeaderData;
+		ranges[nranges++].len = sizeof(HeadsHeader);
+	}
+	if (pos < n)
+	{
+		ranges[nranges].off = (char *) &heads_slots(page)[pos] - (char *) page;
+		ranges[nranges++].len = (n - pos) * sizeof(HeadsSlot);
+	}
+	return nranges;
+}
+
 static void
 heads_load(Page page, PbtItem *items, int n)
 {
@@ -995,6 +1030,7 @@ heads_check(Page page)
 	.downlink = heads_downlink, \
 	.search = heads_search, \
 	.insert = heads_insert, \
+	.insert_ranges = heads_insert_ranges, \
 	.load = heads_load, \
 	.delete = heads_delete, \
 	.truncate = heads_truncate, \

@@ -315,6 +315,31 @@ posting_insert(Page page, int pos, const char *data, int len)
 	return true;
 }
 
+/*
+ * The bytes posting_insert changes when the TID takes the array's width and
+ * the gap has room: the header and the TIDs from pos on (those after it
+ * shift; the array's new end is in the hole).
+ */
+static int
+posting_insert_ranges(Page page, int pos, const char *data, int len,
+					  PbtByteRange *ranges)
+{
+	PageHeader	phdr = (PageHeader) page;
+	PostingHeader *hdr = posting_header(page);
+
+	if (width_needed(page, data, len) != hdr->width ||
+		hdr->count >= PBT_MAX_ITEMS_PER_PAGE ||
+		phdr->pd_upper - phdr->pd_lower - (int) sizeof(PbtSlot) < hdr->width)
+		return -1;				/* converts, widens or compacts */
+	ranges[0].off = SizeOfPageHeaderData;
+	ranges[0].len = sizeof(PostingHeader);
+	if (pos == hdr->count)
+		return 1;
+	ranges[1].off = tid_at(page, pos) - (char *) page;
+	ranges[1].len = (hdr->count - pos) * hdr->width;
+	return 2;
+}
+
 /* fill the empty page (its high key, if any, already set) */
 static void
 posting_load(Page page, PbtItem *items, int n)
@@ -614,6 +639,7 @@ const PbtLayout pbt_layout_posting = {
 	.get = posting_get,
 	.search = posting_search,
 	.insert = posting_insert,
+	.insert_ranges = posting_insert_ranges,
 	.load = posting_load,
 	.delete = posting_delete,
 	.truncate = posting_truncate,

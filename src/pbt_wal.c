@@ -1121,10 +1121,141 @@ log_generic_changes(int n, const Buffer *bufs, const PGAlignedBlock *before)
 		PageSetLSN(BufferGetPage(bufs[i]), recptr);
 }
 
+/* Sort r[0..n) by offset and merge the ranges that overlap or touch. */
+static int
+merge_ranges(PbtByteRange *r, int n)
+{
+	int			m = 0;
+
+	for (int i = 1; i < n; i++)
+	{
+		PbtByteRange x = r[i];
+		int			j = i;
+
+		for (; j > 0 && r[j - 1].off > x.off; j--)
+			r[j] = r[j - 1];
+		r[j] = x;
+	}
+	for (int i = 1; i < n; i++)
+	{
+		if (r[i].off <= r[m].off + r[m].len)
+			r[m].len = Max(r[m].off + r[m].len, r[i].off + r[i].len) - r[m].off;
+		else
+			r[++m] = r[i];
+	}
+	return n > 0 ? m + 1 : 0;
+}
+
+/* Copy page's bytes [lo, hi) to copy but for those in r[0..n) (sorted). */
+static void
+copy_unlisted(char *copy, const char *page, int lo, int hi,
+			  const PbtByteRange *r, int n)
+{
+	for (int i = 0; i < n && lo < hi; i++)
+	{
+		if (r[i].off > lo)
+			memcpy(copy + lo, page + lo, Min(r[i].off, hi) - lo);
+		lo = Max(lo, r[i].off + r[i].len);
+	}
+	if (lo < hi)
+		memcpy(copy + lo, page + lo, hi - lo);
+}
+
+#ifdef PBT_CHECKS
+/* The change left every byte of page outside r[0..n) and its hole as in old. */
+static void
+check_in_place(const char *old, Page page, const PbtByteRange *r, int n)
+{
+	PageHeader	hdr = (PageHeader) page;
+	int			from = 0;
+
+	for (int i = 0; i <= n; i++)
+	{
+		int			to = i < n ? r[i].off : BLCKSZ;
+
+		for (int j = from; j < to; j++)
+			if (old[j] != ((char *) page)[j] &&
+				(j < hdr->pd_lower || j >= hdr->pd_upper))
+				elog(PANIC, "pagebtree: an in-place insert changed byte %d outside its ranges", j);
+		if (i < n)
+			from = r[i].off + r[i].len;
+	}
+}
+#endif
+
+/*
+ * Without the resource manager, apply an insert that changes only the page
+ * header and the bytes in ranges[0..nranges) (the layout's insert_ranges)
+ * to the exclusively locked page in buf, and log it as generic WAL by
+ * comparing just those bytes and the ones that leave the hole, instead of
+ * copying the page and comparing all of it (log_generic_changes).  Bytes
+ * that leave the hole are logged unless they are zeros, as region_delta
+ * treats them; the hole is zeroed, as redo zeroes it.
+ */
+static void
+log_generic_in_place(Buffer buf, const PbtByteRange *ranges, int nranges,
+					 PageChange apply, void *arg)
+{
+	Page		page = BufferGetPage(buf);
+	PageHeader	hdr = (PageHeader) page;
+	int			old_lower = hdr->pd_lower;
+	int			old_upper = hdr->pd_upper;
+	PbtByteRange r[PBT_MAX_INSERT_RANGES + 3];
+	int			n = 0;
+	PGAlignedBlock before;		/* valid in r[] only */
+	char		delta[BLCKSZ + 2 * GENERIC_FRAGMENT_HEADER];
+	char	   *d = delta;
+	XLogRecPtr	recptr;
+#ifdef PBT_CHECKS
+	PGAlignedBlock old;
+
+	memcpy(old.data, page, BLCKSZ);
+#endif
+
+	Assert(nranges >= 0 && nranges <= PBT_MAX_INSERT_RANGES);
+	r[n].off = 0;
+	r[n++].len = SizeOfPageHeaderData;
+	for (int i = 0; i < nranges; i++)
+		r[n++] = ranges[i];
+	n = merge_ranges(r, n);
+	for (int i = 0; i < n; i++)
+		memcpy(before.data + r[i].off, (char *) page + r[i].off, r[i].len);
+
+	START_CRIT_SECTION();
+	apply(page, arg);
+	MarkBufferDirty(buf);
+	Assert(hdr->pd_lower >= old_lower && hdr->pd_upper <= old_upper);
+	/* what left the hole is as it was, but for what the insert wrote */
+	copy_unlisted(before.data, page, old_lower, hdr->pd_lower, r, n);
+	copy_unlisted(before.data, page, hdr->pd_upper, old_upper, r, n);
+	memset((char *) page + hdr->pd_lower, 0, hdr->pd_upper - hdr->pd_lower);
+	r[n].off = old_lower;
+	r[n++].len = hdr->pd_lower - old_lower;
+	r[n].off = hdr->pd_upper;
+	r[n++].len = old_upper - hdr->pd_upper;
+	n = merge_ranges(r, n);
+#ifdef PBT_CHECKS
+	check_in_place(old.data, page, r, n);
+#endif
+	for (int i = 0; i < n; i++)
+		d = region_delta(d, before.data, (char *) page, r[i].off,
+						 r[i].off + r[i].len, old_lower, old_upper);
+	XLogBeginInsert();
+	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+	XLogRegisterBufData(0, delta, d - delta);
+	recptr = XLogInsert(RM_GENERIC_ID, 0);
+	PageSetLSN(page, recptr);
+	END_CRIT_SECTION();
+}
+
+/*
+ * ranges[0..nranges): see log_generic_in_place; nranges < 0 if the change
+ * may touch any byte.
+ */
 static void
 log_page_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 				int xlreclen, void *bdata, int blen, PageChange apply, void *arg,
-				Buffer cbuf)
+				Buffer cbuf, const PbtByteRange *ranges, int nranges)
 {
 	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
 	Assert(!BufferIsValid(cbuf) ||
@@ -1144,6 +1275,11 @@ log_page_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 		PBT_CHECK_DEFINED(bdata, blen);
 		insert_page_record(info, xlrec, xlreclen, buf, bdata, blen, cbuf);
 		END_CRIT_SECTION();
+	}
+	else if (nranges >= 0 && RelationNeedsWAL(index))
+	{
+		Assert(!BufferIsValid(cbuf));
+		log_generic_in_place(buf, ranges, nranges, apply, arg);
 	}
 	else
 	{
@@ -1208,7 +1344,8 @@ pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
 		log_conflict(index, BufferGetBlockNumber(buf),
 					 full_xid(snapshotConflictHorizon));
 	log_page_change(index, buf, XLOG_PBT_DELETE, &xlrec, SizeOfPbtDelete,
-					pos16, n * sizeof(uint16), apply_delete, &args, InvalidBuffer);
+					pos16, n * sizeof(uint16), apply_delete, &args, InvalidBuffer,
+					NULL, -1);
 }
 
 typedef struct InsertArgs
@@ -1238,10 +1375,17 @@ pbt_log_insert(Relation index, Buffer buf, int pos, const char *data, int len,
 {
 	xl_pbt_insert xlrec;
 	InsertArgs	args = {pos, data, len};
+	Page		page = BufferGetPage(buf);
+	PbtByteRange ranges[PBT_MAX_INSERT_RANGES];
+	int			nranges = -1;
 
+	if (!pbt_rmgr_registered && !BufferIsValid(cbuf) &&
+		pbt_layout(page)->insert_ranges)
+		nranges = pbt_layout(page)->insert_ranges(page, pos, data, len, ranges);
 	xlrec.pos = pos;
 	log_page_change(index, buf, XLOG_PBT_INSERT, &xlrec, sizeof(xlrec),
-					(char *) data, len, apply_insert, &args, cbuf);
+					(char *) data, len, apply_insert, &args, cbuf,
+					ranges, nranges);
 }
 
 
