@@ -605,6 +605,32 @@ sdl_insert(Page page, int pos, const char *data, int len)
 								 sdl_converted_bytes(page, data, len));
 }
 
+/*
+ * The bytes sdl_insert changes when it puts an entry into an empty slot of
+ * the window without compacting: the header, the slot's bit and the slot
+ * (the entry lands in the hole).
+ */
+static int
+sdl_insert_ranges(Page page, int pos, const char *data, int len,
+				  PbtByteRange *ranges)
+{
+	PageHeader	phdr = (PageHeader) page;
+	SdlHeader  *hdr = sdl_header(page);
+	int			slot;
+
+	if (!sdl_slot(page, data, len, &slot) ||
+		bit_is_set(sdl_present_map(page), slot) ||
+		phdr->pd_upper - phdr->pd_lower < len - hdr->key_len)
+		return -1;				/* converts or compacts */
+	ranges[0].off = SizeOfPageHeaderData;
+	ranges[0].len = sizeof(SdlHeader);
+	ranges[1].off = (char *) sdl_present_map(page) + slot / 8 - (char *) page;
+	ranges[1].len = 1;
+	ranges[2].off = (char *) &slot_array(page)[slot] - (char *) page;
+	ranges[2].len = sizeof(uint16);
+	return 3;
+}
+
 /* Fill the empty page (its high key, if any, already set); see sdl_plan. */
 static void
 sdl_load(Page page, PbtItem *items, int n)
@@ -866,6 +892,7 @@ const PbtLayout pbt_layout_semidense = {
 	.get = sdl_get,
 	.search = sdl_search,
 	.insert = sdl_insert,
+	.insert_ranges = sdl_insert_ranges,
 	.load = sdl_load,
 	.delete = sdl_delete,
 	.truncate = sdl_truncate,
