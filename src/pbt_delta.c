@@ -861,6 +861,29 @@ unpack_items(char *data, int n, PbtItem *items, uint16 *pos)
 	}
 }
 
+/* log_fold's change to the pages, for pbt_generic_change */
+typedef struct FoldChange
+{
+	Page		leaf;
+	const PbtItem *ins;
+	int			nins;
+	const uint16 *pos;
+	Page		spage;
+	int			slot;
+	const PbtItem *keep;
+	int			nkeep;
+} FoldChange;
+
+static void
+apply_fold(void *arg)
+{
+	FoldChange *c = (FoldChange *) arg;
+
+	if (c->nins > 0)
+		apply_inserts(c->leaf, c->ins, c->nins, c->pos);
+	pbt_side_run_set(c->spage, c->slot, c->keep, c->nkeep, c->nins > 0);
+}
+
 /*
  * Log and make one change: the leaf in leafbuf gets ins[0..nins) at
  * positions pos (nins may be 0: the leaf stays as it is), and its run's
@@ -877,6 +900,7 @@ log_fold(Relation index, Buffer leafbuf, const PbtItem *ins, int nins,
 	Page		leaf = BufferGetPage(leafbuf);
 	Page		spage = BufferGetPage(sbuf);
 	bool		folded = nins > 0;
+	FoldChange	change = {leaf, ins, nins, pos, spage, slot, keep, nkeep};
 
 	Assert(pbt_buffer_locked(leafbuf, LW_EXCLUSIVE) &&
 		   pbt_buffer_locked(sbuf, LW_EXCLUSIVE));
@@ -893,12 +917,9 @@ log_fold(Relation index, Buffer leafbuf, const PbtItem *ins, int nins,
 		xlrec.ninserted = nins;
 		xlrec.nkept = nkeep;
 		START_CRIT_SECTION();
+		apply_fold(&change);
 		if (folded)
-		{
-			apply_inserts(leaf, ins, nins, pos);
 			MarkBufferDirty(leafbuf);
-		}
-		pbt_side_run_set(spage, slot, keep, nkeep, folded);
 		MarkBufferDirty(sbuf);
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
@@ -925,14 +946,10 @@ log_fold(Relation index, Buffer leafbuf, const PbtItem *ins, int nins,
 	}
 	else
 	{
-		GenericXLogState *xlog = GenericXLogStart(index);
+		Buffer		bufs[2] = {leafbuf, sbuf};
 
-		if (folded)
-			apply_inserts(GenericXLogRegisterBuffer(xlog, leafbuf, 0), ins, nins,
-						  pos);
-		pbt_side_run_set(GenericXLogRegisterBuffer(xlog, sbuf, 0), slot, keep,
-						 nkeep, folded);
-		GenericXLogFinish(xlog);
+		pbt_generic_change(index, folded ? 2 : 1, folded ? bufs : &bufs[1],
+						   apply_fold, &change);
 	}
 }
 

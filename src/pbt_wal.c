@@ -1121,6 +1121,32 @@ log_generic_changes(int n, const Buffer *bufs, const PGAlignedBlock *before)
 		PageSetLSN(BufferGetPage(bufs[i]), recptr);
 }
 
+/*
+ * Without the resource manager: make a change to the exclusively locked
+ * pages in bufs[0..n) in a critical section, change(arg), and log it as
+ * one generic WAL record written directly (log_generic_changes).  change
+ * must not fail: it runs in the critical section.
+ */
+void
+pbt_generic_change(Relation index, int n, const Buffer *bufs,
+				   void (*change) (void *arg), void *arg)
+{
+	PGAlignedBlock before[2];
+	bool		logged = RelationNeedsWAL(index);
+
+	Assert(n >= 1 && n <= lengthof(before));
+	if (logged)
+		for (int i = 0; i < n; i++)
+			memcpy(before[i].data, BufferGetPage(bufs[i]), BLCKSZ);
+	START_CRIT_SECTION();
+	change(arg);
+	for (int i = 0; i < n; i++)
+		MarkBufferDirty(bufs[i]);
+	if (logged)
+		log_generic_changes(n, bufs, before);
+	END_CRIT_SECTION();
+}
+
 /* Sort r[0..n) by offset and merge the ranges that overlap or touch. */
 static int
 merge_ranges(PbtByteRange *r, int n)
@@ -1248,6 +1274,25 @@ log_generic_in_place(Buffer buf, const PbtByteRange *ranges, int nranges,
 	END_CRIT_SECTION();
 }
 
+/* log_page_change's change, for pbt_generic_change */
+typedef struct GenericPageChange
+{
+	PageChange	apply;
+	void	   *arg;
+	Buffer		buf;
+	Buffer		cbuf;
+} GenericPageChange;
+
+static void
+apply_generic_page_change(void *arg)
+{
+	GenericPageChange *c = (GenericPageChange *) arg;
+
+	c->apply(BufferGetPage(c->buf), c->arg);
+	if (BufferIsValid(c->cbuf))
+		pbt_clear_incomplete_split(BufferGetPage(c->cbuf));
+}
+
 /*
  * ranges[0..nranges): see log_generic_in_place; nranges < 0 if the change
  * may touch any byte.
@@ -1284,21 +1329,10 @@ log_page_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 	else
 	{
 		Buffer		bufs[2] = {buf, cbuf};
-		int			n = BufferIsValid(cbuf) ? 2 : 1;
-		PGAlignedBlock before[2];
+		GenericPageChange change = {apply, arg, buf, cbuf};
 
-		if (RelationNeedsWAL(index))
-			for (int i = 0; i < n; i++)
-				memcpy(before[i].data, BufferGetPage(bufs[i]), BLCKSZ);
-		START_CRIT_SECTION();
-		apply(BufferGetPage(buf), arg);
-		if (BufferIsValid(cbuf))
-			pbt_clear_incomplete_split(BufferGetPage(cbuf));
-		for (int i = 0; i < n; i++)
-			MarkBufferDirty(bufs[i]);
-		if (RelationNeedsWAL(index))
-			log_generic_changes(n, bufs, before);
-		END_CRIT_SECTION();
+		pbt_generic_change(index, BufferIsValid(cbuf) ? 2 : 1, bufs,
+						   apply_generic_page_change, &change);
 	}
 }
 

@@ -242,6 +242,8 @@ typedef struct xl_pbt_delete
 extern void pbt_register_rmgr(void);
 extern char *pbt_generic_fragment(char *d, int offset, const char *bytes,
 								  int len);
+extern void pbt_generic_change(Relation index, int n, const Buffer *bufs,
+							   void (*change) (void *arg), void *arg);
 extern void pbt_log_insert(Relation index, Buffer buf, int pos,
 						   const char *data, int len, Buffer cbuf);
 extern void pbt_log_delete(Relation index, Buffer buf, const int *positions,
