@@ -603,7 +603,6 @@ log_generic_append(Buffer sbuf, int slot, uint32 tag, const char *item, int len)
 					  PBT_RUN_ENTRY_MAX_COST(PBT_MAX_ITEM_SIZE)];
 	char	   *d;
 	char	   *entry;
-	XLogRecPtr	recptr;
 
 	START_CRIT_SECTION();
 	claimed = pbt_side_run_claim(page, slot, tag);
@@ -622,11 +621,7 @@ log_generic_append(Buffer sbuf, int slot, uint32 tag, const char *item, int len)
 							 (char *) (run + 1) + run->used - entry);
 
 	PBT_CHECK_DEFINED(delta, d - delta);
-	XLogBeginInsert();
-	XLogRegisterBuffer(0, sbuf, REGBUF_STANDARD);
-	XLogRegisterBufData(0, delta, d - delta);
-	recptr = XLogInsert(RM_GENERIC_ID, 0);
-	PageSetLSN(page, recptr);
+	pbt_log_generic_delta(sbuf, delta, d - delta);
 	END_CRIT_SECTION();
 }
 

@@ -1022,6 +1022,23 @@ pbt_generic_fragment(char *d, int offset, const char *bytes, int len)
 	return d + sizeof(frag) + len;
 }
 
+/*
+ * Log delta[0..len), fragments in generic_xlog.c's format that changed the
+ * exclusively locked page in buf, as a generic WAL record, in the caller's
+ * critical section.
+ */
+void
+pbt_log_generic_delta(Buffer buf, const char *delta, int len)
+{
+	XLogRecPtr	recptr;
+
+	XLogBeginInsert();
+	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+	XLogRegisterBufData(0, (char *) delta, len);
+	recptr = XLogInsert(RM_GENERIC_ID, 0);
+	PageSetLSN(BufferGetPage(buf), recptr);
+}
+
 /* The first position in [i, end) where a and b differ, or end. */
 static inline int
 first_difference(const char *a, const char *b, int i, int end)
@@ -1231,7 +1248,6 @@ log_generic_in_place(Buffer buf, const PbtByteRange *ranges, int nranges,
 	PGAlignedBlock before;		/* valid in r[] only */
 	char		delta[BLCKSZ + 2 * GENERIC_FRAGMENT_HEADER];
 	char	   *d = delta;
-	XLogRecPtr	recptr;
 #ifdef PBT_CHECKS
 	PGAlignedBlock old;
 
@@ -1266,11 +1282,7 @@ log_generic_in_place(Buffer buf, const PbtByteRange *ranges, int nranges,
 	for (int i = 0; i < n; i++)
 		d = region_delta(d, before.data, (char *) page, r[i].off,
 						 r[i].off + r[i].len, old_lower, old_upper);
-	XLogBeginInsert();
-	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-	XLogRegisterBufData(0, delta, d - delta);
-	recptr = XLogInsert(RM_GENERIC_ID, 0);
-	PageSetLSN(page, recptr);
+	pbt_log_generic_delta(buf, delta, d - delta);
 	END_CRIT_SECTION();
 }
 
