@@ -326,8 +326,9 @@ posting_insert_ranges(Page page, int pos, const char *data, int len,
 {
 	PageHeader	phdr = (PageHeader) page;
 	PostingHeader *hdr = posting_header(page);
+	int			width = width_needed(page, data, len);
 
-	if (width_needed(page, data, len) != hdr->width ||
+	if (width == 0 || width != hdr->width ||
 		hdr->count >= PBT_MAX_ITEMS_PER_PAGE ||
 		phdr->pd_upper - phdr->pd_lower - (int) sizeof(PbtSlot) < hdr->width)
 		return -1;				/* converts, widens or compacts */
