@@ -28,6 +28,11 @@
 # every round compares random range, LIMIT, = ANY and NULL queries in both
 # directions through them (plain, index-only and bitmap scans).
 #
+# PBT_DIFF_GENERIC=1 runs it without preloading (generic WAL) and without
+# delta_append_always, as a user gets pagebtree by default: every index
+# then has a delta area, heads leaves append to runs and dense, posting
+# and semidense leaves that are dirty take inserts in place.
+#
 # PBT_DIFF_ROUNDS and PBT_DIFF_ROWS scale it (defaults: 10 rounds of
 # 30,000 new rows per table, 600,000 rows inserted in all, plus the
 # updates and deletes; the group indexes still rebalance and split
@@ -47,14 +52,18 @@ my $rounds = $ENV{PBT_DIFF_ROUNDS} // 10;
 my $rows = $ENV{PBT_DIFF_ROWS} // 30000;
 my $seed = $ENV{PBT_DIFF_SEED} // 0.4242;
 
+my $generic = $ENV{PBT_DIFF_GENERIC} // 0;
+my $preload = $generic ? '' : 'pagebtree';
+my $append_always = $generic ? 'off' : 'on';
+
 my $node = PostgreSQL::Test::Cluster->new('random_diff');
 $node->init;
 $node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pagebtree'
+shared_preload_libraries = '$preload'
 shared_buffers = 256MB
 max_wal_size = 2GB
 fsync = off
-pagebtree.delta_append_always = on
+pagebtree.delta_append_always = $append_always
 pagebtree.prefetch_arrays_always = on
 effective_io_concurrency = 8
 });
