@@ -1009,6 +1009,12 @@ pbt_log_group_pages(Relation index, Buffer *bufs, StringInfo *descs, int n)
 typedef void (*PageChange) (Page page, void *arg);
 
 /*
+ * The bytes that change, made with the same arg, changes in place: see
+ * PbtLayout.insert_ranges.
+ */
+typedef int (*PageRanges) (Page page, void *arg, PbtByteRange *ranges);
+
+/*
  * Write to d one fragment of generic_xlog.c's delta format (offset, length,
  * bytes) that sets len bytes at offset of a page; returns its end.
  */
@@ -1228,37 +1234,40 @@ check_in_place(const char *old, Page page, const PbtByteRange *r, int n)
 
 /*
  * Without the resource manager, apply an insert that changes only the page
- * header and the bytes in ranges[0..nranges) (the layout's insert_ranges)
- * to the exclusively locked page in buf, and log it as generic WAL by
+ * header and the bytes ranges_of gives (the layout's insert_ranges; false,
+ * changing nothing, if it gives none) to the exclusively locked page in
+ * buf, and log it as generic WAL by
  * comparing just those bytes and the ones that leave the hole, instead of
  * copying the page and comparing all of it (log_generic_changes).  Bytes
  * that leave the hole are logged unless they are zeros, as region_delta
  * treats them; the hole is zeroed, as redo zeroes it.
  */
-static void
-log_generic_in_place(Buffer buf, const PbtByteRange *ranges, int nranges,
-					 PageChange apply, void *arg)
+static bool
+log_generic_in_place(Buffer buf, PageRanges ranges_of, PageChange apply,
+					 void *arg)
 {
 	Page		page = BufferGetPage(buf);
 	PageHeader	hdr = (PageHeader) page;
 	int			old_lower = hdr->pd_lower;
 	int			old_upper = hdr->pd_upper;
 	PbtByteRange r[PBT_MAX_INSERT_RANGES + 3];
-	int			n = 0;
+	int			n;
 	PGAlignedBlock before;		/* valid in r[] only */
 	char		delta[BLCKSZ + 2 * GENERIC_FRAGMENT_HEADER];
 	char	   *d = delta;
 #ifdef PBT_CHECKS
 	PGAlignedBlock old;
-
-	memcpy(old.data, page, BLCKSZ);
 #endif
 
-	Assert(nranges >= 0 && nranges <= PBT_MAX_INSERT_RANGES);
+	/* the layout's ranges, then the page header */
+	if ((n = ranges_of(page, arg, r)) < 0)
+		return false;
+	Assert(n <= PBT_MAX_INSERT_RANGES);
+#ifdef PBT_CHECKS
+	memcpy(old.data, page, BLCKSZ);
+#endif
 	r[n].off = 0;
 	r[n++].len = SizeOfPageHeaderData;
-	for (int i = 0; i < nranges; i++)
-		r[n++] = ranges[i];
 	n = merge_ranges(r, n);
 	for (int i = 0; i < n; i++)
 		memcpy(before.data + r[i].off, (char *) page + r[i].off, r[i].len);
@@ -1284,6 +1293,7 @@ log_generic_in_place(Buffer buf, const PbtByteRange *ranges, int nranges,
 						 r[i].off + r[i].len, old_lower, old_upper);
 	pbt_log_generic_delta(buf, delta, d - delta);
 	END_CRIT_SECTION();
+	return true;
 }
 
 /* log_page_change's change, for pbt_generic_change */
@@ -1306,13 +1316,13 @@ apply_generic_page_change(void *arg)
 }
 
 /*
- * ranges[0..nranges): see log_generic_in_place; nranges < 0 if the change
- * may touch any byte.
+ * ranges_of (NULL: any byte may change) says which bytes apply changes in
+ * place, for generic WAL: see log_generic_in_place.
  */
 static void
 log_page_change(Relation index, Buffer buf, uint8 info, void *xlrec,
-				int xlreclen, void *bdata, int blen, PageChange apply, void *arg,
-				Buffer cbuf, const PbtByteRange *ranges, int nranges)
+				int xlreclen, void *bdata, int blen, PageChange apply,
+				PageRanges ranges_of, void *arg, Buffer cbuf)
 {
 	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
 	Assert(!BufferIsValid(cbuf) ||
@@ -1333,12 +1343,8 @@ log_page_change(Relation index, Buffer buf, uint8 info, void *xlrec,
 		insert_page_record(info, xlrec, xlreclen, buf, bdata, blen, cbuf);
 		END_CRIT_SECTION();
 	}
-	else if (nranges >= 0 && RelationNeedsWAL(index))
-	{
-		Assert(!BufferIsValid(cbuf));
-		log_generic_in_place(buf, ranges, nranges, apply, arg);
-	}
-	else
+	else if (!(ranges_of && !BufferIsValid(cbuf) && RelationNeedsWAL(index) &&
+			   log_generic_in_place(buf, ranges_of, apply, arg)))
 	{
 		Buffer		bufs[2] = {buf, cbuf};
 		GenericPageChange change = {apply, arg, buf, cbuf};
@@ -1390,8 +1396,8 @@ pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
 		log_conflict(index, BufferGetBlockNumber(buf),
 					 full_xid(snapshotConflictHorizon));
 	log_page_change(index, buf, XLOG_PBT_DELETE, &xlrec, SizeOfPbtDelete,
-					pos16, n * sizeof(uint16), apply_delete, &args, InvalidBuffer,
-					NULL, -1);
+					pos16, n * sizeof(uint16), apply_delete, NULL, &args,
+					InvalidBuffer);
 }
 
 typedef struct InsertArgs
@@ -1410,6 +1416,16 @@ apply_insert(Page page, void *arg)
 		elog(ERROR, "pagebtree: item does not fit after all");
 }
 
+static int
+insert_ranges(Page page, void *arg, PbtByteRange *ranges)
+{
+	InsertArgs *a = (InsertArgs *) arg;
+	const PbtLayout *layout = pbt_layout(page);
+
+	return layout->insert_ranges ?
+		layout->insert_ranges(page, a->pos, a->data, a->len, ranges) : -1;
+}
+
 /*
  * Insert an item at pos on the exclusively locked page in buf and log it.
  * The caller has checked that it fits.  For a downlink, cbuf is the locked
@@ -1421,17 +1437,11 @@ pbt_log_insert(Relation index, Buffer buf, int pos, const char *data, int len,
 {
 	xl_pbt_insert xlrec;
 	InsertArgs	args = {pos, data, len};
-	Page		page = BufferGetPage(buf);
-	PbtByteRange ranges[PBT_MAX_INSERT_RANGES];
-	int			nranges = -1;
 
-	if (!pbt_rmgr_registered && !BufferIsValid(cbuf) &&
-		pbt_layout(page)->insert_ranges)
-		nranges = pbt_layout(page)->insert_ranges(page, pos, data, len, ranges);
 	xlrec.pos = pos;
 	log_page_change(index, buf, XLOG_PBT_INSERT, &xlrec, sizeof(xlrec),
-					(char *) data, len, apply_insert, &args, cbuf,
-					ranges, nranges);
+					(char *) data, len, apply_insert, insert_ranges, &args,
+					cbuf);
 }
 
 
