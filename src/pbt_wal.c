@@ -805,9 +805,10 @@ pbt_log_convert(Relation index, Buffer buf, Page newpage)
  * Describe as an xl_pbt_group_page the rewrite of page before into after,
  * which holds items[0, nitems), sorted, into out (reset first): a
  * subnode of a group rewrite, or (before NULL) a split's new right page.
- * Where before has no items, every item is logged front-coded.  Returns false where a full-page image of after
- * is no more bytes (or its kept items are not one stretch of before's,
- * which a rewrite within a group never does): the caller logs the image.
+ * Where before has no items, every item is logged front-coded.  Returns
+ * false where a full-page image of after is no more bytes (or its kept
+ * items are not one stretch of before's, which a rewrite within a group
+ * never does): the caller logs the image.
  */
 static bool
 describe_page(PbtState *st, Page before, Page after,
@@ -1009,8 +1010,8 @@ pbt_log_group_pages(Relation index, Buffer *bufs, StringInfo *descs, int n)
 typedef void (*PageChange) (Page page, void *arg);
 
 /*
- * The bytes that change, made with the same arg, changes in place: see
- * PbtLayout.insert_ranges.
+ * The bytes of page that the PageChange made with the same arg changes in
+ * place, or -1 if it may change any (see PbtLayout.insert_ranges).
  */
 typedef int (*PageRanges) (Page page, void *arg, PbtByteRange *ranges);
 
@@ -1236,9 +1237,9 @@ check_in_place(const char *old, Page page, const PbtByteRange *r, int n)
  * Without the resource manager, apply an insert that changes only the page
  * header and the bytes ranges_of gives (the layout's insert_ranges; false,
  * changing nothing, if it gives none) to the exclusively locked page in
- * buf, and log it as generic WAL by
- * comparing just those bytes and the ones that leave the hole, instead of
- * copying the page and comparing all of it (log_generic_changes).  Bytes
+ * buf, and log it as generic WAL by comparing just those bytes and the ones
+ * that leave the hole, instead of copying the page and comparing all of it
+ * (log_generic_changes).  Bytes
  * that leave the hole are logged unless they are zeros, as region_delta
  * treats them; the hole is zeroed, as redo zeroes it.
  */
