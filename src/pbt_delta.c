@@ -130,7 +130,7 @@ pbt_leaf_write_costly(Relation index, PbtState *st, Buffer buf,
 					  PbtSearchKey *key, const char *item, int len)
 {
 	Page		page = BufferGetPage(buf);
-	const PbtLayout *layout = pbt_layout(page);
+	const PbtLayout *layout;
 	PbtByteRange ranges[PBT_MAX_INSERT_RANGES];
 	int			n;
 	int			changed = 0;
@@ -144,6 +144,7 @@ pbt_leaf_write_costly(Relation index, PbtState *st, Buffer buf,
 		return true;
 	if (pbt_rmgr_registered || !RelationNeedsWAL(index))
 		return false;
+	layout = pbt_layout(page);
 	if (!(layout->flags & PBT_LF_REBUILT) || layout->insert_ranges == NULL ||
 		(n = layout->insert_ranges(page, pbt_binsearch(st, page, key), item,
 								   len, ranges)) < 0)
