@@ -20,6 +20,7 @@ OBJS = \
 	src/pbt_layout_bpa_change.o \
 	src/pbt_layout_fingerprint.o \
 	src/pbt_layout_posting.o \
+	src/pbt_layout_lists.o \
 	src/pbt_search.o \
 	src/pbt_bufcache.o \
 	src/pbt_leafcache.o \

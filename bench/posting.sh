@@ -1,21 +1,25 @@
 #!/bin/bash
-# Posting leaves (issue #25 item 3): indexes on low-cardinality columns,
-# pagebtree (deduplicate_items on, the default, and off) against btree
-# (which deduplicates): index sizes after CREATE INDEX and after random
-# inserts into empty indexes, and the time of scans that read one or two
-# keys' entries (index-only counts) and of the first rows of a key.
+# Posting and lists leaves (issue #25 item 3): indexes on columns whose
+# keys repeat, pagebtree (deduplicate_items on, the default, and off)
+# against btree (which deduplicates): index sizes after CREATE INDEX and
+# after random inserts into empty indexes (with the time and WAL of that
+# load), and the time of scans that read one or two keys' entries
+# (index-only counts) and of the first rows of a key.
 #
-#   bash bench/posting.sh [rows] [reps]      (as root; default 2000000, 7)
+#   bash bench/posting.sh [rows] [reps] [keys]   (as root; default 2000000, 7, 10)
 #
 # Uses a private copy of Debian's PostgreSQL 15 (bench/private-server.sh),
 # the library preloaded, everything in shared buffers.  One table per index
-# kind, same rows (v: 10 values, t: 10 status strings, random order).  Times
-# are medians of reps rounds, each a pgbench run of the three kinds'
-# statements interleaved (PBT_POSTING_SECS seconds, default 3).
-# Prints a Markdown report (bench/results/posting.md is one).
+# kind, same rows (v: keys values, int8; t: keys status strings; random
+# order): 10 keys make posting leaves, rows/20 keys (a foreign-key column)
+# lists leaves.  Times are medians of reps rounds, each a pgbench run of
+# the three kinds' statements interleaved (PBT_POSTING_SECS seconds,
+# default 3).  Prints a Markdown report (bench/results/posting.md and
+# posting-fk.md are two).
 set -euo pipefail
 ROWS=${1:-2000000}
 REPS=${2:-7}
+KEYS=${3:-10}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PORT=${PBT_BENCH_PORT:-5633}
 SERVER_CONF="shared_buffers = 2GB
@@ -36,11 +40,13 @@ using() {
 with() { [ "$1" = nodedup ] && echo "WITH (deduplicate_items = off)" || true; }
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 pages() { sql "SELECT pg_relation_size('$1') / 8192"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 
 sql "CREATE EXTENSION pagebtree"
-sql "CREATE TABLE src AS SELECT g AS id, (hashint8(g) & 1023) % 10 AS v,
-     'status-' || ((hashint8(g + 7) & 1023) % 10) AS t, repeat('p', 40) AS pad
+sql "CREATE TABLE src AS SELECT g AS id, (hashint8(g) & 2147483647) % $KEYS AS v,
+     'status-' || ((hashint8(g + 7) & 2147483647) % $KEYS) AS t, repeat('p', 40) AS pad
      FROM generate_series(1, $ROWS) g"
+declare -A LOAD_MS=() LOAD_WAL=()
 for k in $KINDS; do
 	# built: CREATE INDEX on the filled table
 	sql "CREATE TABLE b_$k AS SELECT * FROM src"
@@ -50,7 +56,12 @@ for k in $KINDS; do
 	sql "CREATE TABLE i_$k (LIKE src)"
 	sql "CREATE INDEX i_${k}_v ON i_$k $(using $k) (v) $(with $k)"
 	sql "CREATE INDEX i_${k}_t ON i_$k $(using $k) (t) $(with $k)"
+	sql "CHECKPOINT"
+	wal0=$(sql "SELECT pg_current_wal_insert_lsn()")
+	t0=$(date +%s%N)
 	sql "INSERT INTO i_$k SELECT * FROM src"
+	LOAD_MS[$k]=$((($(date +%s%N) - t0) / 1000000))
+	LOAD_WAL[$k]=$(sql "SELECT pg_current_wal_insert_lsn() - '$wal0'")
 	sql "VACUUM (FREEZE, ANALYZE) b_$k"
 	sql "VACUUM (FREEZE, ANALYZE) i_$k"
 done
@@ -60,12 +71,12 @@ for k in pagebtree nodedup; do
 	done
 done
 
-echo "# Posting leaves: indexes on low-cardinality columns"
+echo "# Posting and lists leaves: indexes on columns whose keys repeat"
 echo
-echo "\`bash bench/posting.sh $ROWS $REPS\` on $(date -u +%Y-%m-%d), PostgreSQL $($BIN/postgres --version | awk '{print $3}'),"
+echo "\`bash bench/posting.sh $ROWS $REPS $KEYS\` on $(date -u +%Y-%m-%d), PostgreSQL $($BIN/postgres --version | awk '{print $3}'),"
 echo "$(nproc) cores, commit $(git -C "$HERE" rev-parse --short HEAD). $ROWS rows in random key order; v int8 with"
-echo "10 values, t text (\`status-0\` .. \`status-9\`; the cluster is initialized with collation C); one table per index kind; the library preloaded;"
-echo "shared_buffers = 2GB (everything in memory). pagebtree = default options (posting leaves),"
+echo "$KEYS values, t text (\`status-0\` .. \`status-$((KEYS - 1))\`; the cluster is initialized with collation C); one table per index kind; the library preloaded;"
+echo "shared_buffers = 2GB (everything in memory). pagebtree = default options (posting and lists leaves),"
 echo "nodedup = pagebtree WITH (deduplicate_items = off); btree deduplicates (PostgreSQL 13+)."
 echo "Every pagebtree index passed \`pagebtree_check(index, true)\`."
 echo
@@ -76,8 +87,16 @@ echo "|---|---|---|---|---|---|"
 for ix in b_v:"v, CREATE INDEX" b_t:"t, CREATE INDEX" i_v:"v, random inserts" i_t:"t, random inserts"; do
 	tb=${ix%%_*}; col=${ix%%:*}; col=${col#*_}
 	p=$(pages ${tb}_pagebtree_$col); b=$(pages ${tb}_btree_$col); n=$(pages ${tb}_nodedup_$col)
-	echo "| ${ix#*:} | $p | $b | $n | $(awk -v a=$p -v b=$b 'BEGIN {printf "%.2f", a / b}') | $(awk -v a=$n -v b=$b 'BEGIN {printf "%.2f", a / b}') |"
+	echo "| ${ix#*:} | $p | $b | $n | $(ratio $p $b) | $(ratio $n $b) |"
 done
+
+echo
+echo "Loading the empty indexed tables (both indexes, heap included; one run each, after a checkpoint):"
+echo
+echo "| load | pagebtree | btree | nodedup | pagebtree/btree | nodedup/btree |"
+echo "|---|---|---|---|---|---|"
+echo "| time (ms) | ${LOAD_MS[pagebtree]} | ${LOAD_MS[btree]} | ${LOAD_MS[nodedup]} | $(ratio ${LOAD_MS[pagebtree]} ${LOAD_MS[btree]}) | $(ratio ${LOAD_MS[nodedup]} ${LOAD_MS[btree]}) |"
+echo "| WAL (bytes) | ${LOAD_WAL[pagebtree]} | ${LOAD_WAL[btree]} | ${LOAD_WAL[nodedup]} | $(ratio ${LOAD_WAL[pagebtree]} ${LOAD_WAL[btree]}) | $(ratio ${LOAD_WAL[nodedup]} ${LOAD_WAL[btree]}) |"
 
 # one round per query: the three kinds' statements interleaved at random
 # in one pgbench run of $SECS seconds (simple protocol, so planning counts
@@ -109,7 +128,7 @@ QUERIES=(
 	"SELECT count(*) FROM TBL WHERE v BETWEEN 4 AND 5"
 	"SELECT count(*) FROM TBL WHERE t = 'status-7'"
 	"SELECT sum(id) FROM (SELECT id FROM TBL WHERE v = 6 LIMIT 1000) s"
-	"SELECT count(*) FROM (SELECT v FROM TBL WHERE v >= 8 ORDER BY v DESC) s"
+	"SELECT count(*) FROM (SELECT v FROM TBL WHERE v >= $((KEYS * 8 / 10)) ORDER BY v DESC) s"
 )
 for q in "${QUERIES[@]}"; do
 	declare -A T=()
@@ -120,7 +139,7 @@ for q in "${QUERIES[@]}"; do
 	done
 	declare -A M=()
 	for k in $KINDS; do M[$k]=$(echo "${T[$k]}" | median); done
-	echo "| \`${q//TBL/t}\` | ${M[pagebtree]} | ${M[btree]} | ${M[nodedup]} | $(awk -v a=${M[pagebtree]} -v b=${M[btree]} 'BEGIN {printf "%.2f", a / b}') | $(awk -v a=${M[nodedup]} -v b=${M[btree]} 'BEGIN {printf "%.2f", a / b}') |"
+	echo "| \`${q//TBL/t}\` | ${M[pagebtree]} | ${M[btree]} | ${M[nodedup]} | $(ratio ${M[pagebtree]} ${M[btree]}) | $(ratio ${M[nodedup]} ${M[btree]}) |"
 	unset T M
 done
 plan=$(su postgres -c "$PSQL -At -c \"SET enable_seqscan = off; SET enable_bitmapscan = off; EXPLAIN (COSTS OFF) SELECT count(*) FROM b_pagebtree WHERE v = 3\"" | tr '\n' ' ')

@@ -717,19 +717,30 @@ static void add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int
 static void hand_over_page(BuildState *bs, BlockNumber blkno);
 
 /*
- * Could the leaf being filled and the item (data, len) after its items make
- * a posting leaf: are they one key?  Sorted, so the first item tells.
+ * Could the leaf being filled store keys once (a posting or lists leaf):
+ * does its last key repeat, in the item after it (next, if not NULL) or in
+ * the item before it?  A cheap test, so that leaves of distinct keys are
+ * not measured in those layouts; pbt_choose_leaf_layout decides.
  */
 static bool
-posting_candidate(PbtState *st, Page page, const char *data, int len)
+dedup_candidate(PbtState *st, Page page, PbtItem *next)
 {
-	PbtItem		first;
-	PbtItemBuf	buf;
+	const PbtLayout *layout = pbt_layout(page);
+	int			n = layout->count(page);
+	PbtItem		last;
+	PbtItem		before;
+	PbtItemBuf	lastbuf;
+	PbtItemBuf	beforebuf;
 
-	if (!st->posting || pbt_layout(page)->count(page) == 0)
+	if (!st->posting || n == 0)
 		return false;
-	pbt_layout(page)->get(page, 0, &first, &buf);
-	return pbt_items_same_key(first.data, first.len, data, len);
+	layout->get(page, n - 1, &last, &lastbuf);
+	if (next && pbt_items_same_key(last.data, last.len, next->data, next->len))
+		return true;
+	if (n < 2)
+		return false;
+	layout->get(page, n - 2, &before, &beforebuf);
+	return pbt_items_same_key(last.data, last.len, before.data, before.len);
 }
 
 /*
@@ -923,7 +934,7 @@ next_level_page(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	 */
 	if (!(!(layout->flags & PBT_LF_REBUILT) &&
 		  ((rebuilt && (!runs || lb->run_span > 0)) ||
-		   (leaf && posting_candidate(st, page, lastleft.data, lastleft.len))) &&
+		   (leaf && dedup_candidate(st, page, &firstright))) &&
 		  rebuild_leaf(bs, lb, NULL, &hikey)))
 		set_hikey(page, &hikey);
 	if (leaf)
@@ -1015,6 +1026,7 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	else
 	{
 		int			cost = layout->item_cost(page, item, len);
+		PbtItem		more = {item, len};
 
 		/*
 		 * room for the item, and later for a high key no longer than it
@@ -1027,10 +1039,8 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		if (layout->flags & PBT_LF_REBUILT)
 			full = full || !layout->takes(page, item, len);
 		else if (full && ((rebuilt && (!runs || span > 0)) ||
-						  (leaf && posting_candidate(st, page, item, len))))
+						  (leaf && dedup_candidate(st, page, &more))))
 		{
-			PbtItem		more = {item, len};
-
 			if (rebuild_leaf(bs, lb, &more, NULL))
 			{
 				layout = pbt_layout(page);
@@ -1082,15 +1092,9 @@ finish_levels(BuildState *bs, uint32 *rootlevel)
 			const PbtLayout *rebuilt = rebuilt_layout(bs, lb);
 
 			/* the last leaf, rebuilt by the same rule as the others */
-			int			n = pbt_layout(page)->count(page);
-			PbtItem		last;
-			PbtItemBuf	lastbuf;
-
-			if (n > 0)
-				pbt_layout(page)->get(page, n - 1, &last, &lastbuf);
 			if (!(pbt_layout(page)->flags & PBT_LF_REBUILT) &&
 				((rebuilt && (rebuilt->run_span == NULL || lb->run_span > 0)) ||
-				 (n > 0 && posting_candidate(bs->st, page, last.data, last.len))))
+				 dedup_candidate(bs->st, page, NULL)))
 				rebuild_leaf(bs, lb, NULL, NULL);
 			finish_leaf(bs->st, page);
 

@@ -76,6 +76,9 @@
 #define PBT_LAYOUT_POSTING	8		/* one key, its heap TIDs in a sorted
 										 * array (normalized-key leaves
 										 * without INCLUDE columns) */
+#define PBT_LAYOUT_LISTS	9		/* several keys, each once with its heap
+										 * TIDs (normalized-key leaves without
+										 * INCLUDE columns) */
 #define PBT_META_LAYOUT		PBT_LAYOUT_PLAIN	/* the metapage's tag: it has
 												 * no items */
 

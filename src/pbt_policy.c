@@ -210,13 +210,22 @@ pbt_set_layouts(PbtState *st, const PbtOptions *opts, bool has_string_column)
  */
 
 /*
+ * A leaf becomes a lists leaf only where that takes at most this percentage
+ * of its bytes in the leaf layout: a page that would gain a few bytes
+ * keeps the layout that needs no directory walk, and split halves of such
+ * pages do not switch back and forth.
+ */
+#define PBT_LISTS_MAX_PCT	90
+
+/*
  * The layout of a leaf rebuilt to hold these sorted items and high key
  * (NULL: none) after a split, instead of a split, or at the end of a
  * bulk-built page: posting where the items are one key's and that is
  * smaller (deduplicate_items); else the index's rebuilt layout (dense or
  * semidense) where the items qualify and, by default, take fewer bytes than
- * in the index's leaf layout (heads, wherever there is a rebuilt layout),
- * else the leaf layout.
+ * in the index's leaf layout (heads, wherever there is a rebuilt layout);
+ * else lists where keys repeat enough to save a tenth of the bytes
+ * (deduplicate_items); else the leaf layout.
  *
  * one_page: the leaf is one page whatever its layout (a split's half, or a
  * leaf rebuilt instead of split), not one of the pages that a bulk build
@@ -235,20 +244,35 @@ pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
 {
 	const PbtLayout *rebuilt;
 	int			bytes;
+	int			leaf_bytes = -1;	/* in the leaf layout, once asked */
 
 	if (st->posting &&
 		pbt_layout_by_tag(PBT_LAYOUT_POSTING)->fits(items, n, hikey, &bytes) &&
-		bytes < pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, 0))
+		bytes < (leaf_bytes = pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, 0)))
 		return PBT_LAYOUT_POSTING;
-	if (st->rebuilt_layout == 0)
-		return st->leaf_layout;
-	rebuilt = pbt_layout_by_tag(st->rebuilt_layout);
-	Assert(rebuilt->flags & PBT_LF_REBUILT);
-	if (rebuilt->fits(items, n, hikey, &bytes) &&
-		(st->rebuilt_when == PBT_REBUILT_ELIGIBLE ||
-		 (one_page && hikey && (rebuilt->flags & PBT_LF_WHOLE_WINDOW)) ||
-		 bytes < pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, 0)))
-		return rebuilt->tag;
+	if (st->rebuilt_layout != 0)
+	{
+		rebuilt = pbt_layout_by_tag(st->rebuilt_layout);
+		Assert(rebuilt->flags & PBT_LF_REBUILT);
+		if (rebuilt->fits(items, n, hikey, &bytes))
+		{
+			if (st->rebuilt_when == PBT_REBUILT_ELIGIBLE ||
+				(one_page && hikey && (rebuilt->flags & PBT_LF_WHOLE_WINDOW)))
+				return rebuilt->tag;
+			if (leaf_bytes < 0)
+				leaf_bytes = pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, 0);
+			if (bytes < leaf_bytes)
+				return rebuilt->tag;
+		}
+	}
+	if (st->posting &&
+		pbt_layout_by_tag(PBT_LAYOUT_LISTS)->fits(items, n, hikey, &bytes))
+	{
+		if (leaf_bytes < 0)
+			leaf_bytes = pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, 0);
+		if (bytes * 100 < leaf_bytes * PBT_LISTS_MAX_PCT)
+			return PBT_LAYOUT_LISTS;
+	}
 	return st->leaf_layout;
 }
 

@@ -21,6 +21,7 @@ extern const PbtLayout pbt_layout_semidense;
 extern const PbtLayout pbt_layout_bpa;
 extern const PbtLayout pbt_layout_fingerprint;
 extern const PbtLayout pbt_layout_posting;
+extern const PbtLayout pbt_layout_lists;
 
 /* layouts by tag (see pbt_layout); NULL for an unknown tag */
 const PbtLayout *const pbt_layouts[256] = {
@@ -33,6 +34,7 @@ const PbtLayout *const pbt_layouts[256] = {
 	[PBT_LAYOUT_BPA] = &pbt_layout_bpa,
 	[PBT_LAYOUT_FINGERPRINT] = &pbt_layout_fingerprint,
 	[PBT_LAYOUT_POSTING] = &pbt_layout_posting,
+	[PBT_LAYOUT_LISTS] = &pbt_layout_lists,
 };
 
 void

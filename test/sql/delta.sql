@@ -195,9 +195,12 @@ DROP TABLE d_unl, d_tmp;
 -- bytes each, with pending entries on both sides of them that do not share
 -- it: the leaf's items and its run fit in no two pages.  The split keeps
 -- the left entry pending (the left half's run) and inserts the new entry
--- again; this failed with "could not find a split point".
+-- again; this failed with "could not find a split point".  (With
+-- deduplicate_items the duplicates make a lists leaf, where the three
+-- keys fit: the case needs heads leaves.)
 CREATE TABLE d_dup (id serial, s text COLLATE "C");
-CREATE INDEX d_dup_s ON d_dup USING pagebtree (s) WITH (delta = on, delta_threshold = 20);
+CREATE INDEX d_dup_s ON d_dup USING pagebtree (s)
+  WITH (delta = on, delta_threshold = 20, deduplicate_items = off);
 INSERT INTO d_dup (s) SELECT 'b' || repeat(md5('x'), 12) FROM generate_series(1, 600);
 INSERT INTO d_dup (s) VALUES ('a' || repeat(md5('y'), 12)), ('c' || repeat(md5('z'), 12));
 SELECT leaf, entries FROM pagebtree_runs('d_dup_s') ORDER BY leaf;
@@ -219,7 +222,7 @@ DROP TABLE d_dup;
 -- no deletion makes room instead of the split.
 CREATE TABLE d_uq (id serial, s text COLLATE "C");
 CREATE UNIQUE INDEX d_uq_s ON d_uq USING pagebtree (s)
-  WITH (delta = on, delta_threshold = 20);
+  WITH (delta = on, delta_threshold = 20, deduplicate_items = off);
 CREATE FUNCTION d_uq_churn(n int) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   FOR i IN 1..n LOOP

@@ -50,7 +50,7 @@ BEGIN
 END $$;
 
 -- the build: nearly all leaves are posting leaves (a key's last entries
--- share a heads leaf with the next key's first), and the index is smaller
+-- share a lists leaf with the next key's first), and the index is smaller
 -- than btree's (which deduplicates too) and than without them
 SELECT * FROM lp_leaves('lp_v');
 SELECT * FROM lp_leaves('lp_v_nodedup');

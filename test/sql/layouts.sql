@@ -138,7 +138,7 @@ FROM generate_series(1, 6000) i;
 SELECT * FROM ly_verify_all();
 
 -- 4. The layout reloption: heads are the default where keys are byte
---    strings; after ALTER INDEX, leaves take the new layout when they split
+--    strings (lists leaves where keys repeat); after ALTER INDEX, leaves take the new layout when they split
 --    (if the halves fit it); comparator
 --    mode (numeric, or text under a non-C collation) cannot use heads.
 CREATE INDEX ly_t_auto ON ly USING pagebtree (t) WITH (delta = off);

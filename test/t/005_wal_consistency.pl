@@ -88,6 +88,8 @@ my %indexes = (
 	w_n         => 'USING pagebtree (n)',
 	# 40 values: posting leaves (widened, converted to heads, split)
 	w_len       => 'USING pagebtree (length(pad))',
+	# 20 entries or so a key: lists leaves (new keys, splits, deletes)
+	w_fk        => 'USING pagebtree ((id % 997))',
 	# 160-byte keys whose neighbours share a byte or two: split right
 	# pages logged front-coded with two-byte lengths
 	w_long      => 'USING pagebtree ((repeat(md5(id::text), 5)))',
@@ -418,8 +420,9 @@ SELECT DISTINCT layout FROM pagebtree_layout_summary('w_id') UNION
 SELECT DISTINCT layout FROM pagebtree_layout_summary('w_id_incl') UNION
 SELECT DISTINCT layout FROM pagebtree_layout_summary('w_title_bpa') UNION
 SELECT DISTINCT layout FROM pagebtree_layout_summary('w_n') UNION
-SELECT DISTINCT layout FROM pagebtree_layout_summary('w_len')});
-ok($kinds{$_}, "the workload made $_ pages") for qw(dense semidense bpa plain heads posting);
+SELECT DISTINCT layout FROM pagebtree_layout_summary('w_len') UNION
+SELECT DISTINCT layout FROM pagebtree_layout_summary('w_fk')});
+ok($kinds{$_}, "the workload made $_ pages") for qw(dense semidense bpa plain heads posting lists);
 ok($primary->safe_psql('postgres',
 		q{SELECT level FROM pagebtree_metapage('w_url')}) >= 1,
 	'the url index has split its root');
