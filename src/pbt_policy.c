@@ -211,11 +211,20 @@ pbt_set_layouts(PbtState *st, const PbtOptions *opts, bool has_string_column)
 
 /*
  * A leaf becomes a lists leaf only where that takes at most this percentage
- * of its bytes in the leaf layout: a page that would gain a few bytes
- * keeps the layout that needs no directory walk, and split halves of such
- * pages do not switch back and forth.
+ * of its bytes in the leaf layout: a page that would gain a few bytes stays
+ * heads (whose hints narrow lookups), and the split halves of such pages do
+ * not switch back and forth.
  */
 #define PBT_LISTS_MAX_PCT	90
+
+/* bytes of the items in the leaf layout, computed once per choice */
+static int
+leaf_layout_bytes(PbtState *st, PbtItem *items, int n, int *cached)
+{
+	if (*cached < 0)
+		*cached = pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, 0);
+	return *cached;
+}
 
 /*
  * The layout of a leaf rebuilt to hold these sorted items and high key
@@ -242,37 +251,29 @@ uint8
 pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
 					   bool one_page)
 {
-	const PbtLayout *rebuilt;
 	int			bytes;
-	int			leaf_bytes = -1;	/* in the leaf layout, once asked */
+	int			leaf_bytes = -1;
 
 	if (st->posting &&
 		pbt_layout_by_tag(PBT_LAYOUT_POSTING)->fits(items, n, hikey, &bytes) &&
-		bytes < (leaf_bytes = pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, 0)))
+		bytes < leaf_layout_bytes(st, items, n, &leaf_bytes))
 		return PBT_LAYOUT_POSTING;
 	if (st->rebuilt_layout != 0)
 	{
-		rebuilt = pbt_layout_by_tag(st->rebuilt_layout);
+		const PbtLayout *rebuilt = pbt_layout_by_tag(st->rebuilt_layout);
+
 		Assert(rebuilt->flags & PBT_LF_REBUILT);
-		if (rebuilt->fits(items, n, hikey, &bytes))
-		{
-			if (st->rebuilt_when == PBT_REBUILT_ELIGIBLE ||
-				(one_page && hikey && (rebuilt->flags & PBT_LF_WHOLE_WINDOW)))
-				return rebuilt->tag;
-			if (leaf_bytes < 0)
-				leaf_bytes = pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, 0);
-			if (bytes < leaf_bytes)
-				return rebuilt->tag;
-		}
+		if (rebuilt->fits(items, n, hikey, &bytes) &&
+			(st->rebuilt_when == PBT_REBUILT_ELIGIBLE ||
+			 (one_page && hikey && (rebuilt->flags & PBT_LF_WHOLE_WINDOW)) ||
+			 bytes < leaf_layout_bytes(st, items, n, &leaf_bytes)))
+			return rebuilt->tag;
 	}
 	if (st->posting &&
-		pbt_layout_by_tag(PBT_LAYOUT_LISTS)->fits(items, n, hikey, &bytes))
-	{
-		if (leaf_bytes < 0)
-			leaf_bytes = pbt_layout_by_tag(st->leaf_layout)->space_needed(items, n, 0);
-		if (bytes * 100 < leaf_bytes * PBT_LISTS_MAX_PCT)
-			return PBT_LAYOUT_LISTS;
-	}
+		pbt_layout_by_tag(PBT_LAYOUT_LISTS)->fits(items, n, hikey, &bytes) &&
+		bytes * 100 <
+		leaf_layout_bytes(st, items, n, &leaf_bytes) * PBT_LISTS_MAX_PCT)
+		return PBT_LAYOUT_LISTS;
 	return st->leaf_layout;
 }
 
