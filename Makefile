@@ -74,4 +74,4 @@ include $(PBT_TOP)cflags.mk
 pagebtree--0.2.sql: src/sql/pagebtree_functions.sql src/sql/pagebtree_opclasses.sql
 	cat $^ > $@
 
-$(OBJS): src/pagebtree.h src/pbt_page.h src/pbt_layout.h src/pbt_keys.h src/pbt_xlog.h src/pbt_dense_util.h src/pbt_parts.h src/pbt_slots.h src/pbt_insert.h src/pbt_scan.h src/pbt_layout_bpa.h src/pbt_delta.h src/pbt_prefetch.h src/pbt_group.h
+$(OBJS): src/pagebtree.h src/pbt_page.h src/pbt_layout.h src/pbt_keys.h src/pbt_xlog.h src/pbt_dense_util.h src/pbt_parts.h src/pbt_slots.h src/pbt_insert.h src/pbt_scan.h src/pbt_layout_bpa.h src/pbt_delta.h src/pbt_prefetch.h src/pbt_group.h src/pbt_tids.h

@@ -37,21 +37,17 @@
  */
 #include "pagebtree.h"
 #include "pbt_dense_util.h"
-#include "pbt_slots.h"
-#include "port/pg_bswap.h"
+#include "pbt_tids.h"
 
 #define LISTS_CONVERT_TO		PBT_LAYOUT_HEADS	/* never converts; the
 													 * registry asks for one */
-#define LISTS_MAX_TID_PREFIX	3	/* bytes of the block number */
-#define LISTS_MIN_WIDTH			(PBT_TID_BYTES - LISTS_MAX_TID_PREFIX)
-#define LISTS_DEAD				0x80	/* in a TID's byte width - 2 */
 
 typedef struct ListsHeader
 {
 	uint16		count;			/* entries */
 	uint16		nkeys;			/* keys, each with at least one entry */
 	uint8		width;			/* stored bytes per TID */
-	uint8		tid_prefix[LISTS_MAX_TID_PREFIX];	/* the first
+	uint8		tid_prefix[PBT_TIDS_MAX_PREFIX];	/* the first
 													 * PBT_TID_BYTES - width
 													 * bytes of every TID */
 } ListsHeader;
@@ -160,17 +156,6 @@ key_search(Page page, const char *key, int klen, bool *found)
 	return low;
 }
 
-/* TID prefix bytes two TIDs have in common */
-static inline int
-tid_common(const char *a, const char *b)
-{
-	int			p = 0;
-
-	while (p < LISTS_MAX_TID_PREFIX && a[p] == b[p])
-		p++;
-	return p;
-}
-
 /* the whole TID of the entry at pos, its dead hint cleared */
 static inline void
 tid_of(Page page, int pos, char *tid)
@@ -180,7 +165,7 @@ tid_of(Page page, int pos, char *tid)
 
 	memcpy(tid, hdr->tid_prefix, shared);
 	memcpy(tid + shared, tid_at(page, pos), hdr->width);
-	tid[PBT_TID_BYTES - 2] &= ~LISTS_DEAD;
+	tid[PBT_TID_BYTES - 2] &= ~PBT_TIDS_DEAD;
 }
 
 /* the width a TID needs on this page */
@@ -190,9 +175,9 @@ width_needed(Page page, const char *tid)
 	ListsHeader *hdr = lists_header(page);
 
 	if (hdr->count == 0)
-		return LISTS_MIN_WIDTH;
+		return PBT_TIDS_MIN_WIDTH;
 	return Max(hdr->width,
-			   PBT_TID_BYTES - tid_common(tid, (const char *) hdr->tid_prefix));
+			   PBT_TID_BYTES - pbt_tids_common(tid, (const char *) hdr->tid_prefix));
 }
 
 static int
@@ -246,16 +231,11 @@ lists_garbage(Page page)
 	return phdr->pd_special - phdr->pd_upper - live_bytes(page);
 }
 
-/* the hole and the garbage, less what pbt_page_alloc keeps free */
 static int
 lists_free_space(Page page)
 {
-	PageHeader	phdr = (PageHeader) page;
-
-	if (lists_header(page)->count >= PBT_MAX_ITEMS_PER_PAGE)
-		return 0;
-	return Max(0, phdr->pd_upper - phdr->pd_lower - (int) sizeof(PbtSlot) +
-			   lists_garbage(page));
+	return pbt_tids_free_space(page, lists_header(page)->count,
+							   lists_garbage(page));
 }
 
 /* drop the garbage above pd_upper: rewrite the keys and the high key */
@@ -299,17 +279,9 @@ static void
 widen(Page page, int width)
 {
 	ListsHeader *hdr = lists_header(page);
-	int			old = hdr->width;
-	int			grow = width - old;
-	const uint8 *gained = hdr->tid_prefix + (PBT_TID_BYTES - old) - grow;
-	char	   *base = (char *) page + tids_start(hdr);
 
-	Assert(grow > 0 && width <= PBT_TID_BYTES);
-	for (int i = hdr->count - 1; i >= 0; i--)
-	{
-		memmove(base + i * width + grow, base + i * old, old);
-		memcpy(base + i * width, gained, grow);
-	}
+	pbt_tids_widen((char *) page + tids_start(hdr), hdr->count, hdr->width,
+				   width, (char *) hdr->tid_prefix + PBT_TID_BYTES - width);
 	hdr->width = width;
 	((PageHeader) page)->pd_lower = tids_start(hdr) + hdr->count * width;
 }
@@ -416,10 +388,10 @@ static int
 width_for(const PbtItem *items, int n)
 {
 	const char *first = items[0].data + items[0].len - PBT_TID_BYTES;
-	int			shared = LISTS_MAX_TID_PREFIX;
+	int			shared = PBT_TIDS_MAX_PREFIX;
 
 	for (int i = 1; i < n && shared > 0; i++)
-		shared = Min(shared, tid_common(first, items[i].data + items[i].len -
+		shared = Min(shared, pbt_tids_common(first, items[i].data + items[i].len -
 										PBT_TID_BYTES));
 	return PBT_TID_BYTES - shared;
 }
@@ -683,13 +655,13 @@ lists_search(PbtState *st, Page page, PbtSearchKey *key)
 static void
 lists_set_dead(Page page, int pos)
 {
-	tid_at(page, pos)[lists_header(page)->width - 2] |= LISTS_DEAD;
+	pbt_tids_set_dead(tid_at(page, pos), lists_header(page)->width);
 }
 
 static bool
 lists_is_dead(Page page, int pos)
 {
-	return (tid_at(page, pos)[lists_header(page)->width - 2] & LISTS_DEAD) != 0;
+	return pbt_tids_is_dead(tid_at(page, pos), lists_header(page)->width);
 }
 
 static void
@@ -697,8 +669,7 @@ lists_mask(Page page)
 {
 	ListsHeader *hdr = lists_header(page);
 
-	for (int i = 0; i < hdr->count; i++)
-		tid_at(page, i)[hdr->width - 2] &= ~LISTS_DEAD;
+	pbt_tids_clear_dead(tid_at(page, 0), hdr->count, hdr->width);
 }
 
 /*
@@ -773,7 +744,7 @@ lists_check(Page page)
 
 	if (hdr->count == 0)
 		return hdr->nkeys == 0 ? NULL : "lists page has keys but no entries";
-	if (hdr->width < LISTS_MIN_WIDTH || hdr->width > PBT_TID_BYTES)
+	if (hdr->width < PBT_TIDS_MIN_WIDTH || hdr->width > PBT_TID_BYTES)
 		return "lists TID width out of range";
 	if (hdr->count > PBT_MAX_ITEMS_PER_PAGE || hdr->nkeys == 0 ||
 		hdr->nkeys > hdr->count ||

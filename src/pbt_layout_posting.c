@@ -35,12 +35,10 @@
 #include "pagebtree.h"
 #include "pbt_dense_util.h"
 #include "pbt_slots.h"
+#include "pbt_tids.h"
 #include "port/pg_bswap.h"
 
 #define POSTING_CONVERT_TO		PBT_LAYOUT_HEADS
-#define POSTING_MAX_TID_PREFIX	3	/* bytes of the block number */
-#define POSTING_MIN_WIDTH		(PBT_TID_BYTES - POSTING_MAX_TID_PREFIX)
-#define POSTING_DEAD			0x80	/* in a TID's byte width - 2 */
 
 typedef struct PostingHeader
 {
@@ -78,17 +76,6 @@ prefix_at(Page page)
 	return (char *) page + posting_header(page)->prefix_off;
 }
 
-/* TID prefix bytes two TIDs (items' last PBT_TID_BYTES) have in common */
-static inline int
-tid_prefix(const char *a, const char *b)
-{
-	int			p = 0;
-
-	while (p < POSTING_MAX_TID_PREFIX && a[p] == b[p])
-		p++;
-	return p;
-}
-
 /* do these items all have one key (and no INCLUDE payload to tell)? */
 static bool
 one_key(const PbtItem *items, int n)
@@ -108,7 +95,7 @@ width_for(const PbtItem *items, int n)
 {
 	int			klen = items[0].len - PBT_TID_BYTES;
 
-	return PBT_TID_BYTES - tid_prefix(items[0].data + klen,
+	return PBT_TID_BYTES - pbt_tids_common(items[0].data + klen,
 									  items[n - 1].data + klen);
 }
 
@@ -140,7 +127,7 @@ posting_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 	Assert(pos >= 0 && pos < hdr->count);
 	memcpy(buf->data, prefix_at(page), plen);
 	memcpy(buf->data + plen, tid_at(page, pos), hdr->width);
-	buf->data[plen + hdr->width - 2] &= ~POSTING_DEAD;
+	buf->data[plen + hdr->width - 2] &= ~PBT_TIDS_DEAD;
 	item->data = buf->data;
 	item->len = hdr->key_len + PBT_TID_BYTES;
 }
@@ -162,16 +149,11 @@ posting_garbage(Page page)
 	return phdr->pd_special - phdr->pd_upper - live_bytes(page);
 }
 
-/* the hole and the garbage, less what pbt_page_alloc keeps free */
 static int
 posting_free_space(Page page)
 {
-	PageHeader	phdr = (PageHeader) page;
-
-	if (posting_header(page)->count >= PBT_MAX_ITEMS_PER_PAGE)
-		return 0;
-	return Max(0, phdr->pd_upper - phdr->pd_lower - (int) sizeof(PbtSlot) +
-			   posting_garbage(page));
+	return pbt_tids_free_space(page, posting_header(page)->count,
+							   posting_garbage(page));
 }
 
 /* drop the garbage above pd_upper: rewrite the prefix and the high key */
@@ -219,19 +201,9 @@ static void
 widen(Page page, int width)
 {
 	PostingHeader *hdr = posting_header(page);
-	int			old = hdr->width;
-	int			grow = width - old;
-	const char *gained = prefix_at(page) + prefix_len(hdr) - grow;
 
-	Assert(grow > 0 && width <= PBT_TID_BYTES);
-	for (int i = hdr->count - 1; i >= 0; i--)
-	{
-		char	   *src = (char *) page + POSTING_TIDS_START + i * old;
-		char	   *dst = (char *) page + POSTING_TIDS_START + i * width;
-
-		memmove(dst + grow, src, old);
-		memcpy(dst, gained, grow);
-	}
+	pbt_tids_widen((char *) page + POSTING_TIDS_START, hdr->count, hdr->width,
+				   width, prefix_at(page) + prefix_len(hdr) - (width - hdr->width));
 	hdr->width = width;
 	((PageHeader) page)->pd_lower = POSTING_TIDS_START + hdr->count * width;
 }
@@ -250,7 +222,7 @@ width_needed(Page page, const char *data, int len)
 		memcmp(data, prefix, hdr->key_len) != 0)
 		return 0;
 	return Max(hdr->width,
-			   PBT_TID_BYTES - tid_prefix(data + hdr->key_len,
+			   PBT_TID_BYTES - pbt_tids_common(data + hdr->key_len,
 										  prefix + hdr->key_len));
 }
 
@@ -440,7 +412,7 @@ tid_cmp(const char *rest, int rlen, const char *t, int width, bool nextkey)
 	int			c;
 
 	memcpy(tid, t, width);
-	tid[width - 2] &= ~POSTING_DEAD;
+	tid[width - 2] &= ~PBT_TIDS_DEAD;
 	c = memcmp(rest, tid, Min(rlen, width));
 	if (c != 0)
 		return c;
@@ -483,13 +455,13 @@ posting_search(PbtState *st, Page page, PbtSearchKey *key)
 static void
 posting_set_dead(Page page, int pos)
 {
-	tid_at(page, pos)[posting_header(page)->width - 2] |= POSTING_DEAD;
+	pbt_tids_set_dead(tid_at(page, pos), posting_header(page)->width);
 }
 
 static bool
 posting_is_dead(Page page, int pos)
 {
-	return (tid_at(page, pos)[posting_header(page)->width - 2] & POSTING_DEAD) != 0;
+	return pbt_tids_is_dead(tid_at(page, pos), posting_header(page)->width);
 }
 
 static void
@@ -497,8 +469,7 @@ posting_mask(Page page)
 {
 	PostingHeader *hdr = posting_header(page);
 
-	for (int i = 0; i < hdr->count; i++)
-		tid_at(page, i)[hdr->width - 2] &= ~POSTING_DEAD;
+	pbt_tids_clear_dead(tid_at(page, 0), hdr->count, hdr->width);
 }
 
 /* scans call these for every row: the key and TID prefix are copied once */
@@ -538,9 +509,9 @@ static inline uint64
 dead_mask_of(const PostingHeader *hdr)
 {
 #ifdef WORDS_BIGENDIAN
-	return (uint64) POSTING_DEAD << ((7 - (hdr->width - 2)) * 8);
+	return (uint64) PBT_TIDS_DEAD << ((7 - (hdr->width - 2)) * 8);
 #else
-	return (uint64) POSTING_DEAD << ((hdr->width - 2) * 8);
+	return (uint64) PBT_TIDS_DEAD << ((hdr->width - 2) * 8);
 #endif
 }
 
@@ -609,7 +580,7 @@ posting_check(Page page)
 
 	if (hdr->key_len == 0)
 		return hdr->count == 0 ? NULL : "posting page has entries but no key";
-	if (hdr->width < POSTING_MIN_WIDTH || hdr->width > PBT_TID_BYTES ||
+	if (hdr->width < PBT_TIDS_MIN_WIDTH || hdr->width > PBT_TID_BYTES ||
 		hdr->key_len > PBT_MAX_ITEM_SIZE)
 		return "posting key length or TID width out of range";
 	if (hdr->count > PBT_MAX_ITEMS_PER_PAGE ||
@@ -623,7 +594,7 @@ posting_check(Page page)
 		char		tid[PBT_TID_BYTES];
 
 		memcpy(tid, tid_at(page, i), hdr->width);
-		tid[hdr->width - 2] &= ~POSTING_DEAD;
+		tid[hdr->width - 2] &= ~PBT_TIDS_DEAD;
 		if (i > 0 && memcmp(prev, tid, hdr->width) >= 0)
 			return "posting TIDs out of order";
 		memcpy(prev, tid, hdr->width);
