@@ -674,45 +674,61 @@ lists_mask(Page page)
 
 /*
  * Iteration: the key is copied into the item buffer when the iteration
- * enters its entries, and each entry writes only its TID after it.
+ * enters its entries, and each entry writes its whole TID after it in one
+ * 8-byte store, as on posting leaves.
  */
 typedef struct ListsIterState
 {
 	int			key;			/* the key in it->buf, -1 if none */
 	int			first;			/* its entries: [first, end) */
 	int			end;
+	int			key_len;
+	uint64		tid_prefix;		/* the shared TID bytes in place in a word */
 } ListsIterState;
 
 static void
 lists_iter_start(PbtIter *it)
 {
 	ListsIterState *state = (ListsIterState *) it->state.data;
+	ListsHeader *hdr = lists_header(it->page);
 
 	StaticAssertStmt(sizeof(ListsIterState) <= PBT_ITER_STATE_SIZE, "no room");
 	state->key = -1;
 	state->first = state->end = 0;
+	state->tid_prefix = 0;
+	memcpy(&state->tid_prefix, hdr->tid_prefix, PBT_TID_BYTES - hdr->width);
 }
 
 static void
 lists_iter_next(PbtIter *it, PbtItem *item)
 {
 	ListsIterState *state = (ListsIterState *) it->state.data;
-	ListsKey   *key;
+	int			width = lists_header(it->page)->width;
+	uint64		dead_mask = pbt_tids_dead_mask(width);
+	uint64		stored;
+	uint64		word;
 
 	it->pos += it->step;
 	if (it->pos < state->first || it->pos >= state->end)
 	{
+		ListsKey   *key;
+
 		state->key = key_of(it->page, it->pos);
 		state->first = key_dir(it->page)[state->key].first;
 		state->end = key_end(it->page, state->key);
 		key = &key_dir(it->page)[state->key];
+		state->key_len = key->len;
 		memcpy(it->buf.data, key_bytes(it->page, key), key->len);
 	}
-	key = &key_dir(it->page)[state->key];
-	it->dead = lists_is_dead(it->page, it->pos);
-	tid_of(it->page, it->pos, it->buf.data + key->len);
+	memcpy(&stored, tid_at(it->page, it->pos), sizeof(stored));
+	it->dead = (stored & dead_mask) != 0;
+	word = pbt_tids_word(stored, dead_mask, PBT_TID_BYTES - width,
+						 state->tid_prefix);
+	StaticAssertStmt(sizeof(it->buf.data) >= PBT_MAX_ITEM_SIZE + sizeof(word),
+					 "no slack for the TID store");
+	memcpy(it->buf.data + state->key_len, &word, sizeof(word));
 	item->data = it->buf.data;
-	item->len = key->len + PBT_TID_BYTES;
+	item->len = state->key_len + PBT_TID_BYTES;
 }
 
 static void

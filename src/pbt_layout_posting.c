@@ -488,38 +488,11 @@ posting_iter_start(PbtIter *it)
 	it->primed = true;
 }
 
-/*
- * A TID as the page stores it, loaded as a word (the load past the array's
- * end stays on the page), into the word whose bytes are the whole TID in
- * order: the leading bytes the page's TIDs share (tid_prefix, kept by
- * iter_start) ORed with the entry's own, its dead hint cleared.
- */
-static inline uint64
-tid_word(uint64 stored, uint64 dead_mask, int shared, uint64 tid_prefix)
-{
-#ifdef WORDS_BIGENDIAN
-	return ((stored & ~dead_mask) >> (shared * 8)) | tid_prefix;
-#else
-	return ((stored & ~dead_mask) << (shared * 8)) | tid_prefix;
-#endif
-}
-
-/* the dead hint's bit in a stored TID loaded as a word */
-static inline uint64
-dead_mask_of(const PostingHeader *hdr)
-{
-#ifdef WORDS_BIGENDIAN
-	return (uint64) PBT_TIDS_DEAD << ((7 - (hdr->width - 2)) * 8);
-#else
-	return (uint64) PBT_TIDS_DEAD << ((hdr->width - 2) * 8);
-#endif
-}
-
 static void
 posting_iter_next(PbtIter *it, PbtItem *item)
 {
 	PostingHeader *hdr = posting_header(it->page);
-	uint64		dead_mask = dead_mask_of(hdr);
+	uint64		dead_mask = pbt_tids_dead_mask(hdr->width);
 	uint64		stored;
 	uint64		tid_prefix;
 	uint64		word;
@@ -528,7 +501,7 @@ posting_iter_next(PbtIter *it, PbtItem *item)
 	memcpy(&stored, tid_at(it->page, it->pos), sizeof(stored));
 	memcpy(&tid_prefix, it->state.data, sizeof(tid_prefix));
 	it->dead = (stored & dead_mask) != 0;
-	word = tid_word(stored, dead_mask, PBT_TID_BYTES - hdr->width, tid_prefix);
+	word = pbt_tids_word(stored, dead_mask, PBT_TID_BYTES - hdr->width, tid_prefix);
 
 	/*
 	 * One 8-byte store of the whole TID, so that the caller's reads of any
@@ -547,7 +520,7 @@ static void
 posting_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
 {
 	PostingHeader *hdr = posting_header(it->page);
-	uint64		dead_mask = dead_mask_of(hdr);
+	uint64		dead_mask = pbt_tids_dead_mask(hdr->width);
 	int			shared = PBT_TID_BYTES - hdr->width;
 	int			stride = it->step * hdr->width;
 	const char *p = tid_at(it->page, it->pos);
@@ -564,7 +537,7 @@ posting_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
 		memcpy(&stored, p, sizeof(stored));
 		dead[i] = (stored & dead_mask) != 0;
 		/* the word's first six bytes are the big-endian block and offset */
-		tid = pg_ntoh64(tid_word(stored, dead_mask, shared, tid_prefix)) >> 16;
+		tid = pg_ntoh64(pbt_tids_word(stored, dead_mask, shared, tid_prefix)) >> 16;
 		ItemPointerSet(&tids[i], (BlockNumber) (tid >> 16),
 					   (OffsetNumber) tid);
 	}

@@ -507,32 +507,9 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 		return;
 	}
 
-	/* tuples formed in place; rows with NULLs take the general path */
-	if (so->itup_fixed_size > 0 || so->itup_text)
-	{
-		IndexTuple	itup;
-
-		if (so->itup_text)
-			itup = form_text_itup(so, data, pi->tuplen);
-		else
-		{
-			itup = form_fixed_itup(so, data, pi->tuplen, values, isnull);
-			decoded = true;
-		}
-
-		/* itup_buf no longer holds the general path's tuple of itup_key */
-		so->itup_key.len = -1;
-		if (itup != NULL)
-		{
-			so->itup_tupoff = pi->tupoff;
-			scan->xs_itup = itup;
-			return;
-		}
-	}
-
 	/*
-	 * The entries of one key (a posting leaf's, or any run of duplicates)
-	 * differ only in the heap TID, which the executor takes from
+	 * The entries of one key (a posting or lists leaf's, or any run of
+	 * duplicates) differ only in the heap TID, which the executor takes from
 	 * xs_heaptid: the tuple formed for the first serves them all.
 	 */
 	if (!so->st->has_include)
@@ -545,6 +522,26 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 			return;
 		resetStringInfo(&so->itup_key);
 		appendBinaryStringInfo(&so->itup_key, data, keylen);
+	}
+
+	/* tuples formed in place; rows with NULLs take the general path */
+	if (so->itup_fixed_size > 0 || so->itup_text)
+	{
+		IndexTuple	itup;
+
+		if (so->itup_text)
+			itup = form_text_itup(so, data, pi->tuplen);
+		else
+		{
+			itup = form_fixed_itup(so, data, pi->tuplen, values, isnull);
+			decoded = true;
+		}
+		if (itup != NULL)
+		{
+			so->itup_tupoff = pi->tupoff;
+			scan->xs_itup = itup;
+			return;
+		}
 	}
 	/* (nothing to free when the last row's decoding allocated nothing) */
 	if (!so->tupcxt->isReset)

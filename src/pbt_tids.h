@@ -63,6 +63,33 @@ pbt_tids_is_dead(const char *stored, int width)
 	return (stored[width - 2] & PBT_TIDS_DEAD) != 0;
 }
 
+/*
+ * A TID as the page stores it, loaded as a word (the load past the array's
+ * end stays on the page), into the word whose bytes are the whole TID in
+ * order: the leading bytes the page's TIDs share (tid_prefix, those bytes
+ * in place in a word) ORed with the entry's own, its dead hint cleared.
+ */
+static inline uint64
+pbt_tids_word(uint64 stored, uint64 dead_mask, int shared, uint64 tid_prefix)
+{
+#ifdef WORDS_BIGENDIAN
+	return ((stored & ~dead_mask) >> (shared * 8)) | tid_prefix;
+#else
+	return ((stored & ~dead_mask) << (shared * 8)) | tid_prefix;
+#endif
+}
+
+/* the dead hint's bit in a stored TID of width bytes loaded as a word */
+static inline uint64
+pbt_tids_dead_mask(int width)
+{
+#ifdef WORDS_BIGENDIAN
+	return (uint64) PBT_TIDS_DEAD << ((7 - (width - 2)) * 8);
+#else
+	return (uint64) PBT_TIDS_DEAD << ((width - 2) * 8);
+#endif
+}
+
 /* clear the dead hints of count TIDs at base (the layouts' mask) */
 static inline void
 pbt_tids_clear_dead(char *base, int count, int width)
