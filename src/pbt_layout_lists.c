@@ -46,6 +46,7 @@ typedef struct ListsHeader
 {
 	uint16		count;			/* entries */
 	uint16		nkeys;			/* keys, each with at least one entry */
+	uint16		key_bytes;		/* the keys' bytes, all told */
 	uint8		width;			/* stored bytes per TID */
 	uint8		tid_prefix[PBT_TIDS_MAX_PREFIX];	/* the first
 													 * PBT_TID_BYTES - width
@@ -156,6 +157,37 @@ key_search(Page page, const char *key, int klen, bool *found)
 	return low;
 }
 
+/* is key k (key, klen)? */
+static inline bool
+key_is(Page page, int k, const char *key, int klen)
+{
+	ListsKey   *dirk = &key_dir(page)[k];
+
+	return dirk->len == klen && memcmp(key_bytes(page, dirk), key, klen) == 0;
+}
+
+/*
+ * The key of an entry inserted at pos, found from the position instead of
+ * a search: the key of the entries around pos, or a new key's index
+ */
+static int
+key_at(Page page, int pos, const char *key, int klen, bool *found)
+{
+	ListsHeader *hdr = lists_header(page);
+	int			k = pos < hdr->count ? key_of(page, pos) : hdr->nkeys;
+
+	*found = true;
+	if (k < hdr->nkeys && key_dir(page)[k].first < pos)
+	{
+		Assert(key_is(page, k, key, klen));
+		return k;				/* among key k's entries */
+	}
+	if (k > 0 && key_is(page, k - 1, key, klen))
+		return k - 1;			/* after key k - 1's last entry */
+	*found = k < hdr->nkeys && key_is(page, k, key, klen);
+	return k;					/* before key k's first, or a new key */
+}
+
 /* the whole TID of the entry at pos, its dead hint cleared */
 static inline void
 tid_of(Page page, int pos, char *tid)
@@ -210,25 +242,14 @@ lists_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 	item->len = key->len + PBT_TID_BYTES;
 }
 
-/* item bytes still referenced: the keys, the high key */
-static int
-live_bytes(Page page)
-{
-	ListsHeader *hdr = lists_header(page);
-	ListsKey   *keys = key_dir(page);
-	int			bytes = pbt_page_hikey_bytes(page);
-
-	for (int k = 0; k < hdr->nkeys; k++)
-		bytes += keys[k].len;
-	return bytes;
-}
-
 static int
 lists_garbage(Page page)
 {
 	PageHeader	phdr = (PageHeader) page;
 
-	return phdr->pd_special - phdr->pd_upper - live_bytes(page);
+	/* the item area less what is referenced: the keys, the high key */
+	return phdr->pd_special - phdr->pd_upper -
+		lists_header(page)->key_bytes - pbt_page_hikey_bytes(page);
 }
 
 static int
@@ -290,22 +311,31 @@ widen(Page page, int width)
  * What inserting (data, len) costs, consistent with lists_free_space and
  * lists_insert (the engine inserts only when cost <= free space, and insert
  * must then succeed): its stored TID, the growth of every TID if it widens
- * them, and a directory entry and the key's bytes for a new key.
+ * them, and a directory entry and the key's bytes for a new key (found:
+ * whether the page has the key).
  */
 static int
-lists_item_cost(Page page, const char *data, int len)
+insert_cost(Page page, const char *data, int len, bool found)
 {
 	ListsHeader *hdr = lists_header(page);
 	int			klen = len - PBT_TID_BYTES;
 	int			width;
-	bool		found;
 
 	if (hdr->count >= PBT_MAX_ITEMS_PER_PAGE || klen <= 0)
 		return PBT_USABLE_SPACE;
 	width = width_needed(page, data + klen);
-	key_search(page, data, klen, &found);
 	return width + hdr->count * (width - hdr->width) +
 		(found ? 0 : (int) sizeof(ListsKey) + klen);
+}
+
+static int
+lists_item_cost(Page page, const char *data, int len)
+{
+	bool		found = false;
+
+	if (len > PBT_TID_BYTES)
+		key_search(page, data, len - PBT_TID_BYTES, &found);
+	return insert_cost(page, data, len, found);
 }
 
 static bool
@@ -315,19 +345,20 @@ lists_insert(Page page, int pos, const char *data, int len)
 	ListsHeader *hdr = lists_header(page);
 	int			klen = len - PBT_TID_BYTES;
 	const char *tid = data + klen;
-	int			need = lists_item_cost(page, data, len);
+	bool		found = false;
+	int			k = klen > 0 ? key_at(page, pos, data, klen, &found) : 0;
+	int			need = insert_cost(page, data, len, found);
 	int			width = width_needed(page, tid);
-	bool		found;
-	int			k;
-	ListsKey   *keys;
+	ListsKey   *keys = key_dir(page);
 	char	   *t;
 
 	Assert(pos >= 0 && pos <= hdr->count);
-	if (hdr->count >= PBT_MAX_ITEMS_PER_PAGE || klen <= 0 ||
-		need > lists_free_space(page))
-		return false;
 	if (phdr->pd_upper - phdr->pd_lower - (int) sizeof(PbtSlot) < need)
+	{
+		if (need > lists_free_space(page))
+			return false;
 		compact(page);
+	}
 	if (hdr->count == 0)
 	{
 		hdr->width = width;
@@ -336,8 +367,6 @@ lists_insert(Page page, int pos, const char *data, int len)
 	else if (width > hdr->width)
 		widen(page, width);
 
-	k = key_search(page, data, klen, &found);
-	keys = key_dir(page);
 	if (!found)
 	{
 		int			off = pbt_page_alloc(page, klen);
@@ -352,6 +381,7 @@ lists_insert(Page page, int pos, const char *data, int len)
 		keys[k].off = off;
 		keys[k].len = klen;
 		hdr->nkeys++;
+		hdr->key_bytes += klen;
 		phdr->pd_lower += sizeof(ListsKey);
 	}
 	Assert(pos >= keys[k].first && pos <= key_end(page, k));
@@ -437,6 +467,7 @@ lists_load(Page page, PbtItem *items, int n)
 	memcpy(hdr->tid_prefix, items[0].data + items[0].len - PBT_TID_BYTES,
 		   PBT_TID_BYTES - width);
 	hdr->nkeys = nkeys;
+	hdr->key_bytes = keybytes;
 	hdr->count = n;
 	for (int i = 0; i < n; i++)
 	{
@@ -495,6 +526,8 @@ lists_delete(Page page, const int *positions, int n)
 			key.first = first - gone_before;
 			keys[nkeys++] = key;
 		}
+		else
+			hdr->key_bytes -= keys[k].len;
 		gone_before += gone;
 	}
 	Assert(d == n);
@@ -524,6 +557,8 @@ lists_truncate(Page page, int n)
 	int			nkeys = n > 0 ? key_of(page, n - 1) + 1 : 0;
 
 	Assert(n <= hdr->count);
+	for (int k = nkeys; k < hdr->nkeys; k++)
+		hdr->key_bytes -= key_dir(page)[k].len;
 	hdr->nkeys = nkeys;
 	memmove((char *) page + tids_start(hdr), old_base, n * hdr->width);
 	hdr->count = n;
@@ -757,9 +792,11 @@ lists_check(Page page)
 	PageHeader	phdr = (PageHeader) page;
 	ListsHeader *hdr = lists_header(page);
 	ListsKey   *keys = key_dir(page);
+	int			total = 0;
 
 	if (hdr->count == 0)
-		return hdr->nkeys == 0 ? NULL : "lists page has keys but no entries";
+		return hdr->nkeys == 0 && hdr->key_bytes == 0 ? NULL :
+			"lists page has keys but no entries";
 	if (hdr->width < PBT_TIDS_MIN_WIDTH || hdr->width > PBT_TID_BYTES)
 		return "lists TID width out of range";
 	if (hdr->count > PBT_MAX_ITEMS_PER_PAGE || hdr->nkeys == 0 ||
@@ -772,6 +809,7 @@ lists_check(Page page)
 		if (keys[k].len == 0 || keys[k].off < phdr->pd_upper ||
 			keys[k].off + keys[k].len > phdr->pd_special)
 			return "lists key out of bounds";
+		total += keys[k].len;
 		if ((k == 0 && keys[k].first != 0) ||
 			(k > 0 && keys[k].first <= keys[k - 1].first) ||
 			keys[k].first >= hdr->count)
@@ -791,6 +829,8 @@ lists_check(Page page)
 				return "lists TIDs out of order";
 		}
 	}
+	if (total != hdr->key_bytes)
+		return "lists key bytes disagree with the directory";
 	return NULL;
 }
 

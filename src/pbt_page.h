@@ -194,7 +194,8 @@ pbt_slot_len(const PbtSlot *slot)
 /*
  * Byte-string order of normalized items (a proper prefix sorts first).
  * Most items differ in their first 8 bytes: those are compared as one
- * big-endian integer, without a call to memcmp.
+ * big-endian integer, without a call to memcmp; up to 16 common bytes, the
+ * rest as the word that ends them (it overlaps the first, equal bytes).
  */
 static inline int
 pbt_bytes_cmp(const char *a, int alen, const char *b, int blen)
@@ -211,6 +212,14 @@ pbt_bytes_cmp(const char *a, int alen, const char *b, int blen)
 		memcpy(&y, b, sizeof(uint64));
 		if (x != y)
 			return pg_ntoh64(x) < pg_ntoh64(y) ? -1 : 1;
+		if (common <= 2 * (int) sizeof(uint64))
+		{
+			memcpy(&x, a + common - sizeof(uint64), sizeof(uint64));
+			memcpy(&y, b + common - sizeof(uint64), sizeof(uint64));
+			if (x != y)
+				return pg_ntoh64(x) < pg_ntoh64(y) ? -1 : 1;
+			return alen - blen;
+		}
 		c = memcmp(a + sizeof(uint64), b + sizeof(uint64),
 				   common - sizeof(uint64));
 	}
