@@ -40,6 +40,7 @@ CREATE INDEX c_dense ON c USING pagebtree (k);
 CREATE INDEX c_plain ON c USING pagebtree (k) WITH (layout = plain);
 CREATE INDEX c_bpa ON c USING pagebtree (s) WITH (layout = bpa);
 CREATE INDEX c_fp ON c USING pagebtree (s) WITH (layout = fingerprint);
+CREATE INDEX c_lists ON c USING pagebtree ((k / 20));
 CREATE INDEX c_tag ON c USING pagebtree ((k + 0)) WITH (layout = plain);
 CREATE INDEX c_intact ON c USING pagebtree (s);
 CREATE INDEX c_group ON c USING pagebtree ((k * 2)) WITH (leaf_group_size = 4);
@@ -89,6 +90,10 @@ my @cases = (
 	  bytes => "\x11\x00", msg => qr/BPA block count exceeds its capacity/ },
 	{ idx => 'c_fp', layout => 'fingerprint', off => \&first_fingerprint,
 	  msg => qr/fingerprint does not match its key/ },
+	# the second key's first position (after the 10-byte header and the
+	# first 6-byte directory entry) set to the first key's, 0
+	{ idx => 'c_lists', layout => 'lists', off => 24 + 10 + 6,
+	  bytes => "\x00\x00", msg => qr/lists key's first entry out of order/ },
 );
 
 my %path;
