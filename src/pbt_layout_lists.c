@@ -124,37 +124,28 @@ key_of(Page page, int pos)
 	return low;
 }
 
-/*
- * The index of the first key >= (key, klen) and whether it is that key
- * (keys are prefix-free byte strings: plain byte order)
- */
-static int
-key_search(Page page, const char *key, int klen, bool *found)
+/* does the page have the key (key, klen)?  (prefix-free: byte order) */
+static bool
+has_key(Page page, const char *key, int klen)
 {
 	ListsKey   *keys = key_dir(page);
 	int			low = 0;
 	int			high = lists_header(page)->nkeys;
 
-	*found = false;
 	while (low < high)
 	{
 		int			mid = low + (high - low) / 2;
 		int			c = pbt_bytes_cmp(key_bytes(page, &keys[mid]), keys[mid].len,
 									  key, klen);
 
+		if (c == 0)
+			return true;
 		if (c < 0)
 			low = mid + 1;
 		else
-		{
-			if (c == 0)
-			{
-				*found = true;
-				return mid;
-			}
 			high = mid;
-		}
 	}
-	return low;
+	return false;
 }
 
 /* is key k (key, klen)? */
@@ -331,11 +322,9 @@ insert_cost(Page page, const char *data, int len, bool found)
 static int
 lists_item_cost(Page page, const char *data, int len)
 {
-	bool		found = false;
-
-	if (len > PBT_TID_BYTES)
-		key_search(page, data, len - PBT_TID_BYTES, &found);
-	return insert_cost(page, data, len, found);
+	return insert_cost(page, data, len,
+					   len > PBT_TID_BYTES &&
+					   has_key(page, data, len - PBT_TID_BYTES));
 }
 
 static bool

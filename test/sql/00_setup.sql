@@ -116,3 +116,56 @@ BEGIN
     END LOOP;
 END;
 $$;
+
+--
+-- pbt_size_ratio(idx, base): the tree pages of pagebtree index idx (not the
+-- delta area's, which an index gets without preloading) against the pages
+-- of index base.
+CREATE OR REPLACE FUNCTION pbt_size_ratio(idx regclass, base regclass) RETURNS numeric
+LANGUAGE sql AS $$
+    SELECT round((1 + sum(pages)) * 8192 / pg_relation_size(base), 2)
+    FROM pagebtree_layout_summary(idx) WHERE page_type IN ('leaf', 'inner')
+$$;
+
+--
+-- pbt_cursor(idx, tbl, base, key, qual, steps): a scrollable cursor over
+-- SELECT id FROM tbl WHERE qual ORDER BY key, which must be an index scan
+-- of idx, moved by steps (n > 0: n rows forward, n < 0: back), each row
+-- compared with the order of key and then heap TID in table base, which
+-- holds the same rows at the same TIDs (equal keys return in TID order).
+CREATE OR REPLACE FUNCTION pbt_cursor(idx text, tbl text, base text, key text,
+                                      qual text, steps int[]) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    q text := format('SELECT id FROM %I WHERE %s ORDER BY %s', tbl, qual, key);
+    want int[];
+    c refcursor;
+    got int;
+    at int := 0;
+    plan text;
+BEGIN
+    SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
+    EXECUTE 'EXPLAIN (COSTS OFF) ' || q INTO plan;
+    IF plan !~ ('^Index Scan using ' || idx || ' ') THEN RETURN 'plan: ' || plan; END IF;
+    SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = on;
+    EXECUTE format('SELECT array_agg(id ORDER BY %s, ctid) FROM %I WHERE %s', key, base, qual)
+        INTO want;
+    RESET enable_indexscan; RESET enable_seqscan;
+    OPEN c SCROLL FOR EXECUTE q;
+    FOREACH got IN ARRAY steps LOOP
+        FOR i IN 1 .. abs(got) LOOP
+            IF got > 0 THEN
+                FETCH NEXT FROM c INTO got; at := at + 1;
+            ELSE
+                FETCH PRIOR FROM c INTO got; at := at - 1;
+            END IF;
+            IF (at BETWEEN 1 AND cardinality(want)) <> FOUND OR
+               (FOUND AND got <> want[at]) THEN
+                RETURN format('row %s: %s, want %s', at, got, want[at]);
+            END IF;
+            EXIT WHEN NOT FOUND;
+        END LOOP;
+    END LOOP;
+    CLOSE c;
+    RETURN format('ok, %s rows', cardinality(want));
+END $$;

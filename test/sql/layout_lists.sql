@@ -36,11 +36,6 @@ LANGUAGE sql AS $$
     SELECT layout, pages * 10 > 9 * sum(pages) OVER () FROM pagebtree_layout_summary(idx)
     WHERE page_type = 'leaf' ORDER BY 1
 $$;
-CREATE FUNCTION ll_size_ratio(idx regclass, base regclass) RETURNS numeric
-LANGUAGE sql AS $$
-    SELECT round((1 + sum(pages)) * 8192 / pg_relation_size(base), 1)
-    FROM pagebtree_layout_summary(idx) WHERE page_type IN ('leaf', 'inner')
-$$;
 CREATE FUNCTION ll_check() RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM pagebtree_check('ll_cust', true);
@@ -56,10 +51,10 @@ END $$;
 SELECT * FROM ll_leaves('ll_cust');
 SELECT * FROM ll_leaves('ll_code');
 SELECT * FROM ll_leaves('ll_cust_nodedup');
-SELECT ll_size_ratio('ll_cust', 'll_cust_btree') <= 0.8 AS cust,
-       ll_size_ratio('ll_shop', 'll_shop_btree') <= 0.8 AS shop,
-       ll_size_ratio('ll_code', 'll_code_btree') <= 0.8 AS code,
-       ll_size_ratio('ll_cust_nodedup', 'll_cust_btree') > 1 AS cust_nodedup;
+SELECT pbt_size_ratio('ll_cust', 'll_cust_btree') <= 0.8 AS cust,
+       pbt_size_ratio('ll_shop', 'll_shop_btree') <= 0.8 AS shop,
+       pbt_size_ratio('ll_code', 'll_code_btree') <= 0.8 AS code,
+       pbt_size_ratio('ll_cust_nodedup', 'll_cust_btree') > 1 AS cust_nodedup;
 SELECT ll_check();
 
 CREATE FUNCTION ll_queries() RETURNS TABLE (q text, plan_ok boolean, nrows bigint, ndiffs bigint)
@@ -91,40 +86,7 @@ SELECT * FROM ll_queries();
 -- a scrollable cursor across lists leaves, each row compared with a
 -- sequential scan's order (key, then heap TID: ll and llb have the same
 -- TIDs)
-CREATE FUNCTION ll_cursor(qual text, steps int[]) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-    want int[];
-    c refcursor;
-    got int;
-    at int := 0;
-    plan text;
-BEGIN
-    SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
-    EXECUTE 'EXPLAIN (COSTS OFF) SELECT id FROM ll WHERE ' || qual || ' ORDER BY cust' INTO plan;
-    IF plan !~ '^Index Scan using ll_cust' THEN RETURN 'plan: ' || plan; END IF;
-    SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = on;
-    EXECUTE 'SELECT array_agg(id ORDER BY cust, ctid) FROM llb WHERE ' || qual INTO want;
-    RESET enable_indexscan; RESET enable_seqscan;
-    OPEN c SCROLL FOR EXECUTE 'SELECT id FROM ll WHERE ' || qual || ' ORDER BY cust';
-    FOREACH got IN ARRAY steps LOOP
-        FOR i IN 1 .. abs(got) LOOP
-            IF got > 0 THEN
-                FETCH NEXT FROM c INTO got; at := at + 1;
-            ELSE
-                FETCH PRIOR FROM c INTO got; at := at - 1;
-            END IF;
-            IF (at BETWEEN 1 AND cardinality(want)) <> FOUND OR
-               (FOUND AND got <> want[at]) THEN
-                RETURN format('row %s: %s, want %s', at, got, want[at]);
-            END IF;
-            EXIT WHEN NOT FOUND;
-        END LOOP;
-    END LOOP;
-    CLOSE c;
-    RETURN format('ok, %s rows', cardinality(want));
-END $$;
-SELECT ll_cursor('cust BETWEEN 1000 AND 1400', '{700, -650, 5000, -20, 3000, -8000}');
+SELECT pbt_cursor('ll_cust', 'll', 'llb', 'cust', 'cust BETWEEN 1000 AND 1400', '{700, -650, 5000, -20, 3000, -8000}');
 
 -- kill_prior_tuple marks single entries dead; VACUUM removes entries, and
 -- keys whose entries are all gone leave their leaf's directory
@@ -135,7 +97,7 @@ SELECT count(*) FROM ll WHERE cust BETWEEN 100 AND 900;
 SELECT count(*) FROM ll WHERE cust BETWEEN 100 AND 900;
 RESET enable_seqscan; RESET enable_bitmapscan;
 SELECT * FROM ll_queries();
-SELECT ll_cursor('cust BETWEEN 500 AND 800', '{300, -250, 5000, -5000}');
+SELECT pbt_cursor('ll_cust', 'll', 'llb', 'cust', 'cust BETWEEN 500 AND 800', '{300, -250, 5000, -5000}');
 VACUUM ll, llb;
 SELECT ll_check();
 SELECT * FROM ll_queries();
@@ -148,8 +110,8 @@ SELECT ll_insert(60001, 120000, 4000);
 SELECT ll_check();
 SELECT * FROM ll_queries();
 SELECT * FROM ll_leaves('ll_cust');
-SELECT ll_size_ratio('ll_cust', 'll_cust_btree') <= 0.8 AS cust,
-       ll_size_ratio('ll_code', 'll_code_btree') <= 0.8 AS code;
+SELECT pbt_size_ratio('ll_cust', 'll_cust_btree') <= 0.8 AS cust,
+       pbt_size_ratio('ll_code', 'll_code_btree') <= 0.8 AS code;
 
 -- off: no lists leaves for rebuilds
 ALTER INDEX ll_cust SET (deduplicate_items = off);
@@ -157,5 +119,4 @@ REINDEX INDEX ll_cust;
 SELECT * FROM ll_leaves('ll_cust');
 SELECT pagebtree_check('ll_cust', true);
 DROP TABLE ll, llb;
-DROP FUNCTION ll_leaves(regclass), ll_size_ratio(regclass, regclass), ll_check(),
-    ll_queries(), ll_cursor(text, int[]), ll_insert(int, int, int);
+DROP FUNCTION ll_leaves(regclass), ll_check(), ll_queries(), ll_insert(int, int, int);

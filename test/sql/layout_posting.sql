@@ -34,13 +34,6 @@ LANGUAGE sql AS $$
     SELECT layout, pages FROM pagebtree_layout_summary(idx)
     WHERE page_type = 'leaf' ORDER BY 1
 $$;
--- tree pages (not the delta area's, which an index gets without
--- preloading) against btree's pages
-CREATE FUNCTION lp_size_ratio(idx regclass, base regclass) RETURNS numeric
-LANGUAGE sql AS $$
-    SELECT round((1 + sum(pages)) * 8192 / pg_relation_size(base), 2)
-    FROM pagebtree_layout_summary(idx) WHERE page_type IN ('leaf', 'inner')
-$$;
 CREATE FUNCTION lp_check() RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM pagebtree_check('lp_v', true);
@@ -54,9 +47,9 @@ END $$;
 -- than btree's (which deduplicates too) and than without them
 SELECT * FROM lp_leaves('lp_v');
 SELECT * FROM lp_leaves('lp_v_nodedup');
-SELECT lp_size_ratio('lp_v', 'lp_v_btree') AS v,
-       lp_size_ratio('lp_t', 'lp_t_btree') AS t,
-       lp_size_ratio('lp_v_nodedup', 'lp_v_btree') AS v_nodedup;
+SELECT pbt_size_ratio('lp_v', 'lp_v_btree') AS v,
+       pbt_size_ratio('lp_t', 'lp_t_btree') AS t,
+       pbt_size_ratio('lp_v_nodedup', 'lp_v_btree') AS v_nodedup;
 SELECT lp_check();
 
 CREATE FUNCTION lp_queries() RETURNS TABLE (q text, plan_ok boolean, nrows bigint, ndiffs bigint)
@@ -86,41 +79,8 @@ SELECT * FROM lp_queries();
 -- heap TID order: forward past a first batch that decoded only part of a
 -- posting leaf, back, on across leaves, back to the start; each row is
 -- compared with that order from a sequential scan of lpb (the same TIDs)
-CREATE FUNCTION lp_cursor(qual text, steps int[]) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-    want int[];
-    c refcursor;
-    got int;
-    at int := 0;
-    plan text;
-BEGIN
-    SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
-    EXECUTE 'EXPLAIN (COSTS OFF) SELECT id FROM lp WHERE ' || qual INTO plan;
-    IF plan !~ '^Index Scan using lp_v' THEN RETURN 'plan: ' || plan; END IF;
-    SET LOCAL enable_indexscan = off; SET LOCAL enable_seqscan = on;
-    EXECUTE 'SELECT array_agg(id ORDER BY v, ctid) FROM lpb WHERE ' || qual INTO want;
-    RESET enable_indexscan; RESET enable_seqscan;
-    OPEN c SCROLL FOR EXECUTE 'SELECT id FROM lp WHERE ' || qual;
-    FOREACH got IN ARRAY steps LOOP
-        FOR i IN 1 .. abs(got) LOOP
-            IF got > 0 THEN
-                FETCH NEXT FROM c INTO got; at := at + 1;
-            ELSE
-                FETCH PRIOR FROM c INTO got; at := at - 1;
-            END IF;
-            IF (at BETWEEN 1 AND cardinality(want)) <> FOUND OR
-               (FOUND AND got <> want[at]) THEN
-                RETURN format('row %s: %s, want %s', at, got, want[at]);
-            END IF;
-            EXIT WHEN NOT FOUND;
-        END LOOP;
-    END LOOP;
-    CLOSE c;
-    RETURN format('ok, %s rows', cardinality(want));
-END $$;
-SELECT lp_cursor('v = 5', '{40, -15, 300, -320, 7000, -7000}');
-SELECT lp_cursor('v BETWEEN 4 AND 5', '{50, -20, 12000, -30, 100}');
+SELECT pbt_cursor('lp_v', 'lp', 'lpb', 'v', 'v = 5', '{40, -15, 300, -320, 7000, -7000}');
+SELECT pbt_cursor('lp_v', 'lp', 'lpb', 'v', 'v BETWEEN 4 AND 5', '{50, -20, 12000, -30, 100}');
 
 -- kill_prior_tuple marks single entries of a posting leaf dead; VACUUM
 -- removes single entries
@@ -132,7 +92,7 @@ SELECT count(*) FROM lp WHERE v = 3;
 RESET enable_seqscan; RESET enable_bitmapscan;
 -- scans skip the entries marked dead (read in bulk on posting leaves)
 SELECT * FROM lp_queries();
-SELECT lp_cursor('v = 5', '{40, -15, 300, -320, 7000, -7000}');
+SELECT pbt_cursor('lp_v', 'lp', 'lpb', 'v', 'v = 5', '{40, -15, 300, -320, 7000, -7000}');
 VACUUM lp, lpb;
 SELECT lp_check();
 SELECT * FROM lp_queries();
@@ -143,7 +103,7 @@ SELECT * FROM lp_queries();
 SELECT lp_insert(60001, 120000, 12, 9, 'new');
 SELECT lp_check();
 SELECT * FROM lp_queries();
-SELECT lp_size_ratio('lp_v', 'lp_v_btree') <= 0.8 AS small_v_after_inserts;
+SELECT pbt_size_ratio('lp_v', 'lp_v_btree') <= 0.8 AS small_v_after_inserts;
 
 -- a merge join over an index-only scan of posting leaves: its outer side
 -- repeats keys, so the inner scan restores its mark, also onto another
@@ -175,6 +135,5 @@ REINDEX INDEX lp_v;
 SELECT * FROM lp_leaves('lp_v');
 SELECT pagebtree_check('lp_v', true);
 DROP TABLE lp, lpb;
-DROP FUNCTION lp_leaves(regclass), lp_size_ratio(regclass, regclass), lp_check(), lp_queries(),
-    lp_cursor(text, int[]),
+DROP FUNCTION lp_leaves(regclass), lp_check(), lp_queries(),
     lp_insert(int, int, int, int, text);
