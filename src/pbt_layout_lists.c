@@ -758,21 +758,13 @@ lists_iter_next(PbtIter *it, PbtItem *item)
 static void
 lists_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
 {
-	Assert(n >= 0 && n <= (it->stop - it->pos) * it->step - 1);
-	for (int i = 0; i < n; i++)
-	{
-		char		tid[PBT_TID_BYTES];
+	ListsIterState *state = (ListsIterState *) it->state.data;
+	int			width = lists_header(it->page)->width;
 
-		it->pos += it->step;
-		dead[i] = lists_is_dead(it->page, it->pos);
-		tid_of(it->page, it->pos, tid);
-		ItemPointerSet(&tids[i],
-					   ((BlockNumber) (uint8) tid[0] << 24) |
-					   ((BlockNumber) (uint8) tid[1] << 16) |
-					   ((BlockNumber) (uint8) tid[2] << 8) |
-					   (BlockNumber) (uint8) tid[3],
-					   (OffsetNumber) (((uint8) tid[4] << 8) | (uint8) tid[5]));
-	}
+	Assert(n >= 0 && n <= (it->stop - it->pos) * it->step - 1);
+	pbt_tids_decode(tid_at(it->page, it->pos), it->step * width, n, width,
+					state->tid_prefix, tids, dead);
+	it->pos += n * it->step;
 }
 
 static const char *

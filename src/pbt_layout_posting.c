@@ -36,7 +36,6 @@
 #include "pbt_dense_util.h"
 #include "pbt_slots.h"
 #include "pbt_tids.h"
-#include "port/pg_bswap.h"
 
 #define POSTING_CONVERT_TO		PBT_LAYOUT_HEADS
 
@@ -96,7 +95,7 @@ width_for(const PbtItem *items, int n)
 	int			klen = items[0].len - PBT_TID_BYTES;
 
 	return PBT_TID_BYTES - pbt_tids_common(items[0].data + klen,
-									  items[n - 1].data + klen);
+										   items[n - 1].data + klen);
 }
 
 static int
@@ -223,7 +222,7 @@ width_needed(Page page, const char *data, int len)
 		return 0;
 	return Max(hdr->width,
 			   PBT_TID_BYTES - pbt_tids_common(data + hdr->key_len,
-										  prefix + hdr->key_len));
+											   prefix + hdr->key_len));
 }
 
 /* bytes the page's items and (data, len) would take as heads, high key too */
@@ -520,27 +519,12 @@ static void
 posting_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
 {
 	PostingHeader *hdr = posting_header(it->page);
-	uint64		dead_mask = pbt_tids_dead_mask(hdr->width);
-	int			shared = PBT_TID_BYTES - hdr->width;
-	int			stride = it->step * hdr->width;
-	const char *p = tid_at(it->page, it->pos);
 	uint64		tid_prefix;
 
 	Assert(n >= 0 && n <= (it->stop - it->pos) * it->step - 1);
 	memcpy(&tid_prefix, it->state.data, sizeof(tid_prefix));
-	for (int i = 0; i < n; i++)
-	{
-		uint64		stored;
-		uint64		tid;
-
-		p += stride;
-		memcpy(&stored, p, sizeof(stored));
-		dead[i] = (stored & dead_mask) != 0;
-		/* the word's first six bytes are the big-endian block and offset */
-		tid = pg_ntoh64(pbt_tids_word(stored, dead_mask, shared, tid_prefix)) >> 16;
-		ItemPointerSet(&tids[i], (BlockNumber) (tid >> 16),
-					   (OffsetNumber) tid);
-	}
+	pbt_tids_decode(tid_at(it->page, it->pos), it->step * hdr->width, n,
+					hdr->width, tid_prefix, tids, dead);
 	it->pos += n * it->step;
 }
 

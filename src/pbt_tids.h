@@ -17,6 +17,8 @@
 #define PBT_TIDS_H
 
 #include "pbt_page.h"
+#include "port/pg_bswap.h"
+#include "storage/itemptr.h"
 
 #define PBT_TIDS_MAX_PREFIX	3	/* bytes of the block number */
 #define PBT_TIDS_MIN_WIDTH	(PBT_TID_BYTES - PBT_TIDS_MAX_PREFIX)
@@ -88,6 +90,33 @@ pbt_tids_dead_mask(int width)
 #else
 	return (uint64) PBT_TIDS_DEAD << ((width - 2) * 8);
 #endif
+}
+
+/*
+ * The heap TIDs and dead hints of n stored TIDs of width bytes, the first
+ * at p + stride, each stride bytes after the last (an iteration's next n
+ * entries in its direction); tid_prefix as for pbt_tids_word.
+ */
+static inline void
+pbt_tids_decode(const char *p, int stride, int n, int width,
+				uint64 tid_prefix, ItemPointerData *tids, bool *dead)
+{
+	uint64		dead_mask = pbt_tids_dead_mask(width);
+	int			shared = PBT_TID_BYTES - width;
+
+	for (int i = 0; i < n; i++)
+	{
+		uint64		stored;
+		uint64		tid;
+
+		p += stride;
+		memcpy(&stored, p, sizeof(stored));
+		dead[i] = (stored & dead_mask) != 0;
+		/* the word's first six bytes are the big-endian block and offset */
+		tid = pg_ntoh64(pbt_tids_word(stored, dead_mask, shared, tid_prefix)) >> 16;
+		ItemPointerSet(&tids[i], (BlockNumber) (tid >> 16),
+					   (OffsetNumber) tid);
+	}
 }
 
 /* clear the dead hints of count TIDs at base (the layouts' mask) */
