@@ -229,6 +229,15 @@ typedef struct PbtLayout
 	void		(*iter_tids) (PbtIter *it, int n, ItemPointerData *tids,
 							  bool *dead);
 	/*
+	 * Optional, with iter_tids, for a layout that stores each key once over
+	 * its entries: how many entries after the one last returned, in the
+	 * iteration's direction, have its key.  A scan checks the first entry
+	 * of such a run against the scan keys and takes the others' TIDs with
+	 * iter_tids, sharing the first's bytes (an index-only scan forms its
+	 * tuple once per key).
+	 */
+	int			(*iter_key_run) (PbtIter *it);
+	/*
 	 * Optional, for leaves of normalized keys: advance the iteration over
 	 * at most max entries that certainly fail f, stopping before the first
 	 * that may pass (or that it cannot test cheaply); returns how many it

@@ -767,6 +767,15 @@ lists_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
 	it->pos += n * it->step;
 }
 
+static int
+lists_iter_key_run(PbtIter *it)
+{
+	ListsIterState *state = (ListsIterState *) it->state.data;
+
+	Assert(it->pos >= state->first && it->pos < state->end);
+	return it->step > 0 ? state->end - 1 - it->pos : it->pos - state->first;
+}
+
 static const char *
 lists_check(Page page)
 {
@@ -839,6 +848,7 @@ const PbtLayout pbt_layout_lists = {
 	.iter_start = lists_iter_start,
 	.iter_next = lists_iter_next,
 	.iter_tids = lists_iter_tids,
+	.iter_key_run = lists_iter_key_run,
 	.convert_to = LISTS_CONVERT_TO,
 	.takes = lists_takes,
 };

@@ -929,7 +929,8 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	bool		one_key;
 	int			checked = -1;	/* on a one-key page, a slot that passed */
 	bool		filter;			/* the layout passes over failing entries */
-	bool		filtered_last = false;
+	bool		item_stale = false;	/* item is not the entry at it.pos */
+	bool		key_runs;
 	PbtItem		item;
 	PbtIter		it;
 
@@ -954,6 +955,7 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 		Assert(examined == limit || it.pos + it.step == it.stop);
 	}
 	one_key = examined == 0 && page_is_one_key(so, page, it.layout);
+	key_runs = it.layout->iter_key_run && st->normalized && !st->has_include;
 	filter = so->has_entry_filter && it.layout->iter_filter &&
 		!so->batch_keys_hold &&
 		(so->batch_within_end || !(forward ? so->has_upper : so->has_lower));
@@ -975,14 +977,14 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 					save_bound(so, forward ? 0 : 1, first, &item);
 				}
 				examined += n;
-				filtered_last = true;
+				item_stale = true;
 				if (examined == limit)
 					break;
 			}
 		}
 		if (!pbt_iter_next(&it, &item))
 			break;
-		filtered_last = false;
+		item_stale = false;
 		if (examined++ == 0)
 			save_bound(so, forward ? 0 : 1, it.pos, &item);
 		if (scan->ignore_killed_tuples && it.dead)
@@ -1013,12 +1015,25 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 					break;
 				}
 			}
+			else if (key_runs && continuescan)
+			{
+				/* the entries of this key pass as this one did */
+				int			n = Min(it.layout->iter_key_run(&it),
+									limit - examined);
+
+				if (n > 0)
+				{
+					k = save_tids(scan, &it, n, k, forward ? k - 1 : k);
+					examined += n;
+					item_stale = true;
+				}
+			}
 		}
 		if (!continuescan)
 			break;
 	}
 
-	if (filtered_last)
+	if (item_stale)
 		it.layout->get(page, it.pos, &item, &it.buf);
 	if (examined > 0)
 	{

@@ -125,8 +125,6 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	initStringInfo(&so->upperbuf);
 	initStringInfo(&so->lowerbuf);
 	initStringInfo(&so->resumebuf);
-	initStringInfo(&so->itup_key);
-	so->itup_key.len = -1;
 	so->itup_tupoff = PBT_NO_TUPOFF;
 	so->currTuples.size = so->markTuples.size = 1024;
 	so->currTuples.data = palloc(so->currTuples.size);
@@ -166,7 +164,6 @@ pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	so->skip_off = so->skip_resume = false;
 	pbt_preprocess_keys(scan);
 	so->copy_items = scan->xs_want_itup;
-	so->itup_key.len = -1;
 	so->itup_tupoff = PBT_NO_TUPOFF;
 	so->batch = RelationNeedsWAL(scan->indexRelation) ? SCAN_FIRST_BATCH : 0;
 
@@ -515,13 +512,16 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 	if (!so->st->has_include)
 	{
 		int			keylen = pi->tuplen - PBT_TID_BYTES;
+		bool		same;
 
+		/* the last row's bytes stay in currTuples for the whole batch */
+		same = so->itup_tupoff != PBT_NO_TUPOFF &&
+			keylen == so->itup_keylen &&
+			bytes_equal(data, so->currTuples.data + so->itup_tupoff, keylen);
 		so->itup_tupoff = pi->tupoff;
-		if (keylen == so->itup_key.len &&
-			bytes_equal(data, so->itup_key.data, keylen))
+		so->itup_keylen = keylen;
+		if (same)
 			return;
-		resetStringInfo(&so->itup_key);
-		appendBinaryStringInfo(&so->itup_key, data, keylen);
 	}
 
 	/* tuples formed in place; rows with NULLs take the general path */

@@ -149,10 +149,9 @@ typedef struct PbtScanOpaqueData
 	MemoryContext tupcxt;		/* per returned index tuple */
 	char	   *itup_buf;		/* the returned index tuple, reused */
 	Size		itup_cap;
-	StringInfoData itup_key;	/* the key xs_itup holds (normalized, no
-								 * INCLUDE), or len -1 */
 	uint32		itup_tupoff;	/* the currTuples bytes xs_itup was formed
-								 * from, or PBT_NO_TUPOFF */
+								 * from (this batch), or PBT_NO_TUPOFF */
+	int			itup_keylen;	/* their key's length (no INCLUDE) */
 	/*
 	 * Normalized keys of fixed-width by-value columns only: the size of
 	 * their index tuple without nulls (else 0), and each column's offset in
