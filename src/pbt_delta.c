@@ -864,6 +864,7 @@ typedef struct FoldChange
 	const PbtItem *ins;
 	int			nins;
 	const uint16 *pos;
+	const char *result;			/* the leaf with them, if made already */
 	Page		spage;
 	int			slot;
 	const PbtItem *keep;
@@ -875,7 +876,10 @@ apply_fold(void *arg)
 {
 	FoldChange *c = (FoldChange *) arg;
 
-	if (c->nins > 0)
+	/* (inserts are deterministic: the result is what they would make) */
+	if (c->result)
+		memcpy(c->leaf, c->result, BLCKSZ);
+	else if (c->nins > 0)
 		apply_inserts(c->leaf, c->ins, c->nins, c->pos);
 	pbt_side_run_set(c->spage, c->slot, c->keep, c->nkeep, c->nins > 0);
 }
@@ -885,18 +889,21 @@ apply_fold(void *arg)
  * positions pos (nins may be 0: the leaf stays as it is), and its run's
  * slot on the side page holds keep[0..nkeep) afterwards.  Both locked
  * exclusively, the side page last.  Items inserted into a page are
- * MAXALIGNed copies (comparator mode: index tuples).  vacuum: VACUUM's
- * change, under the leaf's cleanup lock, which redo takes too.
+ * MAXALIGNed copies (comparator mode: index tuples).  result, if not NULL:
+ * a copy of the leaf with the inserts made, which saves making them again.
+ * vacuum: VACUUM's change, under the leaf's cleanup lock, which redo takes
+ * too.
  */
 static void
 log_fold(Relation index, Buffer leafbuf, const PbtItem *ins, int nins,
-		 const uint16 *pos, Buffer sbuf, int slot, const PbtItem *keep,
-		 int nkeep, bool vacuum)
+		 const uint16 *pos, const char *result, Buffer sbuf, int slot,
+		 const PbtItem *keep, int nkeep, bool vacuum)
 {
 	Page		leaf = BufferGetPage(leafbuf);
 	Page		spage = BufferGetPage(sbuf);
 	bool		folded = nins > 0;
-	FoldChange	change = {leaf, ins, nins, pos, spage, slot, keep, nkeep};
+	FoldChange	change = {leaf, ins, nins, pos, result, spage, slot,
+						  keep, nkeep};
 
 	Assert(pbt_buffer_locked(leafbuf, LW_EXCLUSIVE) &&
 		   pbt_buffer_locked(sbuf, LW_EXCLUSIVE));
@@ -990,7 +997,8 @@ pbt_run_fold(Relation index, PbtState *st, Buffer leafbuf, PbtRun *run,
 		return false;
 	}
 	sbuf = lock_side_page(index, st, leaf);
-	log_fold(index, leafbuf, ins, n, pos, sbuf, run->slot, NULL, 0, false);
+	log_fold(index, leafbuf, ins, n, pos, copy.data, sbuf, run->slot, NULL, 0,
+			 false);
 	PBT_CHECK_PAGE(index, BufferGetPage(leafbuf), leaf);
 	UnlockReleaseBuffer(sbuf);
 	pfree(ins);
@@ -1058,8 +1066,8 @@ pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
 		if (run.stale)
 		{
 			sbuf = lock_side_page(index, st, leaf);
-			log_fold(index, leafbuf, NULL, 0, NULL, sbuf, run.slot, NULL, 0,
-					 true);
+			log_fold(index, leafbuf, NULL, 0, NULL, NULL, sbuf, run.slot,
+					 NULL, 0, true);
 			UnlockReleaseBuffer(sbuf);
 		}
 		return 0;
@@ -1087,7 +1095,7 @@ pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
 	if (nins > 0 || nlive < run.n)
 	{
 		sbuf = lock_side_page(index, st, leaf);
-		log_fold(index, leafbuf, ins, nins, pos, sbuf, run.slot,
+		log_fold(index, leafbuf, ins, nins, pos, NULL, sbuf, run.slot,
 				 run.items + nins, nlive - nins, true);
 		PBT_CHECK_PAGE(index, BufferGetPage(leafbuf), leaf);
 		UnlockReleaseBuffer(sbuf);
