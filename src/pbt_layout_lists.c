@@ -187,8 +187,7 @@ tid_of(Page page, int pos, char *tid)
 	int			shared = PBT_TID_BYTES - hdr->width;
 
 	memcpy(tid, hdr->tid_prefix, shared);
-	memcpy(tid + shared, tid_at(page, pos), hdr->width);
-	tid[PBT_TID_BYTES - 2] &= ~PBT_TIDS_DEAD;
+	pbt_tids_copy(tid + shared, tid_at(page, pos), hdr->width);
 }
 
 /* the width a TID needs on this page */
@@ -299,22 +298,19 @@ widen(Page page, int width)
 }
 
 /*
- * What inserting (data, len) costs, consistent with lists_free_space and
+ * What inserting an entry costs, consistent with lists_free_space and
  * lists_insert (the engine inserts only when cost <= free space, and insert
- * must then succeed): its stored TID, the growth of every TID if it widens
- * them, and a directory entry and the key's bytes for a new key (found:
- * whether the page has the key).
+ * must then succeed): its stored TID of width bytes (width_needed), the
+ * growth of every TID if it widens them, and a directory entry and the
+ * key's klen bytes for a new key (found: whether the page has the key).
  */
 static int
-insert_cost(Page page, const char *data, int len, bool found)
+insert_cost(Page page, int klen, int width, bool found)
 {
 	ListsHeader *hdr = lists_header(page);
-	int			klen = len - PBT_TID_BYTES;
-	int			width;
 
 	if (hdr->count >= PBT_MAX_ITEMS_PER_PAGE || klen <= 0)
 		return PBT_USABLE_SPACE;
-	width = width_needed(page, data + klen);
 	return width + hdr->count * (width - hdr->width) +
 		(found ? 0 : (int) sizeof(ListsKey) + klen);
 }
@@ -322,9 +318,12 @@ insert_cost(Page page, const char *data, int len, bool found)
 static int
 lists_item_cost(Page page, const char *data, int len)
 {
-	return insert_cost(page, data, len,
-					   len > PBT_TID_BYTES &&
-					   has_key(page, data, len - PBT_TID_BYTES));
+	int			klen = len - PBT_TID_BYTES;
+
+	if (klen <= 0)
+		return PBT_USABLE_SPACE;
+	return insert_cost(page, klen, width_needed(page, data + klen),
+					   has_key(page, data, klen));
 }
 
 static bool
@@ -336,8 +335,8 @@ lists_insert(Page page, int pos, const char *data, int len)
 	const char *tid = data + klen;
 	bool		found = false;
 	int			k = klen > 0 ? key_at(page, pos, data, klen, &found) : 0;
-	int			need = insert_cost(page, data, len, found);
 	int			width = width_needed(page, tid);
+	int			need = insert_cost(page, klen, width, found);
 	ListsKey   *keys = key_dir(page);
 	char	   *t;
 
@@ -727,9 +726,6 @@ static void
 lists_iter_next(PbtIter *it, PbtItem *item)
 {
 	ListsIterState *state = (ListsIterState *) it->state.data;
-	int			width = lists_header(it->page)->width;
-	uint64		dead_mask = pbt_tids_dead_mask(width);
-	uint64		stored;
 	uint64		word;
 
 	it->pos += it->step;
@@ -744,10 +740,9 @@ lists_iter_next(PbtIter *it, PbtItem *item)
 		state->key_len = key->len;
 		memcpy(it->buf.data, key_bytes(it->page, key), key->len);
 	}
-	memcpy(&stored, tid_at(it->page, it->pos), sizeof(stored));
-	it->dead = (stored & dead_mask) != 0;
-	word = pbt_tids_word(stored, dead_mask, PBT_TID_BYTES - width,
-						 state->tid_prefix);
+	word = pbt_tids_load(tid_at(it->page, it->pos),
+						 lists_header(it->page)->width, state->tid_prefix,
+						 &it->dead);
 	StaticAssertStmt(sizeof(it->buf.data) >= PBT_MAX_ITEM_SIZE + sizeof(word),
 					 "no slack for the TID store");
 	memcpy(it->buf.data + state->key_len, &word, sizeof(word));

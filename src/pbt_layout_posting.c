@@ -125,8 +125,7 @@ posting_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 
 	Assert(pos >= 0 && pos < hdr->count);
 	memcpy(buf->data, prefix_at(page), plen);
-	memcpy(buf->data + plen, tid_at(page, pos), hdr->width);
-	buf->data[plen + hdr->width - 2] &= ~PBT_TIDS_DEAD;
+	pbt_tids_copy(buf->data + plen, tid_at(page, pos), hdr->width);
 	item->data = buf->data;
 	item->len = hdr->key_len + PBT_TID_BYTES;
 }
@@ -410,8 +409,7 @@ tid_cmp(const char *rest, int rlen, const char *t, int width, bool nextkey)
 	char		tid[PBT_TID_BYTES];
 	int			c;
 
-	memcpy(tid, t, width);
-	tid[width - 2] &= ~PBT_TIDS_DEAD;
+	pbt_tids_copy(tid, t, width);
 	c = memcmp(rest, tid, Min(rlen, width));
 	if (c != 0)
 		return c;
@@ -491,16 +489,13 @@ static void
 posting_iter_next(PbtIter *it, PbtItem *item)
 {
 	PostingHeader *hdr = posting_header(it->page);
-	uint64		dead_mask = pbt_tids_dead_mask(hdr->width);
-	uint64		stored;
 	uint64		tid_prefix;
 	uint64		word;
 
 	it->pos += it->step;
-	memcpy(&stored, tid_at(it->page, it->pos), sizeof(stored));
 	memcpy(&tid_prefix, it->state.data, sizeof(tid_prefix));
-	it->dead = (stored & dead_mask) != 0;
-	word = pbt_tids_word(stored, dead_mask, PBT_TID_BYTES - hdr->width, tid_prefix);
+	word = pbt_tids_load(tid_at(it->page, it->pos), hdr->width, tid_prefix,
+						 &it->dead);
 
 	/*
 	 * One 8-byte store of the whole TID, so that the caller's reads of any
@@ -550,8 +545,7 @@ posting_check(Page page)
 	{
 		char		tid[PBT_TID_BYTES];
 
-		memcpy(tid, tid_at(page, i), hdr->width);
-		tid[hdr->width - 2] &= ~PBT_TIDS_DEAD;
+		pbt_tids_copy(tid, tid_at(page, i), hdr->width);
 		if (i > 0 && memcmp(prev, tid, hdr->width) >= 0)
 			return "posting TIDs out of order";
 		memcpy(prev, tid, hdr->width);

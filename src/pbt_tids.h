@@ -65,15 +65,35 @@ pbt_tids_is_dead(const char *stored, int width)
 	return (stored[width - 2] & PBT_TIDS_DEAD) != 0;
 }
 
+/* copy a stored TID of width bytes to dst, its dead hint cleared */
+static inline void
+pbt_tids_copy(char *dst, const char *stored, int width)
+{
+	memcpy(dst, stored, width);
+	dst[width - 2] &= ~PBT_TIDS_DEAD;
+}
+
 /*
- * A TID as the page stores it, loaded as a word (the load past the array's
- * end stays on the page), into the word whose bytes are the whole TID in
- * order: the leading bytes the page's TIDs share (tid_prefix, those bytes
- * in place in a word) ORed with the entry's own, its dead hint cleared.
+ * The stored TID of width bytes at p, loaded as a word (the load past the
+ * array's end stays on the page), as the word whose bytes are the whole
+ * TID in order: the leading bytes the page's TIDs share (tid_prefix, those
+ * bytes in place in a word) ORed with the entry's own, its dead hint
+ * cleared; *dead tells whether the hint was set.
  */
 static inline uint64
-pbt_tids_word(uint64 stored, uint64 dead_mask, int shared, uint64 tid_prefix)
+pbt_tids_load(const char *p, int width, uint64 tid_prefix, bool *dead)
 {
+	int			shared = PBT_TID_BYTES - width;
+	uint64		stored;
+	uint64		dead_mask;
+
+#ifdef WORDS_BIGENDIAN
+	dead_mask = (uint64) PBT_TIDS_DEAD << ((7 - (width - 2)) * 8);
+#else
+	dead_mask = (uint64) PBT_TIDS_DEAD << ((width - 2) * 8);
+#endif
+	memcpy(&stored, p, sizeof(stored));
+	*dead = (stored & dead_mask) != 0;
 #ifdef WORDS_BIGENDIAN
 	return ((stored & ~dead_mask) >> (shared * 8)) | tid_prefix;
 #else
@@ -81,39 +101,22 @@ pbt_tids_word(uint64 stored, uint64 dead_mask, int shared, uint64 tid_prefix)
 #endif
 }
 
-/* the dead hint's bit in a stored TID of width bytes loaded as a word */
-static inline uint64
-pbt_tids_dead_mask(int width)
-{
-#ifdef WORDS_BIGENDIAN
-	return (uint64) PBT_TIDS_DEAD << ((7 - (width - 2)) * 8);
-#else
-	return (uint64) PBT_TIDS_DEAD << ((width - 2) * 8);
-#endif
-}
-
 /*
  * The heap TIDs and dead hints of n stored TIDs of width bytes, the first
  * at p + stride, each stride bytes after the last (an iteration's next n
- * entries in its direction); tid_prefix as for pbt_tids_word.
+ * entries in its direction); tid_prefix as for pbt_tids_load.
  */
 static inline void
 pbt_tids_decode(const char *p, int stride, int n, int width,
 				uint64 tid_prefix, ItemPointerData *tids, bool *dead)
 {
-	uint64		dead_mask = pbt_tids_dead_mask(width);
-	int			shared = PBT_TID_BYTES - width;
-
 	for (int i = 0; i < n; i++)
 	{
-		uint64		stored;
 		uint64		tid;
 
 		p += stride;
-		memcpy(&stored, p, sizeof(stored));
-		dead[i] = (stored & dead_mask) != 0;
 		/* the word's first six bytes are the big-endian block and offset */
-		tid = pg_ntoh64(pbt_tids_word(stored, dead_mask, shared, tid_prefix)) >> 16;
+		tid = pg_ntoh64(pbt_tids_load(p, width, tid_prefix, &dead[i])) >> 16;
 		ItemPointerSet(&tids[i], (BlockNumber) (tid >> 16),
 					   (OffsetNumber) tid);
 	}
