@@ -1,8 +1,9 @@
 #!/bin/bash
 # Cold and warm reads on another server version (issue #24): VACUUM's pass
-# over the leaves, a bitmap scan's leaves and long index-only scans in both
-# directions (a read stream from PostgreSQL 17 on, the PrefetchBuffer
-# window before), pagebtree with and without look-ahead against btree.
+# over the leaves, a bitmap scan's leaves, long index-only scans in both
+# directions and a long plain index scan (a read stream from PostgreSQL 17
+# on, the PrefetchBuffer window before), pagebtree with and without
+# look-ahead against btree.
 #
 #   bash bench/versions-cold.sh [16|17|18] [rows]  (as root; default 18, 1000000)
 #
@@ -90,7 +91,8 @@ fsync = off
 effective_io_concurrency = 32
 maintenance_io_concurrency = 32
 EOF
-start() { su postgres -c "$BIN/pg_ctl -D $W/data -l $W/log -w start" >/dev/null; }
+# start [server options]
+start() { su postgres -c "$BIN/pg_ctl -D $W/data -l $W/log -w ${1:+-o '$1'} start" >/dev/null; }
 stop() { su postgres -c "$BIN/pg_ctl -D $W/data -w stop" >/dev/null; }
 sql() { su postgres -c "$BIN/psql -h $W -p 5477 -X -q -At -d postgres" <<<"$1"; }
 start
@@ -115,7 +117,7 @@ $stmt
 SELECT round((extract(epoch FROM clock_timestamp()) - :t0_extract)::numeric, 4);
 EOF
 }
-cold() { stop; sync; echo 3 >/proc/sys/vm/drop_caches; start; }
+cold() { stop; sync; echo 3 >/proc/sys/vm/drop_caches; start "${1:-}"; }
 
 # the bitmap scan of table t_$2 under settings $1: prints the seconds of
 # its Bitmap Index Scan node and of the whole statement (EXPLAIN ANALYZE)
@@ -140,6 +142,7 @@ EOF
 }
 
 declare -A R
+DELETED=0	# the v whose rows the next VACUUM removes
 variants=("btree|" "pagebtree|" "pagebtree (no look-ahead)|SET effective_io_concurrency = 0; SET maintenance_io_concurrency = 0;")
 for rep in $(seq $REPS); do
 	order=("${variants[@]}")
@@ -155,6 +158,14 @@ for rep in $(seq $REPS); do
 		cold
 		R["$name|backward scan cold"]+="$(timed "$set" "$back") "
 		R["$name|backward scan warm"]+="$(timed "$set" "$back") "
+		# a plain index scan (its rows need the heap), with shared buffers
+		# large enough for the sequential scan before it to read the heap
+		# into them, so that the index's reads are what is cold
+		plain="SELECT sum(v) FROM (SELECT v FROM t_$am WHERE k > -4611686018427387904 ORDER BY k LIMIT $((ROWS / 10))) s;"
+		cold "-c shared_buffers=2GB"
+		sql "SELECT count(*) FROM t_$am" >/dev/null
+		R["$name|plain scan cold"]+="$(timed "$set" "$plain") "
+		R["$name|plain scan warm"]+="$(timed "$set" "$plain") "
 		cold
 		read -r bi bt < <(bitmap "$set" "$am")
 		[ -n "$bt" ] || { echo "bitmap scan of t_$am failed" >&2; exit 1; }
@@ -164,7 +175,8 @@ for rep in $(seq $REPS); do
 		[ -n "$bt" ] || { echo "bitmap scan of t_$am failed" >&2; exit 1; }
 		R["$name|bitmap index warm"]+="$bi "
 		R["$name|bitmap total warm"]+="$bt "
-		sql "DELETE FROM t_$am WHERE v = $rep"
+		# rows of their own for each method (pagebtree's two share a table)
+		sql "DELETE FROM t_$am WHERE v = $((DELETED++))"
 		cold
 		R["$name|vacuum cold"]+="$(timed "$set" "VACUUM t_$am;") "
 	done
@@ -182,6 +194,8 @@ OUT=$HERE/bench/results/versions-cold-$V.md
 	echo "effective_io_concurrency and maintenance_io_concurrency 32 (0 for \"no look-ahead\"). Seconds, medians of $REPS"
 	echo "repetitions (methods alternating); cold: restart and OS cache dropped; warm: the same statement again."
 	echo "Scan: index-only, forward (backward), a quarter of the rows, from the lower (upper) quarter of the keys on."
+	echo "Plain scan: an index scan (not index-only: \`sum(v)\`) of a tenth of the rows from the lower quarter of the keys on;"
+	echo "cold: shared_buffers 2GB, the heap read into them by a sequential scan after the OS cache was dropped, the index not."
 	echo "VACUUM: after deleting 0.1% of the rows."
 	echo "Bitmap: \`SELECT count(*) ... WHERE k < -2^31 + 5% of 2^32\` (the lowest 5% of the keys) with index and"
 	echo "index-only scans off; \"bitmap index\": the Bitmap Index Scan node (amgetbitmap, the leaf reads), \"bitmap total\":"
@@ -189,7 +203,7 @@ OUT=$HERE/bench/results/versions-cold-$V.md
 	echo
 	echo "| measure | btree | pagebtree | pagebtree (no look-ahead) | pagebtree/btree | pagebtree/no look-ahead |"
 	echo "|---|---|---|---|---|---|"
-	for m in "scan cold" "scan warm" "backward scan cold" "backward scan warm" "bitmap index cold" "bitmap index warm" "bitmap total cold" "bitmap total warm" "vacuum cold"; do
+	for m in "scan cold" "scan warm" "backward scan cold" "backward scan warm" "plain scan cold" "plain scan warm" "bitmap index cold" "bitmap index warm" "bitmap total cold" "bitmap total warm" "vacuum cold"; do
 		b=$(echo "${R[btree|$m]}" | median)
 		p=$(echo "${R[pagebtree|$m]}" | median)
 		n=$(echo "${R[pagebtree (no look-ahead)|$m]}" | median)

@@ -24,9 +24,11 @@
  * while it returns the leaf's tuples (index-only and non-MVCC scans, as
  * btree's do), where a cursor paused on a leaf holds VACUUM up anyway; see
  * read_leaf_ahead in pbt_readpage.c.  A plain MVCC scan holds no pin
- * between its batches, so it keeps the PrefetchBuffer window, which pins
- * nothing: a stream's pins ahead of a paused cursor would stall VACUUM
- * where btree's scan stalls nothing.
+ * between its batches, and a stream's pins ahead of a paused cursor would
+ * stall VACUUM where btree's scan stalls nothing: so before 17 it keeps the
+ * PrefetchBuffer window, which pins nothing, and from 17 on it reads the
+ * leaves ahead through a read stream in stretches that it releases as soon
+ * as they are read (load_stretch): no pin outlives the call.
  *
  *-------------------------------------------------------------------------
  */
@@ -193,6 +195,7 @@ pbt_prefetch_init(PbtPrefetch *pf, Relation index, PbtState *st,
 	pf->ahead = 0;
 	pf->last_side = InvalidBlockNumber;
 	pf->done = distance <= 0;
+	pf->load = false;
 }
 
 /* the side page of the delta area that blkno's group uses, with its first leaf */
@@ -207,15 +210,67 @@ prefetch_side_page(PbtPrefetch *pf, BlockNumber blkno)
 	}
 }
 
+#if PG_VERSION_NUM >= 170000
+/* load_stretch's stream callback: the source's next leaves, distance of them */
+static BlockNumber
+stretch_next(ReadStream *stream, void *callback_private_data,
+			 void *per_buffer_data)
+{
+	PbtPrefetch *pf = (PbtPrefetch *) callback_private_data;
+	BlockNumber blkno;
+
+	if (pf->ahead == pf->distance)
+		return InvalidBlockNumber;
+	blkno = pf->next(pf->arg);
+	if (blkno == InvalidBlockNumber)
+	{
+		pf->done = true;
+		return InvalidBlockNumber;
+	}
+	prefetch_side_page(pf, blkno);
+	pf->ahead++;
+	return blkno;
+}
+
+/*
+ * Read the next distance leaves into shared buffers through a read stream
+ * that starts at its full distance, so that their reads run together (on 18
+ * as asynchronous I/O), and release each at once: the reader then finds
+ * them in shared buffers, and no pin is left for VACUUM's cleanup lock to
+ * wait on while the scan's cursor pauses.  The reader waits for the whole
+ * stretch at its first leaf instead of working while the kernel reads.
+ */
+static int
+load_stretch(PbtPrefetch *pf)
+{
+	ReadStream *stream = read_stream_begin_relation(READ_STREAM_FULL, NULL,
+													pf->index, MAIN_FORKNUM,
+													stretch_next, pf, 0);
+	Buffer		buf;
+
+	Assert(pf->ahead == 0);
+	while ((buf = read_stream_next_buffer(stream, NULL)) != InvalidBuffer)
+		ReleaseBuffer(buf);
+	read_stream_end(stream);
+	return pf->ahead;
+}
+#endif
+
 /*
  * The reader moves on to its next leaf: keep distance blocks requested
- * beyond it.
+ * beyond it (loading into shared buffers: load the next stretch when the
+ * reader has reached the last leaf of the one before).  Returns the number
+ * of leaves loaded into shared buffers (none with PrefetchBuffer).
  */
-void
+int
 pbt_prefetch_advance(PbtPrefetch *pf)
 {
 	if (pf->ahead > 0)
 		pf->ahead--;
+#if PG_VERSION_NUM >= 170000
+	if (pf->load)
+		return pf->ahead == 0 && !pf->done ? load_stretch(pf) : 0;
+#endif
 	while (!pf->done && pf->ahead < pf->distance)
 	{
 		BlockNumber blkno = pf->next(pf->arg);
@@ -229,6 +284,7 @@ pbt_prefetch_advance(PbtPrefetch *pf)
 		PrefetchBuffer(pf->index, MAIN_FORKNUM, blkno);
 		pf->ahead++;
 	}
+	return 0;
 }
 
 #if PG_VERSION_NUM >= 170000

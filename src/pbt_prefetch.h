@@ -64,6 +64,8 @@ typedef struct PbtPrefetch
 	int			ahead;			/* requested and not yet reached */
 	BlockNumber last_side;		/* the side page prefetched last */
 	bool		done;
+	bool		load;			/* 17 on: read stretches into shared buffers
+								 * (a plain MVCC scan's; see load_stretch) */
 } PbtPrefetch;
 
 /*
@@ -102,7 +104,7 @@ extern void pbt_leaf_source_init(PbtLeafSource *src, Relation index,
 extern BlockNumber pbt_leaf_source_next(void *arg);
 extern void pbt_prefetch_init(PbtPrefetch *pf, Relation index, PbtState *st,
 							  int distance, PbtNextBlock next, void *arg);
-extern void pbt_prefetch_advance(PbtPrefetch *pf);
+extern int	pbt_prefetch_advance(PbtPrefetch *pf);
 extern int	pbt_prefetch_distance(Relation index, bool maintenance);
 extern int	pbt_sequential_distance(Relation index);
 extern void pbt_readahead_begin(PbtReadAhead *ra, Relation index,

@@ -1276,8 +1276,9 @@ start_leaf_source(IndexScanDesc scan, BlockNumber next, bool backward)
 /*
  * A scan steps to the leaf next (backward: the leaf before): from its third
  * page on (a long scan), keep the leaves beyond it requested from the
- * kernel ahead of the reads, as listed in the level above, where the key
- * done_with_page kept leads.
+ * kernel ahead of the reads (from 17 on, loaded into shared buffers through
+ * a read stream in stretches, which keeps no pin: pbt_prefetch.c), as
+ * listed in the level above, where the key done_with_page kept leads.
  */
 static void
 prefetch_ahead(IndexScanDesc scan, BlockNumber next, bool backward)
@@ -1294,8 +1295,11 @@ prefetch_ahead(IndexScanDesc scan, BlockNumber next, bool backward)
 		start_leaf_source(scan, next, backward);
 		pbt_prefetch_init(&so->pf, scan->indexRelation, so->st,
 						  so->pf_distance, pbt_leaf_source_next, &so->pf_source);
+#if PG_VERSION_NUM >= 170000
+		so->pf.load = true;
+#endif
 	}
-	pbt_prefetch_advance(&so->pf);
+	so->pf_loaded += pbt_prefetch_advance(&so->pf);
 }
 
 /*
@@ -1315,8 +1319,8 @@ prefetch_ahead(IndexScanDesc scan, BlockNumber next, bool backward)
  * returns the leaf's tuples (index-only and non-MVCC scans, as btree's do),
  * where a cursor paused on a leaf stalls VACUUM whether or not leaves ahead
  * are pinned too; the stream stops when the scan ends or turns.  A plain
- * MVCC scan holds no pin between batches, so it keeps the PrefetchBuffer
- * window, which pins nothing.
+ * MVCC scan holds no pin between batches, so it prefetches without pins
+ * left behind (prefetch_ahead).
  */
 static Buffer
 read_leaf_ahead(IndexScanDesc scan, BlockNumber blkno, bool backward)
@@ -1369,6 +1373,12 @@ pbt_readahead_stop(IndexScanDesc scan)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
+	if (so->pf_loaded > 0)
+	{
+		elog(DEBUG2, "pagebtree: index scan of \"%s\" loaded " UINT64_FORMAT " leaves ahead into shared buffers",
+			 RelationGetRelationName(scan->indexRelation), so->pf_loaded);
+		so->pf_loaded = 0;
+	}
 	if (!so->ra_on)
 		return;
 	pbt_readahead_end(so->ra);

@@ -239,6 +239,7 @@ typedef struct PbtScanOpaqueData
 	StringInfoData pf_key;		/* where the page read last leads on */
 	PbtLeafSource pf_source;
 	PbtPrefetch pf;
+	uint64		pf_loaded;		/* leaves it loaded into shared buffers */
 	/*
 	 * ... or through pbt_readahead_read instead (read_leaf_ahead): a bitmap
 	 * scan's leaves within one amgetbitmap call, and from 17 on those of a
