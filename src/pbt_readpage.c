@@ -1296,7 +1296,13 @@ prefetch_ahead(IndexScanDesc scan, BlockNumber next, bool backward)
 		pbt_prefetch_init(&so->pf, scan->indexRelation, so->st,
 						  so->pf_distance, pbt_leaf_source_next, &so->pf_source);
 #if PG_VERSION_NUM >= 170000
-		so->pf.load = true;
+
+		/*
+		 * A stretch of one leaf would be read while the scan waits, which is
+		 * no look-ahead at all; the window overlaps that read with the
+		 * scan's work (effective_io_concurrency 1, 17's default)
+		 */
+		so->pf.load = so->pf_distance > 1;
 #endif
 	}
 	so->pf_loaded += pbt_prefetch_advance(&so->pf);
@@ -1375,7 +1381,7 @@ pbt_readahead_stop(IndexScanDesc scan)
 
 	if (so->pf_loaded > 0)
 	{
-		elog(DEBUG2, "pagebtree: index scan of \"%s\" loaded " UINT64_FORMAT " leaves ahead into shared buffers",
+		elog(DEBUG3, "pagebtree: index scan of \"%s\" loaded " UINT64_FORMAT " leaves ahead into shared buffers",
 			 RelationGetRelationName(scan->indexRelation), so->pf_loaded);
 		so->pf_loaded = 0;
 	}

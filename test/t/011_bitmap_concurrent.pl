@@ -323,11 +323,11 @@ for my $dir (qw(ASC DESC))
 	like($node->safe_psql('postgres', "SET enable_seqscan = off; SET enable_bitmapscan = off; EXPLAIN (COSTS OFF) $query"),
 		qr/Index Scan (Backward )?using bm_k/, "a plain index scan ($dir) of bm_k");
 	($ret, $out, $err) = $node->psql('postgres', qq{
-SET client_min_messages = debug2;
+SET client_min_messages = debug3;
 SET enable_seqscan = off; SET enable_bitmapscan = off;
 $query;
 });
-	is($ret, 0, "a plain index scan ($dir) with DEBUG2 messages");
+	is($ret, 0, "a plain index scan ($dir) with DEBUG3 messages");
 	is($out, $node->safe_psql('postgres', 'SELECT count(pad) FROM bm WHERE k > 0'),
 		"the plain index scan ($dir) counts what a sequential scan counts");
 	if ($major < 17)
@@ -345,6 +345,17 @@ $query;
 		diag($err);
 	}
 }
+
+# with effective_io_concurrency 1 (17's default) a stretch would be one
+# leaf, read while the scan waits: the scan keeps the window
+($ret, $out, $err) = $node->psql('postgres', q{
+SET client_min_messages = debug3; SET effective_io_concurrency = 1;
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(pad) FROM (SELECT pad FROM bm WHERE k > 0 ORDER BY k) s;
+});
+is($ret, 0, 'a plain index scan with effective_io_concurrency 1');
+unlike($err, qr/index scan of "bm_k" (loaded|read)/,
+	'with effective_io_concurrency 1 the plain index scan loads no stretches');
 
 # ... so a cursor paused in a plain index scan holds VACUUM up nowhere (an
 # index-only scan's cursor holds it up at its leaf, as btree's does:
