@@ -26,9 +26,10 @@
  * read_leaf_ahead in pbt_readpage.c.  A plain MVCC scan holds no pin
  * between its batches, and a stream's pins ahead of a paused cursor would
  * stall VACUUM where btree's scan stalls nothing: so before 17 it keeps the
- * PrefetchBuffer window, which pins nothing, and from 17 on it reads the
- * leaves ahead through a read stream in stretches that it releases as soon
- * as they are read (load_stretch): no pin outlives the call.
+ * PrefetchBuffer window, which pins nothing, and from 17 on (with
+ * effective_io_concurrency above 1) it reads the leaves ahead through a
+ * read stream in stretches that it releases as soon as they are read
+ * (load_stretch): no pin outlives the call.
  *
  *-------------------------------------------------------------------------
  */

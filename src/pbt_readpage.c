@@ -1276,9 +1276,10 @@ start_leaf_source(IndexScanDesc scan, BlockNumber next, bool backward)
 /*
  * A scan steps to the leaf next (backward: the leaf before): from its third
  * page on (a long scan), keep the leaves beyond it requested from the
- * kernel ahead of the reads (from 17 on, loaded into shared buffers through
- * a read stream in stretches, which keeps no pin: pbt_prefetch.c), as
- * listed in the level above, where the key done_with_page kept leads.
+ * kernel ahead of the reads (from 17 on, with effective_io_concurrency
+ * above 1, loaded into shared buffers through a read stream in stretches,
+ * which keeps no pin: pbt_prefetch.c), as listed in the level above, where
+ * the key done_with_page kept leads.
  */
 static void
 prefetch_ahead(IndexScanDesc scan, BlockNumber next, bool backward)
