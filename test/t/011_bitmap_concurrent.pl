@@ -26,6 +26,10 @@
 # (VACUUM's cleanup locks wait for their pins meanwhile) and turn there,
 # and compare the keys with those of a sequential scan.
 #
+# Plain index scans hold no pin between their batches: from 17 on they load
+# the leaves ahead through read streams in stretches released before the
+# call returns, so a VACUUM must finish beside a paused plain cursor.
+#
 # PBT_BITMAP_SECONDS sets the length of the concurrent run (default 30).
 
 use strict;
