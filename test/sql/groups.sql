@@ -761,8 +761,83 @@ SELECT count(*) AS rows, count(DISTINCT id) AS distinct_ids FROM g_rp_got;
 SELECT max(epoch) > 1 AS rebalanced FROM pagebtree_groups('g_rp_k');
 SELECT pagebtree_check('g_rp_k', true);
 
+-- 10. every leaf layout inside groups: one table per layout, the index
+-- built empty and filled by scrambled inserts (subnode splits into holes,
+-- rebalances, group splits), then a deleted key range and every third row,
+-- VACUUM and more inserts.  Each step must leave leaves of the layout
+-- (plain, heads, dense, semidense, bpa, fingerprint forced; lists and
+-- posting chosen by layout = auto for keys with 20 and 4,000 rows each),
+-- whole groups, and scans that agree with sequential scans (the ORDER BY
+-- DESC query reads a heap column, id IS NOT NULL, for a plain index scan
+-- whose rows do not depend on the order of equal keys).
+CREATE FUNCTION g_layout_step(lay text, idxdef text, col text, lits text[],
+                              first int, last int, OUT has_layout boolean,
+                              OUT groups_split boolean, OUT rebalanced boolean,
+                              OUT groups_ok boolean, OUT groups_deleted boolean,
+                              OUT failed text[])
+LANGUAGE plpgsql AS $$
+DECLARE
+    tbl text := 'g_ly_' || lay;
+    idx text := 'g_ly_' || lay || '_idx';
+    c text := col || ' AS c';
+BEGIN
+    IF first = 1 THEN
+        EXECUTE format('CREATE TABLE %I (id int, k int8, t text COLLATE "C", v int4, w int4) WITH (autovacuum_enabled = off)', tbl);
+        EXECUTE format('CREATE INDEX %I ON %I USING pagebtree %s', idx, tbl, idxdef);
+        INSERT INTO g_q SELECT tbl, unnest(ARRAY[
+            format('SELECT %s FROM %I WHERE %s = %s', c, tbl, col, lits[2]),
+            format('SELECT id FROM %I WHERE %s = %s', tbl, col, lits[1]),
+            format('SELECT id FROM %I WHERE %s BETWEEN %s AND %s', tbl, col, lits[1], lits[2]),
+            format('SELECT %s FROM %I WHERE %s > %s', c, tbl, col, lits[3]),
+            format('SELECT count(*) FROM %I WHERE %s < %s', tbl, col, lits[2]),
+            format('SELECT id FROM %I WHERE %s = ANY (ARRAY[%s, %s, %s])', tbl, col, lits[1], lits[2], lits[3]),
+            format('SELECT %s, id IS NOT NULL FROM %I WHERE %s >= %s ORDER BY %s DESC', col, tbl, col, lits[1], col),
+            format('SELECT %s FROM %I WHERE %s < %s ORDER BY %s', col, tbl, col, lits[3], col)]);
+    END IF;
+    EXECUTE format($q$INSERT INTO %I
+        SELECT i, k, 'https://example.com/item/' || k, k / 20, k / 4000
+        FROM generate_series(%s, %s) i, LATERAL (SELECT (i * 7919) %% 30011 AS k) s$q$,
+        tbl, first, last);
+    SELECT EXISTS (SELECT FROM pagebtree_layout_summary(idx)
+                   WHERE page_type = 'leaf' AND layout = lay)
+    INTO has_layout;
+    SELECT s.groups > 1, s.max_epoch > 1, s.deleted > 0
+    INTO groups_split, rebalanced, groups_deleted
+    FROM g_shape(idx) s;
+    groups_ok := g_ok(idx, 4);
+    SELECT v.failed INTO failed FROM g_verify(idx) v;
+END;
+$$;
+CREATE TABLE g_layouts (lay text, idxdef text, col text, lits text[]);
+INSERT INTO g_layouts VALUES
+  ('plain', '(k) WITH (leaf_group_size = 4, layout = plain, delta = off)', 'k', '{500,15000,29000}'),
+  ('heads', '(t) WITH (leaf_group_size = 4, layout = heads, delta = off)', 't',
+   '{''https://example.com/item/12'',''https://example.com/item/2'',''https://example.com/item/9''}'),
+  ('dense', '(k) WITH (leaf_group_size = 4, layout = dense, delta = off)', 'k', '{500,15000,29000}'),
+  ('semidense', '(k) INCLUDE (id) WITH (leaf_group_size = 4, layout = semidense, delta = off)', 'k', '{500,15000,29000}'),
+  ('bpa', '(t) WITH (leaf_group_size = 4, layout = bpa, bpa_log_size = 8, bpa_block_size = 8, delta = off)', 't',
+   '{''https://example.com/item/12'',''https://example.com/item/2'',''https://example.com/item/9''}'),
+  ('fingerprint', '(k) WITH (leaf_group_size = 4, layout = fingerprint, delta = off)', 'k', '{500,15000,29000}'),
+  ('lists', '(v) WITH (leaf_group_size = 4, delta = off)', 'v', '{25,750,1450}'),
+  ('posting', '(w) WITH (leaf_group_size = 4, delta = off)', 'w', '{1,3,6}');
+SELECT lay, s.* FROM g_layouts, LATERAL g_layout_step(lay, idxdef, col, lits, 1, 20000) s;
+DO $$
+DECLARE
+    lay text;
+BEGIN
+    FOR lay IN SELECT g.lay FROM g_layouts g LOOP
+        EXECUTE format('DELETE FROM %I WHERE k BETWEEN 5000 AND 15000 OR id %% 3 = 0', 'g_ly_' || lay);
+    END LOOP;
+END $$;
+VACUUM g_ly_plain, g_ly_heads, g_ly_dense, g_ly_semidense, g_ly_bpa,
+    g_ly_fingerprint, g_ly_lists, g_ly_posting;
+SELECT lay, s.* FROM g_layouts, LATERAL g_layout_step(lay, idxdef, col, lits, 20001, 30000) s;
+
 DROP TABLE g_rand, g_half, g_ser, g_txt, g_dup, g_comp, g_asc, g_desc, g_rnd,
     g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h16, g_h0, g_hs, g_probe,
-    g_dl, g_dl_unl, g_rp, g_rp_got;
+    g_dl, g_dl_unl, g_rp, g_rp_got, g_layouts, g_ly_plain, g_ly_heads,
+    g_ly_dense, g_ly_semidense, g_ly_bpa, g_ly_fingerprint, g_ly_lists,
+    g_ly_posting;
+DROP FUNCTION g_layout_step(text, text, text, text[], int, int);
 DROP FUNCTION g_lookups(text), g_root_items(regclass), g_delta(regclass);
 DROP FUNCTION g_shape(regclass), g_ok(regclass, int), g_order(text), g_verify(regclass);
