@@ -833,11 +833,28 @@ VACUUM g_ly_plain, g_ly_heads, g_ly_dense, g_ly_semidense, g_ly_bpa,
     g_ly_fingerprint, g_ly_lists, g_ly_posting;
 SELECT lay, s.* FROM g_layouts, LATERAL g_layout_step(lay, idxdef, col, lits, 20001, 30000) s;
 
+-- keys of 1 to 2,600 bytes (a subnode holds three of the longest):
+-- rebalances and group splits plan by bytes through the subnodes' layouts,
+-- so keys of any length fit without the paper's stash subnodes
+-- (decisions.md)
+CREATE TABLE g_wide (id int, t text COLLATE "C") WITH (autovacuum_enabled = off);
+CREATE INDEX g_wide_t ON g_wide USING pagebtree (t) WITH (leaf_group_size = 4, delta = off);
+INSERT INTO g_wide
+SELECT i, lpad(((i * 7919) % 3001)::text, 1 + (i * 37) % 2600, md5(i::text))
+FROM generate_series(1, 3000) i;
+SELECT g_ok('g_wide_t', 4), s.groups > 1 AS groups_split, s.max_epoch > 1 AS rebalanced
+FROM g_shape('g_wide_t') s;
+INSERT INTO g_q VALUES
+  ('g_wide', 'SELECT t AS c FROM g_wide WHERE t > ''5'''),
+  ('g_wide', 'SELECT id FROM g_wide WHERE t BETWEEN ''2'' AND ''4'''),
+  ('g_wide', 'SELECT t FROM g_wide WHERE t < ''7'' ORDER BY t DESC');
+SELECT * FROM g_verify('g_wide_t');
+
 DROP TABLE g_rand, g_half, g_ser, g_txt, g_dup, g_comp, g_asc, g_desc, g_rnd,
     g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h16, g_h0, g_hs, g_probe,
     g_dl, g_dl_unl, g_rp, g_rp_got, g_layouts, g_ly_plain, g_ly_heads,
     g_ly_dense, g_ly_semidense, g_ly_bpa, g_ly_fingerprint, g_ly_lists,
-    g_ly_posting;
+    g_ly_posting, g_wide;
 DROP FUNCTION g_layout_step(text, text, text, text[], int, int);
 DROP FUNCTION g_lookups(text), g_root_items(regclass), g_delta(regclass);
 DROP FUNCTION g_shape(regclass), g_ok(regclass, int), g_order(text), g_verify(regclass);
