@@ -82,6 +82,7 @@ set_preload() {
 }
 
 sql "CREATE EXTENSION pagebtree"
+sql "CREATE EXTENSION pgstattuple"	# btree's leaf and inner pages
 sql "CREATE TABLE src AS SELECT $KEY AS k, i AS v FROM generate_series(1, $ROWS) i ORDER BY $ORDER"
 declare -A WAL=() FPI=() LOAD=()
 for k in $KINDS; do
@@ -116,19 +117,21 @@ echo "## Size, pages and WAL"
 echo
 echo "Load: the seconds of the one \`INSERT ... SELECT\` of all rows into each kind's table (one run, the kinds in turn)."
 echo
-echo "| kind | index pages | leaf pages | inner pages | leaf bytes free (avg) | size / btree | WAL bytes per insert (heap included) | full-page images per 1,000 inserts | load s | inserts/s / btree |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| kind | index pages | leaf pages | inner pages | inner pages / btree | leaf bytes free (avg) | size / btree | WAL bytes per insert (heap included) | full-page images per 1,000 inserts | load s | inserts/s / btree |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 bt=$(sql "SELECT pg_relation_size('t_btree_k') / 8192")
+bt_inner=$(sql "SELECT internal_pages FROM pgstatindex('t_btree_k')")
 for k in $KINDS; do
 	p=$(sql "SELECT pg_relation_size('t_${k}_k') / 8192")
 	if [ "$k" = btree ]; then
-		leaf="-"; inner="-"; free="-"
+		leaf=$(sql "SELECT leaf_pages FROM pgstatindex('t_btree_k')")
+		inner=$bt_inner; free="-"
 	else
 		leaf=$(sql "SELECT sum(pages) FROM pagebtree_layout_summary('t_${k}_k') WHERE page_type = 'leaf'")
 		inner=$(sql "SELECT coalesce(sum(pages), 0) FROM pagebtree_layout_summary('t_${k}_k') WHERE page_type = 'inner'")
 		free=$(sql "SELECT round(sum(avg_free_size * pages) / sum(pages)) FROM pagebtree_layout_summary('t_${k}_k') WHERE page_type = 'leaf'")
 	fi
-	echo "| $k | $p | $leaf | $inner | $free | $(ratio "$p" "$bt") | ${WAL[$k]} | ${FPI[$k]} | ${LOAD[$k]} | $(ratio "${LOAD[btree]}" "${LOAD[$k]}") |"
+	echo "| $k | $p | $leaf | $inner | $(ratio "$inner" "$bt_inner") | $free | $(ratio "$p" "$bt") | ${WAL[$k]} | ${FPI[$k]} | ${LOAD[$k]} | $(ratio "${LOAD[btree]}" "${LOAD[$k]}") |"
 done
 if [ "${PBT_GROUPS_GENERIC:-1}" = 1 ]; then
 	echo
