@@ -8,6 +8,8 @@ pass `split_fill` of it:
 
   split   split in two halves (pagebtree's leaves; groups today, after
           rebalancing inside the group up to 97%)
+  jitter  split in two at a point drawn from [0.45, 0.55] of the entries
+          (so that nodes made together do not fill and split together)
   right   first try to even out with the right neighbour, if both stay at
           most `share_fill` full (moves entries right only: what Lehman-Yao
           readers tolerate without a low key)
@@ -62,7 +64,7 @@ def simulate(policy, total, capacity, samples, split_fill=0.97,
         if count[g] > limit:
             right_ok = g + 1 < len(count) and count[g] + count[g + 1] <= share
             left_ok = g > 0 and count[g] + count[g - 1] <= share
-            if policy != 'split' and right_ok:
+            if policy not in ('split', 'jitter') and right_ok:
                 even_out(g, g + 1)
             elif policy in ('both', 'both+3') and left_ok:
                 even_out(g - 1, g)
@@ -74,8 +76,9 @@ def simulate(policy, total, capacity, samples, split_fill=0.97,
                 count[g] = count[g + 1] = tot // 3
                 count.insert(g + 2, tot - 2 * (tot // 3))
             else:
-                half = count[g] // 2
-                lows.insert(g + 1, lows[g] + (high(g) - lows[g]) / 2)
+                f = rng.uniform(0.45, 0.55) if policy == 'jitter' else 0.5
+                half = int(count[g] * f)
+                lows.insert(g + 1, lows[g] + (high(g) - lows[g]) * f)
                 count.insert(g + 1, count[g] - half)
                 count[g] = half
         if i % (total // samples) == 0:
@@ -89,7 +92,7 @@ def main():
     samples = int(sys.argv[3]) if len(sys.argv) > 3 else 32
     print("| policy | mean fill | lowest | highest |")
     print("|---|---|---|---|")
-    for policy in ('split', 'right', 'right+3', 'both', 'both+3'):
+    for policy in ('split', 'jitter', 'right', 'right+3', 'both', 'both+3'):
         f = simulate(policy, total, capacity, samples)
         print("| %s | %.3f | %.3f | %.3f |" % (policy, sum(f) / len(f),
                                                 min(f), max(f)))
