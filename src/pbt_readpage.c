@@ -303,7 +303,16 @@ done_with_page(IndexScanDesc scan)
 			so->curr.bwdOff = save_resume(so, &first);
 			so->curr.bwdLen = first.len;
 		}
+		if (so->par_release_due)
+		{
+			so->par_release_due = false;
+			pbt_parallel_release(scan, so->curr.blkno, so->curr.prev,
+								 so->curr.moreLeft,
+								 so->currTuples.data + so->curr.bwdOff,
+								 so->curr.bwdLen);
+		}
 	}
+	Assert(!so->par_release_due);
 	so->curr.valid = true;
 	so->curr.lsn = BufferGetLSNAtomic(so->curr.buf);
 	if (!scan_keeps_pin(scan))
@@ -684,16 +693,28 @@ begin_page(IndexScanDesc scan, Buffer buf)
 	 * A parallel scan we hold: the leaf is ours (locked; a parallel scan
 	 * reads it whole), so let the next participant go on past it now, while
 	 * we decode it.  Whether its items end the scan is not known yet; if
-	 * they do, the next participant reads one leaf in vain.
+	 * they do, the next participant reads one leaf in vain.  A subnode's
+	 * resume key backward is its lowest entry, pending ones included,
+	 * known once they are merged: done_with_page publishes it.
 	 */
+	Assert(!so->par_release_due);
 	if (so->par_seized)
 	{
 		if (ScanDirectionIsForward(so->run_dir))
+		{
+			PbtItem		hikey;
+			bool		have = so->curr.gstart != InvalidBlockNumber &&
+				pbt_page_get_hikey(BufferGetPage(buf), &hikey);
+
 			pbt_parallel_release(scan, opaque->next, InvalidBlockNumber,
-								 so->curr.moreRight);
+								 so->curr.moreRight, have ? hikey.data : NULL,
+								 have ? hikey.len : 0);
+		}
+		else if (so->curr.gstart != InvalidBlockNumber)
+			so->par_release_due = true;
 		else
 			pbt_parallel_release(scan, so->curr.blkno, opaque->prev,
-								 so->curr.moreLeft);
+								 so->curr.moreLeft, NULL, 0);
 	}
 }
 
@@ -1555,9 +1576,23 @@ pbt_read_shared(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 				BlockNumber prev)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	PbtParallelScan ps = PbtParallelScanAmState(scan->parallel_scan);
 
 	Assert(so->par && so->par_seized && !ScanPosIsValid(so->curr));
 	Assert(!BufferIsValid(so->curr.buf));
+	/* the group of the leaf read last, for group_moved, and its resume key */
+	so->curr.gstart = ps->gstart;
+	if (ps->gstart != InvalidBlockNumber)
+	{
+		so->curr.gsize = ps->gsize;
+		so->curr.epoch = ps->epoch;
+		so->currTuples.used = 0;
+		tuplebuf_reserve(&so->currTuples, ps->resume_len);
+		memcpy(so->currTuples.data, ps->resume, ps->resume_len);
+		so->currTuples.used = ps->resume_len;
+		so->curr.fwdOff = so->curr.bwdOff = 0;
+		so->curr.fwdLen = so->curr.bwdLen = ps->resume_len;
+	}
 	if (ScanDirectionIsForward(dir))
 	{
 		so->curr.next = blkno;

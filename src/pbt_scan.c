@@ -175,7 +175,7 @@ pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	 * (parallel_scan is set only after ambeginscan, so decide here.)
 	 */
 	so->par = scan->parallel_scan != NULL;
-	Assert(!so->par_seized);
+	Assert(!so->par_seized && !so->par_release_due);
 	so->par_seized = false;
 	if (so->par)
 	{
@@ -793,13 +793,9 @@ gettuple_slow(IndexScanDesc scan, ScanDirection dir)
 		 * whole scan, every element, as a serial scan; the others find it
 		 * done.  Sharing each element's leaves would need the participants
 		 * to agree on the element too (nbtree keeps a shared array-key
-		 * counter for that); see docs/decisions.md.  So does a scan of an
-		 * index with leaf groups, whose participants would have to agree
-		 * on where to read on after a rebalance.
+		 * counter for that); see docs/decisions.md.
 		 */
-		if (so->par &&
-			(so->narrays > 0 ||
-			 pbt_group_size(scan->indexRelation, so->st) > 0))
+		if (so->par && so->narrays > 0)
 		{
 			if (!claim_whole_scan(scan))
 				return false;
@@ -1004,7 +1000,7 @@ pbtrestrpos(IndexScanDesc scan)
 Size
 pbtestimateparallelscan(PBT_ESTIMATE_PARALLEL_ARGS)
 {
-	return sizeof(PbtParallelScanData);
+	return add_size(offsetof(PbtParallelScanData, resume), PBT_MAX_ITEM_SIZE);
 }
 
 void
@@ -1017,6 +1013,7 @@ pbtinitparallelscan(void *target)
 	ps->blkno = InvalidBlockNumber;
 	ps->prev = InvalidBlockNumber;
 	ConditionVariableInit(&ps->cv);
+	ps->gstart = InvalidBlockNumber;
 }
 
 /*
@@ -1032,6 +1029,7 @@ pbtparallelrescan(IndexScanDesc scan)
 	ps->status = PBT_PAR_NOT_STARTED;
 	ps->blkno = InvalidBlockNumber;
 	ps->prev = InvalidBlockNumber;
+	ps->gstart = InvalidBlockNumber;
 	SpinLockRelease(&ps->mutex);
 }
 
@@ -1074,13 +1072,14 @@ pbt_parallel_seize(IndexScanDesc scan, BlockNumber *blkno, BlockNumber *prev)
 
 /*
  * The seizing participant has the next leaf locked: publish where the scan
- * goes on after it (see PbtParallelScanData), or that it ends there (!more:
+ * goes on after it (see PbtParallelScanData), with the leaf's group and
+ * resume key (so->curr) if it is a subnode, or that it ends there (!more:
  * the leaf is the last in the scan's direction), and let the next
  * participant in.
  */
 void
 pbt_parallel_release(IndexScanDesc scan, BlockNumber blkno, BlockNumber prev,
-					 bool more)
+					 bool more, const char *resume, int resume_len)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	PbtParallelScan ps = PbtParallelScanAmState(scan->parallel_scan);
@@ -1088,6 +1087,13 @@ pbt_parallel_release(IndexScanDesc scan, BlockNumber blkno, BlockNumber prev,
 
 	Assert(so->par_seized);
 	Assert(!more || BlockNumberIsValid(blkno));
+	Assert(resume_len >= 0 && resume_len <= PBT_MAX_ITEM_SIZE);
+	ps->gstart = so->curr.gstart;
+	ps->gsize = so->curr.gsize;
+	ps->epoch = so->curr.epoch;
+	ps->resume_len = resume_len;
+	if (resume_len > 0)
+		memcpy(ps->resume, resume, resume_len);
 	SpinLockAcquire(&ps->mutex);
 	/* (a participant that found the end may have marked it done already) */
 	if (ps->status != PBT_PAR_DONE)

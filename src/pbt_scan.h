@@ -255,6 +255,7 @@ typedef struct PbtScanOpaqueData
 	/* a parallel scan (scan->parallel_scan) that shares its leaves */
 	bool		par;
 	bool		par_seized;		/* we hold it ADVANCING (pbt_parallel_seize) */
+	bool		par_release_due;	/* ... until done_with_page publishes */
 } PbtScanOpaqueData;
 
 #define SCAN_FIRST_BATCH 32
@@ -294,6 +295,19 @@ typedef struct PbtParallelScanData
 	BlockNumber blkno;
 	BlockNumber prev;
 	ConditionVariable cv;		/* waits for the end of ADVANCING */
+	/*
+	 * When the leaf read last is a subnode of a leaf group: its group (as
+	 * in ScanPos) and its resume key in the scan's direction, with which
+	 * the next participant reads on if a rebalance moved the group's
+	 * entries meanwhile (group_moved in pbt_readpage.c).  Written and read
+	 * only by the participant holding the scan (ADVANCING), so outside the
+	 * spinlock, which orders them with the status.
+	 */
+	BlockNumber gstart;			/* InvalidBlockNumber: not a subnode */
+	int			gsize;
+	uint64		epoch;
+	int			resume_len;		/* 0: none (the end of the index) */
+	char		resume[FLEXIBLE_ARRAY_MEMBER];	/* PBT_MAX_ITEM_SIZE bytes */
 } PbtParallelScanData;
 
 typedef PbtParallelScanData *PbtParallelScan;
@@ -336,7 +350,8 @@ extern PbtParallelStatus pbt_parallel_seize(IndexScanDesc scan,
 											BlockNumber *blkno,
 											BlockNumber *prev);
 extern void pbt_parallel_release(IndexScanDesc scan, BlockNumber blkno,
-								 BlockNumber prev, bool more);
+								 BlockNumber prev, bool more,
+								 const char *resume, int resume_len);
 extern void pbt_parallel_done(IndexScanDesc scan);
 
 /* pbt_readpage.c */

@@ -152,8 +152,9 @@ RESET pagebtree.delta_append_always;
 CREATE TABLE par_plain (i int, k int8);
 INSERT INTO par_plain SELECT i, i % 60000 FROM generate_series(1, 180000) i;
 CREATE INDEX par_plain_k ON par_plain USING pagebtree (k) WITH (layout = plain);
--- leaf groups (a parallel scan of a group index is done by its first
--- participant), rebalanced and split by inserts after the build
+-- leaf groups, rebalanced and split by inserts after the build (the
+-- participants share the subnodes; concurrent rebalances:
+-- test/t/038_parallel_group_scan.pl)
 CREATE TABLE par_grp (i int, k int8);
 INSERT INTO par_grp SELECT i, (i * 7919) % 150001 FROM generate_series(1, 90000) i;
 CREATE INDEX par_grp_k ON par_grp USING pagebtree (k) WITH (leaf_group_size = 8);
