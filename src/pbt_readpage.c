@@ -1584,14 +1584,13 @@ pbt_read_shared(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 	so->curr.gstart = ps->gstart;
 	if (ps->gstart != InvalidBlockNumber)
 	{
+		PbtItem		resume = {ps->resume, ps->resume_len};
+
 		so->curr.gsize = ps->gsize;
 		so->curr.epoch = ps->epoch;
 		so->currTuples.used = 0;
-		tuplebuf_reserve(&so->currTuples, ps->resume_len);
-		memcpy(so->currTuples.data, ps->resume, ps->resume_len);
-		so->currTuples.used = ps->resume_len;
-		so->curr.fwdOff = so->curr.bwdOff = 0;
-		so->curr.fwdLen = so->curr.bwdLen = ps->resume_len;
+		so->curr.fwdOff = so->curr.bwdOff = save_resume(so, &resume);
+		so->curr.fwdLen = so->curr.bwdLen = resume.len;
 	}
 	if (ScanDirectionIsForward(dir))
 	{
