@@ -51,7 +51,8 @@ typedef struct PbtOptions
 	double		delta_threshold;	/* a run folds at this % of a page */
 	bool		deduplicate_items;	/* posting leaves for one key's entries */
 	int			leaf_group_size;	/* subnodes per leaf group, 0 = none */
-	int			leaf_group_hint_bits;	/* 0, 8, 16, 24 or 32 (pbt_group.h) */
+	int			leaf_group_hint_bits;	/* 0 to 32, -1: by the key's type
+										 * (pbt_group.h) */
 } PbtOptions;
 
 /* descent stack: parent pages visited, for inserting downlinks */

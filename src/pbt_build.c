@@ -2016,10 +2016,10 @@ build_group_size(Relation index, PbtState *st, bool notice)
 	if (st->group_hint_bits == PBT_GROUP_HINT_BITS_AUTO)
 	{
 		/*
-		 * Three bytes after the group's common prefix place uniform int8 keys
-		 * as well as four, and keep the downlinks short enough that a million
-		 * keys need one inner level (decisions.md, "Hints"); string keys with
-		 * few distinct byte values per position (hex, digits) need four.
+		 * Two bytes after the bits the group's ends share place uniform int8
+		 * keys nearly as well as three and keep ten million keys' downlinks
+		 * on fewer pages (decisions.md, "Hints"); string keys with few
+		 * distinct byte values per position (hex, digits) need four.
 		 */
 		st->group_hint_bits = PBT_GROUP_HINT_BITS_FIXED;
 		for (int i = 0; i < st->nkeyatts; i++)

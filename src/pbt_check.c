@@ -1455,7 +1455,7 @@ pagebtree_groups(PG_FUNCTION_ARGS)
 			BlockNumber start = pbt_page_child(level1, pos);
 			const char *hints = pbt_layout(level1)->downlink(level1, pos) +
 				sizeof(BlockNumber);
-			bool		hinted = hb > 0 && hints[0] != 0;
+			bool		hinted = hb > 0 && pbt_group_hints_nused(hints) != 0;
 			int			subnodes = 0;
 			int			holes = 0;
 			int64		items = 0;
@@ -1505,7 +1505,7 @@ pagebtree_groups(PG_FUNCTION_ARGS)
 			values[5] = Int64GetDatum(items);
 			values[6] = Int32GetDatum(subnodes > 0 ? (int32) (free_bytes / subnodes) : 0);
 			if (hb > 0)
-				values[7] = Int32GetDatum((unsigned char) hints[0]);
+				values[7] = Int32GetDatum(pbt_group_hints_nused(hints));
 			else
 				nulls[7] = true;
 			if (hinted && items > 0)

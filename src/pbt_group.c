@@ -206,19 +206,83 @@ pbt_group_hole_after(Relation index, PbtState *st, Buffer buf)
 	return hole;
 }
 
-/* bytes of x after its first p, zero-padded, into out */
-static void
-hint_bytes(const char *x, int len, int p, int bytes, char *out)
+/* the byte that holds the number of subnodes in use and the prefix's bits */
+#define HINT_NUSED(hints)	((unsigned char) (hints)[0] & 0x1F)
+#define HINT_SHIFT(hints)	((unsigned char) (hints)[0] >> 5)
+
+/*
+ * The bits bits of x after its first pbits bits, zero-padded, as a number:
+ * numbers compare as the bits do.  Five bytes hold 32 bits at any shift.
+ */
+static uint32
+hint_window(const char *x, int len, int pbits, int bits)
 {
-	for (int i = 0; i < bytes; i++)
-		out[i] = p + i < len ? x[p + i] : 0;
+	int			first = pbits / 8;
+	uint64		w = 0;
+
+	Assert(bits >= 1 && bits <= 32);
+	for (int i = 0; i < 5; i++)
+		w = (w << 8) | (first + i < len ? (unsigned char) x[first + i] : 0);
+	return (uint32) ((w >> (40 - pbits % 8 - bits)) & ((UINT64CONST(1) << bits) - 1));
 }
 
-/* the hint of subnode i >= 1 */
-static inline char *
-hint_slot(const char *hints, int i, int bytes)
+/* the hint of subnode i >= 1: bits bits at bit (i - 1) * bits */
+static uint32
+hint_get(const char *hints, int i, int bits)
 {
-	return (char *) hints + PBT_GROUP_HINT_HEADER + (i - 1) * bytes;
+	const char *area = hints + PBT_GROUP_HINT_HEADER;
+
+	return hint_window(area, (i * bits + 7) / 8, (i - 1) * bits, bits);
+}
+
+/* set the hint of subnode i >= 1 to value */
+static void
+hint_put(char *hints, int i, int bits, uint32 value)
+{
+	unsigned char *area = (unsigned char *) hints + PBT_GROUP_HINT_HEADER;
+
+	for (int b = 0; b < bits; b++)
+	{
+		int			at = (i - 1) * bits + b;
+		unsigned char mask = 0x80 >> (at % 8);
+
+		if (value & (UINT64CONST(1) << (bits - 1 - b)))
+			area[at / 8] |= mask;
+		else
+			area[at / 8] &= ~mask;
+	}
+}
+
+/*
+ * How many leading bits a and b share, at most 255 bytes' worth and 7 more
+ * (byte 1 and the shift in byte 0).
+ */
+static int
+shared_bits(const PbtItem *a, const PbtItem *b)
+{
+	int			p = 0;
+	int			s = 0;
+
+	while (p < 255 && p < a->len && p < b->len && a->data[p] == b->data[p])
+		p++;
+	if (p < 255 && p < a->len && p < b->len)
+	{
+		unsigned char diff = (unsigned char) (a->data[p] ^ b->data[p]);
+
+		while (s < 7 && !(diff & (0x80 >> s)))
+			s++;
+	}
+	return p * 8 + s;
+}
+
+/* start hints with nused subnodes after the prefix of pbits bits */
+static void
+hint_header(char *hints, int nused, int pbits, uint64 epoch)
+{
+	Assert(nused <= PBT_MAX_GROUP_SIZE && pbits / 8 <= 255);
+	hints[0] = (char) (nused | (pbits % 8) << 5);
+	hints[1] = (char) (pbits / 8);
+	hints[2] = (char) (epoch & 0xFF);
 }
 
 /*
@@ -230,17 +294,16 @@ void
 pbt_group_make_hints(PbtState *st, Page *pages, int nused, uint64 epoch,
 					 char *out)
 {
-	int			bytes = st->group_hint_bits / 8;
+	int			bits = st->group_hint_bits;
 	int			firstpage = 0;
 	int			lastpage = nused - 1;
 	PbtItem		first;
 	PbtItem		last;
 	PbtItemBuf	firstbuf;
 	PbtItemBuf	lastbuf;
-	int			p = 0;
-	char		next[4];
+	int			pbits;
+	uint32		next;
 
-	Assert(bytes >= 1 && bytes <= (int) sizeof(next));
 	Assert(nused >= 1 && nused <= (int) st->group_size);
 	memset(out, 0, PBT_GROUP_HINT_BYTES(st));
 	while (firstpage < nused && pbt_layout(pages[firstpage])->count(pages[firstpage]) == 0)
@@ -253,13 +316,10 @@ pbt_group_make_hints(PbtState *st, Page *pages, int nused, uint64 epoch,
 	pbt_layout(pages[lastpage])->get(pages[lastpage],
 									 pbt_layout(pages[lastpage])->count(pages[lastpage]) - 1,
 									 &last, &lastbuf);
-	while (p < 255 && p < first.len && p < last.len && first.data[p] == last.data[p])
-		p++;
-	out[0] = (char) nused;
-	out[1] = (char) p;
-	out[2] = (char) (epoch & 0xFF);
+	pbits = shared_bits(&first, &last);
+	hint_header(out, nused, pbits, epoch);
 	/* an empty subnode predicts like the next one: nothing to find there */
-	memset(next, 0xFF, sizeof(next));
+	next = (uint32) ((UINT64CONST(1) << bits) - 1);
 	for (int i = st->group_size - 1; i >= 1; i--)
 	{
 		if (i < nused && pbt_layout(pages[i])->count(pages[i]) > 0)
@@ -268,48 +328,56 @@ pbt_group_make_hints(PbtState *st, Page *pages, int nused, uint64 epoch,
 			PbtItemBuf	itembuf;
 
 			pbt_layout(pages[i])->get(pages[i], 0, &item, &itembuf);
-			hint_bytes(item.data, item.len, p, bytes, next);
+			next = hint_window(item.data, item.len, pbits, bits);
 		}
-		memcpy(hint_slot(out, i, bytes), next, bytes);
+		hint_put(out, i, bits, next);
 	}
 }
 
 /*
  * The subnode the hints predict for key, -1 if there are no hints: the
- * last one whose first entry's hint bytes are below the key's.  Where they
- * are equal the key may be on either side; the leftmost candidate keeps
- * the descent a move right from its subnode, never a read to the left.
+ * last one whose first entry's hint is below the key's.  Where they are
+ * equal the key may be on either side; the leftmost candidate keeps the
+ * descent a move right from its subnode, never a read to the left.
  */
 int
 pbt_group_hinted_subnode(PbtState *st, const char *hints, const char *key,
 						 int keylen)
 {
-	int			bytes = st->group_hint_bits / 8;
-	int			nused = (unsigned char) hints[0];
-	char		k[4];
+	int			bits = st->group_hint_bits;
+	int			nused = HINT_NUSED(hints);
+	uint32		k;
 	int			j = 0;
 
 	if (nused == 0 || nused > (int) st->group_size)
 		return -1;
-	hint_bytes(key, keylen, (unsigned char) hints[1], bytes, k);
-	while (j + 1 < nused && memcmp(hint_slot(hints, j + 1, bytes), k, bytes) < 0)
+	k = hint_window(key, keylen,
+					(unsigned char) hints[1] * 8 + HINT_SHIFT(hints), bits);
+	while (j + 1 < nused && hint_get(hints, j + 1, bits) < k)
 		j++;
 	return j;
+}
+
+/* the number of subnodes in use that hints were made for, 0: none */
+int
+pbt_group_hints_nused(const char *hints)
+{
+	return HINT_NUSED(hints);
 }
 
 /* what is wrong with the hints of a downlink, NULL if nothing */
 const char *
 pbt_group_hints_problem(PbtState *st, const char *hints)
 {
-	int			bytes = st->group_hint_bits / 8;
-	int			nused = (unsigned char) hints[0];
+	int			bits = st->group_hint_bits;
+	int			nused = HINT_NUSED(hints);
 
 	if (nused == 0)
 		return NULL;
 	if (nused > (int) st->group_size)
 		return "group hints count more subnodes than a group has";
 	for (int i = 2; i < (int) st->group_size; i++)
-		if (memcmp(hint_slot(hints, i - 1, bytes), hint_slot(hints, i, bytes), bytes) > 0)
+		if (hint_get(hints, i - 1, bits) > hint_get(hints, i, bits))
 			return "group hints decrease";
 	return NULL;
 }
@@ -369,12 +437,15 @@ set_group_hints(Relation index, PbtState *st, PbtStack stack,
 
 	if (cur == NULL)
 		return;
-	if ((cur[0] == 0 || (int8) ((uint8) hints[2] - (uint8) cur[2]) >= 0) &&
+	if ((HINT_NUSED(cur) == 0 || (int8) ((uint8) hints[2] - (uint8) cur[2]) >= 0) &&
 		memcmp(cur, hints, PBT_GROUP_HINT_BYTES(st)) != 0)
 		write_group_hints(index, st, pbuf, pos, hints);
 	else
 		UnlockReleaseBuffer(pbuf);
 }
+
+/* bits left below the prefix of hints that a split begins */
+#define GROWTH_BITS 5
 
 /*
  * A split of the group's last subnode in use moved its upper half into the
@@ -382,21 +453,21 @@ set_group_hints(Relation index, PbtState *st, PbtStack stack,
  * the group that starts at start (epoch epoch) by that subnode, if they
  * describe the j subnodes before it.  A group with no hints yet (made by
  * the last split of the index's rightmost group) gets them at its first
- * such split (j = 1; first is subnode 0's first entry): p is then one byte
- * shorter than what the two entries share, so that ascending keys that
- * carry into that byte keep the hint bytes ascending.  Bytes that would
- * sort below the previous subnode's (keys past the prefix) are not
- * written: those subnodes are found by moving right.
+ * such split (j = 1; first is subnode 0's first entry): the prefix is then
+ * GROWTH_BITS shorter than what the two entries share, so that the group's next subnodes of ascending keys, and
+ * a carry, stay below it.  Hints that would sort below the previous
+ * subnode's (keys past the prefix) are not written: those subnodes are
+ * found by moving right.
  */
 void
 pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
 						BlockNumber start, int j, uint64 epoch,
 						const PbtItem *first, const PbtItem *added)
 {
-	int			bytes = st->group_hint_bits / 8;
+	int			bits = st->group_hint_bits;
 	int			hb = PBT_GROUP_HINT_BYTES(st);
 	char		hints[PBT_GROUP_HINT_MAX_BYTES];
-	char		added_bytes[4];
+	uint32		added_hint;
 	Buffer		pbuf;
 	int			pos;
 	char	   *cur = lock_group_hints(index, st, stack, start, &pbuf, &pos);
@@ -405,26 +476,21 @@ pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
 	if (cur == NULL)
 		return;
 	memcpy(hints, cur, hb);
-	if (hints[0] == 0 && j == 1)
+	if (HINT_NUSED(hints) == 0 && j == 1)
 	{
-		int			p = 0;
-
-		while (p < 255 && p < first->len && p < added->len &&
-			   first->data[p] == added->data[p])
-			p++;
-		hints[0] = 1;
-		hints[1] = (char) Max(p - 1, 0);
-		hints[2] = (char) (epoch & 0xFF);
+		hint_header(hints, 1, Max(shared_bits(first, added) - GROWTH_BITS, 0),
+					epoch);
 		memset(hints + PBT_GROUP_HINT_HEADER, 0xFF, hb - PBT_GROUP_HINT_HEADER);
 	}
-	hint_bytes(added->data, added->len, (unsigned char) hints[1], bytes,
-			   added_bytes);
-	if ((unsigned char) hints[0] == j &&
+	added_hint = hint_window(added->data, added->len,
+							 (unsigned char) hints[1] * 8 + HINT_SHIFT(hints),
+							 bits);
+	if (HINT_NUSED(hints) == j &&
 		(unsigned char) hints[2] == (epoch & 0xFF) &&
-		(j == 1 || memcmp(hint_slot(hints, j - 1, bytes), added_bytes, bytes) <= 0))
+		(j == 1 || hint_get(hints, j - 1, bits) <= added_hint))
 	{
-		memcpy(hint_slot(hints, j, bytes), added_bytes, bytes);
-		hints[0] = (char) (j + 1);
+		hint_put(hints, j, bits, added_hint);
+		hints[0] = (char) (hints[0] + 1);
 		write_group_hints(index, st, pbuf, pos, hints);
 	}
 	else

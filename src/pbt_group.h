@@ -33,18 +33,20 @@
  * Hints (the HLN-tree's locality predictors): a group's downlink keeps,
  * after its child block number, PBT_GROUP_HINT_BYTES bytes that predict
  * which subnode holds a key:
- *	 byte 0		subnodes in use when they were made (0: no hints)
- *	 byte 1		p: how many bytes the group's first and last entries share
- *				(one fewer than its first two subnodes' first entries share
- *				for hints begun by a split: pbt_group_subnode_added)
+ *	 byte 0		subnodes in use when they were made (0: no hints), and in
+ *				its top three bits s
+ *	 byte 1		p: the group's first and last entries share p bytes and s
+ *				bits (fewer for hints begun by a split:
+ *				pbt_group_subnode_added)
  *	 byte 2		the group's epoch then (its low byte: newer hints win)
- *	 then per subnode i = 1 .. N - 1, bits / 8 bytes: its first entry's
- *	 bytes after those p (zero-padded), compared with the key's bytes there.
+ *	 then per subnode i = 1 .. N - 1, packed in bits bits each: the bits of
+ *	 its first entry after those p bytes and s bits (zero-padded), compared
+ *	 with the key's bits there.
  * They need no separator, so the groups at either end of a page (or of the
  * index) are predicted like the others.
  */
 #define PBT_GROUP_HINT_BITS_AUTO (-1)
-#define PBT_GROUP_HINT_BITS_FIXED 24	/* keys of fixed-width columns */
+#define PBT_GROUP_HINT_BITS_FIXED 16	/* keys of fixed-width columns */
 #define PBT_GROUP_HINT_BITS_STRING 32	/* keys with a text or bytea column */
 #define PBT_GROUP_HINT_MAX_BYTES \
 	(PBT_GROUP_HINT_HEADER + (PBT_MAX_GROUP_SIZE - 1) * 4)
@@ -146,6 +148,7 @@ extern void pbt_group_make_hints(PbtState *st, Page *pages, int nused,
 								 uint64 epoch, char *out);
 extern int	pbt_group_hinted_subnode(PbtState *st, const char *hints,
 									 const char *key, int keylen);
+extern int	pbt_group_hints_nused(const char *hints);
 extern const char *pbt_group_hints_problem(PbtState *st, const char *hints);
 extern void pbt_group_subnode_added(Relation index, PbtState *st,
 									PbtStack stack, BlockNumber start, int j,

@@ -83,7 +83,7 @@ typedef struct PbtState
 	uint32		group_size;		/* leaf groups: subnodes per group, from the
 								 * metapage with delta_group */
 	uint32		group_hint_bits;	/* bits per subnode of a group's hints in
-									 * its downlink (0 to 32, by 8), likewise */
+									 * its downlink (0 to 32), likewise */
 	PbtColumn	cols[INDEX_MAX_KEYS];
 } PbtState;
 

@@ -142,7 +142,7 @@ pbt_meta_settings(Relation index, PbtState *st, const PbtMetaPageData *meta)
 	st->group_hint_bits = st->group_size > 0 ? meta->group_hint_bits : 0;
 	if (st->delta_group > PBT_MAX_DELTA_GROUP ||
 		st->group_size == 1 || st->group_size > PBT_MAX_GROUP_SIZE ||
-		st->group_hint_bits % 8 != 0 || st->group_hint_bits > 32)
+		st->group_hint_bits > 32)
 		pbt_page_error(index, PBT_METAPAGE_BLKNO, "bad delta area or leaf group settings");
 	st->delta_known = true;
 }
