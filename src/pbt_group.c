@@ -454,10 +454,10 @@ set_group_hints(Relation index, PbtState *st, PbtStack stack,
  * describe the j subnodes before it.  A group with no hints yet (made by
  * the last split of the index's rightmost group) gets them at its first
  * such split (j = 1; first is subnode 0's first entry): the prefix is then
- * GROWTH_BITS shorter than what the two entries share, so that the group's next subnodes of ascending keys, and
- * a carry, stay below it.  Hints that would sort below the previous
- * subnode's (keys past the prefix) are not written: those subnodes are
- * found by moving right.
+ * GROWTH_BITS shorter than what the two entries share, so that the group's
+ * next subnodes of ascending keys, and a carry, stay below it.  Hints that
+ * would sort below the previous subnode's (keys past the prefix) are not
+ * written: those subnodes are found by moving right.
  */
 void
 pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
