@@ -449,25 +449,26 @@ set_group_hints(Relation index, PbtState *st, PbtStack stack,
 
 /*
  * A split of the group's last subnode in use moved its upper half into the
- * hole at position j, whose first entry is now added: extend the hints of
- * the group that starts at start (epoch epoch) by that subnode, if they
- * describe the j subnodes before it.  A group with no hints yet (made by
- * the last split of the index's rightmost group) gets them at its first
- * such split (j = 1; first is subnode 0's first entry): the prefix is then
- * GROWTH_BITS shorter than what the two entries share, so that the group's
- * next subnodes of ascending keys, and a carry, stay below it.  Hints that
- * would sort below the previous subnode's (keys past the prefix) are not
- * written: those subnodes are found by moving right.
+ * hole at position j, whose first entry is now added (left: the first entry
+ * of subnode j - 1): extend the hints of the group that starts at start
+ * (epoch epoch) by that subnode, if they describe the j subnodes before it.
+ * A group with no hints yet (made by the last split of the index's
+ * rightmost group) gets them at its first such split (j = 1): the prefix is
+ * then GROWTH_BITS shorter than what left and added share, so that the
+ * group's next subnodes of ascending keys stay below it; a key that carries
+ * into it shortens it.  Hints that would still sort below the previous subnode's
+ * are not written: those subnodes are found by moving right.
  */
 void
 pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
 						BlockNumber start, int j, uint64 epoch,
-						const PbtItem *first, const PbtItem *added)
+						const PbtItem *left, const PbtItem *added)
 {
 	int			bits = st->group_hint_bits;
 	int			hb = PBT_GROUP_HINT_BYTES(st);
 	char		hints[PBT_GROUP_HINT_MAX_BYTES];
 	uint32		added_hint;
+	int			pbits;
 	Buffer		pbuf;
 	int			pos;
 	char	   *cur = lock_group_hints(index, st, stack, start, &pbuf, &pos);
@@ -478,13 +479,36 @@ pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
 	memcpy(hints, cur, hb);
 	if (HINT_NUSED(hints) == 0 && j == 1)
 	{
-		hint_header(hints, 1, Max(shared_bits(first, added) - GROWTH_BITS, 0),
+		hint_header(hints, 1, Max(shared_bits(left, added) - GROWTH_BITS, 0),
 					epoch);
 		memset(hints + PBT_GROUP_HINT_HEADER, 0xFF, hb - PBT_GROUP_HINT_HEADER);
 	}
-	added_hint = hint_window(added->data, added->len,
-							 (unsigned char) hints[1] * 8 + HINT_SHIFT(hints),
-							 bits);
+	pbits = (unsigned char) hints[1] * 8 + HINT_SHIFT(hints);
+	added_hint = hint_window(added->data, added->len, pbits, bits);
+	if (HINT_NUSED(hints) == j && j > 1 &&
+		hint_get(hints, j - 1, bits) > added_hint)
+	{
+		/*
+		 * The added key carried into the prefix: shorten the prefix to what
+		 * it shares with the left subnode's first key, less one bit (the
+		 * group's later keys do not carry that far again), and move the
+		 * hints so far down by the bits it gave up, which were that key's as
+		 * they were each hinted subnode's.
+		 */
+		int			shorter = Max(shared_bits(left, added) - 1, 0);
+		int			t = pbits - shorter;
+
+		if (t > 0 && t < bits)
+		{
+			uint32		high = hint_window(left->data, left->len, shorter, t) << (bits - t);
+
+			for (int i = 1; i < j; i++)
+				hint_put(hints, i, bits, high | hint_get(hints, i, bits) >> t);
+			hint_header(hints, j, shorter, (unsigned char) hints[2]);
+			pbits = shorter;
+			added_hint = hint_window(added->data, added->len, pbits, bits);
+		}
+	}
 	if (HINT_NUSED(hints) == j &&
 		(unsigned char) hints[2] == (epoch & 0xFF) &&
 		(j == 1 || hint_get(hints, j - 1, bits) <= added_hint))

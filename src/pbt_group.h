@@ -152,7 +152,7 @@ extern int	pbt_group_hints_nused(const char *hints);
 extern const char *pbt_group_hints_problem(PbtState *st, const char *hints);
 extern void pbt_group_subnode_added(Relation index, PbtState *st,
 									PbtStack stack, BlockNumber start, int j,
-									uint64 epoch, const PbtItem *first,
+									uint64 epoch, const PbtItem *left,
 									const PbtItem *added);
 
 /* pbt_search.c */

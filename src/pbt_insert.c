@@ -736,25 +736,20 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		PbtPageOpaque added = PbtPageGetOpaque(BufferGetPage(rbuf));
 		int			j = added->group_pos;
 		uint64		epoch = pbt_group_epoch(added);
-		PbtItem		first = {NULL, 0};
-		PbtItemBuf	firstbuf;
+		Page		lp = BufferGetPage(buf);
+		PbtItem		left;
+		PbtItemBuf	leftbuf;
 
-		/* a new group's first split starts its hints from its first entry */
-		if (j == 1)
-		{
-			Page		lp = BufferGetPage(buf);
-
-			pbt_layout(lp)->get(lp, 0, &first, &firstbuf);
-			first.data = memcpy(palloc(first.len), first.data, first.len);
-		}
+		/* the left half's first entry places the hints' prefix */
+		pbt_layout(lp)->get(lp, 0, &left, &leftbuf);
+		left.data = memcpy(palloc(left.len), left.data, left.len);
 		UnlockReleaseBuffer(rbuf);
 		UnlockReleaseBuffer(buf);
 		pbt_group_subnode_added(index, st, stack,
 								pbt_group_start(st->delta_group, added, rblkno),
 								j, epoch,
-								&first, &ritems[0]);
-		if (first.data)
-			pfree((char *) first.data);
+								&left, &ritems[0]);
+		pfree((char *) left.data);
 		return;
 	}
 	pbt_insert_parent(index, st, buf, rbuf, stack, sep);
