@@ -632,6 +632,17 @@ SELECT hits = expected AS same, hits, descents >= hits AS descended,
        round(100.0 * extra_reads / descents, 2) AS extra_pct
 FROM g_lookups('g_hs');
 SELECT pagebtree_check('g_hs_k', true);
+-- every full group has hints for all its subnodes, and they place nearly
+-- every entry, also where a group's ascending keys cross 2^20, a carry into
+-- the hints' prefix (which shortens it)
+CREATE TABLE g_hc (k int8) WITH (autovacuum_enabled = off);
+CREATE INDEX g_hc_k ON g_hc USING pagebtree (k) WITH (leaf_group_size = 16, delta = off);
+INSERT INTO g_hc SELECT i FROM generate_series(1048576 - 30000, 1048576 + 30000) i;
+SELECT t, count(*) AS groups, bool_and(hinted_subnodes = subnodes) AS all_hinted,
+       min(hint_exact) > 0.95 AS placed
+FROM unnest(ARRAY['g_hs_k', 'g_hc_k']) t, LATERAL pagebtree_groups(t::regclass)
+WHERE holes = 0 GROUP BY t ORDER BY t;
+SELECT pagebtree_check('g_hc_k', true);
 -- the default width: 16 bits when every key column has a fixed width, 32
 -- with a text column.  Beside 32-bit indexes on the same rows, the root's
 -- downlinks (same separators, N = 8) are 14 bytes shorter for int8 keys and
@@ -850,7 +861,7 @@ INSERT INTO g_q VALUES
 SELECT * FROM g_verify('g_wide_t');
 
 DROP TABLE g_rand, g_half, g_ser, g_txt, g_dup, g_comp, g_asc, g_desc, g_rnd,
-    g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h12, g_h0, g_hs, g_probe,
+    g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h12, g_h0, g_hs, g_hc, g_probe,
     g_dl, g_dl_unl, g_rp, g_rp_got, g_layouts, g_ly_plain, g_ly_heads,
     g_ly_dense, g_ly_semidense, g_ly_bpa, g_ly_fingerprint, g_ly_lists,
     g_ly_posting, g_wide;
