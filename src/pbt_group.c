@@ -500,7 +500,9 @@ pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
 
 		if (t > 0 && t < bits)
 		{
-			uint32		high = hint_window(left->data, left->len, shorter, t) << (bits - t);
+			uint32		high = hint_window(left->data, left->len, shorter, t);
+
+			high <<= bits - t;
 
 			for (int i = 1; i < j; i++)
 				hint_put(hints, i, bits, high | hint_get(hints, i, bits) >> t);
