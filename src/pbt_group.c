@@ -209,6 +209,8 @@ pbt_group_hole_after(Relation index, PbtState *st, Buffer buf)
 /* the byte that holds the number of subnodes in use and the prefix's bits */
 #define HINT_NUSED(hints)	((unsigned char) (hints)[0] & 0x1F)
 #define HINT_SHIFT(hints)	((unsigned char) (hints)[0] >> 5)
+/* the prefix's length in bits: p bytes (byte 1) and s bits */
+#define HINT_PBITS(hints)	((unsigned char) (hints)[1] * 8 + HINT_SHIFT(hints))
 
 /*
  * The bits bits of x after its first pbits bits, zero-padded, as a number:
@@ -351,8 +353,7 @@ pbt_group_hinted_subnode(PbtState *st, const char *hints, const char *key,
 
 	if (nused == 0 || nused > (int) st->group_size)
 		return -1;
-	k = hint_window(key, keylen,
-					(unsigned char) hints[1] * 8 + HINT_SHIFT(hints), bits);
+	k = hint_window(key, keylen, HINT_PBITS(hints), bits);
 	while (j + 1 < nused && hint_get(hints, j + 1, bits) < k)
 		j++;
 	return j;
@@ -483,7 +484,7 @@ pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
 					epoch);
 		memset(hints + PBT_GROUP_HINT_HEADER, 0xFF, hb - PBT_GROUP_HINT_HEADER);
 	}
-	pbits = (unsigned char) hints[1] * 8 + HINT_SHIFT(hints);
+	pbits = HINT_PBITS(hints);
 	added_hint = hint_window(added->data, added->len, pbits, bits);
 	if (HINT_NUSED(hints) == j && j > 1 &&
 		hint_get(hints, j - 1, bits) > added_hint)
