@@ -132,6 +132,10 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 		corrupt(index, blkno, 0, "group flag on an inner page", NULL);
 	if ((opaque->flags & PBT_HOLE) && !(opaque->flags & PBT_GROUP))
 		corrupt(index, blkno, 0, "hole flag on a page that is not in a group", NULL);
+	if ((opaque->flags & PBT_KEY_START) &&
+		(!st->normalized || !(opaque->flags & PBT_GROUP) ||
+		 opaque->group_pos == 0 || (opaque->flags & PBT_HOLE)))
+		corrupt(index, blkno, 0, "key-start flag on a page that is not a later subnode in use", NULL);
 	if ((opaque->flags & PBT_GROUP) &&
 		(opaque->group_size < 2 || opaque->group_size > PBT_MAX_GROUP_SIZE ||
 		 opaque->group_pos >= opaque->group_size))
@@ -464,6 +468,30 @@ right_link_is(Relation index, BlockNumber blkno, BlockNumber next)
 }
 
 /*
+ * Does subnode page, flagged PBT_KEY_START, hold key columns at or above its
+ * left neighbour prev's high key only, as land_in_group trusts?  Its first
+ * entry's decide.
+ */
+static bool
+key_start_holds(PbtState *st, Page prev, Page page)
+{
+	const PbtLayout *layout = pbt_layout(page);
+	PbtItem		lowfence;
+	PbtItem		first;
+	PbtItemBuf	firstbuf;
+	PbtSearchKey key = {0};
+
+	if (!pbt_page_get_hikey(prev, &lowfence))
+		return false;
+	if (layout->count(page) == 0)
+		return true;
+	layout->get(page, 0, &first, &firstbuf);
+	key.bytes = unconstify(char *, first.data);
+	key.len = pbt_item_key_len(st, first.data, first.len);
+	return pbt_compare(st, &key, lowfence.data, lowfence.len) >= 0;
+}
+
+/*
  * The leaf group whose first subnode is the child start of a level-1
  * downlink, copied page by page into copies (room for the index's group
  * size; *ncopied says how many were read, for the caller to see whether
@@ -528,6 +556,8 @@ check_group(Relation index, PbtState *st, BlockNumber start,
 		}
 		if (hole)
 			return "the previous subnode links to a hole";
+		if ((opaque->flags & PBT_KEY_START) && !key_start_holds(st, copies + (Size) (pos - 1) * BLCKSZ, page))
+			return "a subnode flagged key-start holds a key that its left neighbour may hold";
 		linked = pbt_in_group(g, opaque, blk, opaque->next);
 		if (linked)
 		{
@@ -1197,6 +1227,8 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 						 pbt_group_epoch(opaque));
 	if (opaque->flags & PBT_HOLE)
 		appendStringInfoString(&flags, "hole ");
+	if (opaque->flags & PBT_KEY_START)
+		appendStringInfoString(&flags, "key_start ");
 	if (opaque->flags & PBT_FRONT_CODED)
 		appendStringInfoString(&flags, "front_coded ");
 	if (flags.len > 0)

@@ -144,6 +144,9 @@ extern int	pbt_group_reclaim_orphan(Relation index, PbtState *st,
 									 BlockNumber start);
 extern bool pbt_group_overflow(Relation index, PbtState *st, Buffer buf,
 							   PbtStack stack, PbtItem *items, int nitems);
+extern void pbt_group_mark_key_start(PbtState *st, Page page,
+									 const PbtItem *lowfence,
+									 const PbtItem *first);
 extern void pbt_group_make_hints(PbtState *st, Page *pages, int nused,
 								 uint64 epoch, char *out);
 extern int	pbt_group_hinted_subnode(PbtState *st, const char *hints,

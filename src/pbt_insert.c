@@ -691,6 +691,12 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 					  oopaque->flags & (PBT_LEAF | PBT_ALIGNED_ITEMS), rtag, st);
 	pbt_page_rebuild(rpage, ritems, nright, has_hikey ? &oldhikey : NULL);
 	ropaque = PbtPageGetOpaque(rpage);
+	if (in_group)
+	{
+		PbtItem		lowfence = {sep->data, sep->len};
+
+		pbt_group_mark_key_start(st, rpage, &lowfence, &ritems[0]);
+	}
 	ropaque->prev = lblkno;
 	ropaque->next = oopaque->next;
 	/* key-adaption: the right half inherits the page's counter */

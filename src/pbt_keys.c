@@ -775,6 +775,14 @@ pbt_item_has_null_key(PbtState *st, const char *item, int len)
 	return false;
 }
 
+/* the length of a normalized leaf item's key columns (before its heap TID) */
+int
+pbt_item_key_len(PbtState *st, const char *item, int len)
+{
+	Assert(st->normalized);
+	return normalized_keytid_len(st, item, len) - TID_BYTES;
+}
+
 /* Do two leaf items have equal key columns (heap TIDs aside)? */
 bool
 pbt_items_keys_equal(PbtState *st, const char *a, int alen, const char *b, int blen)
@@ -783,8 +791,8 @@ pbt_items_keys_equal(PbtState *st, const char *a, int alen, const char *b, int b
 
 	if (st->normalized)
 	{
-		alen = normalized_keytid_len(st, a, alen) - TID_BYTES;
-		blen = normalized_keytid_len(st, b, blen) - TID_BYTES;
+		alen = pbt_item_key_len(st, a, alen);
+		blen = pbt_item_key_len(st, b, blen);
 		return alen == blen && memcmp(a, b, alen) == 0;
 	}
 	pbt_key_from_item(st, a, alen, &key);

@@ -169,6 +169,7 @@ extern int	pbt_column_width(PbtColKind kind);
 extern int	pbt_string_column_length(PbtColumn *col, const char *item,
 									 int avail);
 extern bool pbt_item_has_null_key(PbtState *st, const char *item, int len);
+extern int	pbt_item_key_len(PbtState *st, const char *item, int len);
 extern bool pbt_items_keys_equal(PbtState *st, const char *a, int alen,
 								 const char *b, int blen);
 extern Datum pbt_item_column(PbtState *st, const char *item, int len, int col,

@@ -49,6 +49,10 @@
 #define PBT_FRONT_CODED	(1 << 10)	/* with PBT_SIDE: run entries share
 										 * leading bytes with their run's
 										 * first entry (pbt_delta.h) */
+#define PBT_KEY_START		(1 << 11)	/* with PBT_GROUP: the low fence ends
+										 * within the first entry's key
+										 * columns, so no entry to the left
+										 * has its key (land_in_group) */
 
 /*
  * Layout tags; every page records the layout that owns its item bytes.  A

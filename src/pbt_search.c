@@ -325,9 +325,10 @@ pbt_group_guess(PbtState *st, Page page, int pos, PbtSearchKey *key)
 /*
  * Lock (in lockmode) a subnode of the group starting at start where the
  * descent for key may go on: the guessed subnode, or the one before it,
- * if key follows its first entry (then it is at or past the subnode's
- * lower bound, and moving right by high keys is correct); holes and empty
- * subnodes are passed over to the left.  InvalidBuffer if neither fits:
+ * if key follows its first entry, or has its key columns on a subnode
+ * flagged PBT_KEY_START (then it is at or past the subnode's lower bound,
+ * and moving right by high keys is correct); holes and empty subnodes are
+ * passed over to the left.  InvalidBuffer if neither fits:
  * then the descent starts at the group's first subnode.
  */
 static Buffer
@@ -358,7 +359,10 @@ land_in_group(Relation index, PbtState *st, PbtSearchKey *key,
 		{
 			tries++;
 			layout->get(page, 0, &first, &firstbuf);
-			if (pbt_compare(st, key, first.data, first.len) > 0)
+			if ((opaque->flags & PBT_KEY_START) ?
+				pbt_compare(st, key, first.data,
+							pbt_item_key_len(st, first.data, first.len)) >= 0 :
+				pbt_compare(st, key, first.data, first.len) > 0)
 				return buf;
 		}
 		UnlockReleaseBuffer(buf);

@@ -577,14 +577,15 @@ CREATE INDEX g_h12_k ON g_h12 USING pagebtree (k)
 CREATE INDEX g_h0_k ON g_h0 USING pagebtree (k)
     WITH (leaf_group_size = 8, leaf_group_hint_bits = 0, delta = off);
 CREATE TABLE g_probe AS SELECT (i * 7919) % 100003 AS k FROM generate_series(1, 40000, 5) i;
-CREATE FUNCTION g_lookups(tbl text, OUT hits bigint, OUT expected bigint,
+CREATE FUNCTION g_lookups(tbl text, probe text DEFAULT 'g_probe',
+                          OUT hits bigint, OUT expected bigint,
                           OUT descents bigint, OUT extra_reads bigint)
 LANGUAGE plpgsql SET pagebtree.leaf_cache_size = 0 AS $$
 BEGIN
-    EXECUTE format('SELECT count(*) FROM g_probe p JOIN %I g USING (k)', tbl) INTO expected;
+    EXECUTE format('SELECT count(*) FROM %I p JOIN %I g USING (k)', probe, tbl) INTO expected;
     SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_bitmapscan = off;
     PERFORM pagebtree_group_lookups(true);
-    EXECUTE format('SELECT count(*) FROM g_probe p JOIN %I g USING (k)', tbl) INTO hits;
+    EXECUTE format('SELECT count(*) FROM %I p JOIN %I g USING (k)', probe, tbl) INTO hits;
     SELECT l.descents, l.subnode_reads - l.descents INTO descents, extra_reads
     FROM pagebtree_group_lookups(true) l;
     RESET enable_hashjoin; RESET enable_mergejoin; RESET enable_bitmapscan;
@@ -643,6 +644,48 @@ SELECT t, count(*) AS groups, bool_and(hinted_subnodes = subnodes) AS all_hinted
 FROM unnest(ARRAY['g_hs_k', 'g_hc_k']) t, LATERAL pagebtree_groups(t::regclass)
 WHERE holes = 0 GROUP BY t ORDER BY t;
 SELECT pagebtree_check('g_hc_k', true);
+-- a subnode whose low fence ends within its first entry's key (flag
+-- key_start: its left neighbour ends with another key) takes the lookups
+-- of that key itself, in one read; where its left neighbour ends with the
+-- same key, the key's entries start there, and so does the lookup.  With
+-- distinct keys every later subnode is flagged; with some 24 entries a
+-- key (and no posting leaves), most are not, and lookups of the first keys of
+-- all later subnodes still find every entry.
+CREATE TABLE g_hdup (k int8, pad int4) WITH (autovacuum_enabled = off);
+INSERT INTO g_hdup SELECT (i * 7919) % 100003 / 40, i FROM generate_series(1, 40000) i;
+CREATE INDEX g_hdup_k ON g_hdup USING pagebtree (k)
+    WITH (leaf_group_size = 8, leaf_group_hint_bits = 32, delta = off,
+          deduplicate_items = off);
+INSERT INTO g_hdup SELECT (i * 7919) % 100003 / 40, i FROM generate_series(40001, 60000) i;
+CREATE FUNCTION g_first_keys(tbl text, idx regclass)
+RETURNS TABLE (k int8, key_start boolean, left_key int8)
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN QUERY EXECUTE format($q$
+        SELECT f.k, s.flags ~ 'key_start', l.k
+        FROM pagebtree_groups(%L) g, generate_series(1, g.subnodes - 1) j,
+             LATERAL pagebtree_page_stats(%L, g.start + j) s,
+             LATERAL (SELECT t.k FROM pagebtree_page_items(%L, g.start + j) i
+                      JOIN %I t ON t.ctid = i.heap_tid ORDER BY i.itemno LIMIT 1) f,
+             LATERAL (SELECT t.k FROM pagebtree_page_items(%L, g.start + j - 1) i
+                      JOIN %I t ON t.ctid = i.heap_tid ORDER BY i.itemno DESC LIMIT 1) l$q$,
+        idx, idx, idx, tbl, idx, tbl);
+END $$;
+CREATE TABLE g_fk32 AS SELECT * FROM g_first_keys('g_h32', 'g_h32_k');
+CREATE TABLE g_fkdup AS SELECT * FROM g_first_keys('g_hdup', 'g_hdup_k');
+ANALYZE g_hdup, g_fk32, g_fkdup;
+SELECT t, count(*) > 20 AS subnodes, count(*) FILTER (WHERE key_start) AS flagged,
+       count(*) FILTER (WHERE NOT key_start) > count(*) / 2 AS mostly_unflagged,
+       bool_and(key_start = (k <> left_key)) AS flagged_where_keys_differ
+FROM (SELECT 'g_h32' AS t, * FROM g_fk32 UNION ALL SELECT 'g_hdup', * FROM g_fkdup) f
+GROUP BY t ORDER BY t;
+-- (lookups of unflagged subnodes' first keys may read their left
+-- neighbours first)
+SELECT t, hits = expected AS same, descents > 0 AS descended,
+       extra_reads = 0 AS one_read_each
+FROM (VALUES ('g_h32', 'g_fk32'), ('g_hdup', 'g_fkdup')) v(t, probe),
+     LATERAL g_lookups(t, probe) l;
+SELECT pagebtree_check('g_hdup_k', true);
 -- the default width: 16 bits when every key column has a fixed width, 32
 -- with a text column.  Beside 32-bit indexes on the same rows, the root's
 -- downlinks (same separators, N = 8) are 14 bytes shorter for int8 keys and
@@ -861,10 +904,11 @@ INSERT INTO g_q VALUES
 SELECT * FROM g_verify('g_wide_t');
 
 DROP TABLE g_rand, g_half, g_ser, g_txt, g_dup, g_comp, g_asc, g_desc, g_rnd,
-    g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h12, g_h0, g_hs, g_hc, g_probe,
+    g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h12, g_h0, g_hs, g_hc, g_hdup, g_fk32, g_fkdup, g_probe,
     g_dl, g_dl_unl, g_rp, g_rp_got, g_layouts, g_ly_plain, g_ly_heads,
     g_ly_dense, g_ly_semidense, g_ly_bpa, g_ly_fingerprint, g_ly_lists,
     g_ly_posting, g_wide;
 DROP FUNCTION g_layout_step(text, text, text, text[], int, int);
-DROP FUNCTION g_lookups(text), g_root_items(regclass), g_delta(regclass);
+DROP FUNCTION g_lookups(text, text), g_first_keys(text, regclass), g_root_items(regclass),
+    g_delta(regclass);
 DROP FUNCTION g_shape(regclass), g_ok(regclass, int), g_order(text), g_verify(regclass);

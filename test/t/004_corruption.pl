@@ -9,7 +9,9 @@
 # The undamaged indexes next to it must still pass, so the error is the
 # damage and not the check itself.  In an index with leaf groups, the
 # hints of a downlink are made to decrease: the verifier reports them, and
-# lookups through the index still find their rows (hints only guess).
+# lookups through the index still find their rows (hints only guess); and
+# a subnode whose left neighbour ends with its first key is flagged as if
+# it did not (key_start), which the verifier reports.
 # A leaf of an index of comparator keys (whose high keys the verifier does
 # not compare) made to link to itself: the verifier reports the cycle, and
 # does not walk it forever.
@@ -44,6 +46,8 @@ CREATE INDEX c_lists ON c USING pagebtree ((k / 20));
 CREATE INDEX c_tag ON c USING pagebtree ((k + 0)) WITH (layout = plain);
 CREATE INDEX c_intact ON c USING pagebtree (s);
 CREATE INDEX c_group ON c USING pagebtree ((k * 2)) WITH (leaf_group_size = 4);
+CREATE INDEX c_gdup ON c USING pagebtree ((k / 50))
+  WITH (leaf_group_size = 4, deduplicate_items = off);
 CREATE INDEX c_loop ON c USING pagebtree ((k::numeric));
 CREATE TABLE cd (s text COLLATE "C");
 INSERT INTO cd SELECT md5(g::text) FROM generate_series(1, 20000) g;
@@ -106,6 +110,27 @@ for my $case (@cases)
 	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$idx')");
 	is($node->safe_psql('postgres', "SELECT pagebtree_check('$idx', true)"),
 		'', "$idx passes before the damage");
+}
+# a later subnode whose left neighbour ends with its first key (50 entries
+# a key) gets the key-start flag (bit 11 of the special space's flags at
+# its byte 18, uint16; beside it only the group flag, bit 8), which says
+# that its left neighbour holds no entry of its first key
+{
+	my $block = $node->safe_psql(
+		'postgres', q{
+SELECT min(b) FROM generate_series(1, pg_relation_size('c_gdup') / 8192 - 1) b,
+     LATERAL pagebtree_page_stats('c_gdup', b) s
+WHERE s.page_type = 'leaf' AND s.flags ~ '^group=[1-3]/4 epoch=[0-9]+$'});
+	ok($block ne '', 'c_gdup has a later subnode without the key-start flag');
+	$path{c_gdup} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_gdup')");
+	is($node->safe_psql('postgres', "SELECT pagebtree_check('c_gdup', true)"),
+		'', 'c_gdup passes before the damage');
+	# (reported at the group's downlink, with the subnode's block)
+	push @cases, { idx => 'c_gdup', block => $block, off => 8192 - 32 + 19,
+		bytes => "\x09",
+		at => qr/index "c_gdup" is corrupt at block \d+, item \d+: .*\n.*DETAIL:  child block $block$/m,
+		msg => qr/a subnode flagged key-start holds a key that its left neighbour may hold/ };
 }
 my $tag_block = leaf_of('c_tag', 'plain');
 $path{c_tag} = $node->data_dir . '/'
@@ -243,7 +268,7 @@ for my $case (@cases)
 	my ($ret, $out, $err) = $node->psql('postgres',
 		"SELECT pagebtree_check('$case->{idx}', true)");
 	isnt($ret, 0, "$case->{idx}: the verifier fails");
-	like($err, qr/index "$case->{idx}" is corrupt at block $case->{block}/,
+	like($err, $case->{at} // qr/index "$case->{idx}" is corrupt at block $case->{block}/,
 		"$case->{idx}: it names the index and block");
 	like($err, $case->{msg}, "$case->{idx}: it names the problem");
 }
