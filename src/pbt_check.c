@@ -135,7 +135,8 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 	if ((opaque->flags & PBT_KEY_START) &&
 		(!st->normalized || !(opaque->flags & PBT_GROUP) ||
 		 opaque->group_pos == 0 || (opaque->flags & PBT_HOLE)))
-		corrupt(index, blkno, 0, "key-start flag on a page that is not a later subnode in use", NULL);
+		corrupt(index, blkno, 0,
+				"key-start flag on a page that is not a later subnode in use", NULL);
 	if ((opaque->flags & PBT_GROUP) &&
 		(opaque->group_size < 2 || opaque->group_size > PBT_MAX_GROUP_SIZE ||
 		 opaque->group_pos >= opaque->group_size))
@@ -556,7 +557,8 @@ check_group(Relation index, PbtState *st, BlockNumber start,
 		}
 		if (hole)
 			return "the previous subnode links to a hole";
-		if ((opaque->flags & PBT_KEY_START) && !key_start_holds(st, copies + (Size) (pos - 1) * BLCKSZ, page))
+		if ((opaque->flags & PBT_KEY_START) &&
+			!key_start_holds(st, copies + (Size) (pos - 1) * BLCKSZ, page))
 			return "a subnode flagged key-start holds a key that its left neighbour may hold";
 		linked = pbt_in_group(g, opaque, blk, opaque->next);
 		if (linked)
