@@ -945,7 +945,7 @@ next_level_page(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		nbuf = group_leaf(bs, lb->gstart, npos);
 		npage = BufferGetPage(nbuf);
 		if (npos > 0)
-			pbt_group_mark_key_start(st, npage, &hikey, &firstright);
+			pbt_group_mark_key_start(st, npage, sep.data, sep.len, &firstright);
 	}
 	else if (to_file)
 	{

@@ -46,21 +46,25 @@ pbt_init_subnode(Page page, PbtState *st, int pos, int n, uint64 epoch)
 	pbt_set_group_epoch(opaque, epoch);
 }
 
+/* what makes a page a subnode, cleared when its group is deleted */
+#define SUBNODE_FLAGS	(PBT_GROUP | PBT_HOLE | PBT_KEY_START)
+
 /*
  * Flag subnode page PBT_KEY_START if its low fence (its left neighbour's
- * high key, lowfence) is a prefix of its first entry's key columns: then
+ * high key, fencelen bytes at fence) is a prefix of its first entry's key
+ * columns: then
  * every entry it will hold has key columns at or above the fence, no entry
  * to its left has its first entry's key, and a descent for that key may
  * stop at it (land_in_group) instead of reading its left neighbour too.
  */
 void
-pbt_group_mark_key_start(PbtState *st, Page page, const PbtItem *lowfence,
-						 const PbtItem *first)
+pbt_group_mark_key_start(PbtState *st, Page page, const char *fence,
+						 int fencelen, const PbtItem *first)
 {
 	Assert(pbt_is_subnode(PbtPageGetOpaque(page)));
 	if (st->normalized &&
-		lowfence->len <= pbt_item_key_len(st, first->data, first->len) &&
-		memcmp(lowfence->data, first->data, lowfence->len) == 0)
+		fencelen <= pbt_item_key_len(st, first->data, first->len) &&
+		memcmp(fence, first->data, fencelen) == 0)
 		PbtPageGetOpaque(page)->flags |= PBT_KEY_START;
 }
 
@@ -358,12 +362,10 @@ pbt_group_make_hints(PbtState *st, Page *pages, int nused, uint64 epoch,
  * The subnode the hints predict for key, -1 if there are no hints: the
  * last one whose first entry's hint is below the key's, or the next one if
  * its hint equals the key's.  Where they are equal the key may be on either
- * side: the later subnode holds the key of its first entry, which lookups
- * of existing keys ask for far more often than any other key of the hint's
- * width (one lookup in a subnode's entries, 0.3% of them for int8 keys,
- * took two reads when the earlier subnode was guessed), and land_in_group
- * steps back from it when the key is to its left.  Only the first of equal
- * hints is guessed: the descent moves right from it.
+ * side, but the later subnode holds its first entry's key, which lookups
+ * ask for more than any other key of those bits (land_in_group steps back
+ * when the key is to its left).  Of equal hints the first is guessed: the
+ * descent moves right from it.
  */
 int
 pbt_group_hinted_subnode(PbtState *st, const char *hints, const char *key,
@@ -949,11 +951,8 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		build_subnode(st, images[k], all, &pages[k], k % n, n, epoch + 1,
 					  counter);
 		if (k % n > 0 && pages[k].end > pages[k].first)
-		{
-			PbtItem		lowfence = {pages[k - 1].hikey.data, pages[k - 1].hikey.len};
-
-			pbt_group_mark_key_start(st, images[k], &lowfence, &all[pages[k].first]);
-		}
+			pbt_group_mark_key_start(st, images[k], pages[k - 1].hikey.data,
+									 pages[k - 1].hikey.len, &all[pages[k].first]);
 		/* the old LSN, by which XLogInsert decides on a full-page image */
 		PageSetLSN(images[k], PageGetLSN(BufferGetPage(bufs[k])));
 		o = PbtPageGetOpaque(images[k]);
@@ -1207,7 +1206,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 	{
 		PbtPageOpaque o = PbtPageGetOpaque(BufferGetPage(bufs[nbufs - n - 2 + i]));
 
-		o->flags = (o->flags & ~(PBT_GROUP | PBT_HOLE | PBT_KEY_START)) | PBT_DELETED;
+		o->flags = (o->flags & ~SUBNODE_FLAGS) | PBT_DELETED;
 		o->safexid = safexid;
 		o->prev = llblk;
 		o->next = rblk;
@@ -1274,7 +1273,7 @@ pbt_group_reclaim_orphan(Relation index, PbtState *st, BlockNumber start)
 	{
 		PbtPageOpaque o = PbtPageGetOpaque(BufferGetPage(bufs[i]));
 
-		o->flags = (o->flags & ~(PBT_GROUP | PBT_HOLE | PBT_KEY_START)) | PBT_DELETED;
+		o->flags = (o->flags & ~SUBNODE_FLAGS) | PBT_DELETED;
 		o->safexid = FirstNormalFullTransactionId;
 	}
 	pbt_log_group_pages(index, bufs, NULL, n);

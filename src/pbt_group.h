@@ -145,7 +145,7 @@ extern int	pbt_group_reclaim_orphan(Relation index, PbtState *st,
 extern bool pbt_group_overflow(Relation index, PbtState *st, Buffer buf,
 							   PbtStack stack, PbtItem *items, int nitems);
 extern void pbt_group_mark_key_start(PbtState *st, Page page,
-									 const PbtItem *lowfence,
+									 const char *fence, int fencelen,
 									 const PbtItem *first);
 extern void pbt_group_make_hints(PbtState *st, Page *pages, int nused,
 								 uint64 epoch, char *out);

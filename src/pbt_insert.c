@@ -692,11 +692,7 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	pbt_page_rebuild(rpage, ritems, nright, has_hikey ? &oldhikey : NULL);
 	ropaque = PbtPageGetOpaque(rpage);
 	if (in_group)
-	{
-		PbtItem		lowfence = {sep->data, sep->len};
-
-		pbt_group_mark_key_start(st, rpage, &lowfence, &ritems[0]);
-	}
+		pbt_group_mark_key_start(st, rpage, sep->data, sep->len, &ritems[0]);
 	ropaque->prev = lblkno;
 	ropaque->next = oopaque->next;
 	/* key-adaption: the right half inherits the page's counter */
