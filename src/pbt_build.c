@@ -2018,10 +2018,10 @@ build_group_size(Relation index, PbtState *st, bool notice)
 	if (st->group_hint_bits == PBT_GROUP_HINT_BITS_AUTO)
 	{
 		/*
-		 * Two bytes after the bits the group's ends share place uniform int8
-		 * keys nearly as well as three and keep ten million keys' downlinks
-		 * on fewer pages (decisions.md, "Hints"); string keys with few
-		 * distinct byte values per position (hex, digits) need four.
+		 * Twelve bits fitted to the group's keys place uniform int8 keys on
+		 * their subnode but for 0.2% (decisions.md, "Hints based at the
+		 * group's first key"); string keys with few distinct byte values per
+		 * position (hex, digits) need four bytes.
 		 */
 		st->group_hint_bits = PBT_GROUP_HINT_BITS_FIXED;
 		for (int i = 0; i < st->nkeyatts; i++)

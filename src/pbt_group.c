@@ -231,46 +231,40 @@ pbt_group_hole_after(Relation index, PbtState *st, Buffer buf)
 /* the byte that holds the number of subnodes in use and the prefix's bits */
 #define HINT_NUSED(hints)	((unsigned char) (hints)[0] & 0x1F)
 #define HINT_SHIFT(hints)	((unsigned char) (hints)[0] >> 5)
-/* the prefix's length in bits: p bytes (byte 1) and s bits */
+/* the bits the window skips: p bytes (byte 1) and s bits */
 #define HINT_PBITS(hints)	((unsigned char) (hints)[1] * 8 + HINT_SHIFT(hints))
+#define HINT_MAX_PBITS		(255 * 8 + 7)
+/* the widest field bits_at reads */
+#define BITS_AT_MAX			57
 
 /*
- * The bits bits of x after its first pbits bits, zero-padded, as a number:
- * numbers compare as the bits do.  Five bytes hold 32 bits at any shift.
+ * The width bits of x from bit start on, as a number (numbers compare as the
+ * bits do): bits before x's first or after its last are zeros.
  */
-static uint32
-hint_window(const char *x, int len, int pbits, int bits)
+static uint64
+bits_at(const char *x, int len, int start, int width)
 {
-	int			first = pbits / 8;
+	int			end = start + width;
+	int			firstbyte = start >= 0 ? start / 8 : -((7 - start) / 8);
+	int			lastbyte = end > 0 ? (end - 1) / 8 : -1;
 	uint64		w = 0;
 
-	Assert(bits >= 1 && bits <= 32);
-	for (int i = 0; i < 5; i++)
-		w = (w << 8) | (first + i < len ? (unsigned char) x[first + i] : 0);
-	return (uint32) ((w >> (40 - pbits % 8 - bits)) & ((UINT64CONST(1) << bits) - 1));
+	Assert(width >= 1 && width <= BITS_AT_MAX);
+	for (int i = firstbyte; i <= lastbyte; i++)
+		w = (w << 8) | (i >= 0 && i < len ? (unsigned char) x[i] : 0);
+	return (w >> ((lastbyte + 1) * 8 - end)) & ((UINT64CONST(1) << width) - 1);
 }
 
-/* the hint of subnode i >= 1: bits bits at bit (i - 1) * bits */
-static uint32
-hint_get(const char *hints, int i, int bits)
-{
-	const char *area = hints + PBT_GROUP_HINT_HEADER;
-
-	return hint_window(area, (i * bits + 7) / 8, (i - 1) * bits, bits);
-}
-
-/* set the hint of subnode i >= 1 to value */
+/* set the width bits of area from bit start on to value */
 static void
-hint_put(char *hints, int i, int bits, uint32 value)
+put_bits(char *area, int start, int width, uint64 value)
 {
-	unsigned char *area = (unsigned char *) hints + PBT_GROUP_HINT_HEADER;
-
-	for (int b = 0; b < bits; b++)
+	for (int b = 0; b < width; b++)
 	{
-		int			at = (i - 1) * bits + b;
+		int			at = start + b;
 		unsigned char mask = 0x80 >> (at % 8);
 
-		if (value & (UINT64CONST(1) << (bits - 1 - b)))
+		if (value & (UINT64CONST(1) << (width - 1 - b)))
 			area[at / 8] |= mask;
 		else
 			area[at / 8] &= ~mask;
@@ -278,8 +272,61 @@ hint_put(char *hints, int i, int bits, uint32 value)
 }
 
 /*
- * How many leading bits a and b share, at most 255 bytes' worth and 7 more
- * (byte 1 and the shift in byte 0).
+ * After the header, the base (bits + 1 bits), then the hint of each subnode
+ * i >= 1 (bits bits).
+ */
+#define HINT_AREA(hints)	((hints) + PBT_GROUP_HINT_HEADER)
+#define HINT_AT(i, bits)	((bits) + 1 + ((i) - 1) * (bits))
+
+static uint64
+hint_base(const char *hints, int bits)
+{
+	return bits_at(HINT_AREA(hints), bits + 1, 0, bits + 1);
+}
+
+static uint32
+hint_get(const char *hints, int i, int bits)
+{
+	return (uint32) bits_at(HINT_AREA(hints), (HINT_AT(i, bits) + bits + 7) / 8,
+							HINT_AT(i, bits), bits);
+}
+
+static void
+hint_put(char *hints, int i, int bits, uint32 value)
+{
+	Assert(value < (UINT64CONST(1) << bits));
+	put_bits(HINT_AREA(hints), HINT_AT(i, bits), bits, value);
+}
+
+/* the window of x that the hints compare: bits + 1 bits, ending bits after pbits */
+static uint64
+hint_window(const char *x, int len, int pbits, int bits)
+{
+	return bits_at(x, len, pbits - 1, bits + 1);
+}
+
+/*
+ * x's place in the group that the hints describe: its window less the base,
+ * modulo 2^(bits + 1).  Keys of the group's entries are at 0 .. 2^bits - 1;
+ * a key past them maps to 2^bits (after every subnode's hint), one before
+ * them to -1, the lower half of the rest to the one and the upper half to
+ * the other.
+ */
+static int64
+hint_place(const char *hints, int bits, const char *x, int len)
+{
+	uint64		d = (hint_window(x, len, HINT_PBITS(hints), bits) -
+					 hint_base(hints, bits)) & ((UINT64CONST(1) << (bits + 1)) - 1);
+
+	if (d < (UINT64CONST(1) << bits))
+		return (int64) d;
+	if (d < (UINT64CONST(3) << (bits - 1)))
+		return (int64) 1 << bits;
+	return -1;
+}
+
+/*
+ * How many leading bits a and b share, at most HINT_MAX_PBITS.
  */
 static int
 shared_bits(const PbtItem *a, const PbtItem *b)
@@ -299,14 +346,35 @@ shared_bits(const PbtItem *a, const PbtItem *b)
 	return p * 8 + s;
 }
 
-/* start hints with nused subnodes after the prefix of pbits bits */
-static void
-hint_header(char *hints, int nused, int pbits, uint64 epoch)
+/*
+ * The most bits to skip before a window of width bits in which hi's bits less
+ * lo's (lo <= hi) stay below 2^width: the window then spans at least half of
+ * its values between them, wherever they fall against powers of two.
+ */
+static int
+window_start(const PbtItem *lo, const PbtItem *hi, int width)
 {
-	Assert(nused <= PBT_MAX_GROUP_SIZE && pbits / 8 <= 255);
+	int			shared = shared_bits(lo, hi);
+	uint64		l = bits_at(lo->data, lo->len, shared, BITS_AT_MAX);
+	uint64		h = bits_at(hi->data, hi->len, shared, BITS_AT_MAX);
+	int			sh = 0;
+
+	Assert(width >= 1 && width < BITS_AT_MAX);
+	while ((h >> sh) - (l >> sh) >= (UINT64CONST(1) << width))
+		sh++;
+	return Min(shared + BITS_AT_MAX - width - sh, HINT_MAX_PBITS);
+}
+
+/* start hints with nused subnodes, skipping pbits bits, at base */
+static void
+hint_header(char *hints, int nused, int pbits, uint64 epoch, int bits,
+			uint64 base)
+{
+	Assert(nused <= PBT_MAX_GROUP_SIZE && pbits <= HINT_MAX_PBITS);
 	hints[0] = (char) (nused | (pbits % 8) << 5);
 	hints[1] = (char) (pbits / 8);
 	hints[2] = (char) (epoch & 0xFF);
+	put_bits(HINT_AREA(hints), 0, bits + 1, base);
 }
 
 /*
@@ -340,8 +408,9 @@ pbt_group_make_hints(PbtState *st, Page *pages, int nused, uint64 epoch,
 	pbt_layout(pages[lastpage])->get(pages[lastpage],
 									 pbt_layout(pages[lastpage])->count(pages[lastpage]) - 1,
 									 &last, &lastbuf);
-	pbits = shared_bits(&first, &last);
-	hint_header(out, nused, pbits, epoch);
+	pbits = window_start(&first, &last, bits);
+	hint_header(out, nused, pbits, epoch, bits,
+				hint_window(first.data, first.len, pbits, bits));
 	/* an empty subnode predicts like the next one: nothing to find there */
 	next = (uint32) ((UINT64CONST(1) << bits) - 1);
 	for (int i = st->group_size - 1; i >= 1; i--)
@@ -350,9 +419,12 @@ pbt_group_make_hints(PbtState *st, Page *pages, int nused, uint64 epoch,
 		{
 			PbtItem		item;
 			PbtItemBuf	itembuf;
+			int64		place;
 
 			pbt_layout(pages[i])->get(pages[i], 0, &item, &itembuf);
-			next = hint_window(item.data, item.len, pbits, bits);
+			place = hint_place(out, bits, item.data, item.len);
+			Assert(place >= 0 && place < ((int64) 1 << bits));
+			next = (uint32) place;
 		}
 		hint_put(out, i, bits, next);
 	}
@@ -373,12 +445,12 @@ pbt_group_hinted_subnode(PbtState *st, const char *hints, const char *key,
 {
 	int			bits = st->group_hint_bits;
 	int			nused = HINT_NUSED(hints);
-	uint32		k;
+	int64		k;
 	int			j = 0;
 
 	if (nused == 0 || nused > (int) st->group_size)
 		return -1;
-	k = hint_window(key, keylen, HINT_PBITS(hints), bits);
+	k = hint_place(hints, bits, key, keylen);
 	while (j + 1 < nused && hint_get(hints, j + 1, bits) < k)
 		j++;
 	if (j + 1 < nused && hint_get(hints, j + 1, bits) == k)
@@ -472,20 +544,37 @@ set_group_hints(Relation index, PbtState *st, PbtStack stack,
 		UnlockReleaseBuffer(pbuf);
 }
 
-/* bits left below the prefix of hints that a split begins */
+/* bits left for the hints of the subnodes a split adds after the first */
 #define GROWTH_BITS 5
+
+/*
+ * How far added is past left (left <= added) in windows that end at bit
+ * end, -1 if too far for bits_at to tell.
+ */
+static int64
+window_gap(const PbtItem *left, const PbtItem *added, int end)
+{
+	if (shared_bits(left, added) < end - BITS_AT_MAX)
+		return -1;
+	return (int64) (bits_at(added->data, added->len, end - BITS_AT_MAX, BITS_AT_MAX) -
+					bits_at(left->data, left->len, end - BITS_AT_MAX, BITS_AT_MAX));
+}
 
 /*
  * A split of the group's last subnode in use moved its upper half into the
  * hole at position j, whose first entry is now added (left: the first entry
  * of subnode j - 1): extend the hints of the group that starts at start
  * (epoch epoch) by that subnode, if they describe the j subnodes before it.
- * A group with no hints yet (made by the last split of the index's
- * rightmost group) gets them at its first such split (j = 1): the prefix is
- * then GROWTH_BITS shorter than what left and added share, so that the
- * group's next subnodes of ascending keys stay below it; a key that carries
- * into it shortens it.  Hints that would still sort below the previous subnode's
- * are not written: those subnodes are found by moving right.
+ * Its place is left's plus the gap between them.  A group with no hints yet
+ * (made by the last split of the index's rightmost group) gets them at its
+ * first such split (j = 1), based at left, in a window in which added's
+ * place takes GROWTH_BITS fewer bits than the window has, so that the
+ * group's next subnodes of ascending keys fit.  A key past the window
+ * widens it: the window ends t bits sooner, so that the key's place is
+ * below half of it, and the hints so far move down, carrying the low t bits
+ * of the first entry's window (found from left's and its place).  Hints
+ * that would sort below the previous subnode's are not written: those
+ * subnodes are found by moving right.
  */
 void
 pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
@@ -495,8 +584,9 @@ pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
 	int			bits = st->group_hint_bits;
 	int			hb = PBT_GROUP_HINT_BYTES(st);
 	char		hints[PBT_GROUP_HINT_MAX_BYTES];
-	uint32		added_hint;
 	int			pbits;
+	int64		left_place;
+	int64		place;
 	Buffer		pbuf;
 	int			pos;
 	char	   *cur = lock_group_hints(index, st, stack, start, &pbuf, &pos);
@@ -507,43 +597,50 @@ pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
 	memcpy(hints, cur, hb);
 	if (HINT_NUSED(hints) == 0 && j == 1)
 	{
-		hint_header(hints, 1, Max(shared_bits(left, added) - GROWTH_BITS, 0),
-					epoch);
-		memset(hints + PBT_GROUP_HINT_HEADER, 0xFF, hb - PBT_GROUP_HINT_HEADER);
+		int			width = Max(bits - GROWTH_BITS, 1);
+
+		pbits = Max(window_start(left, added, width) + width - bits, 0);
+		memset(HINT_AREA(hints), 0xFF, hb - PBT_GROUP_HINT_HEADER);
+		hint_header(hints, 1, pbits, epoch, bits,
+					hint_window(left->data, left->len, pbits, bits));
+	}
+	if (HINT_NUSED(hints) != j || (unsigned char) hints[2] != (epoch & 0xFF))
+	{
+		UnlockReleaseBuffer(pbuf);
+		return;
 	}
 	pbits = HINT_PBITS(hints);
-	added_hint = hint_window(added->data, added->len, pbits, bits);
-	if (HINT_NUSED(hints) == j && j > 1 &&
-		hint_get(hints, j - 1, bits) > added_hint)
+	left_place = j > 1 ? hint_get(hints, j - 1, bits) : 0;
+	place = window_gap(left, added, pbits + bits);
+	if (place >= 0)
+		place += left_place;
+	if (place < 0 || place >= ((int64) 1 << bits))
 	{
-		/*
-		 * The added key carried into the prefix: shorten the prefix to what
-		 * it shares with the left subnode's first key, less one bit (the
-		 * group's later keys do not carry that far again), and move the
-		 * hints so far down by the bits it gave up, which were that key's as
-		 * they were each hinted subnode's.
-		 */
-		int			shorter = Max(shared_bits(left, added) - 1, 0);
-		int			t = pbits - shorter;
-
-		if (t > 0 && t < bits)
+		place = -1;
+		for (int t = 1; t <= pbits && t < BITS_AT_MAX; t++)
 		{
-			uint32		high = hint_window(left->data, left->len, shorter, t);
+			int			end = pbits + bits - t;
+			uint64		carry = (bits_at(left->data, left->len, end, t) -
+								 (uint64) left_place) & ((UINT64CONST(1) << t) - 1);
+			int64		gap = window_gap(left, added, end);
+			int64		new_left_place = (int64) ((carry + left_place) >> t);
 
-			high <<= bits - t;
-
-			for (int i = 1; i < j; i++)
-				hint_put(hints, i, bits, high | hint_get(hints, i, bits) >> t);
-			hint_header(hints, j, shorter, (unsigned char) hints[2]);
-			pbits = shorter;
-			added_hint = hint_window(added->data, added->len, pbits, bits);
+			if (gap >= 0 && new_left_place + gap < ((int64) 1 << (bits - 1)))
+			{
+				for (int i = 1; i < j; i++)
+					hint_put(hints, i, bits,
+							 (uint32) ((carry + hint_get(hints, i, bits)) >> t));
+				hint_header(hints, j, pbits - t, epoch, bits,
+							(hint_window(left->data, left->len, pbits - t, bits) -
+							 new_left_place) & ((UINT64CONST(1) << (bits + 1)) - 1));
+				place = new_left_place + gap;
+				break;
+			}
 		}
 	}
-	if (HINT_NUSED(hints) == j &&
-		(unsigned char) hints[2] == (epoch & 0xFF) &&
-		(j == 1 || hint_get(hints, j - 1, bits) <= added_hint))
+	if (place >= 0 && (j == 1 || hint_get(hints, j - 1, bits) <= place))
 	{
-		hint_put(hints, j, bits, added_hint);
+		hint_put(hints, j, bits, (uint32) place);
 		hints[0] = (char) (hints[0] + 1);
 		write_group_hints(index, st, pbuf, pos, hints);
 	}

@@ -35,21 +35,24 @@
  * which subnode holds a key:
  *	 byte 0		subnodes in use when they were made (0: no hints), and in
  *				its top three bits s
- *	 byte 1		p: the group's first and last entries share p bytes and s
- *				bits (fewer for hints begun by a split:
- *				pbt_group_subnode_added)
+ *	 byte 1		p: the window the hints compare starts after p bytes and s
+ *				bits of a key
  *	 byte 2		the group's epoch then (its low byte: newer hints win)
- *	 then per subnode i = 1 .. N - 1, packed in bits bits each: the bits of
- *	 its first entry after those p bytes and s bits (zero-padded), compared
- *	 with the key's bits there.
- * They need no separator, so the groups at either end of a page (or of the
- * index) are predicted like the others.
+ *	 then, packed, the base (bits + 1 bits): the group's first entry's
+ *	 window, and per subnode i = 1 .. N - 1 (bits bits each) its first
+ *	 entry's window less the base.
+ * A key's window is its bits + 1 bits that end bits after p bytes and s
+ * bits (zero-padded); p and s are the most for which the group's last entry
+ * is within 2^bits of its first, so the hints span at least half of their
+ * values, wherever the group's keys fall against powers of two.  Hints need
+ * no separator, so the groups at either end of a page (or of the index) are
+ * predicted like the others.
  */
 #define PBT_GROUP_HINT_BITS_AUTO (-1)
-#define PBT_GROUP_HINT_BITS_FIXED 16	/* keys of fixed-width columns */
+#define PBT_GROUP_HINT_BITS_FIXED 12	/* keys of fixed-width columns */
 #define PBT_GROUP_HINT_BITS_STRING 32	/* keys with a text or bytea column */
 #define PBT_GROUP_HINT_MAX_BYTES \
-	(PBT_GROUP_HINT_HEADER + (PBT_MAX_GROUP_SIZE - 1) * 4)
+	(PBT_GROUP_HINT_HEADER + (PBT_MAX_GROUP_SIZE * 32 + 1 + 7) / 8)
 
 static inline bool
 pbt_is_subnode(PbtPageOpaque opaque)

@@ -84,7 +84,7 @@ _PG_init(void)
 					  "Leaves are made in groups of this many contiguous blocks under one downlink (0: no groups); fixed at the index's build",
 					  0, 0, PBT_MAX_GROUP_SIZE, ShareUpdateExclusiveLock);
 	add_int_reloption(pbt_relopt_kind, "leaf_group_hint_bits",
-					  "Bits per subnode of the hints that a group's downlink keeps to predict which subnode holds a key (0 to 32; 0: interpolate between separators; -1: 32 when a key column is a string, else 16); fixed at the index's build",
+					  "Bits per subnode of the hints that a group's downlink keeps to predict which subnode holds a key (0 to 32; 0: interpolate between separators; -1: 32 when a key column is a string, else 12); fixed at the index's build",
 					  PBT_GROUP_HINT_BITS_AUTO, -1, 32, ShareUpdateExclusiveLock);
 	add_bool_reloption(pbt_relopt_kind, "deduplicate_items",
 					   "Leaves of one key's entries store the key once (posting leaves)",

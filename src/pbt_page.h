@@ -22,9 +22,10 @@
  */
 #define PBT_MAGIC			0x50425431	/* "PBT1" */
 #define PBT_VERSION			3
-#define PBT_GROUP_VERSION	5		/* an index with leaf groups, which
-									 * earlier versions must not write (4:
-									 * hints of whole bytes, read no more) */
+#define PBT_GROUP_VERSION	6		/* an index with leaf groups, which
+									 * earlier versions must not write (4
+									 * and 5: hints of whole bytes, hints
+									 * without a base; read no more) */
 #define PBT_PAGE_ID			0xFF91
 #define PBT_METAPAGE_BLKNO	0
 
@@ -263,7 +264,7 @@ typedef struct PbtItem
 #define PBT_GROUP_HINT_BYTES(st) \
 	((st)->group_hint_bits == 0 ? 0 : \
 	 PBT_GROUP_HINT_HEADER + \
-	 (((st)->group_size - 1) * (st)->group_hint_bits + 7) / 8)
+	 ((st)->group_size * (st)->group_hint_bits + 1 + 7) / 8)
 #define PBT_DOWNLINK_SIZE(st) \
 	((st)->normalized ? sizeof(BlockNumber) + PBT_GROUP_HINT_BYTES(st) : \
 	 MAXALIGN(sizeof(BlockNumber)))

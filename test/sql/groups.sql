@@ -65,7 +65,7 @@ LANGUAGE sql AS $$
     ), starts AS (
         SELECT ord FROM p WHERE pos = 0
     )
-    SELECT (SELECT version FROM pagebtree_metapage(idx)) = 5
+    SELECT (SELECT version FROM pagebtree_metapage(idx)) = 6
        AND NOT EXISTS (SELECT FROM p WHERE page_type = 'leaf' AND pos IS NULL)
        AND NOT EXISTS (SELECT FROM p WHERE pos IS NOT NULL AND size <> n)
        AND (SELECT count(*) FROM p WHERE pos IS NOT NULL) = n * (SELECT count(*) FROM starts)
@@ -634,16 +634,20 @@ SELECT hits = expected AS same, hits, descents >= hits AS descended,
 FROM g_lookups('g_hs');
 SELECT pagebtree_check('g_hs_k', true);
 -- every full group has hints for all its subnodes, and they place nearly
--- every entry, also where a group's ascending keys cross 2^20, a carry into
--- the hints' prefix (which shortens it)
+-- every entry, also where a group's ascending keys cross 2^20 (the hints'
+-- window lies across it), and where the gaps between keys grow (cubes: a
+-- subnode's first key past the window widens it)
 CREATE TABLE g_hc (k int8) WITH (autovacuum_enabled = off);
 CREATE INDEX g_hc_k ON g_hc USING pagebtree (k) WITH (leaf_group_size = 16, delta = off);
 INSERT INTO g_hc SELECT i FROM generate_series(1048576 - 30000, 1048576 + 30000) i;
+CREATE TABLE g_hq (k int8) WITH (autovacuum_enabled = off);
+CREATE INDEX g_hq_k ON g_hq USING pagebtree (k) WITH (leaf_group_size = 16, delta = off);
+INSERT INTO g_hq SELECT i::int8 * i * i FROM generate_series(1, 60000) i;
 SELECT t, count(*) AS groups, bool_and(hinted_subnodes = subnodes) AS all_hinted,
        min(hint_exact) > 0.95 AS placed
-FROM unnest(ARRAY['g_hs_k', 'g_hc_k']) t, LATERAL pagebtree_groups(t::regclass)
+FROM unnest(ARRAY['g_hs_k', 'g_hc_k', 'g_hq_k']) t, LATERAL pagebtree_groups(t::regclass)
 WHERE holes = 0 GROUP BY t ORDER BY t;
-SELECT pagebtree_check('g_hc_k', true);
+SELECT pagebtree_check('g_hc_k', true), pagebtree_check('g_hq_k', true);
 -- a subnode whose low fence ends within its first entry's key (flag
 -- key_start: its left neighbour ends with another key) takes the lookups
 -- of that key itself, in one read; where its left neighbour ends with the
@@ -686,9 +690,9 @@ SELECT t, hits = expected AS same, descents > 0 AS descended,
 FROM (VALUES ('g_h32', 'g_fk32'), ('g_hdup', 'g_fkdup')) v(t, probe),
      LATERAL g_lookups(t, probe) l;
 SELECT pagebtree_check('g_hdup_k', true);
--- the default width: 16 bits when every key column has a fixed width, 32
+-- the default width: 12 bits when every key column has a fixed width, 32
 -- with a text column.  Beside 32-bit indexes on the same rows, the root's
--- downlinks (same separators, N = 8) are 14 bytes shorter for int8 keys and
+-- downlinks (same separators, N = 8) are 20 bytes shorter for int8 keys and
 -- as long for text keys.
 CREATE INDEX g_hd_k ON g_h32 USING pagebtree (k) WITH (leaf_group_size = 8);
 CREATE INDEX g_h32_t ON g_h32 USING pagebtree ((k::text) COLLATE "C")

@@ -225,8 +225,9 @@ damage($path{c_tag}, $tag_block * 8192 + 8192 - 32 + 24, "\x63");
 # its right-link, bytes 4-7 of the special space, to itself
 damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block));
 # group hints: downlink 1's item (heads slot 1 at 96 + 8, its offset the
-# slot's first 2 bytes) is [child 4][hints: 3-byte header, then 4 key bytes
-# of each of subnodes 1..3]; subnode 1's become the largest
+# slot's first 2 bytes) is [child 4][hints: 3-byte header, then bits packed:
+# the base (13 bits), then 12 bits for each of subnodes 1..3]; bits 13-23,
+# all but the last of subnode 1's, are set (and the base's low five cleared)
 {
 	my $pageoff = $group_root * 8192;
 	open(my $fh, '<', $path{c_group}) or die "open: $!";
@@ -234,7 +235,7 @@ damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block)
 	seek($fh, $pageoff + 96 + 8, 0) or die "seek: $!";
 	read($fh, my $raw, 2) == 2 or die "read: $!";
 	close($fh);
-	damage($path{c_group}, $pageoff + unpack('v', $raw) + 4 + 3, "\xff\xff\xff\xff");
+	damage($path{c_group}, $pageoff + unpack('v', $raw) + 4 + 3 + 1, "\x07\xff");
 }
 
 # the run's second entry (slot: page header, then slots of
