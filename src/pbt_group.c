@@ -281,7 +281,7 @@ put_bits(char *area, int start, int width, uint64 value)
 static uint64
 hint_base(const char *hints, int bits)
 {
-	return bits_at(HINT_AREA(hints), bits + 1, 0, bits + 1);
+	return bits_at(HINT_AREA(hints), (bits + 1 + 7) / 8, 0, bits + 1);
 }
 
 static uint32
@@ -298,7 +298,7 @@ hint_put(char *hints, int i, int bits, uint32 value)
 	put_bits(HINT_AREA(hints), HINT_AT(i, bits), bits, value);
 }
 
-/* the window of x that the hints compare: bits + 1 bits, ending bits after pbits */
+/* x's window: its bits + 1 bits that end bits after its first pbits */
 static uint64
 hint_window(const char *x, int len, int pbits, int bits)
 {
@@ -544,8 +544,11 @@ set_group_hints(Relation index, PbtState *st, PbtStack stack,
 		UnlockReleaseBuffer(pbuf);
 }
 
-/* bits left for the hints of the subnodes a split adds after the first */
-#define GROWTH_BITS 5
+/*
+ * Bits left for the hints of the subnodes a split adds after the first:
+ * room for a group of PBT_MAX_GROUP_SIZE subnodes with equal gaps
+ */
+#define GROWTH_BITS 4
 
 /*
  * How far added is past left (left <= added) in windows that end at bit

@@ -742,7 +742,7 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		PbtItem		left;
 		PbtItemBuf	leftbuf;
 
-		/* the left half's first entry places the hints' prefix */
+		/* the new subnode is placed from the left half's first entry */
 		pbt_layout(lp)->get(lp, 0, &left, &leftbuf);
 		left.data = memcpy(palloc(left.len), left.data, left.len);
 		UnlockReleaseBuffer(rbuf);
