@@ -171,9 +171,6 @@ sub group_queries
 		for my $q (@q)
 		{
 			my ($text, $idx) = @$q;
-			# bitmap scans: compared as sorted sets (as pbt_diff_round does)
-			$text = 'SELECT * FROM (' . ($text =~ s/ (ORDER BY .*|LIMIT .*)$//r) . ') s ORDER BY s'
-			  if $kind eq 'bitmap';
 			push @sql, "SELECT pbt_diff_query(\$q\$$text\$q\$, '$kind', '$idx');";
 		}
 	}
