@@ -446,27 +446,16 @@ pbt_group_hinted_subnode(PbtState *st, const char *hints, const char *key,
 	int			bits = st->group_hint_bits;
 	int			nused = HINT_NUSED(hints);
 	int64		k;
-	int			lo;
-	int			hi;
+	int			j = 0;
 
 	if (nused == 0 || nused > (int) st->group_size)
 		return -1;
 	k = hint_place(hints, bits, key, keylen);
-	/* the hints of subnodes 1 .. nused - 1 never decrease: bisect them */
-	lo = 1;
-	hi = nused;
-	while (lo < hi)
-	{
-		int			mid = (lo + hi) / 2;
-
-		if (hint_get(hints, mid, bits) < k)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < nused && hint_get(hints, lo, bits) == k)
-		return lo;
-	return lo - 1;
+	while (j + 1 < nused && hint_get(hints, j + 1, bits) < k)
+		j++;
+	if (j + 1 < nused && hint_get(hints, j + 1, bits) == k)
+		j++;
+	return j;
 }
 
 /* the number of subnodes in use that hints were made for, 0: none */
@@ -562,14 +551,13 @@ set_group_hints(Relation index, PbtState *st, PbtStack stack,
 #define GROWTH_BITS 4
 
 /*
- * How far added is past left (left <= added, sharing their first shared
- * bits) in windows that end at bit end, -1 if too far for bits_at to tell.
+ * How far added is past left (left <= added) in windows that end at bit
+ * end, -1 if too far for bits_at to tell.
  */
 static int64
-window_gap(const PbtItem *left, const PbtItem *added, int shared, int end)
+window_gap(const PbtItem *left, const PbtItem *added, int end)
 {
-	Assert(shared == shared_bits(left, added));
-	if (shared < end - BITS_AT_MAX)
+	if (shared_bits(left, added) < end - BITS_AT_MAX)
 		return -1;
 	return (int64) (bits_at(added->data, added->len, end - BITS_AT_MAX, BITS_AT_MAX) -
 					bits_at(left->data, left->len, end - BITS_AT_MAX, BITS_AT_MAX));
@@ -601,7 +589,6 @@ pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
 	char		hints[PBT_GROUP_HINT_MAX_BYTES];
 	int			pbits;
 	int64		left_place;
-	int			shared;
 	int64		place;
 	Buffer		pbuf;
 	int			pos;
@@ -627,8 +614,7 @@ pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
 	}
 	pbits = HINT_PBITS(hints);
 	left_place = j > 1 ? hint_get(hints, j - 1, bits) : 0;
-	shared = shared_bits(left, added);
-	place = window_gap(left, added, shared, pbits + bits);
+	place = window_gap(left, added, pbits + bits);
 	if (place >= 0)
 		place += left_place;
 	if (place < 0 || place >= ((int64) 1 << bits))
@@ -639,7 +625,7 @@ pbt_group_subnode_added(Relation index, PbtState *st, PbtStack stack,
 			int			end = pbits + bits - t;
 			uint64		carry = (bits_at(left->data, left->len, end, t) -
 								 (uint64) left_place) & ((UINT64CONST(1) << t) - 1);
-			int64		gap = window_gap(left, added, shared, end);
+			int64		gap = window_gap(left, added, end);
 			int64		new_left_place = (int64) ((carry + left_place) >> t);
 
 			if (gap >= 0 && new_left_place + gap < ((int64) 1 << (bits - 1)))
