@@ -112,7 +112,7 @@ BEGIN
     PERFORM set_config('enable_indexscan', (scankind IN ('index', 'indexonly'))::text, true);
     PERFORM set_config('enable_indexonlyscan', (scankind = 'indexonly')::text, true);
     PERFORM set_config('enable_bitmapscan', (scankind = 'bitmap')::text, true);
-    PERFORM set_config('enable_sort', (scankind = 'bitmap')::text, true);
+    PERFORM set_config('enable_sort', 'off', true);
     FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || qp LOOP
         plan := plan || line || E'\n';
     END LOOP;
