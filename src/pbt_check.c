@@ -426,13 +426,14 @@ page_unchanged(Relation index, BlockNumber blkno, Page copy)
 
 /*
  * Is blkno's left-link the page whose right-link is blkno?  The walk came
- * from another page when that one split, or was deleted, after it was read.
- * If so, that page's high key, the lower bound of blkno's keys, goes into
- * hikey.
+ * from another page (from) when that one split, or was deleted, after it
+ * was read.  If so, that page's high key, the lower bound of blkno's keys,
+ * goes into hikey.  blkno has no left-link if it is the level's first page
+ * now that from is deleted.
  */
 static bool
-left_link_consistent(Relation index, BlockNumber blkno, StringInfo hikey,
-					 bool *has_hikey)
+left_link_consistent(Relation index, BlockNumber blkno, BlockNumber from,
+					 StringInfo hikey, bool *has_hikey)
 {
 	for (int attempt = 0; attempt < PBT_CHECK_RETRIES; attempt++)
 	{
@@ -443,7 +444,13 @@ left_link_consistent(Relation index, BlockNumber blkno, StringInfo hikey,
 
 		UnlockReleaseBuffer(buf);
 		if (left == InvalidBlockNumber)
-			return false;
+		{
+			buf = read_locked(index, from);
+			ok = PbtIsDeleted(PbtPageGetOpaque(BufferGetPage(buf)));
+			UnlockReleaseBuffer(buf);
+			*has_hikey = false;
+			return ok;
+		}
 		buf = read_locked(index, left);
 		lo = PbtPageGetOpaque(BufferGetPage(buf));
 		ok = lo->page_id == PBT_PAGE_ID && lo->next == blkno && !PbtIsDeleted(lo);
@@ -656,6 +663,8 @@ check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
 			has_chk = pbt_page_get_hikey(cpage, &chk);
 			if (copaque->page_id != PBT_PAGE_ID || copaque->level + 1 != level)
 				problem = "downlink to a page of the wrong level";
+			else if (PbtIsDeleted(copaque))
+				problem = "a deleted page is still linked into the tree";
 			else if (!(copaque->flags & PBT_INCOMPLETE_SPLIT))
 			{
 				if (has_chk != has_expect ||
@@ -757,12 +766,16 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 		buf = read_locked(index, blkno);
 		memcpy(page, BufferGetPage(buf), BLCKSZ);
 		opaque = PbtPageGetOpaque(page);
-		if (!PageIsNew(page) && PbtIsDeleted(opaque) &&
-			prevblk != InvalidBlockNumber)
+		if (!PageIsNew(page) && PbtIsDeleted(opaque))
 		{
 			UnlockReleaseBuffer(buf);
-			/* VACUUM unlinked it after we read the page before: go on */
-			if (!right_link_is(index, prevblk, blkno))
+
+			/*
+			 * VACUUM unlinked it after we read the page before, or the level
+			 * above (check_children saw it live): go on
+			 */
+			if (prevblk == InvalidBlockNumber ||
+				!right_link_is(index, prevblk, blkno))
 			{
 				blkno = opaque->next;
 				continue;
@@ -851,7 +864,8 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 		*nitems += count;
 
 		if (!from_prev &&
-			!left_link_consistent(index, blkno, &prevhikey, &has_prevhikey))
+			!left_link_consistent(index, blkno, prevblk, &prevhikey,
+								  &has_prevhikey))
 			corrupt(index, blkno, 0, "left-link does not point to the left sibling", NULL);
 
 		/* everything here is >= the left sibling's high key */

@@ -996,19 +996,29 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		nall += nsubitems[i];
 	}
 
-	/* rebalance while the pages stay below the split fill */
+	/*
+	 * Rebalance while the pages stay below the split fill, or if a split
+	 * would leave a group of fewer than two entries (long keys in groups of
+	 * two: any two entries and a high key fit a page, so three fit two).
+	 */
 	fullest = plan_pages(st, all, 0, nall, n, grouphk.len > 0 ? &grouphk : NULL,
 						 false, pages);
-	split = fullest < 0 || fullest > PBT_USABLE_SPACE * PBT_GROUP_SPLIT_FILL / 100;
+	split = nall >= 4 &&
+		(fullest < 0 || fullest > PBT_USABLE_SPACE * PBT_GROUP_SPLIT_FILL / 100);
+	if (!split && fullest < 0)
+		elog(ERROR, "pagebtree: leaf group at block %u of index \"%s\" cannot hold its %d entries",
+			 start, RelationGetRelationName(index), nall);
 	initStringInfo(&sep);
 	if (split)
 	{
 		int64		total = 0;
-		int64		acc = 0;
+		int64		acc;
 		PbtItem		sepitem;
 
 		for (int i = 0; i < nall; i++)
 			total += all[i].len;
+		/* acc: the bytes of all[0, mid - 1) */
+		acc = all[0].len;
 		for (mid = 2; mid < nall - 2 && acc + all[mid - 1].len < total / 2; mid++)
 			acc += all[mid - 1].len;
 		pbt_separator(st, &all[mid - 1], &all[mid], &sep);
@@ -1349,6 +1359,8 @@ pbt_group_reclaim_orphan(Relation index, PbtState *st, BlockNumber start)
 	Assert(n >= 2);
 	if (pbt_group_block(g, start, n - 1) >= RelationGetNumberOfBlocks(index))
 		return 0;
+	if (RelationNeedsWAL(index))
+		XLogEnsureRecordSpace(n - 1, 0);
 	for (int i = 0; i < n; i++)
 	{
 		Buffer		buf = ReadBuffer(index, pbt_group_block(g, start, i));

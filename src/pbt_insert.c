@@ -29,6 +29,7 @@
 #include "access/genam.h"
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 static bool insert_on_page(Relation index, PbtState *st, Buffer buf,
@@ -658,6 +659,8 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	Page		rpage = palloc(BLCKSZ);
 	PbtPageOpaque lopaque = PbtPageGetOpaque(lpage);
 	PbtPageOpaque ropaque;
+	PbtItem		left;
+	PbtItem		first;
 
 	/* the page that splits, the new page, and a child the split completes */
 	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE) &&
@@ -709,6 +712,21 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	if (leaf)
 		PredicateLockPageSplit(index, lblkno, rblkno);
 
+	/*
+	 * The new subnode's hint is placed from the left half's first entry and
+	 * its own, copied now: ritems may point into the page, which the left
+	 * half overwrites.
+	 */
+	if (in_group)
+	{
+		PbtItemBuf	leftbuf;
+
+		pbt_layout(lpage)->get(lpage, 0, &left, &leftbuf);
+		left.data = memcpy(palloc(left.len), left.data, left.len);
+		first.data = memcpy(palloc(ritems[0].len), ritems[0].data, ritems[0].len);
+		first.len = ritems[0].len;
+	}
+
 	/* the run that went into the halves: its side page, locked last */
 	if (run_slot >= 0)
 	{
@@ -738,20 +756,12 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		PbtPageOpaque added = PbtPageGetOpaque(BufferGetPage(rbuf));
 		int			j = added->group_pos;
 		uint64		epoch = pbt_group_epoch(added);
-		Page		lp = BufferGetPage(buf);
-		PbtItem		left;
-		PbtItemBuf	leftbuf;
+		BlockNumber start = pbt_group_start(st->delta_group, added, rblkno);
 
-		/* the new subnode is placed from the left half's first entry */
-		pbt_layout(lp)->get(lp, 0, &left, &leftbuf);
-		left.data = memcpy(palloc(left.len), left.data, left.len);
 		UnlockReleaseBuffer(rbuf);
 		UnlockReleaseBuffer(buf);
-		pbt_group_subnode_added(index, st, stack,
-								pbt_group_start(st->delta_group, added, rblkno),
-								j, epoch,
-								&left, &ritems[0]);
-		pfree((char *) left.data);
+		pbt_group_subnode_added(index, st, stack, start, j, epoch, &left,
+								&first);
 		return;
 	}
 	pbt_insert_parent(index, st, buf, rbuf, stack, sep);
@@ -1191,7 +1201,24 @@ insert_on_page(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		   pos <= pbt_layout(page)->count(page));
 	Assert(len > 0 && len <= PBT_MAX_ITEM_SIZE + (int) PBT_DOWNLINK_SIZE(st));
 	if (!fits)
-		return split_page(index, st, buf, stack, pos, item, len, cbuf);
+	{
+		/*
+		 * A split's copies of items and plans (a leaf group's rebalance
+		 * copies the whole group) go into a context freed at once: the
+		 * caller's can last the statement (an INSERT ... SELECT's
+		 * ExecutorState).  A split of the parent nests its own.
+		 */
+		MemoryContext splitcxt = AllocSetContextCreate(CurrentMemoryContext,
+													   "pagebtree split",
+													   ALLOCSET_DEFAULT_SIZES);
+		MemoryContext oldcxt = MemoryContextSwitchTo(splitcxt);
+		bool		inserted = split_page(index, st, buf, stack, pos, item,
+										  len, cbuf);
+
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextDelete(splitcxt);
+		return inserted;
+	}
 
 	before = PageGetLSN(page);
 	pbt_log_insert(index, buf, pos, item, len, cbuf);

@@ -319,7 +319,10 @@ pbt_group_guess(PbtState *st, Page page, int pos, PbtSearchKey *key)
 		return 0;
 	if (pkey >= phi)
 		return st->group_size - 1;
-	return (int) ((double) (pkey - plo) / (double) (phi - plo) * st->group_size);
+	/* (as doubles, pkey - plo can round up to phi - plo) */
+	return Min((int) ((double) (pkey - plo) / (double) (phi - plo) *
+					  st->group_size),
+			   st->group_size - 1);
 }
 
 /*

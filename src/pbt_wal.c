@@ -960,14 +960,15 @@ pbt_log_rebuild(Relation index, PbtState *st, Buffer leafbuf, Page newpage,
 /*
  * Log the changed pages of a leaf group operation, exclusively locked in
  * bufs[0, n), in one record, in block id order; inside the caller's
- * critical section.  Without descs, every page whole in a core XLOG_FPI
- * record (new groups, deletions, and any operation without the resource
- * manager).  With them (pbt_group_overflow, preloaded) as
+ * critical section, which XLogEnsureRecordSpace(n - 1, ...) preceded (a
+ * record takes five blocks without it).  Without descs, every page whole in
+ * a core XLOG_FPI record (new groups, deletions, and any operation without
+ * the resource manager).  With them (pbt_group_overflow, preloaded) as
  * XLOG_PBT_GROUP_REWRITE: a page whose descs[i] is NULL whole, the others
- * with descs[i] as block data (pbt_describe_page, or the new
- * left-link), after XLogEnsureRecordSpace(n - 1, n).  Not inlined, so that
- * a debugger's breakpoint on it (test/t/015_group_orphan.pl) is hit once
- * per record.
+ * with descs[i] as block data (pbt_describe_page, or the new left-link),
+ * reserved as XLogEnsureRecordSpace(n - 1, n).  Not inlined, so that a
+ * debugger's breakpoint on it (test/t/015_group_orphan.pl) is hit once per
+ * record.
  */
 pg_noinline void
 pbt_log_group_pages(Relation index, Buffer *bufs, StringInfo *descs, int n)

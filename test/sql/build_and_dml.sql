@@ -326,6 +326,37 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT t COLLATE "C" FROM bd_sort WHERE t COLLATE "C" > ''c'' ORDER BY t COLLATE "C" DESC'
 ]);
 
+-- one statement's inserts, splits and group rebalances included, leave no
+-- memory behind in the statement's context: 100,000 random keys into each
+-- index, the ExecutorState measured before the last row's insert, against
+-- btree's in the same statement shape
+CREATE FUNCTION bd_executor_bytes() RETURNS int8 LANGUAGE sql VOLATILE AS $$
+    SELECT max(total_bytes) FROM pg_backend_memory_contexts WHERE name = 'ExecutorState'
+$$;
+CREATE TABLE bd_mem (k int8, bytes int8) WITH (autovacuum_enabled = off);
+CREATE TABLE bd_mem_seen (idx text, bytes int8);
+DO $$
+DECLARE
+    def text;
+BEGIN
+    FOREACH def IN ARRAY ARRAY['btree (k)', 'pagebtree (k) WITH (delta = off)',
+                               'pagebtree (k)',
+                               'pagebtree (k) WITH (leaf_group_size = 16)'] LOOP
+        TRUNCATE bd_mem;
+        DROP INDEX IF EXISTS bd_mem_k;
+        EXECUTE 'CREATE INDEX bd_mem_k ON bd_mem USING ' || def;
+        INSERT INTO bd_mem
+        SELECT (i::int8 * 7919 % 100003) * 1000003,
+               CASE WHEN i = 100000 THEN bd_executor_bytes() END
+        FROM generate_series(1, 100000) i;
+        INSERT INTO bd_mem_seen SELECT def, bytes FROM bd_mem WHERE bytes IS NOT NULL;
+    END LOOP;
+END $$;
+SELECT idx, bytes <= (SELECT bytes FROM bd_mem_seen WHERE idx = 'btree (k)') + 1048576
+    AS as_btree
+FROM bd_mem_seen ORDER BY idx;
+SELECT pagebtree_check('bd_mem_k', true);
+
 -- clean up
-DROP TABLE bd, bd_ff, bd_empty, bd_unl, bd_tmp, bd_big, bd_sort;
-DROP FUNCTION bd_verify();
+DROP TABLE bd, bd_ff, bd_empty, bd_unl, bd_tmp, bd_big, bd_sort, bd_mem, bd_mem_seen;
+DROP FUNCTION bd_verify(), bd_executor_bytes();

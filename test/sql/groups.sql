@@ -908,11 +908,33 @@ INSERT INTO g_q VALUES
   ('g_wide', 'SELECT t FROM g_wide WHERE t < ''7'' ORDER BY t DESC');
 SELECT * FROM g_verify('g_wide_t');
 
+-- a full subnode whose group holds three entries in all cannot split the
+-- group (each half needs two): two subnodes of two ascending keys of 2,640
+-- bytes each, the first subnode emptied by VACUUM, then a key between the
+-- second's two; the group rebalances instead
+CREATE TABLE g_three (t text COLLATE "C") WITH (autovacuum_enabled = off);
+CREATE INDEX g_three_t ON g_three USING pagebtree (t)
+  WITH (leaf_group_size = 2, layout = plain, delta = off);
+INSERT INTO g_three SELECT repeat('x', 2640) || i * 10 FROM generate_series(10, 17) i;
+DELETE FROM g_three WHERE t < repeat('x', 2640) || '120';
+VACUUM g_three;
+SELECT g.start, string_agg(s.live_items::text, '/' ORDER BY s.blkno) AS entries
+FROM pagebtree_groups('g_three_t') g,
+     LATERAL (SELECT * FROM pagebtree_page_stats('g_three_t', g.start)
+              UNION ALL SELECT * FROM pagebtree_page_stats('g_three_t', g.start + 1)) s
+GROUP BY g.start ORDER BY g.start;
+INSERT INTO g_three VALUES (repeat('x', 2640) || '125');
+SELECT g_ok('g_three_t', 2), s.groups, s.max_epoch FROM g_shape('g_three_t') s;
+INSERT INTO g_q VALUES
+  ('g_three', 'SELECT right(t, 3) AS c FROM g_three WHERE t > repeat(''x'', 2640) || ''115'''),
+  ('g_three', 'SELECT right(t, 3) FROM g_three WHERE t > repeat(''x'', 2640) ORDER BY t DESC');
+SELECT * FROM g_verify('g_three_t');
+
 DROP TABLE g_rand, g_half, g_ser, g_txt, g_dup, g_comp, g_asc, g_desc, g_rnd,
     g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h12, g_h0, g_hs, g_hc, g_hdup, g_fk32, g_fkdup, g_probe,
     g_dl, g_dl_unl, g_rp, g_rp_got, g_layouts, g_ly_plain, g_ly_heads,
     g_ly_dense, g_ly_semidense, g_ly_bpa, g_ly_fingerprint, g_ly_lists,
-    g_ly_posting, g_wide;
+    g_ly_posting, g_wide, g_three;
 DROP FUNCTION g_layout_step(text, text, text, text[], int, int);
 DROP FUNCTION g_lookups(text, text), g_first_keys(text, regclass), g_root_items(regclass),
     g_delta(regclass);

@@ -9,7 +9,11 @@
 #   - the deleted leaf itself: the walk goes on through its right-link;
 #   - the leaf after a deleted one, holding a key below the high key of
 #     the page the walk came from: its lower bound is its new left
-#     sibling's high key.
+#     sibling's high key;
+#   - the leftmost leaf, deleted before the walk starts there: the walk
+#     starts at its right-link;
+#   - the leaf after it, when the walk has read the leftmost one: the leaf
+#     is now leftmost.
 # Skipped where gdb cannot stop a backend, or not on x86-64.
 
 use strict;
@@ -52,8 +56,10 @@ WHERE s.page_type = 'leaf' AND s.prev = -1});
 }
 
 for my $case (
-	{ name => 'the deleted leaf', read => 'deleted' },
-	{ name => 'the leaf after a deleted one', read => 'after', insert => 1 })
+	{ name => 'the deleted leaf', delete => 3, read => 3 },
+	{ name => 'the leaf after a deleted one', delete => 3, read => 4, insert => 1 },
+	{ name => 'the deleted leftmost leaf', delete => 0, read => 0 },
+	{ name => 'the leaf after a deleted leftmost one', delete => 0, read => 1 })
 {
 	$node->safe_psql(
 		'postgres', q{
@@ -63,8 +69,7 @@ INSERT INTO r SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX r_k ON r USING pagebtree (k) WITH (delta = off);
 });
 	my @leaves = leaves();
-	my ($deleted, $after) = @leaves[ 3, 4 ];
-	my $target = $case->{read} eq 'deleted' ? $deleted : $after;
+	my ($deleted, $target) = @leaves[ $case->{delete}, $case->{read} ];
 	my $tids = "ctid = ANY (ARRAY(SELECT heap_tid FROM pagebtree_page_items('r_k', $deleted)))";
 	my $lowest = $node->safe_psql('postgres', "SELECT min(k) FROM r WHERE $tids");
 	$node->safe_psql('postgres', "DELETE FROM r WHERE $tids");
@@ -84,9 +89,16 @@ CREATE INDEX r_k ON r USING pagebtree (k) WITH (delta = off);
 	my ($pid) = $out =~ /^(\d+)$/m;
 
 	# its second read of the block: the first is the parent's check of
-	# its children, the second the walk of the leaf level
+	# its children, the second the walk of the leaf level (the relation's
+	# file number, first in RelationData after two Oids, tells the index
+	# from catalogs)
+	my $file = $node->safe_psql('postgres', q{SELECT pg_relation_filenode('r_k')});
 	my ($gdb, $gdb_out) = pbt_gdb_pause($pid,
-		[ "break *ReadBuffer if \$rsi == $target", 'ignore 1 1' ], 5);
+		[
+			"break *ReadBuffer if \$rsi == $target && *(unsigned int *) (\$rdi + 8) == $file",
+			'ignore 1 1'
+		],
+		5);
 	if (!$gdb)
 	{
 		$checker->kill_kill;
