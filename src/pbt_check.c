@@ -183,6 +183,11 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 		if (opaque->flags & PBT_INCOMPLETE_SPLIT)
 			corrupt(index, blkno, 0, "a hole of a leaf group is flagged as split", NULL);
 	}
+	/* a split into the next block of the group needs no downlink */
+	else if (pbt_is_subnode(opaque) && (opaque->flags & PBT_INCOMPLETE_SPLIT) &&
+			 pbt_in_group(pbt_delta_group(index, st), opaque, blkno, opaque->next))
+		corrupt(index, blkno, 0,
+				"a subnode is flagged as split into a block of its own group", NULL);
 	for (int i = 0; i < n; i++)
 	{
 		PbtItem		item;

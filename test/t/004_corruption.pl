@@ -11,7 +11,9 @@
 # hints of a downlink are made to decrease: the verifier reports them, and
 # lookups through the index still find their rows (hints only guess); and
 # a subnode whose left neighbour ends with its first key is flagged as if
-# it did not (key_start), which the verifier reports.
+# it did not (key_start), and a subnode whose right neighbour in its group
+# is flagged as a split that still needs a downlink, which the verifier
+# reports.
 # A leaf of an index of comparator keys (whose high keys the verifier does
 # not compare) made to link to itself: the verifier reports the cycle, and
 # does not walk it forever.
@@ -48,6 +50,7 @@ CREATE INDEX c_intact ON c USING pagebtree (s);
 CREATE INDEX c_group ON c USING pagebtree ((k * 2)) WITH (leaf_group_size = 4);
 CREATE INDEX c_gdup ON c USING pagebtree ((k / 50))
   WITH (leaf_group_size = 4, deduplicate_items = off);
+CREATE INDEX c_gsplit ON c USING pagebtree ((k * 3)) WITH (leaf_group_size = 4);
 CREATE INDEX c_loop ON c USING pagebtree ((k::numeric));
 CREATE TABLE cd (s text COLLATE "C");
 INSERT INTO cd SELECT md5(g::text) FROM generate_series(1, 20000) g;
@@ -131,6 +134,24 @@ WHERE s.page_type = 'leaf' AND s.flags ~ '^group=[1-3]/4 epoch=[0-9]+$'});
 		bytes => "\x09",
 		at => qr/index "c_gdup" is corrupt at block \d+, item \d+: .*\n.*DETAIL:  child block $block$/m,
 		msg => qr/a subnode flagged key-start holds a key that its left neighbour may hold/ };
+}
+# the incomplete-split flag (bit 3 of the same flags' first byte) on a
+# subnode whose right-link is the next subnode of its group
+{
+	my $block = $node->safe_psql(
+		'postgres', q{
+SELECT min(s.blkno) FROM generate_series(1, pg_relation_size('c_gsplit') / 8192 - 1) b,
+     LATERAL pagebtree_page_stats('c_gsplit', b) s,
+     LATERAL pagebtree_page_stats('c_gsplit', s.next::int8) r
+WHERE s.page_type = 'leaf' AND s.flags ~ '^group=0/4 ' AND r.flags ~ '^group=1/4 '});
+	ok($block ne '', 'c_gsplit has a subnode linked to the next one of its group');
+	$path{c_gsplit} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_gsplit')");
+	is($node->safe_psql('postgres', "SELECT pagebtree_check('c_gsplit', true)"),
+		'', 'c_gsplit passes before the damage');
+	push @cases, { idx => 'c_gsplit', block => $block,
+		off => 8192 - 32 + 18, bytes => "\x09",
+		msg => qr/a subnode is flagged as split into a block of its own group/ };
 }
 my $tag_block = leaf_of('c_tag', 'plain');
 $path{c_tag} = $node->data_dir . '/'
