@@ -273,15 +273,27 @@ pbt_get_state(Relation index)
 
 /*
  * Every column can be returned: normalized keys decode losslessly.  But
- * not on a hot standby without the resource manager (then its primary has
- * none either): redo of VACUUM's removals is generic WAL there, which
- * cannot wait for the leaf pin of an index-only scan, and the scan could
- * return rows deleted before it started (docs/ARCHITECTURE.md, section 5).
+ * not on a hot standby whose VACUUM removals are generic WAL: without the
+ * resource manager, or with it when the primary's last VACUUM of the index
+ * (or its build) ran without it.  Generic redo cannot wait for the leaf pin
+ * of an index-only scan, and the scan could return rows deleted before it
+ * started (docs/ARCHITECTURE.md, section 5).
  */
 static bool
 pbtcanreturn(Relation index, int attno)
 {
-	return pbt_rmgr_registered || !RecoveryInProgress();
+	Buffer		metabuf;
+	bool		generic;
+
+	if (!RecoveryInProgress())
+		return true;
+	if (!pbt_rmgr_registered)
+		return false;
+	metabuf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	generic = PbtPageGetMeta(BufferGetPage(metabuf))->vacuum_generic != 0;
+	UnlockReleaseBuffer(metabuf);
+	return !generic;
 }
 
 /*

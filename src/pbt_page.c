@@ -116,6 +116,7 @@ pbt_meta_init(Page page, uint32 key_mode)
 	meta->root = InvalidBlockNumber;
 	meta->level = 0;
 	meta->key_mode = key_mode;
+	meta->vacuum_generic = !pbt_rmgr_registered;
 	/* keep the metadata out of the hole that full-page images skip */
 	((PageHeader) page)->pd_lower =
 		((char *) meta + sizeof(PbtMetaPageData)) - (char *) page;

@@ -157,6 +157,10 @@ typedef struct PbtMetaPageData
 									 * group's downlink, 0 = none; likewise */
 	uint32		vacuum_scan;	/* nonzero while VACUUM reads the index in
 								 * block order: no page reuse (pbt_new_page) */
+	uint32		vacuum_generic; /* nonzero if the last VACUUM (or the build)
+								 * ran without the resource manager: its
+								 * removals replay without a cleanup lock
+								 * (pbtcanreturn) */
 } PbtMetaPageData;
 
 #define PbtPageGetMeta(page) ((PbtMetaPageData *) PageGetContents(page))

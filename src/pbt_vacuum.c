@@ -336,7 +336,10 @@ set_vacuum_scan(Relation index, bool on)
 	xlog = GenericXLogStart(index);
 	meta = GenericXLogRegisterBuffer(xlog, metabuf, 0);
 	PbtPageGetMeta(meta)->vacuum_scan = on;
-	/* an older index's metapage ends before the field: not in the hole */
+	/* logged before any removal of this VACUUM: see pbtcanreturn */
+	if (on)
+		PbtPageGetMeta(meta)->vacuum_generic = !pbt_rmgr_registered;
+	/* an older index's metapage ends before the fields: not in the hole */
 	((PageHeader) meta)->pd_lower =
 		Max(((PageHeader) meta)->pd_lower,
 			(char *) (PbtPageGetMeta(meta) + 1) - (char *) meta);
