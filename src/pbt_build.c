@@ -883,6 +883,31 @@ set_hikey(Page page, PbtItem *hikey)
 }
 
 /*
+ * The high key of lb's current page if item (len bytes) is the next one of
+ * its level: the separator between the page's last item and it (a leaf), or
+ * its key (an inner page).
+ */
+static void
+level_hikey(BuildState *bs, LevelBuilder *lb, const char *item, int len,
+			StringInfo sep)
+{
+	Page		page = lb->page;
+	PbtItem		lastleft;
+	PbtItemBuf	lastbuf;
+	PbtItem		firstright = {item, len};
+
+	if (lb->level == 0)
+	{
+		pbt_layout(page)->get(page, pbt_layout(page)->count(page) - 1,
+							  &lastleft, &lastbuf);
+		pbt_separator(bs->st, &lastleft, &firstright, sep);
+	}
+	else
+		appendBinaryStringInfo(sep, item + PBT_DOWNLINK_SIZE(bs->st),
+							   len - PBT_DOWNLINK_SIZE(bs->st));
+}
+
+/*
  * lb's current page is full before item (the next item of its level, or at
  * the seam of a split load the worker's first item): give it its high key,
  * finish it, start the next page and release this one.
@@ -893,14 +918,11 @@ next_level_page(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	PbtState   *st = bs->st;
 	Page		page = lb->page;
 	const PbtLayout *layout = pbt_layout(page);
-	int			n = layout->count(page);
+	int			n PG_USED_FOR_ASSERTS_ONLY = layout->count(page);
 	bool		leaf = lb->level == 0;
 	const PbtLayout *rebuilt = rebuilt_layout(bs, lb);
 	bool		runs = rebuilt != NULL && rebuilt->run_span != NULL;
-	int			dl = leaf ? 0 : PBT_DOWNLINK_SIZE(st);
 	StringInfoData sep;
-	PbtItem		lastleft;
-	PbtItemBuf	lastbuf;
 	PbtItem		firstright = {item, len};
 	PbtItem		hikey;
 	Buffer		nbuf = InvalidBuffer;
@@ -915,14 +937,7 @@ next_level_page(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 
 	initStringInfo(&sep);
 	Assert(n > 0);
-	if (leaf)
-	{
-		/* the last item, as the page holds it */
-		layout->get(page, n - 1, &lastleft, &lastbuf);
-		pbt_separator(st, &lastleft, &firstright, &sep);
-	}
-	else
-		appendBinaryStringInfo(&sep, item + dl, len - dl);
+	level_hikey(bs, lb, item, len, &sep);
 	hikey.data = sep.data;
 	hikey.len = sep.len;
 
@@ -983,6 +998,29 @@ next_level_page(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	if (npos == 0 && !to_file)
 		add_downlink(bs, lb, nblk, sep.data, sep.len);
 	pfree(sep.data);
+}
+
+/*
+ * Would lb's current page, whose room check kept space for a high key as
+ * long as its last item, take the high key that item makes?
+ */
+static bool
+hikey_fits(BuildState *bs, LevelBuilder *lb, const char *item, int len)
+{
+	Page		page = lb->page;
+	const PbtLayout *layout = pbt_layout(page);
+	PbtItem		last;
+	PbtItemBuf	lastbuf;
+	StringInfoData sep;
+	bool		fits;
+
+	layout->get(page, layout->count(page) - 1, &last, &lastbuf);
+	initStringInfo(&sep);
+	level_hikey(bs, lb, item, len, &sep);
+	fits = sep.len <= last.len ||
+		pbt_page_has_room(page, MAXALIGN(sep.len) + sizeof(PbtSlot));
+	pfree(sep.data);
+	return fits;
 }
 
 static void
@@ -1052,6 +1090,34 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 		}
 	}
 
+	/*
+	 * The room check kept space for a high key as long as the page's last
+	 * item, which a leaf's separator with normalized keys is not longer
+	 * than; but in comparator mode it is the whole key of the next item, and
+	 * on an inner page the next downlink's key.  If that does not fit, the
+	 * last item moves on to the next page with this one, as in nbtree's
+	 * build: the high key it makes is no longer than it.
+	 */
+	if (full && n >= 2 && !runs && !(layout->flags & PBT_LF_REBUILT) &&
+		!hikey_fits(bs, lb, item, len))
+	{
+		PbtItem		last;
+		PbtItemBuf	lastbuf;
+		char	   *moved;
+		int			movedlen;
+
+		layout->get(page, n - 1, &last, &lastbuf);
+		moved = memcpy(palloc(last.len), last.data, last.len);
+		movedlen = last.len;
+		layout->truncate(page, n - 1);
+		next_level_page(bs, lb, moved, movedlen);
+		/* (the first key of an inner page is -inf) */
+		if (!pbt_layout(lb->page)->insert(lb->page, 0, moved, leaf ? movedlen : dl))
+			elog(ERROR, "pagebtree build: item does not fit on an empty page");
+		pfree(moved);
+		add_to_level(bs, lb, item, len);
+		return;
+	}
 	if (full)
 	{
 		next_level_page(bs, lb, item, len);

@@ -247,8 +247,9 @@ decode_front_coded(const char *p, const char *end, int n)
 	{
 		int			prevlen = 0;
 
-		if (pass == 1)
-			buf = palloc(Max(total, 1));
+		/* (none for no items: the caller frees it through items[0]) */
+		if (pass == 1 && n > 0)
+			buf = palloc(total);
 		q = p;
 		total = 0;
 		for (int t = 0; t < n; t++)
@@ -569,11 +570,18 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 	else if (info == XLOG_PBT_REBUILD)
 	{
 		xl_pbt_rebuild *xlrec = (xl_pbt_rebuild *) XLogRecGetData(record);
+		char	   *data = XLogRecGetBlockData(record, 0, NULL);
 		xl_pbt_group_page leaf;
 
-		memcpy(&leaf, XLogRecGetBlockData(record, 0, NULL), sizeof(leaf));
-		appendStringInfo(buf, "layout %u, keeps %u items, adds %u",
-						 leaf.opaque.layout, leaf.keep_count, leaf.nlogged);
+		/* no description where the leaf's full-page image replaced it */
+		if (data == NULL)
+			appendStringInfoString(buf, "leaf logged whole");
+		else
+		{
+			memcpy(&leaf, data, sizeof(leaf));
+			appendStringInfo(buf, "layout %u, keeps %u items, adds %u",
+							 leaf.opaque.layout, leaf.keep_count, leaf.nlogged);
+		}
 		if (xlrec->run_slot >= 0)
 			appendStringInfo(buf, ", empties run %d", xlrec->run_slot);
 	}

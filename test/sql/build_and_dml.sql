@@ -326,6 +326,27 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT t COLLATE "C" FROM bd_sort WHERE t COLLATE "C" > ''c'' ORDER BY t COLLATE "C" DESC'
 ]);
 
+-- comparator keys of very different lengths: a leaf's high key is the next
+-- leaf's whole first key, longer than the room kept for it (as long as the
+-- page's last key), so the build moves that last key on to the next leaf
+-- (arrays of one int8, and every seventh of 100 to 299)
+CREATE TABLE bd_cmp (a int8[]) WITH (autovacuum_enabled = off);
+INSERT INTO bd_cmp
+SELECT CASE WHEN g % 7 = 0
+            THEN ARRAY(SELECT (g::int8 * 1000 + i) * 7919 % 1000003 * 1000003
+                       FROM generate_series(1, 100 + g % 200) i)
+            ELSE ARRAY[g::int8 * 1000] END
+FROM generate_series(1, 20000) g;
+CREATE INDEX bd_cmp_a ON bd_cmp USING pagebtree (a);
+CREATE INDEX bd_cmp_a100 ON bd_cmp USING pagebtree (a) WITH (fillfactor = 100);
+SELECT key_mode FROM pagebtree_metapage('bd_cmp_a');
+SELECT pagebtree_check('bd_cmp_a', true), pagebtree_check('bd_cmp_a100', true);
+DROP INDEX bd_cmp_a100;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT a FROM bd_cmp WHERE a > ''{7000}'' AND a < ''{9000000}''',
+    'SELECT a FROM bd_cmp WHERE a >= ''{14000}'' ORDER BY a DESC'
+]);
+
 -- one statement's inserts, splits and group rebalances included, leave no
 -- memory behind in the statement's context: 100,000 random keys into each
 -- index, the ExecutorState measured before the last row's insert, against
@@ -358,5 +379,5 @@ FROM bd_mem_seen ORDER BY idx;
 SELECT pagebtree_check('bd_mem_k', true);
 
 -- clean up
-DROP TABLE bd, bd_ff, bd_empty, bd_unl, bd_tmp, bd_big, bd_sort, bd_mem, bd_mem_seen;
+DROP TABLE bd, bd_ff, bd_empty, bd_unl, bd_tmp, bd_big, bd_sort, bd_cmp, bd_mem, bd_mem_seen;
 DROP FUNCTION bd_verify(), bd_executor_bytes();
