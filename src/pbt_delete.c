@@ -117,25 +117,31 @@ pbt_delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 
 		delstate.status[i].promising = dup_prev[pos] || dup_prev[pos + 1];
 	}
-	if (delstate.ndeltids == 0)
-		return;
-
-	delstate.bottomup = bottomup;
-	delstate.bottomupfreespace = Max(BLCKSZ / 16,
-									 Min(layout->item_cost(page, newitem, newlen),
-										 BLCKSZ / 2));
-	horizon = table_index_delete_tuples(heapRel, &delstate);
-
-	/* the table AM kept only the deletable entries (in TID order) */
-	for (int i = 0; i < delstate.ndeltids; i++)
+	if (delstate.ndeltids > 0)
 	{
-		TM_IndexStatus *stt = &delstate.status[delstate.deltids[i].id];
+		delstate.bottomup = bottomup;
+		delstate.bottomupfreespace = Max(BLCKSZ / 16,
+										 Min(layout->item_cost(page, newitem, newlen),
+											 BLCKSZ / 2));
+		horizon = table_index_delete_tuples(heapRel, &delstate);
 
-		if (stt->knowndeletable)
-			deletable[ndel++] = stt->idxoffnum;
+		/* the table AM kept only the deletable entries (in TID order) */
+		for (int i = 0; i < delstate.ndeltids; i++)
+		{
+			TM_IndexStatus *stt = &delstate.status[delstate.deltids[i].id];
+
+			if (stt->knowndeletable)
+				deletable[ndel++] = stt->idxoffnum;
+		}
 	}
+	/* (the caller's context can last the statement) */
 	pfree(delstate.deltids);
 	pfree(delstate.status);
+	if (bottomup)
+	{
+		pfree(dup_prev);
+		pfree(prev.data);
+	}
 	if (ndel == 0)
 		return;
 

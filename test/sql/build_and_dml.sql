@@ -377,7 +377,39 @@ SELECT idx, bytes <= (SELECT bytes FROM bd_mem_seen WHERE idx = 'btree (k)') + 1
     AS as_btree
 FROM bd_mem_seen ORDER BY idx;
 SELECT pagebtree_check('bd_mem_k', true);
+-- the same for a second UPDATE of every row that changes another indexed
+-- column: each full leaf of the unchanged index asks the heap which older
+-- versions it may remove (bottom-up deletion), measured at the 100,000th row
+CREATE SEQUENCE bd_upd_rows;
+CREATE FUNCTION bd_upd_note() RETURNS int8 LANGUAGE sql VOLATILE AS $$
+    SELECT 0 * length(set_config('bd.upd_bytes', bd_executor_bytes()::text, false))
+$$;
+TRUNCATE bd_mem_seen;
+DO $$
+DECLARE
+    def text;
+BEGIN
+    FOREACH def IN ARRAY ARRAY['btree (k)', 'pagebtree (k)',
+                               'pagebtree (k) WITH (leaf_group_size = 16)'] LOOP
+        DROP TABLE IF EXISTS bd_upd;
+        CREATE TABLE bd_upd (k int8, v int8) WITH (autovacuum_enabled = off, fillfactor = 100);
+        INSERT INTO bd_upd SELECT i, i FROM generate_series(1, 100000) i;
+        EXECUTE 'CREATE INDEX bd_upd_k ON bd_upd USING ' || def;
+        CREATE INDEX bd_upd_v ON bd_upd USING btree (v);
+        UPDATE bd_upd SET v = v + 1;
+        PERFORM setval('bd_upd_rows', 1, false);
+        UPDATE bd_upd SET v = v + 1 +
+            CASE WHEN nextval('bd_upd_rows') = 100000 THEN bd_upd_note() ELSE 0 END;
+        INSERT INTO bd_mem_seen VALUES (def, current_setting('bd.upd_bytes')::int8);
+    END LOOP;
+END $$;
+SELECT idx, bytes <= (SELECT bytes FROM bd_mem_seen WHERE idx = 'btree (k)') + 262144
+    AS as_btree
+FROM bd_mem_seen ORDER BY idx;
+SELECT pagebtree_check('bd_upd_k', true);
 
 -- clean up
-DROP TABLE bd, bd_ff, bd_empty, bd_unl, bd_tmp, bd_big, bd_sort, bd_cmp, bd_mem, bd_mem_seen;
-DROP FUNCTION bd_verify(), bd_executor_bytes();
+DROP TABLE bd, bd_ff, bd_empty, bd_unl, bd_tmp, bd_big, bd_sort, bd_cmp, bd_mem, bd_mem_seen,
+    bd_upd;
+DROP SEQUENCE bd_upd_rows;
+DROP FUNCTION bd_verify(), bd_executor_bytes(), bd_upd_note();
