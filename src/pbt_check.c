@@ -379,8 +379,11 @@ check_side_pages(Relation index, PbtState *st)
 			page = BufferGetPage(buf);
 			if (pbt_run_read(index, st, buf, &run, NULL))
 			{
-				if (!PbtIsTreePage(page) || !PbtIsLeaf(PbtPageGetOpaque(page)) ||
-					PbtIsDeleted(PbtPageGetOpaque(page)))
+				PbtPageOpaque opaque = PbtPageGetOpaque(page);
+
+				/* (a hole's run would show when the hole joins its group) */
+				if (!PbtIsTreePage(page) || !PbtIsLeaf(opaque) ||
+					PbtIsDeleted(opaque) || (opaque->flags & PBT_HOLE))
 					corrupt(index, side, slot, "run of a block that is not a live leaf",
 							psprintf("block %u", leaf));
 				pbt_run_free(&run);

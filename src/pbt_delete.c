@@ -147,6 +147,6 @@ pbt_delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 
 	qsort(deletable, ndel, sizeof(int), cmp_int);
 	pbt_log_delete(index, buf, deletable, ndel,
-				   standby_info ? horizon : InvalidTransactionId);
+				   standby_info ? horizon : InvalidTransactionId, false);
 	PBT_CHECK_PAGE(index, page, BufferGetBlockNumber(buf));
 }

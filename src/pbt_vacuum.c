@@ -242,7 +242,7 @@ vacuum_leaf(Relation index, PbtState *st, Buffer buf,
 		/* the cleanup lock: no scan is paused on this page's entries */
 		Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
 		/* heap pruning already resolved conflicts with standby queries */
-		pbt_log_delete(index, buf, deletable, ndel, InvalidTransactionId);
+		pbt_log_delete(index, buf, deletable, ndel, InvalidTransactionId, true);
 		PBT_CHECK_PAGE(index, page, BufferGetBlockNumber(buf));
 		stats->tuples_removed += ndel;
 	}

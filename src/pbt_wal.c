@@ -42,7 +42,8 @@ static void
 pbt_redo_delete(XLogReaderState *record)
 {
 	xl_pbt_delete *xlrec = (xl_pbt_delete *) XLogRecGetData(record);
-	bool		vacuum = !TransactionIdIsValid(xlrec->snapshotConflictHorizon);
+	bool		vacuum = XLogRecGetDataLen(record) >= SizeOfPbtDelete ?
+		xlrec->vacuum : !TransactionIdIsValid(xlrec->snapshotConflictHorizon);
 	Buffer		buf;
 
 	/* standby queries that may still see the heap tuples must end first */
@@ -54,7 +55,7 @@ pbt_redo_delete(XLogReaderState *record)
 		PbtResolveConflictWithSnapshot(xlrec->snapshotConflictHorizon,
 									   xlrec->isCatalogRel, rlocator);
 	}
-	/* VACUUM's (no horizon) waits for standby scans' pins, as on the primary */
+	/* VACUUM's waits for standby scans' pins, as on the primary */
 	if (XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, vacuum,
 									  &buf) == BLK_NEEDS_REDO)
 	{
@@ -534,8 +535,10 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 	{
 		xl_pbt_delete *xlrec = (xl_pbt_delete *) XLogRecGetData(record);
 
-		appendStringInfo(buf, "ndeleted %u, snapshotConflictHorizon %u",
-						 xlrec->ndeleted, xlrec->snapshotConflictHorizon);
+		appendStringInfo(buf, "ndeleted %u, snapshotConflictHorizon %u%s",
+						 xlrec->ndeleted, xlrec->snapshotConflictHorizon,
+						 XLogRecGetDataLen(record) >= SizeOfPbtDelete &&
+						 xlrec->vacuum ? ", vacuum" : "");
 	}
 	else if (info == XLOG_PBT_SPLIT)
 	{
@@ -1383,18 +1386,20 @@ apply_delete(Page page, void *arg)
  * exclusively locked leaf in buf, and log it.  A valid horizon (standby
  * information logged) cancels the standby queries that could still see
  * those tuples first: in the record, or in a conflict record before the
- * generic one.
+ * generic one.  VACUUM's (vacuum) hold a cleanup lock, which redo takes too.
  */
 void
 pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
-			   TransactionId snapshotConflictHorizon)
+			   TransactionId snapshotConflictHorizon, bool vacuum)
 {
 	xl_pbt_delete xlrec;
 	uint16		pos16[PBT_MAX_ITEMS_PER_PAGE];
 	DeleteArgs	args = {positions, n};
 
+	Assert(!vacuum || !TransactionIdIsValid(snapshotConflictHorizon));
 	xlrec.snapshotConflictHorizon = snapshotConflictHorizon;
 	xlrec.ndeleted = n;
+	xlrec.vacuum = vacuum;
 #if PG_VERSION_NUM >= 160000
 	/* only a valid horizon causes a conflict */
 	xlrec.isCatalogRel = TransactionIdIsValid(snapshotConflictHorizon) &&

@@ -215,7 +215,10 @@ typedef struct xl_pbt_reuse_page
  * of entries known dead to everyone.  Redo resolves recovery conflicts up
  * to a valid snapshotConflictHorizon and deletes the same positions;
  * VACUUM's under the leaf's cleanup lock, as on the primary (a standby
- * scan holding the leaf's pin may still return the entries' TIDs).
+ * scan holding the leaf's pin may still return the entries' TIDs), the
+ * others, like nbtree's, under an exclusive lock.  Records without the
+ * vacuum field (shorter: an older library's) take the cleanup lock when
+ * their horizon is invalid.
  *
  * Backup blocks:
  *	0: the leaf; block data: ndeleted uint16 ordered positions, ascending.
@@ -227,14 +230,11 @@ typedef struct xl_pbt_delete
 #if PG_VERSION_NUM >= 160000
 	bool		isCatalogRel;
 #endif
+	bool		vacuum;			/* VACUUM's removal */
 } xl_pbt_delete;
 
 /* logged size, without the trailing padding (it would be uninitialized) */
-#if PG_VERSION_NUM >= 160000
-#define SizeOfPbtDelete (offsetof(xl_pbt_delete, isCatalogRel) + sizeof(bool))
-#else
-#define SizeOfPbtDelete (offsetof(xl_pbt_delete, ndeleted) + sizeof(uint16))
-#endif
+#define SizeOfPbtDelete (offsetof(xl_pbt_delete, vacuum) + sizeof(bool))
 
 /* generic_xlog.c's delta format: fragments of offset, length, bytes */
 #define GENERIC_FRAGMENT_HEADER (2 * (int) sizeof(OffsetNumber))
@@ -248,7 +248,8 @@ extern void pbt_generic_change(Relation index, int n, const Buffer *bufs,
 extern void pbt_log_insert(Relation index, Buffer buf, int pos,
 						   const char *data, int len, Buffer cbuf);
 extern void pbt_log_delete(Relation index, Buffer buf, const int *positions,
-						   int n, TransactionId snapshotConflictHorizon);
+						   int n, TransactionId snapshotConflictHorizon,
+						   bool vacuum);
 extern void pbt_log_split(Relation index, PbtState *st, Buffer lbuf,
 						  Page lpage, int keep, const char *hikey,
 						  int hikeylen, const PbtItem *added, int added_pos,

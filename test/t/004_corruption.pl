@@ -19,7 +19,9 @@
 # does not walk it forever.
 # A pending entry in the delta area made to look like a run's reference
 # entry, which only its first may be: the verifier, and a scan that reads
-# the run, report it instead of reading on.
+# the run, report it instead of reading on.  A run copied into the slot of
+# a leaf group's hole, whose entries would appear when the hole joins its
+# group: the verifier reports it.
 
 use strict;
 use warnings;
@@ -55,8 +57,12 @@ CREATE INDEX c_loop ON c USING pagebtree ((k::numeric));
 CREATE TABLE cd (s text COLLATE "C");
 INSERT INTO cd SELECT md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_delta ON cd USING pagebtree (s) WITH (delta = on);
+CREATE TABLE ch (s text COLLATE "C");
+INSERT INTO ch SELECT md5(g::text) FROM generate_series(1, 3000) g;
+CREATE INDEX c_dhole ON ch USING pagebtree (s) WITH (delta = on, leaf_group_size = 4);
 SET pagebtree.delta_append_always = on;
 INSERT INTO cd VALUES ('0000a'), ('0000b'), ('0000c');
+INSERT INTO ch VALUES ('ffffa'), ('ffffb');
 CHECKPOINT;
 });
 
@@ -152,6 +158,32 @@ WHERE s.page_type = 'leaf' AND s.flags ~ '^group=0/4 ' AND r.flags ~ '^group=1/4
 	push @cases, { idx => 'c_gsplit', block => $block,
 		off => 8192 - 32 + 18, bytes => "\x09",
 		msg => qr/a subnode is flagged as split into a block of its own group/ };
+}
+# the last group's last subnode holds the run of the two keys, and the hole
+# after it has the next slot of the same side page
+{
+	my ($leaf, $side, $group) = split /\|/, $node->safe_psql(
+		'postgres', q{
+SELECT r.leaf, r.side_block, m.delta_group
+FROM pagebtree_runs('c_dhole') r, pagebtree_metapage('c_dhole') m WHERE r.entries > 0});
+	my $hole = $leaf + 1;
+	like($node->safe_psql('postgres', "SELECT flags FROM pagebtree_page_stats('c_dhole', $hole)"),
+		qr/ hole$/, 'c_dhole: the block after the run\'s leaf is a hole');
+	is(($hole - 1) % ($group + 1), ($leaf - 1) % ($group + 1) + 1,
+		'c_dhole: its slot is the next one of the same side page');
+	is($node->safe_psql('postgres', "SELECT pagebtree_check('c_dhole', true)"),
+		'', 'c_dhole passes before the damage');
+	$path{c_dhole} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_dhole')");
+	my $slot_size = int(8136 / $group / 8) * 8;
+	my $slot_off = 24 + (($leaf - 1) % ($group + 1) - 1) * $slot_size;
+	open(my $fh, '<', $path{c_dhole}) or die "open: $!";
+	binmode $fh;
+	seek($fh, $side * 8192 + $slot_off, 0) or die "seek: $!";
+	read($fh, my $run, $slot_size) == $slot_size or die "read: $!";
+	close($fh);
+	push @cases, { idx => 'c_dhole', block => $side, off => $slot_off + $slot_size,
+		bytes => $run, msg => qr/run of a block that is not a live leaf\nDETAIL:  block $hole/ };
 }
 my $tag_block = leaf_of('c_tag', 'plain');
 $path{c_tag} = $node->data_dir . '/'

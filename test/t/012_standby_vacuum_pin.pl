@@ -7,7 +7,7 @@
 # that pin, the heap's later VACUUM records could set the visibility map
 # bit of the pages whose rows the batch still names, and the scan would
 # return deleted rows without visiting the heap.  Redo of VACUUM's leaf
-# deletions (XLOG_PBT_DELETE without a horizon) and of its changes to a
+# deletions (XLOG_PBT_DELETE marked vacuum) and of its changes to a
 # leaf's delta-area run (XLOG_PBT_VACUUM_FOLD) takes the leaf's cleanup
 # lock, so replay waits for the cursor (max_standby_streaming_delay = -1).
 # Generic WAL's redo takes no cleanup locks, so without the resource
@@ -15,7 +15,8 @@
 # same cursor is a plain index scan there, which visits the heap
 # (docs/ARCHITECTURE.md, section 5).  Nor does a standby with it whose
 # primary runs without it: the metapage says that the last VACUUM (or the
-# build) logged generic WAL.
+# build) logged generic WAL.  An insert's removal of dead entries takes no
+# cleanup lock on the standby, as on the primary, even without a horizon.
 
 use strict;
 use warnings;
@@ -52,8 +53,13 @@ CREATE INDEX t_a ON t USING pagebtree (a) WITH (delta = off);
 CREATE TABLE r (a int4) WITH (autovacuum_enabled = off);
 INSERT INTO r SELECT generate_series(1, 1000, 2);
 CREATE INDEX r_a ON r USING pagebtree (a) WITH (delta = on);
+CREATE TABLE s (a int4) WITH (autovacuum_enabled = off);
+INSERT INTO s SELECT generate_series(2, 1000);
+INSERT INTO s VALUES (1);
+CREATE INDEX s_a ON s USING pagebtree (a) WITH (delta = off);
 VACUUM t;
 VACUUM r;
+VACUUM s;
 SET pagebtree.delta_append_always = on;
 INSERT INTO r SELECT generate_series(2, 40, 2);
 });
@@ -121,6 +127,69 @@ FROM pg_stat_activity WHERE backend_type = 'startup'});
 				'postgres', "SELECT count(*) FROM $tab WHERE a <= 500"),
 			$primary->safe_psql(
 				'postgres', "SELECT count(*) FROM $tab WHERE a <= 500"),
+			"$what: the standby counts what the primary does");
+	}
+
+	# An insert's removal of dead entries, unlike VACUUM's, does not wait
+	# for pins, as nbtree's does not.  Its heap tuples are gone already
+	# (VACUUM without index cleanup), so its horizon is invalid like
+	# VACUUM's; the cursor starts after that replayed, so it conflicts
+	# with no snapshot either.
+	{
+		my $what = "$mode, an insert's removal";
+		my $query = 'SELECT a FROM s WHERE a <= 500 ORDER BY a';
+		$primary->safe_psql('postgres', q{
+DELETE FROM s WHERE a BETWEEN 2 AND 400;
+VACUUM (INDEX_CLEANUP off) s;
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*) FROM s WHERE a BETWEEN 2 AND 400;});
+		$primary->wait_for_catchup($standby);
+		my $want = $primary->safe_psql('postgres',
+			"SELECT string_agg(a::text, ',' ORDER BY a) FROM s WHERE a > 1 AND a <= 500");
+
+		my $bg = $standby->background_psql('postgres', on_error_stop => 1);
+		$bg->query_safe(
+			'SET enable_seqscan = off; SET enable_bitmapscan = off; BEGIN');
+		$bg->query_safe("DECLARE c CURSOR FOR $query");
+		is($bg->query_safe('FETCH 1 FROM c'), '1', "$what: the cursor returned 1");
+
+		# new rows of the deleted keys fill the leaf the cursor holds
+		# (pg_walinspect, where installed, shows the removal's record)
+		my ($ret) = $primary->psql('postgres',
+			'CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+		my $start = $primary->lsn('insert');
+		$primary->safe_psql('postgres',
+			'INSERT INTO s SELECT a % 399 + 2 FROM generate_series(1, 3000) a');
+		my $lsn = $primary->lsn('insert');
+		like( $primary->safe_psql(
+				'postgres', qq{
+SELECT string_agg(description, ';') FROM pg_get_wal_records_info('$start', '$lsn')
+WHERE resource_manager = 'pagebtree' AND record_type = 'DELETE'}),
+			qr/^ndeleted [1-9][0-9]*, snapshotConflictHorizon 0$/,
+			"$what: one insert removed dead entries, without a horizon")
+		  if $rmgr && $ret == 0;
+		my $state = '';
+		for (1 .. 300)
+		{
+			$state = $standby->safe_psql(
+				'postgres', qq{
+SELECT CASE WHEN pg_last_wal_replay_lsn() >= '$lsn' THEN 'replayed'
+            ELSE coalesce(wait_event, '') END
+FROM pg_stat_activity WHERE backend_type = 'startup'});
+			last if $state eq 'replayed' || $state eq 'BufferPin';
+			usleep(100_000);
+		}
+		is($state, 'replayed', "$what: replay does not wait for the cursor's pin");
+
+		my $got = $bg->query_safe('FETCH ALL FROM c');
+		$got =~ s/\n/,/g;
+		is($got, $want, "$what: the cursor returns the rows of its snapshot");
+		$bg->query_safe('COMMIT');
+		$bg->quit;
+		is( $standby->safe_psql('postgres', "SELECT pagebtree_check('s_a', true)"),
+			'', "$what: pagebtree_check passes on the standby after replay");
+		is( $standby->safe_psql('postgres', 'SELECT count(*) FROM s'),
+			$primary->safe_psql('postgres', 'SELECT count(*) FROM s'),
 			"$what: the standby counts what the primary does");
 	}
 	$standby->stop;
