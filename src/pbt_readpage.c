@@ -541,8 +541,22 @@ batch_within_end(PbtScanOpaque so, Page page, const PbtIter *it, int limit)
 }
 
 /*
+ * Is item before where a bitmap scan reads: below its lower bound, or below
+ * the key it reads on from (a resume after a rebalance, whose entries
+ * below that key it has already read)?
+ */
+static inline bool
+before_start(PbtScanOpaque so, const PbtItem *item)
+{
+	return (so->has_lower &&
+			pbt_compare(so->st, &so->lowerkey, item->data, item->len) > 0) ||
+		(so->run_from && so->run_from != &so->lowerkey &&
+		 pbt_compare(so->st, so->run_from, item->data, item->len) > 0);
+}
+
+/*
  * Whether the entries at positions first and last both pass the scan keys
- * (first also the lower bound, if check_lower), which tells it of every
+ * (first also before_start, if check_lower), which tells it of every
  * entry between them when every key that the start and end keys do not
  * cover is required (so->keys_batchable: on a column after equalities
  * only).  The entries between share their leading columns, and the key's
@@ -559,8 +573,7 @@ ends_pass_keys(PbtScanOpaque so, Page page, const PbtLayout *layout,
 
 	Assert(so->keys_batchable);
 	layout->get(page, first, &item, &itembuf);
-	if ((check_lower && so->has_lower &&
-		 pbt_compare(so->st, &so->lowerkey, item.data, item.len) > 0) ||
+	if ((check_lower && before_start(so, &item)) ||
 		!pbt_check_item_keys(so, item.data, item.len, dir, &continuescan))
 		return false;
 	layout->get(page, last, &item, &itembuf);
@@ -752,7 +765,8 @@ page_passes_whole(PbtScanOpaque so, Page page, const PbtLayout *layout)
 /*
  * A bitmap scan's read of the share-locked leaf in buf: every item, in the
  * order the layout stores them (BPA leaves are not sorted), each checked
- * against both bounds, unless all of them pass (their TIDs alone, then).
+ * against both bounds and the key the read starts from (before_start),
+ * unless all of them pass (their TIDs alone, then).
  * An item past the upper bound means that no page to the right can match,
  * as in an ordered read.
  */
@@ -786,9 +800,7 @@ read_page_unordered(IndexScanDesc scan, Buffer buf)
 			it.layout->iter_filter(&it, &so->entry_filter, PG_INT32_MAX);
 		if (!pbt_iter_next(&it, &item))
 			break;
-		if ((scan->ignore_killed_tuples && it.dead) ||
-			(so->has_lower &&
-			 pbt_compare(so->st, &so->lowerkey, item.data, item.len) > 0))
+		if ((scan->ignore_killed_tuples && it.dead) || before_start(so, &item))
 			continue;
 		if (check_item(so, item.data, item.len, ForwardScanDirection, &continuescan))
 			save_item(scan, k++, it.pos, item.data, item.len);
