@@ -1099,7 +1099,7 @@ add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len)
 	 * build: the high key it makes is no longer than it.
 	 */
 	if (full && n >= 2 && !runs && !(layout->flags & PBT_LF_REBUILT) &&
-		!hikey_fits(bs, lb, item, len))
+		(!leaf || !st->normalized) && !hikey_fits(bs, lb, item, len))
 	{
 		PbtItem		last;
 		PbtItemBuf	lastbuf;

@@ -561,12 +561,15 @@ descend(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		guess = 0;
 		if (!child_inner)
 		{
-			pbt_run_prefetch(index, st, child);
 			if (st->group_size > 0 && st->normalized)
 			{
 				guess = pbt_group_guess(st, page, pos, key);
 				group_descents++;
 			}
+			/* the run of the leaf the descent reads first */
+			pbt_run_prefetch(index, st, guess > 0 ?
+							 pbt_group_block(st->delta_group, child, guess) :
+							 child);
 		}
 		UnlockReleaseBuffer(buf);
 		buf = guess > 0 ?
