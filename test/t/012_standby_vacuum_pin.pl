@@ -29,6 +29,26 @@ use Test::More;
 use Time::HiRes qw(usleep);
 use PagebtreeTest;
 
+# 'replayed' once the standby has replayed up to lsn, 'BufferPin' if its
+# startup process waits for a pin first, else its wait event after tries
+# polls 0.1 s apart
+sub replay_state
+{
+	my ($standby, $lsn, $tries) = @_;
+	my $state = '';
+	for (1 .. $tries)
+	{
+		$state = $standby->safe_psql(
+			'postgres', qq{
+SELECT CASE WHEN pg_last_wal_replay_lsn() >= '$lsn' THEN 'replayed'
+            ELSE coalesce(wait_event, '') END
+FROM pg_stat_activity WHERE backend_type = 'startup'});
+		last if $state eq 'replayed' || $state eq 'BufferPin';
+		usleep(100_000);
+	}
+	return $state;
+}
+
 for my $config ([ 1, 1 ], [ 0, 0 ], [ 0, 1 ])
 {
 	# the primary's removals take the standby's cleanup lock with the
@@ -93,19 +113,8 @@ INSERT INTO r SELECT generate_series(2, 40, 2);
 
 		# VACUUM removes the entries, then sets the heap pages all-visible
 		$primary->safe_psql('postgres', "VACUUM $tab");
-		my $lsn = $primary->lsn('insert');
-		my $state = '';
-		for (1 .. 600)
-		{
-			$state = $standby->safe_psql(
-				'postgres', qq{
-SELECT CASE WHEN pg_last_wal_replay_lsn() >= '$lsn' THEN 'replayed'
-            ELSE coalesce(wait_event, '') END
-FROM pg_stat_activity WHERE backend_type = 'startup'});
-			last if $state eq 'replayed' || $state eq 'BufferPin';
-			usleep(100_000);
-		}
-		is($state, $rmgr ? 'BufferPin' : 'replayed',
+		is(replay_state($standby, $primary->lsn('insert'), 600),
+			$rmgr ? 'BufferPin' : 'replayed',
 			$rmgr
 			? "$what: replay waits for the cursor's pin"
 			: "$what: replay goes on (the scan visits the heap)");
@@ -168,18 +177,8 @@ WHERE resource_manager = 'pagebtree' AND record_type = 'DELETE'}),
 			qr/^ndeleted [1-9][0-9]*, snapshotConflictHorizon 0$/,
 			"$what: one insert removed dead entries, without a horizon")
 		  if $rmgr && $ret == 0;
-		my $state = '';
-		for (1 .. 300)
-		{
-			$state = $standby->safe_psql(
-				'postgres', qq{
-SELECT CASE WHEN pg_last_wal_replay_lsn() >= '$lsn' THEN 'replayed'
-            ELSE coalesce(wait_event, '') END
-FROM pg_stat_activity WHERE backend_type = 'startup'});
-			last if $state eq 'replayed' || $state eq 'BufferPin';
-			usleep(100_000);
-		}
-		is($state, 'replayed', "$what: replay does not wait for the cursor's pin");
+		is(replay_state($standby, $lsn, 300), 'replayed',
+			"$what: replay does not wait for the cursor's pin");
 
 		my $got = $bg->query_safe('FETCH ALL FROM c');
 		$got =~ s/\n/,/g;
