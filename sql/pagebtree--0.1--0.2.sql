@@ -277,3 +277,77 @@ CREATE OPERATOR CLASS record_ops
     OPERATOR 4 >=,
     OPERATOR 5 >,
     FUNCTION 1 btrecordcmp(record, record);
+
+-- btree's non-default classes of families above: varchar (text_ops, for
+-- text) and cidr (network_ops, for inet) add no operators of their own
+CREATE OPERATOR CLASS varchar_ops
+    FOR TYPE text USING pagebtree FAMILY text_ops AS
+    STORAGE text;
+
+CREATE OPERATOR CLASS cidr_ops
+    FOR TYPE inet USING pagebtree FAMILY network_ops AS
+    STORAGE inet;
+
+-- text and character(n) compared byte by byte whatever the collation
+-- (btree's classes for LIKE prefixes: the planner makes those ranges only
+-- for btree's own families, so here they read a whole range or index)
+CREATE OPERATOR FAMILY text_pattern_ops USING pagebtree;
+
+CREATE OPERATOR CLASS text_pattern_ops
+    FOR TYPE text USING pagebtree FAMILY text_pattern_ops AS
+    OPERATOR 1 ~<~,
+    OPERATOR 2 ~<=~,
+    OPERATOR 3 =,
+    OPERATOR 4 ~>=~,
+    OPERATOR 5 ~>~,
+    FUNCTION 1 bttext_pattern_cmp(text, text);
+
+CREATE OPERATOR CLASS varchar_pattern_ops
+    FOR TYPE text USING pagebtree FAMILY text_pattern_ops AS
+    STORAGE text;
+
+CREATE OPERATOR FAMILY bpchar_pattern_ops USING pagebtree;
+
+CREATE OPERATOR CLASS bpchar_pattern_ops
+    FOR TYPE bpchar USING pagebtree FAMILY bpchar_pattern_ops AS
+    OPERATOR 1 ~<~,
+    OPERATOR 2 ~<=~,
+    OPERATOR 3 =,
+    OPERATOR 4 ~>=~,
+    OPERATOR 5 ~>~,
+    FUNCTION 1 btbpchar_pattern_cmp(bpchar, bpchar);
+
+-- composite types, by the bytes of their fields
+CREATE OPERATOR FAMILY record_image_ops USING pagebtree;
+
+CREATE OPERATOR CLASS record_image_ops
+    FOR TYPE record USING pagebtree FAMILY record_image_ops AS
+    OPERATOR 1 *<,
+    OPERATOR 2 *<=,
+    OPERATOR 3 *=,
+    OPERATOR 4 *>=,
+    OPERATOR 5 *>,
+    FUNCTION 1 btrecordimagecmp(record, record);
+
+-- full text search values
+CREATE OPERATOR FAMILY tsvector_ops USING pagebtree;
+
+CREATE OPERATOR CLASS tsvector_ops
+    DEFAULT FOR TYPE tsvector USING pagebtree FAMILY tsvector_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 tsvector_cmp(tsvector, tsvector);
+
+CREATE OPERATOR FAMILY tsquery_ops USING pagebtree;
+
+CREATE OPERATOR CLASS tsquery_ops
+    DEFAULT FOR TYPE tsquery USING pagebtree FAMILY tsquery_ops AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 tsquery_cmp(tsquery, tsquery);

@@ -47,6 +47,7 @@
 #include "storage/smgr.h"
 #include "storage/spin.h"
 #include "tcop/tcopprot.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -475,8 +476,11 @@ begin_sort(BuildState *bs, int participants, SortCoordinate coordinate)
 										 col->desc ? BTGreaterStrategyNumber :
 										 BTLessStrategyNumber);
 		if (!OidIsValid(sortops[i]))
-			elog(ERROR, "missing ordering operator for column %d of index \"%s\"",
-				 i + 1, RelationGetRelationName(index));
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator family of column %d of index \"%s\" has no ordering operator for type %s",
+							i + 1, RelationGetRelationName(index),
+							format_type_be(col->typid))));
 		colls[i] = col->collation;
 		nullsfirst[i] = col->nulls_first;
 	}

@@ -785,7 +785,8 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
  * one keeps room for it; a BPA leaf's cut tail frees the bytes of the
  * latest inserts).  Nothing is planned, so the split costs a fraction of a
  * general one.  Returns false, having changed nothing, if the split is not
- * such an append or the high key does not fit.
+ * such an append, the high key does not fit or the items that go right do
+ * not fit a page of the layout they would get.
  */
 static bool
 split_rightmost_append(Relation index, PbtState *st, Buffer buf,
@@ -804,7 +805,8 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 	PbtIter		it;
 	StringInfoData sep;
 	Page		lpage;
-	uint8		rtag;
+	uint8		rtag = 0;
+	bool		fits;
 
 	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
 
@@ -837,14 +839,20 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 	pbt_separator(st, &items[0], &items[1], &sep);
 	lpage = memcpy(palloc(BLCKSZ), origpage, BLCKSZ);
 	layout->truncate(lpage, s);
-	if (!pbt_page_set_hikey(lpage, sep.data, sep.len))
+	fits = pbt_page_set_hikey(lpage, sep.data, sep.len);
+	if (fits)
+	{
+		rtag = pbt_choose_append_layout(st, layout, &items[1], nright);
+		/* (a BPA page that takes them fills its blocks to three quarters) */
+		fits = pbt_layout_by_tag(rtag)->fits(&items[1], nright, NULL, NULL);
+	}
+	if (!fits)
 	{
 		pfree(lpage);
 		pfree(sep.data);
 		pfree(items);
 		return false;
 	}
-	rtag = pbt_choose_append_layout(st, layout, &items[1], nright);
 	write_split(index, st, buf, stack, lpage, s, NULL, -1, &sep, &items[1],
 				nright, rtag, cbuf, -1, NULL, 0, rbuf);
 	pfree(sep.data);

@@ -118,8 +118,9 @@ collation_is_codepoint(Oid collation)
 
 /*
  * Which types get normalized keys: decided by the opclass's comparison
- * function, so that a user-defined opclass with a different order for the
- * same type falls back to comparator mode.
+ * function and input type together, so that a user-defined opclass with a
+ * different order for the same type, or a built-in comparison function
+ * declared for another type, falls back to comparator mode.
  */
 bool
 pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation, PbtColKind *kind)
@@ -127,39 +128,51 @@ pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation, PbtColKind *kind)
 	switch (cmpproc)
 	{
 		case F_BTINT2CMP:
+			*kind = PBT_COL_INT;
+			return typid == INT2OID;
 		case F_BTINT4CMP:
+			*kind = PBT_COL_INT;
+			return typid == INT4OID;
 		case F_BTINT8CMP:
 			*kind = PBT_COL_INT;
-			return true;
+			return typid == INT8OID;
 		case F_DATE_CMP:
 			*kind = PBT_COL_INT32;
 			return typid == DATEOID;
 		case F_TIME_CMP:
+			*kind = PBT_COL_INT64;
+			return typid == TIMEOID;
 		case F_TIMESTAMP_CMP:
+			*kind = PBT_COL_INT64;
+			return typid == TIMESTAMPOID;
 		case F_TIMESTAMPTZ_CMP:
 			*kind = PBT_COL_INT64;
-			return typid == TIMEOID || typid == TIMESTAMPOID ||
-				typid == TIMESTAMPTZOID;
+			return typid == TIMESTAMPTZOID;
 		case F_BTOIDCMP:
 			*kind = PBT_COL_OID;
-			return true;
+			return typid == OIDOID;
 		case F_BTBOOLCMP:
 			*kind = PBT_COL_BOOL;
-			return true;
+			return typid == BOOLOID;
 		case F_BTCHARCMP:
 			*kind = PBT_COL_CHAR;
-			return true;
+			return typid == CHAROID;
 		case F_UUID_CMP:
 			*kind = PBT_COL_UUID;
-			return true;
+			return typid == UUIDOID;
 		case F_BYTEACMP:
 			*kind = PBT_COL_BYTEA;
-			return true;
+			return typid == BYTEAOID;
 		case F_BTTEXTCMP:
 			/* only byte order is safe to store; libc/ICU orders can change */
 			*kind = PBT_COL_TEXT;
-			return OidIsValid(collation) &&
+			return (typid == TEXTOID || typid == VARCHAROID) &&
+				OidIsValid(collation) &&
 				(pbt_collation_is_c(collation) || collation_is_codepoint(collation));
+		case F_BTTEXT_PATTERN_CMP:
+			/* byte order whatever the collation */
+			*kind = PBT_COL_TEXT;
+			return typid == TEXTOID;
 		default:
 			*kind = PBT_COL_OTHER;
 			return false;
@@ -318,20 +331,31 @@ pbt_encode_column(PbtState *st, int colno, Datum value, bool isnull,
 			break;
 		case PBT_COL_TEXT:
 			{
-				struct varlena *v;
+				struct varlena *v = NULL;
+				const char *data;
 				char	   *p;
 				int			n;
 
-				if (valtype != TEXTOID && valtype != VARCHAROID)
+				if (valtype == NAMEOID)
+				{
+					/* a name orders as the text of its characters */
+					data = NameStr(*DatumGetName(value));
+					n = strnlen(data, NAMEDATALEN);
+				}
+				else if (valtype == TEXTOID || valtype == VARCHAROID)
+				{
+					v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+					data = VARDATA_ANY(v);
+					n = VARSIZE_ANY_EXHDR(v);
+				}
+				else
 					return false;
-				v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
-				n = VARSIZE_ANY_EXHDR(v);
 				p = pbt_reserve_bytes(buf, 1 + n + 1);
 				p[0] = MARK_VALUE;
 				/* text never contains NUL, so NUL terminates it */
-				memcpy(p + 1, VARDATA_ANY(v), n);
+				memcpy(p + 1, data, n);
 				p[1 + n] = '\0';
-				if ((Pointer) v != DatumGetPointer(value))
+				if (v && (Pointer) v != DatumGetPointer(value))
 					pfree(v);
 				break;
 			}
@@ -482,8 +506,10 @@ pbt_form_leaf_item(PbtState *st, Datum *values, bool *isnull,
 		return sz;
 	}
 
+	/* (the column's own type always encodes: pbt_type_normalizable) */
 	for (int i = 0; i < st->nkeyatts; i++)
-		(void) pbt_encode_column(st, i, values[i], isnull[i], InvalidOid, buf);
+		if (!pbt_encode_column(st, i, values[i], isnull[i], InvalidOid, buf))
+			elog(ERROR, "pagebtree: could not encode a value of key column %d", i + 1);
 	append_tid(buf, tid);
 
 	if (st->has_include)
@@ -813,6 +839,16 @@ pbt_item_column(PbtState *st, const char *item, int len, int col, bool *isnull)
 
 	return decode_column(&st->cols[col], (const unsigned char *) item + start,
 						 n, isnull);
+}
+
+/* Free a value of column col that pbt_item_column decoded, if it is a copy. */
+void
+pbt_free_column(PbtState *st, int col, Datum value)
+{
+	PbtColKind	kind = st->cols[col].kind;
+
+	if (kind == PBT_COL_UUID || kind == PBT_COL_TEXT || kind == PBT_COL_BYTEA)
+		pfree(DatumGetPointer(value));
 }
 
 /*

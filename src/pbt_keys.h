@@ -174,6 +174,7 @@ extern bool pbt_items_keys_equal(PbtState *st, const char *a, int alen,
 								 const char *b, int blen);
 extern Datum pbt_item_column(PbtState *st, const char *item, int len, int col,
 							 bool *isnull);
+extern void pbt_free_column(PbtState *st, int col, Datum value);
 extern int	pbt_item_text(PbtState *st, const char *item, int len, char *dst,
 						  int max);
 extern void pbt_decode_item(PbtState *st, const char *item, int len,

@@ -195,12 +195,19 @@ merge_run(IndexScanDesc scan, Page page)
 			memmove(items, items + so->curr.firstItem, sizeof(ScanPosItem) * n);
 		for (int j = nmatch - 1; j >= 0; j--)
 		{
-			/* the batch's items after it (a probe's have no position) */
-			while (i >= 0 && items[i].pos >= match[j].pos)
-				items[w--] = items[i--];
+			ScanPosItem *entry = &items[PBT_MAX_BATCH_ITEMS - 1];
+
 			save_item(scan, PBT_MAX_BATCH_ITEMS - 1, PG_UINT16_MAX,
 					  match[j].item->data, match[j].item->len);
-			items[w--] = items[PBT_MAX_BATCH_ITEMS - 1];
+			/*
+			 * the batch's items after it (a probe's have no position: all
+			 * are the key, in heap TID order)
+			 */
+			while (i >= 0 && (items[i].pos == PG_UINT16_MAX ?
+							  ItemPointerCompare(&items[i].tid, &entry->tid) > 0 :
+							  items[i].pos >= match[j].pos))
+				items[w--] = items[i--];
+			items[w--] = *entry;
 		}
 		Assert(w == i);
 		so->curr.firstItem = 0;
@@ -1642,7 +1649,13 @@ pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 		return pbt_read_page(scan, buf, ScanDirectionIsForward(dir) ? pos : pos - 1,
 							 dir, key);
 
-	/* nothing before the key on this page: go on from its left neighbour */
+	/*
+	 * Nothing before the key on this page: go on from its left neighbour.
+	 * The key's range begins here, so an insert here below the key must
+	 * meet a serializable reader (pbt_read_page's lock).
+	 */
+	PredicateLockPage(scan->indexRelation, BufferGetBlockNumber(buf),
+					  scan->xs_snapshot);
 	so->curr.buf = buf;
 	so->curr.blkno = BufferGetBlockNumber(buf);
 	note_group(so, PbtPageGetOpaque(BufferGetPage(buf)));

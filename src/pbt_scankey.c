@@ -840,6 +840,9 @@ pbt_check_item_keys(PbtScanOpaque so, const char *item, int len,
 			else if (st->normalized && !k->filter->encoff)
 				datum = pbt_item_column(st, item, len, k->col, &isnull);
 			pass = !isnull && filter_has(so, k, item, start, span, datum);
+			/* (per entry: a scan may check millions) */
+			if (st->normalized && !k->filter->encoff && !isnull)
+				pbt_free_column(st, k->col, datum);
 		}
 		else if (isnull)
 		{
@@ -886,6 +889,8 @@ pbt_check_item_keys(PbtScanOpaque so, const char *item, int len,
 			pass = DatumGetBool(FunctionCall2Coll(&k->sk->sk_func,
 												  k->sk->sk_collation,
 												  datum, k->sk->sk_argument));
+			if (st->normalized)
+				pbt_free_column(st, k->col, datum);
 		}
 
 		if (!pass)

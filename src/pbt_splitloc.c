@@ -34,6 +34,8 @@ typedef struct SplitPlan
 	int			downlink;		/* 0 on leaves (see space_needed) */
 	bool		append_rightmost;
 	int			target;
+	bool		bytewise;		/* normalized leaf items: unaligned, and
+								 * separators are prefixes */
 	/* what each half takes at split point s, once asked (else -1) */
 	int		   *left_bytes;
 	int		   *right_bytes;
@@ -78,12 +80,20 @@ split_offset(const SplitPlan *sp, int s)
 	return left_bytes(sp, s) - right_bytes(sp, s);
 }
 
-/* both halves fit, with high keys: a separator no longer than items[s], the old one */
+/*
+ * Both halves fit, with high keys: the separator (at most as long as
+ * items[s]; on a bytewise leaf exactly separator_len, unaligned, as inserts
+ * fill such pages to the last byte) and the old high key.
+ */
 static bool
 split_fits(const SplitPlan *sp, int s)
 {
-	return left_bytes(sp, s) + MAXALIGN(sp->items[s].len) <= PBT_USABLE_SPACE &&
-		right_bytes(sp, s) + MAXALIGN(sp->hikeylen) <= PBT_USABLE_SPACE;
+	int			seplen = sp->bytewise ? separator_len(sp->items, s) :
+		MAXALIGN(sp->items[s].len);
+	int			hikeylen = sp->bytewise ? sp->hikeylen : MAXALIGN(sp->hikeylen);
+
+	return left_bytes(sp, s) + seplen <= PBT_USABLE_SPACE &&
+		right_bytes(sp, s) + hikeylen <= PBT_USABLE_SPACE;
 }
 
 /*
@@ -162,7 +172,7 @@ pbt_choose_split(const PbtLayout *layout, const PbtItem *items, int n,
 				 int fillfactor, bool bytewise, bool tid_last)
 {
 	SplitPlan	sp = {layout, items, n, hikeylen, downlink, append_rightmost,
-	PBT_USABLE_SPACE * fillfactor / 100};
+	PBT_USABLE_SPACE * fillfactor / 100, bytewise};
 	int			low;
 	int			best = -1;
 	int			bestdiff = INT_MAX;

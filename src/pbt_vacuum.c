@@ -532,5 +532,13 @@ pbtvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		stats = palloc0(sizeof(IndexBulkDeleteResult));
 		vacuum_blocks(info, stats, NULL, NULL);
 	}
+
+	/*
+	 * The pass in block order counts entries that concurrent splits moved
+	 * right of it twice: no more than the table's rows, as nbtree says.
+	 */
+	if (stats && !info->estimated_count &&
+		stats->num_index_tuples > info->num_heap_tuples)
+		stats->num_index_tuples = info->num_heap_tuples;
 	return stats;
 }

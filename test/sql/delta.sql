@@ -373,3 +373,19 @@ SELECT pagebtree_check('d_ref_s', true);
 SELECT * FROM pbt_cmp('SELECT id FROM d_ref WHERE s < ''https://www.example.com/electronics/item-01'' ORDER BY s');
 SELECT * FROM pbt_cmp('SELECT s FROM d_ref WHERE s < ''https://www.example.com/electronics/item-01'' ORDER BY s DESC', 'indexonly');
 DROP TABLE d_ref, d_ref_before;
+
+-- a point lookup that probes a fingerprint leaf merges the pending entries
+-- of its key by heap TID, as btree returns equal keys
+CREATE TABLE d_fp AS SELECT i AS id, i % 3000 AS a FROM generate_series(1, 15000) i;
+CREATE INDEX d_fp_a ON d_fp USING pagebtree (a) WITH (layout = fingerprint, delta = on);
+INSERT INTO d_fp SELECT 200000 + i, (i * 11) % 3000 FROM generate_series(1, 300) i;
+SELECT count(*) > 0 AS pending FROM pagebtree_runs('d_fp_a') WHERE entries > 0;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT ctid FROM d_fp WHERE a = 11;
+SELECT array_agg(ctid) = array_agg(ctid ORDER BY ctid) AS tid_order, count(*)
+FROM (SELECT ctid FROM d_fp WHERE a = 11) s;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT pagebtree_check('d_fp_a', true);
+DROP TABLE d_fp;

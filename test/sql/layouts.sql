@@ -347,3 +347,35 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT k, id FROM lyf WHERE k BETWEEN -20 AND 20 ORDER BY k, id',
     'SELECT k, t FROM lyf WHERE k > 1990 ORDER BY k DESC, t DESC']);
 DROP TABLE lyf;
+
+-- keys near the size limit, on leaves that inserts filled to the last
+-- byte: a split plans with each half's real separator (a prefix of the
+-- next key, unaligned), so three such keys and a short one always split
+-- (this failed with "could not split page" on heads and fingerprint leaves)
+CREATE TABLE lyb (k text COLLATE "C");
+CREATE INDEX lyb_heads ON lyb USING pagebtree (k);
+CREATE INDEX lyb_fp ON lyb USING pagebtree (k) WITH (layout = fingerprint);
+INSERT INTO lyb SELECT lpad((1000 - i)::text, 5, '0') || repeat('x', 2665 + (i * 7) % 15)
+FROM generate_series(1, 40) i;
+INSERT INTO lyb SELECT (10 - g) || repeat('x', 2683) FROM generate_series(1, 6) g;
+SELECT count(*) FROM lyb;
+SELECT pagebtree_check('lyb_heads', true) IS NOT NULL AS checked_heads,
+       pagebtree_check('lyb_fp', true) IS NOT NULL AS checked_fp;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT left(k, 8) FROM lyb ORDER BY k',
+    'SELECT left(k, 8) FROM lyb WHERE k > ''00980'' ORDER BY k DESC']);
+DROP TABLE lyb;
+
+-- an ascending append to a BPA leaf whose items that move right would not
+-- fit the new page's blocks (filled to three quarters): the split is
+-- planned the general way (this failed with "6 items do not fit")
+CREATE TABLE lyp (t text COLLATE "C");
+CREATE INDEX lyp_t ON lyp USING pagebtree (t) WITH (layout = bpa);
+INSERT INTO lyp SELECT 'a' || lpad(g::text, 4, '0') FROM generate_series(1, 40) g;
+INSERT INTO lyp SELECT 'b' || g || repeat('x', 2400) FROM generate_series(1, 3) g;
+INSERT INTO lyp SELECT 'c' || g || repeat('x', 2400) FROM generate_series(1, 3) g;
+INSERT INTO lyp VALUES ('d');
+SELECT count(*) FROM lyp;
+SELECT pagebtree_check('lyp_t', true) IS NOT NULL AS checked;
+SELECT * FROM pbt_verify(ARRAY['SELECT left(t, 6) FROM lyp WHERE t > ''a0030'' ORDER BY t']);
+DROP TABLE lyp;

@@ -532,27 +532,28 @@ CREATE TYPE oc_pair AS (a int, b text);
 -- table oc_<name> (id, v typ), v = expr over oc_data (NULL on every 50th
 -- row), its index built on the first 3,000 rows, the rest inserted through
 -- it, checked
-CREATE OR REPLACE FUNCTION pbt_build_cmp_type(name text, typ text, expr text)
+CREATE OR REPLACE FUNCTION pbt_build_cmp_type(name text, typ text, expr text, opclass text DEFAULT '')
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     tbl text := 'oc_' || name;
 BEGIN
     EXECUTE format('CREATE TABLE %I (id int, v %s) WITH (autovacuum_enabled = off)', tbl, typ);
     EXECUTE format('INSERT INTO %I SELECT id, CASE WHEN id %% 50 <> 0 THEN %s END FROM oc_data WHERE id <= 3000', tbl, expr);
-    EXECUTE format('CREATE INDEX %I ON %I USING pagebtree (v)', tbl || '_v', tbl);
+    EXECUTE format('CREATE INDEX %I ON %I USING pagebtree (v %s)', tbl || '_v', tbl, opclass);
     EXECUTE format('INSERT INTO %I SELECT id, CASE WHEN id %% 50 <> 0 THEN %s END FROM oc_data WHERE id > 3000', tbl, expr);
     EXECUTE format('ANALYZE %I', tbl);
     PERFORM pagebtree_check((tbl || '_v')::regclass, true);
 END
 $$;
-CREATE OR REPLACE FUNCTION pbt_check_cmp_type(name text, typ text, expr text, lo text, hi text)
+CREATE OR REPLACE FUNCTION pbt_check_cmp_type(name text, typ text, expr text, lo text, hi text,
+                                              opclass text DEFAULT '')
 RETURNS TABLE (type text, key_mode text, queries bigint, nrows numeric, idx_plans bigint,
                idx_diffs numeric, bmp_plans bigint, bmp_diffs numeric)
 LANGUAGE plpgsql AS $$
 DECLARE
     tbl text := 'oc_' || name;
 BEGIN
-    PERFORM pbt_build_cmp_type(name, typ, expr);
+    PERFORM pbt_build_cmp_type(name, typ, expr, opclass);
     RETURN QUERY
     SELECT typ, (SELECT m.key_mode FROM pagebtree_metapage((tbl || '_v')::regclass) m),
            count(*), sum(c.nrows), count(*) FILTER (WHERE c.idx_plan), sum(c.idx_diffs),
@@ -604,7 +605,69 @@ UNION ALL SELECT * FROM pbt_check_cmp_type('oidvector', 'oidvector', '((k % 10) 
     '''1''::oidvector', '''5 2''::oidvector')
 UNION ALL SELECT * FROM pbt_check_cmp_type('record', 'oc_pair',
     'ROW(k % 100, CASE WHEN k % 7 = 0 THEN NULL ELSE md5(k::text) END)::oc_pair',
-    '''(42,)''::oc_pair', '''(90,a)''::oc_pair');
+    '''(42,)''::oc_pair', '''(90,a)''::oc_pair')
+UNION ALL SELECT * FROM pbt_check_cmp_type('tsvector', 'tsvector',
+    'to_tsvector(''simple'', ''w'' || k % 37 || '' x'' || k % 11)', '''w12:1 x1:2''::tsvector', '''w30:1''::tsvector')
+UNION ALL SELECT * FROM pbt_check_cmp_type('tsquery', 'tsquery',
+    '(''w'' || k % 37 || CASE k % 3 WHEN 0 THEN '' & x'' WHEN 1 THEN '' | x'' ELSE '' & !x'' END || k % 11)::tsquery',
+    '''w12 & x1''::tsquery', '''w30 | x2''::tsquery')
+-- btree's other classes in those families: the same operators
+UNION ALL SELECT * FROM pbt_check_cmp_type('varchar_ops', 'varchar',
+    '(ARRAY[''abc'', ''ab'', ''Abc'', ''z'', ''''])[1 + k % 5] || k % 13', '''abc1''', '''m''', 'varchar_ops')
+UNION ALL SELECT * FROM pbt_check_cmp_type('cidr_ops', 'cidr',
+    '(''10.'' || k % 256 || ''.'' || k % 7 || ''.0/24'')::cidr', '''10.5.0.0/24''::cidr', '''10.77.0.0/24''::cidr',
+    'cidr_ops');
+
+-- btree's classes that order otherwise than the default: text and
+-- character(n) byte by byte whatever the collation (text then with
+-- normalized keys), composites by the bytes of their fields
+SELECT pbt_build_cmp_type('text_pattern', 'text',
+    '(ARRAY[''abc'', ''ab'', ''abc '', ''Abc'', ''ete'', ''z'', ''''])[1 + k % 7] || k % 13',
+    'text_pattern_ops');
+SELECT pbt_build_cmp_type('varchar_pattern', 'varchar',
+    '(ARRAY[''abc'', ''ab'', ''Abc'', ''z''])[1 + k % 4] || k % 11', 'varchar_pattern_ops');
+SELECT pbt_build_cmp_type('bpchar_pattern', 'char(6)',
+    '(ARRAY[''abc'', ''ab '', ''Abc'', ''z''])[1 + k % 4] || k % 9', 'bpchar_pattern_ops');
+SELECT pbt_build_cmp_type('record_image', 'oc_pair',
+    'ROW(k % 100 - 50, CASE WHEN k % 7 = 0 THEN NULL ELSE (k % 5)::text END)::oc_pair', 'record_image_ops');
+SELECT c.relname, m.key_mode
+FROM pg_class c, LATERAL pagebtree_metapage(c.oid) m
+WHERE c.relname IN ('oc_text_pattern_v', 'oc_varchar_pattern_v', 'oc_bpchar_pattern_v', 'oc_record_image_v')
+ORDER BY 1;
+SELECT q.q AS query, i.nrows, i.plan_ok AS idx_plan, i.ndiffs AS idx_diffs,
+       b.plan_ok AS bmp_plan, b.ndiffs AS bmp_diffs
+FROM unnest(ARRAY[
+    'SELECT id FROM oc_text_pattern WHERE v = ''abc1''',
+    'SELECT id FROM oc_text_pattern WHERE v ~<~ ''abc1''',
+    'SELECT id FROM oc_text_pattern WHERE v ~>=~ ''ab'' AND v ~<~ ''ab5''',
+    'SELECT id FROM oc_text_pattern WHERE v ~>~ ''z''',
+    'SELECT v FROM oc_text_pattern WHERE v ~>=~ ''Abc'' ORDER BY v USING ~<~',
+    'SELECT v FROM oc_text_pattern ORDER BY v USING ~>~ LIMIT 30',
+    'SELECT id FROM oc_varchar_pattern WHERE v ~<=~ ''ab3''',
+    'SELECT v FROM oc_varchar_pattern WHERE v ~>~ ''abc'' ORDER BY v USING ~<~',
+    'SELECT id FROM oc_bpchar_pattern WHERE v = ''ab 3''',
+    'SELECT id FROM oc_bpchar_pattern WHERE v ~<~ ''abc''',
+    'SELECT v FROM oc_bpchar_pattern WHERE v ~>=~ ''ab'' ORDER BY v USING ~>~',
+    'SELECT id FROM oc_record_image WHERE v *= ROW(-8, ''1'')::oc_pair',
+    'SELECT id FROM oc_record_image WHERE v *< ROW(0, NULL)::oc_pair',
+    'SELECT v FROM oc_record_image WHERE v *>= ROW(20, ''3'')::oc_pair ORDER BY v USING *<'
+]) WITH ORDINALITY AS q(q, n)
+CROSS JOIN LATERAL pbt_cmp(q.q, 'index') AS i
+LEFT JOIN LATERAL (SELECT * FROM pbt_cmp(q.q, 'bitmap') WHERE q.q NOT LIKE '%ORDER BY%') AS b ON true
+ORDER BY q.n;
+
+-- an operator class that declares a built-in comparison function for
+-- another type (int4's, for oid) gets no normalized keys, which could not
+-- encode its values; nor has it operators for its own type, which the
+-- build's sort needs: the build fails (btree's checks the support function)
+CREATE OPERATOR CLASS oc_oid_signed_ops FOR TYPE oid USING pagebtree AS
+    OPERATOR 1 < (int4, int4), OPERATOR 2 <= (int4, int4), OPERATOR 3 = (int4, int4),
+    OPERATOR 4 >= (int4, int4), OPERATOR 5 > (int4, int4), FUNCTION 1 btint4cmp(int4, int4);
+CREATE TABLE oc_oid_signed (v oid);
+INSERT INTO oc_oid_signed VALUES (1), (2), (3000000000), (5);
+CREATE INDEX oc_oid_signed_v ON oc_oid_signed USING pagebtree (v oc_oid_signed_ops);
+DROP TABLE oc_oid_signed;
+DROP OPERATOR FAMILY oc_oid_signed_ops USING pagebtree;
 
 -- arrays (= ANY of arrays would take a two-dimensional array apart: own queries)
 SELECT pbt_build_cmp_type('int4arr', 'int4[]',
@@ -720,7 +783,7 @@ types(t) AS (VALUES ('int2'::regtype), ('int4'), ('int8'), ('float4'), ('float8'
                     ('name'), ('bytea'), ('uuid'), ('oid'), ('anyenum'), ('inet'),
                     ('macaddr'), ('macaddr8'), ('money'), ('timetz'), ('bit'), ('varbit'),
                     ('jsonb'), ('anyarray'), ('anyrange'), ('anymultirange'), ('pg_lsn'),
-                    ('tid'), ('xid8'), ('oidvector'), ('record')),
+                    ('tid'), ('xid8'), ('oidvector'), ('record'), ('tsvector'), ('tsquery')),
 pairs AS (
     SELECT types.t, b.opcname AS btree_opclass, p.opcname AS pbt_opclass,
            b.opcfamily AS bfam, p.opcfamily AS pfam, p.opcdefault AS pbt_default
@@ -761,6 +824,17 @@ SELECT t, btree_opclass, pbt_opclass, pbt_default,
 FROM pairs
 ORDER BY t::text;
 
+-- every btree operator class has a pagebtree one of its name, type and
+-- family name (none listed)
+SELECT b.opcname, b.opcintype::regtype
+FROM pg_opclass b JOIN pg_opfamily bf ON bf.oid = b.opcfamily
+WHERE b.opcmethod = 403
+  AND NOT EXISTS (SELECT 1 FROM pg_opclass p JOIN pg_opfamily pf ON pf.oid = p.opcfamily
+                  WHERE p.opcmethod = (SELECT oid FROM pg_am WHERE amname = 'pagebtree')
+                    AND p.opcname = b.opcname AND p.opcintype = b.opcintype
+                    AND p.opcdefault = b.opcdefault AND pf.opfname = bf.opfname)
+ORDER BY 1;
+
 -- pagebtree registers support function 1 only
 SELECT DISTINCT amprocnum
 FROM pg_amproc
@@ -773,9 +847,10 @@ DROP TABLE oc_data, oc_int2, oc_int4, oc_int8, oc_float4, oc_float8, oc_numeric,
     oc_text, oc_text_c, oc_varchar, oc_bpchar, oc_name, oc_bytea, oc_uuid, oc_oid,
     oc_enum, oc_inet, oc_cidr, oc_macaddr, oc_macaddr8, oc_money, oc_timetz, oc_bit, oc_varbit,
     oc_jsonb, oc_int4range, oc_int4multirange, oc_pg_lsn, oc_tid, oc_xid8, oc_oidvector, oc_record,
-    oc_int4arr;
+    oc_int4arr, oc_tsvector, oc_tsquery, oc_varchar_ops, oc_cidr_ops, oc_text_pattern,
+    oc_varchar_pattern, oc_bpchar_pattern, oc_record_image;
 DROP TYPE oc_mood, oc_pair;
-DROP FUNCTION pbt_check_cmp_type(text, text, text, text, text);
-DROP FUNCTION pbt_build_cmp_type(text, text, text);
+DROP FUNCTION pbt_check_cmp_type(text, text, text, text, text, text);
+DROP FUNCTION pbt_build_cmp_type(text, text, text, text);
 DROP FUNCTION pbt_check_type(text, text, text, text);
 DROP FUNCTION pbt_type_queries(text, text, text, text);
