@@ -96,7 +96,7 @@ SELECT pagebtree_check('er_t', true);
 --
 CREATE INDEX er_p ON er USING pagebtree (p);
 CREATE INDEX er_j ON er USING pagebtree (j);
-CREATE INDEX er_tp ON er USING pagebtree (t text_pattern_ops);
+CREATE INDEX er_tp ON er USING pagebtree (t text_minmax_ops);
 CREATE INDEX er_ti ON er USING pagebtree (id, p);
 SELECT count(*) FROM pg_class WHERE relname IN ('er_p', 'er_j', 'er_tp', 'er_ti');
 
