@@ -409,7 +409,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 	if (st->normalized)
 	{
 		pbt_form_leaf_item(st, values, isnull, tid, &bs->item);
-		pbt_check_item_size(index, bs->item.len);
+		pbt_check_item_size(index, bs->heap, bs->item.len);
 		bs->leaf_bytes += sizeof(PbtSlot) + bs->item.len;
 		if (bs->memsort)
 			memsort_add(bs, bs->item.data, bs->item.len, tupleIsAlive);
@@ -561,7 +561,7 @@ sort_next(BuildState *bs, const char **item, int *len, bool *alive)
 		pbt_form_leaf_item(st, slot->tts_values, slot->tts_isnull,
 						   (ItemPointer) DatumGetPointer(slot->tts_values[st->natts]),
 						   &bs->item);
-		pbt_check_item_size(bs->index, bs->item.len);
+		pbt_check_item_size(bs->index, bs->heap, bs->item.len);
 		*alive = DatumGetBool(slot->tts_values[st->natts + 1]);
 	}
 	*item = bs->item.data;

@@ -37,7 +37,7 @@ static bool insert_on_page(Relation index, PbtState *st, Buffer buf,
 						   bool fits, Buffer cbuf);
 
 void
-pbt_check_item_size(Relation index, Size len)
+pbt_check_item_size(Relation index, Relation heap, Size len)
 {
 	if (len > PBT_MAX_ITEM_SIZE)
 		ereport(ERROR,
@@ -45,6 +45,7 @@ pbt_check_item_size(Relation index, Size len)
 				 errmsg("index row size %zu exceeds pagebtree maximum %zu for index \"%s\"",
 						len, (Size) PBT_MAX_ITEM_SIZE,
 						RelationGetRelationName(index)),
+				 errtableconstraint(heap, RelationGetRelationName(index)),
 				 pbt_get_state(index)->normalized ?
 				 errdetail("A normalized key stores each value's bytes, 1 marker byte per column, a terminator after text (1 byte) and bytea (2 bytes) values, 1 more byte for each zero byte of a bytea value, and the row's 6-byte heap TID.") : 0,
 				 errhint("Values larger than 1/3 of a buffer page cannot be indexed.\n"
@@ -512,7 +513,7 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	item = st->insert_item;
 	pbt_form_leaf_item(st, values, isnull, ht_ctid, &item);
 	st->insert_item = item;
-	pbt_check_item_size(index, item.len);
+	pbt_check_item_size(index, heapRel, item.len);
 	pbt_key_from_item(st, item.data, item.len, &key);
 
 	/* NULLs never conflict, unless NULLS NOT DISTINCT */

@@ -45,6 +45,17 @@ CREATE INDEX er_c_t ON er_c USING pagebtree (t);
 INSERT INTO er_c VALUES (5001, er_big(1));
 INSERT INTO er_c VALUES (5001, er_mid(1));
 UPDATE er_c SET t = er_mid(2) WHERE id = 7;
+-- the error names the table and the index, as btree's does
+DO $$
+DECLARE
+    tbl text;
+    con text;
+BEGIN
+    INSERT INTO er_c VALUES (5002, er_mid(3));
+EXCEPTION WHEN program_limit_exceeded THEN
+    GET STACKED DIAGNOSTICS tbl = TABLE_NAME, con = CONSTRAINT_NAME;
+    RAISE WARNING 'table %, constraint %', tbl, con;
+END $$;
 SELECT count(*), count(*) FILTER (WHERE t = md5(id::text)) FROM er_c;
 SELECT pagebtree_check('er_c_t', true);
 -- insert of many rows, the bad one in the middle
