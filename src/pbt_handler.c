@@ -15,6 +15,7 @@
 #include "catalog/index.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/index_selfuncs.h"
 #include "utils/rel.h"
@@ -240,6 +241,13 @@ pbt_build_state(Relation index, MemoryContext cxt)
 		col->collation = index->rd_indcollation[i];
 		col->desc = (index->rd_indoption[i] & INDOPTION_DESC) != 0;
 		col->nulls_first = (index->rd_indoption[i] & INDOPTION_NULLS_FIRST) != 0;
+		/* (a class whose function 1 is declared for other types has none) */
+		if (!OidIsValid(procid))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator family of column %d of index \"%s\" has no comparison function for type %s",
+							i + 1, RelationGetRelationName(index),
+							format_type_be(col->typid))));
 		fmgr_info_cxt(procid, &col->cmp, cxt);
 		if (!pbt_type_normalizable(col->typid, procid, col->collation, &col->kind))
 			st->normalized = false;

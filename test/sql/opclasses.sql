@@ -665,7 +665,14 @@ CREATE OPERATOR CLASS oc_oid_signed_ops FOR TYPE oid USING pagebtree AS
     OPERATOR 4 >= (int4, int4), OPERATOR 5 > (int4, int4), FUNCTION 1 btint4cmp(int4, int4);
 CREATE TABLE oc_oid_signed (v oid);
 INSERT INTO oc_oid_signed VALUES (1), (2), (3000000000), (5);
-CREATE INDEX oc_oid_signed_v ON oc_oid_signed USING pagebtree (v oc_oid_signed_ops);
+-- (its comparison function is registered for int4 from PostgreSQL 18 on, so
+-- it is the missing function there, the missing operator before)
+DO $$
+BEGIN
+    CREATE INDEX oc_oid_signed_v ON oc_oid_signed USING pagebtree (v oc_oid_signed_ops);
+EXCEPTION WHEN invalid_object_definition THEN
+    RAISE WARNING '%', substring(SQLERRM FROM '^operator family of column 1 of index "oc_oid_signed_v" has no');
+END $$;
 DROP TABLE oc_oid_signed;
 DROP OPERATOR FAMILY oc_oid_signed_ops USING pagebtree;
 
