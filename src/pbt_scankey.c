@@ -469,7 +469,9 @@ pbt_preprocess_keys(IndexScanDesc scan)
 			ScanKeyInfo *k = &so->keys[i];
 			PbtColumn  *c = &st->cols[col];
 
-			if (k->col != col || !key_positions(so, k))
+			/* a skip key positions each value's range once it is known */
+			if (k->col != col ||
+				!(key_positions(so, k) || (so->skip && i == so->nkeys - 1)))
 				continue;
 			if (k->strategy == 0)
 			{
