@@ -331,6 +331,23 @@ done_with_page(IndexScanDesc scan)
 		LockBuffer(so->curr.buf, BUFFER_LOCK_UNLOCK);
 }
 
+/*
+ * Append an item to the scan's tuple buffer; its offset.  Comparator-mode
+ * items are IndexTuples, read in place (returned, compared as bounds and
+ * resume keys), so they start MAXALIGNed as on a page.
+ */
+static inline uint32
+copy_to_tuplebuf(PbtScanOpaque so, const char *item, int len)
+{
+	TupleBuf   *tb = &so->currTuples;
+	uint32		off = so->st->normalized ? tb->used : MAXALIGN(tb->used);
+
+	tuplebuf_reserve(tb, off + len);
+	memcpy(tb->data + off, item, len);
+	tb->used = off + len;
+	return off;
+}
+
 static inline void
 save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len)
 {
@@ -341,15 +358,8 @@ save_item(IndexScanDesc scan, int slot, int pos, const char *item, int len)
 	pi->pos = pos;
 	if (so->copy_items)
 	{
-		/* comparator-mode items are IndexTuples returned in place */
-		TupleBuf   *tb = &so->currTuples;
-		int			off = so->st->normalized ? tb->used : MAXALIGN(tb->used);
-
-		tuplebuf_reserve(tb, off + len);
-		memcpy(tb->data + off, item, len);
-		pi->tupoff = off;
+		pi->tupoff = copy_to_tuplebuf(so, item, len);
 		pi->tuplen = len;
-		tb->used = off + len;
 	}
 }
 
@@ -488,13 +498,8 @@ page_is_one_key(PbtScanOpaque so, Page page, const PbtLayout *layout)
 static void
 save_bound(PbtScanOpaque so, int which, int pos, const PbtItem *item)
 {
-	TupleBuf   *tb = &so->currTuples;
-
-	tuplebuf_reserve(tb, tb->used + item->len);
-	memcpy(tb->data + tb->used, item->data, item->len);
-	so->curr.boundOff[which] = tb->used;
+	so->curr.boundOff[which] = copy_to_tuplebuf(so, item->data, item->len);
 	so->curr.boundLen[which] = item->len;
-	tb->used += item->len;
 	if (which == 0)
 		so->curr.lowPos = pos;
 	else
@@ -619,12 +624,7 @@ note_group(PbtScanOpaque so, PbtPageOpaque opaque)
 static uint32
 save_resume(PbtScanOpaque so, const PbtItem *key)
 {
-	uint32		off = so->currTuples.used;
-
-	tuplebuf_reserve(&so->currTuples, off + key->len);
-	memcpy(so->currTuples.data + off, key->data, key->len);
-	so->currTuples.used += key->len;
-	return off;
+	return copy_to_tuplebuf(so, key->data, key->len);
 }
 
 /*
