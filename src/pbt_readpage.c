@@ -64,7 +64,11 @@ run_entry_in_range(void *arg, const char *head, int headlen,
 	{
 		c = run_entry_cmp(st, from, head, headlen, tail, len);
 		if (ScanDirectionIsForward(so->run_dir) ? c > 0 : c <= 0)
+		{
+			/* a cursor that turns comes back to it (read_page_ordered) */
+			so->run_behind = true;
 			return false;
+		}
 	}
 	return !(so->has_lower &&
 			 run_entry_cmp(st, &so->lowerkey, head, headlen, tail, len) > 0);
@@ -117,7 +121,8 @@ run_entry_in_batch(PbtScanOpaque so, const PbtItem *r)
 /*
  * A batch's bound on the side it started from must cover the run entries
  * merged there (edge: the lowest forward, the highest backward): a cursor
- * that turns reads on from that bound, and would return them again.
+ * that turns reads on from that bound, and would return them again.  A
+ * batch that examined no item has no bound there yet (length -1).
  */
 static void
 cover_merged(PbtScanOpaque so, const PbtItem *edge)
@@ -125,14 +130,13 @@ cover_merged(PbtScanOpaque so, const PbtItem *edge)
 	bool		forward = ScanDirectionIsForward(so->run_dir);
 	int			b = forward ? 0 : 1;
 	PbtItem		bound;
-	int			c;
 
 	if (!(forward ? so->curr.restLeft : so->curr.restRight))
 		return;
 	bound.data = so->currTuples.data + so->curr.boundOff[b];
 	bound.len = so->curr.boundLen[b];
-	c = pbt_item_cmp(so->st, edge, &bound);
-	if (forward ? c < 0 : c > 0)
+	if (bound.len < 0 ||
+		pbt_item_cmp(so->st, edge, &bound) * (forward ? 1 : -1) < 0)
 	{
 		so->curr.boundOff[b] = save_resume(so, edge);
 		so->curr.boundLen[b] = edge->len;
@@ -971,6 +975,7 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 	bool		filter;			/* the layout passes over failing entries */
 	bool		item_stale = false;	/* item is not the entry at it.pos */
 	bool		key_runs;
+	int			nitems;
 	PbtItem		item;
 	PbtIter		it;
 
@@ -1075,14 +1080,30 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 
 	if (item_stale)
 		it.layout->get(page, it.pos, &item, &it.buf);
+	/* a reversing cursor re-reads what lies behind the batch */
+	nitems = it.layout->count(page);
 	if (examined > 0)
-	{
-		int			n = it.layout->count(page);
-
 		save_bound(so, forward ? 1 : 0, it.pos, &item);
-		/* a reversing cursor re-reads what lies behind the batch */
-		so->curr.restLeft = so->curr.lowPos > 0;
-		so->curr.restRight = so->curr.highPos < n - 1;
+	else
+	{
+		/*
+		 * No item from pos on: the batch is the run entries merged there,
+		 * which give its bound behind (cover_merged), and the page's items
+		 * lie behind it
+		 */
+		so->curr.lowPos = so->curr.highPos = forward ?
+			Min(Max(pos, 0), nitems) : Max(Min(pos, nitems - 1), -1);
+		so->curr.boundLen[forward ? 0 : 1] = -1;
+	}
+	so->curr.restLeft = so->curr.lowPos > 0;
+	so->curr.restRight = so->curr.highPos < nitems - 1;
+	/* and the run entries behind the key it was read from */
+	if (so->run_behind)
+	{
+		if (forward)
+			so->curr.restLeft = true;
+		else
+			so->curr.restRight = true;
 	}
 	if (!continuescan)
 	{
@@ -1145,6 +1166,7 @@ pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir,
 	/* pending entries of the leaf, read while it is locked (done_with_page) */
 	so->run_dir = dir;
 	so->run_from = (PbtSearchKey *) from;
+	so->run_behind = false;
 	pbt_run_read_filtered(scan->indexRelation, so->st, buf, &so->run,
 						  &so->sidebuf,
 						  point && so->st->normalized &&
@@ -1686,6 +1708,7 @@ continue_page(IndexScanDesc scan, ScanDirection dir)
 	/* a batch ended inside this page: read on in order, by position */
 	so->probing = false;
 	/* where it stopped, as a key: for the run's entries, or a re-descent */
+	Assert(so->curr.boundLen[bound] >= 0);
 	resetStringInfo(&so->resumebuf);
 	appendBinaryStringInfo(&so->resumebuf,
 						   so->currTuples.data + so->curr.boundOff[bound],

@@ -232,6 +232,7 @@ typedef struct PbtScanOpaqueData
 	PbtRun		run;
 	ScanDirection run_dir;
 	PbtSearchKey *run_from;		/* the key the read started at, or NULL */
+	bool		run_behind;		/* run entries lay behind run_from */
 	Buffer		sidebuf;		/* pin on the last side page read */
 	/* prefetching the next leaves of a long forward scan (pbt_prefetch.c) */
 	int			pf_distance;	/* 0: off; -1: not looked up yet */

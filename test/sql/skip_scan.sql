@@ -75,14 +75,15 @@ SELECT pg_relation_size('sk_ab') / 8192 > 150 AS index_over_150_pages,
        pg_relation_size('sk_ab') / 8192 / 8 AS a_range_skips;
 
 -- a scrollable cursor that turns, against the same rows sorted
-CREATE FUNCTION sk_cursor_diffs(q text) RETURNS int LANGUAGE plpgsql AS $$
+CREATE FUNCTION sk_cursor_diffs(q text,
+                                steps int[] DEFAULT ARRAY[5, -3, 40, -41, 200, -7, 1000])
+RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
     ci refcursor := 'ci';
     cs refcursor := 'cs';
     ri record;
     rs record;
     diffs int := 0;
-    steps int[] := ARRAY[5, -3, 40, -41, 200, -7, 1000];
     step int;
 BEGIN
     SET LOCAL enable_seqscan = off;
@@ -169,4 +170,31 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT t, b, c FROM sk WHERE b = 2500 AND c > 4 ORDER BY t DESC, b DESC, c DESC',
     'SELECT t, b, c FROM sk WHERE t >= ''v2'' AND b BETWEEN 7 AND 21 ORDER BY t, b, c']) \gx
 SELECT pagebtree_check('sk_ab_desc', true), pagebtree_check('sk_tb', true);
-DROP TABLE sk, sk_outer, sk_u;
+
+-- A skip scan that gives up reads on from its value's first entry: here
+-- 'banana', the first item of the second leaf, whose run holds 'bab', an
+-- entry of the value before, already returned.  A cursor that turns there
+-- returns 'bab' again (it stepped to the first leaf, past it).
+CREATE TABLE sk_turn (a text, b int);
+INSERT INTO sk_turn SELECT 'a' || v, b FROM generate_series(1, 7) v, generate_series(1, 50) b;
+INSERT INTO sk_turn SELECT 'a7', b FROM generate_series(51, 52) b;
+INSERT INTO sk_turn SELECT 'banana', b FROM generate_series(1, 50) b;
+INSERT INTO sk_turn SELECT 'c' || v, b FROM generate_series(1, 9) v, generate_series(1, 50) b;
+CREATE INDEX sk_turn_ab ON sk_turn USING pagebtree (a, b)
+    WITH (delta = on, delta_threshold = 20, layout = plain, fillfactor = 100);
+SET pagebtree.delta_append_always = on;
+INSERT INTO sk_turn VALUES ('bab', 1);
+RESET pagebtree.delta_append_always;
+-- the first leaf is a1 to a7, full; the second's run holds 'bab'
+SELECT s.live_items, s.high_key, r.leaf = s.next AS run_on_second_leaf, r.entries
+  FROM pagebtree_page_stats('sk_turn_ab', 2) s, pagebtree_runs('sk_turn_ab') r;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SET enable_indexonlyscan = off;
+EXPLAIN (COSTS OFF) SELECT a, b FROM sk_turn WHERE b = 1 ORDER BY a, b;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+RESET enable_indexonlyscan;
+SELECT sk_cursor_diffs('SELECT a, b FROM sk_turn WHERE b = 1 ORDER BY a, b',
+                       ARRAY[9, -2, 1, -3, 10]) AS turned;
+DROP TABLE sk, sk_outer, sk_u, sk_turn;
