@@ -23,7 +23,8 @@
 
 static inline void save_item(IndexScanDesc scan, int slot, int pos,
 							 const char *item, int len);
-static uint32 save_resume(PbtScanOpaque so, const PbtItem *key);
+static inline uint32 copy_to_tuplebuf(PbtScanOpaque so, const char *item,
+									   int len);
 
 /* a run entry the batch covers, and the page position it sorts at */
 typedef struct RunMatch
@@ -135,12 +136,15 @@ cover_merged(PbtScanOpaque so, const PbtItem *edge)
 		return;
 	bound.data = so->currTuples.data + so->curr.boundOff[b];
 	bound.len = so->curr.boundLen[b];
-	if (bound.len < 0 ||
-		pbt_item_cmp(so->st, edge, &bound) * (forward ? 1 : -1) < 0)
+	if (bound.len >= 0)
 	{
-		so->curr.boundOff[b] = save_resume(so, edge);
-		so->curr.boundLen[b] = edge->len;
+		int			c = pbt_item_cmp(so->st, edge, &bound);
+
+		if (forward ? c >= 0 : c <= 0)
+			return;
 	}
+	so->curr.boundOff[b] = copy_to_tuplebuf(so, edge->data, edge->len);
+	so->curr.boundLen[b] = edge->len;
 }
 
 /*
@@ -298,7 +302,8 @@ done_with_page(IndexScanDesc scan)
 		so->curr.fwdLen = so->curr.bwdLen = 0;
 		if (pbt_page_get_hikey(page, &hikey))
 		{
-			so->curr.fwdOff = so->curr.bwdOff = save_resume(so, &hikey);
+			so->curr.fwdOff = so->curr.bwdOff =
+				copy_to_tuplebuf(so, hikey.data, hikey.len);
 			so->curr.fwdLen = so->curr.bwdLen = hikey.len;
 		}
 		if (have_first)
@@ -311,7 +316,7 @@ done_with_page(IndexScanDesc scan)
 		}
 		if (have_first)
 		{
-			so->curr.bwdOff = save_resume(so, &first);
+			so->curr.bwdOff = copy_to_tuplebuf(so, first.data, first.len);
 			so->curr.bwdLen = first.len;
 		}
 		if (so->par_release_due)
@@ -622,13 +627,6 @@ note_group(PbtScanOpaque so, PbtPageOpaque opaque)
 									  so->curr.blkno);
 	so->curr.gsize = opaque->group_size;
 	so->curr.epoch = pbt_group_epoch(opaque);
-}
-
-/* Copy a resume key (see ScanPos) into the tuple buffer; its offset. */
-static uint32
-save_resume(PbtScanOpaque so, const PbtItem *key)
-{
-	return copy_to_tuplebuf(so, key->data, key->len);
 }
 
 /*
@@ -1630,7 +1628,8 @@ pbt_read_shared(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 		so->curr.gsize = ps->gsize;
 		so->curr.epoch = ps->epoch;
 		so->currTuples.used = 0;
-		so->curr.fwdOff = so->curr.bwdOff = save_resume(so, &resume);
+		so->curr.fwdOff = so->curr.bwdOff =
+			copy_to_tuplebuf(so, resume.data, resume.len);
 		so->curr.fwdLen = so->curr.bwdLen = resume.len;
 	}
 	if (ScanDirectionIsForward(dir))
