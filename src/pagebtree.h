@@ -94,6 +94,8 @@ extern uint8 pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n,
 									PbtItem *hikey, bool one_page);
 extern uint8 pbt_choose_append_layout(PbtState *st, const PbtLayout *from,
 									  PbtItem *items, int n);
+extern bool pbt_fit_kept_layout(uint16 kept, PbtItem *items, int n,
+								PbtItem *hikey, uint8 *tag, int *bytes);
 extern bool pbt_adapt_leaf(PbtState *st, Page page, uint8 counter,
 						   PbtItem *items, int n, PbtItem *hikey);
 extern uint8 pbt_adapt_target(PbtPageOpaque opaque);

@@ -662,11 +662,13 @@ typedef struct PlannedPage
 
 /*
  * Would items[first, end) with the high key hikey (NULL: none) fit a leaf,
- * in the layout the policy picks for them?  *bytes: what they take there.
+ * in the layout the policy picks for them, or else in one the group's
+ * pages have (kept, a mask of tags: pbt_fit_kept_layout)?  *bytes: what
+ * they take there.
  */
 static bool
 page_fits(PbtState *st, PbtItem *items, int first, int end, PbtItem *hikey,
-		  uint8 *tag, int *bytes)
+		  uint16 kept, uint8 *tag, int *bytes)
 {
 	const PbtLayout *layout;
 
@@ -682,7 +684,9 @@ page_fits(PbtState *st, PbtItem *items, int first, int end, PbtItem *hikey,
 		*tag = st->leaf_layout;
 	layout = pbt_layout_by_tag(*tag);
 	*bytes = 0;
-	if (!layout->fits(items + first, end - first, hikey, bytes))
+	if (!layout->fits(items + first, end - first, hikey, bytes) &&
+		!pbt_fit_kept_layout(kept, items + first, end - first, hikey, tag,
+							 bytes))
 		return false;
 	*bytes += hikey ? MAXALIGN(hikey->len) : 0;
 	return true;
@@ -695,7 +699,7 @@ page_fits(PbtState *st, PbtItem *items, int first, int end, PbtItem *hikey,
  */
 static bool
 try_page(PbtState *st, PbtItem *items, int b, int e, PlannedPage *pages,
-		 int k, bool last, PbtItem *lasthikey, int *bytes)
+		 int k, bool last, PbtItem *lasthikey, uint16 kept, int *bytes)
 {
 	PlannedPage *pg = &pages[k];
 	PbtItem		hk;
@@ -715,7 +719,7 @@ try_page(PbtState *st, PbtItem *items, int b, int e, PlannedPage *pages,
 	hk.len = pg->hikey.len;
 	pg->first = b;
 	pg->end = e;
-	return page_fits(st, items, b, e, pg->hikey.len > 0 ? &hk : NULL,
+	return page_fits(st, items, b, e, pg->hikey.len > 0 ? &hk : NULL, kept,
 					 &pg->tag, bytes);
 }
 
@@ -730,7 +734,7 @@ try_page(PbtState *st, PbtItem *items, int b, int e, PlannedPage *pages,
  */
 static int
 plan_pages(PbtState *st, PbtItem *items, int first, int end, int npages,
-		   PbtItem *lasthikey, bool packed, PlannedPage *pages)
+		   PbtItem *lasthikey, uint16 kept, bool packed, PlannedPage *pages)
 {
 	int64		total = 0;
 	int64		acc = 0;
@@ -759,7 +763,8 @@ plan_pages(PbtState *st, PbtItem *items, int first, int end, int npages,
 			{
 				int			mid = (lo + hi + 1) / 2;
 
-				if (try_page(st, items, b, mid, pages, k, false, NULL, &bytes))
+				if (try_page(st, items, b, mid, pages, k, false, NULL, kept,
+							 &bytes))
 					lo = mid;
 				else
 					hi = mid - 1;
@@ -777,7 +782,8 @@ plan_pages(PbtState *st, PbtItem *items, int first, int end, int npages,
 				acc += items[e++].len;
 		}
 		/* too many: leave the last ones to the next page */
-		while (!try_page(st, items, b, e, pages, k, last, lasthikey, &bytes))
+		while (!try_page(st, items, b, e, pages, k, last, lasthikey, kept,
+						 &bytes))
 		{
 			if (last || (k == 0 && e == b + 1))
 				return -1;
@@ -792,14 +798,14 @@ plan_pages(PbtState *st, PbtItem *items, int first, int end, int npages,
 /* plan_pages at equal bytes, or packed if the items do not fit so */
 static int
 plan_group(PbtState *st, PbtItem *items, int first, int end, int npages,
-		   PbtItem *lasthikey, PlannedPage *pages)
+		   PbtItem *lasthikey, uint16 kept, PlannedPage *pages)
 {
 	int			fullest = plan_pages(st, items, first, end, npages, lasthikey,
-									 false, pages);
+									 kept, false, pages);
 
 	if (fullest < 0)
-		fullest = plan_pages(st, items, first, end, npages, lasthikey, true,
-							 pages);
+		fullest = plan_pages(st, items, first, end, npages, lasthikey, kept,
+							 true, pages);
 	return fullest;
 }
 
@@ -915,6 +921,7 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	char		hints[2][PBT_GROUP_HINT_MAX_BYTES];
 	int			npages;
 	int			fullest;
+	uint16		kept = 0;		/* the subnodes' layouts */
 
 	Assert(pbt_buffer_locked(buf, LW_EXCLUSIVE));
 	for (int i = 0; i < j; i++)
@@ -952,6 +959,7 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 			pbt_page_error(index, pbt_group_block(g, start, i), "leaf group is inconsistent");
 		if (!(o->flags & PBT_HOLE))
 			nactive = i + 1;
+		kept |= 1 << o->layout;
 	}
 	lastop = PbtPageGetOpaque(BufferGetPage(bufs[nactive - 1]));
 
@@ -1002,7 +1010,7 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	 * two: any two entries and a high key fit a page, so three fit two).
 	 */
 	fullest = plan_pages(st, all, 0, nall, n, grouphk.len > 0 ? &grouphk : NULL,
-						 false, pages);
+						 kept, false, pages);
 	split = nall >= 4 &&
 		(fullest < 0 || fullest > PBT_USABLE_SPACE * PBT_GROUP_SPLIT_FILL / 100);
 	if (!split && fullest < 0)
@@ -1024,9 +1032,9 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 		pbt_separator(st, &all[mid - 1], &all[mid], &sep);
 		sepitem.data = sep.data;
 		sepitem.len = sep.len;
-		if (plan_group(st, all, 0, mid, n, &sepitem, pages) < 0 ||
+		if (plan_group(st, all, 0, mid, n, &sepitem, kept, pages) < 0 ||
 			plan_group(st, all, mid, nall, n, grouphk.len > 0 ? &grouphk : NULL,
-					   pages + n) < 0)
+					   kept, pages + n) < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("pagebtree: could not split leaf group at block %u of index \"%s\"",

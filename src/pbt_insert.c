@@ -1066,7 +1066,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		reinsert = true;
 		s = pbt_split_keeping_run(st, items, pending, nitems,
 								  has_hikey ? &oldhikey : NULL, newlayout,
-								  &sep, &ltag, &rtag, &keep_run);
+								  oopaque->layout, &sep, &ltag, &rtag,
+								  &keep_run);
 	}
 	if (s < 0)
 	{
@@ -1107,8 +1108,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 		;						/* pbt_split_keeping_run chose it */
 	else if (leaf && st->normalized)
 		s = pbt_fit_leaf_split(st, items, nitems, s,
-							   has_hikey ? &oldhikey : NULL, newlayout, &sep,
-							   &ltag, &rtag);
+							   has_hikey ? &oldhikey : NULL, newlayout,
+							   oopaque->layout, &sep, &ltag, &rtag);
 	else if (leaf)
 		pbt_separator(st, &items[s - 1], &items[s], &sep);
 	else

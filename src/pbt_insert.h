@@ -24,12 +24,12 @@ extern int	pbt_choose_split(const PbtLayout *layout, const PbtItem *items,
 							 bool append_rightmost, int fillfactor,
 							 bool bytewise, bool tid_last);
 extern int	pbt_fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0,
-							   PbtItem *oldhikey, uint8 fallback,
+							   PbtItem *oldhikey, uint8 fallback, uint8 own,
 							   StringInfo sep, uint8 *ltag, uint8 *rtag);
 extern int	pbt_split_keeping_run(PbtState *st, PbtItem *items,
 								  const bool *pending, int n, PbtItem *oldhikey,
-								  uint8 fallback, StringInfo sep, uint8 *ltag,
-								  uint8 *rtag, bool *keep);
+								  uint8 fallback, uint8 own, StringInfo sep,
+								  uint8 *ltag, uint8 *rtag, bool *keep);
 extern int	pbt_partition_end(const PbtLayout *layout, const PbtItem *items,
 							  int n);
 

@@ -278,6 +278,38 @@ pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
 }
 
 /*
+ * A layout that the pages these items come from already have (kept: a mask
+ * of their layout tags) and that holds them on one page, for items that fit
+ * no page in the layouts the policy picks: after ALTER INDEX ... SET
+ * (deduplicate_items = off) or (layout = ...), a full posting or dense leaf
+ * holds entries that would take several pages in heads or BPA, and a split
+ * or rebalance has only its pages at hand.  Such a page keeps its layout
+ * until a rebuild (REINDEX) or until its entries fit the new one.  Only
+ * rebuilt layouts qualify: their fits() checks that the items suit them.
+ * *bytes (if not NULL): what the items take there.
+ */
+bool
+pbt_fit_kept_layout(uint16 kept, PbtItem *items, int n, PbtItem *hikey,
+					uint8 *tag, int *bytes)
+{
+	for (int t = 0; t < PBT_MAX_LAYOUTS; t++)
+	{
+		const PbtLayout *layout;
+
+		if (!(kept & (1 << t)))
+			continue;
+		layout = pbt_layout_by_tag(t);
+		if ((layout->flags & PBT_LF_REBUILT) &&
+			layout->fits(items, n, hikey, bytes))
+		{
+			*tag = t;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * The layout of the right page of an appending split of a leaf in layout
  * from (split_rightmost_append), which gets these sorted items and no high
  * key.  A layout whose left pages keep all their items (dense: its window

@@ -267,19 +267,21 @@ pbt_choose_split(const PbtLayout *layout, const PbtItem *items, int n,
 
 /*
  * The layout a split's half gets (fallback unless the policy rebuilds it in
- * a PBT_LF_REBUILT layout: dense, semidense), and whether the half fits so.
- * A rebuilt layout is only chosen for items that qualify for it, which
- * means that they fit.
+ * a PBT_LF_REBUILT layout: dense, semidense, posting, lists), and whether
+ * the half fits so.  A rebuilt layout is only chosen for items that qualify
+ * for it, which means that they fit.  A half that fits neither keeps own,
+ * the page's layout, if it can (pbt_fit_kept_layout).
  */
 static bool
 half_fits(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
-		  uint8 fallback, uint8 *tag)
+		  uint8 fallback, uint8 own, uint8 *tag)
 {
 	*tag = pbt_choose_leaf_layout(st, items, n, hikey, true);
 	if (pbt_layout_by_tag(*tag)->flags & PBT_LF_REBUILT)
 		return true;
 	*tag = fallback;
-	return pbt_layout_by_tag(fallback)->fits(items, n, hikey, NULL);
+	return pbt_layout_by_tag(fallback)->fits(items, n, hikey, NULL) ||
+		pbt_fit_kept_layout(1 << own, items, n, hikey, tag, NULL);
 }
 
 /*
@@ -291,13 +293,13 @@ half_fits(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
  * only a guide: check that both halves fit as they will be rebuilt and
  * otherwise take the nearest split point where they do.  Halves that are
  * neither dense nor semidense get fallback, the layout pbt_choose_split
- * planned with.  Returns the split point; sep gets the separator, ltag and
- * rtag the halves' layouts.
+ * planned with, or own, the page's layout (see half_fits).  Returns the
+ * split point; sep gets the separator, ltag and rtag the halves' layouts.
  */
 int
 pbt_fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0,
-				   PbtItem *oldhikey, uint8 fallback, StringInfo sep,
-				   uint8 *ltag, uint8 *rtag)
+				   PbtItem *oldhikey, uint8 fallback, uint8 own,
+				   StringInfo sep, uint8 *ltag, uint8 *rtag)
 {
 	for (int d = 0; d < n; d++)
 	{
@@ -311,8 +313,8 @@ pbt_fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0,
 			pbt_separator(st, &items[s - 1], &items[s], sep);
 			hikey.data = sep->data;
 			hikey.len = sep->len;
-			if (half_fits(st, items, s, &hikey, fallback, ltag) &&
-				half_fits(st, items + s, n - s, oldhikey, fallback, rtag))
+			if (half_fits(st, items, s, &hikey, fallback, own, ltag) &&
+				half_fits(st, items + s, n - s, oldhikey, fallback, own, rtag))
 				return s;
 		}
 	}
@@ -326,10 +328,10 @@ pbt_fit_leaf_split(PbtState *st, PbtItem *items, int n, int s0,
  */
 static bool
 leaf_half_fits(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
-			   uint8 fallback, uint8 *tag)
+			   uint8 fallback, uint8 own, uint8 *tag)
 {
 	if (st->normalized)
-		return half_fits(st, items, n, hikey, fallback, tag);
+		return half_fits(st, items, n, hikey, fallback, own, tag);
 	*tag = fallback;
 	return pbt_layout_by_tag(fallback)->space_needed(items, n, 0) +
 		(hikey ? MAXALIGN(hikey->len) : 0) <= PBT_USABLE_SPACE;
@@ -349,8 +351,8 @@ leaf_half_fits(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
  */
 int
 pbt_split_keeping_run(PbtState *st, PbtItem *items, const bool *pending,
-					  int n, PbtItem *oldhikey, uint8 fallback, StringInfo sep,
-					  uint8 *ltag, uint8 *rtag, bool *keep)
+					  int n, PbtItem *oldhikey, uint8 fallback, uint8 own,
+					  StringInfo sep, uint8 *ltag, uint8 *rtag, bool *keep)
 {
 	PbtItem    *pageitems = palloc(sizeof(PbtItem) * n);
 	int		   *npage = palloc(sizeof(int) * (n + 1));
@@ -379,15 +381,15 @@ pbt_split_keeping_run(PbtState *st, PbtItem *items, const bool *pending,
 			PbtItem		hikey;
 
 			if (s < 1 || s >= n ||
-				!leaf_half_fits(st, items + s, n - s, oldhikey, fallback, rtag))
+				!leaf_half_fits(st, items + s, n - s, oldhikey, fallback, own, rtag))
 				continue;
 			pbt_separator(st, &items[s - 1], &items[s], sep);
 			hikey.data = sep->data;
 			hikey.len = sep->len;
-			*keep = !leaf_half_fits(st, items, s, &hikey, fallback, ltag);
+			*keep = !leaf_half_fits(st, items, s, &hikey, fallback, own, ltag);
 			if (!*keep ||
 				(npage[s] > 0 && npage[s] < s &&
-				 leaf_half_fits(st, pageitems, npage[s], &hikey, fallback, ltag)))
+				 leaf_half_fits(st, pageitems, npage[s], &hikey, fallback, own, ltag)))
 				found = s;
 		}
 	}

@@ -155,6 +155,44 @@ SELECT pagebtree_check('ly_t_conv', true);
 SELECT * FROM pbt_verify(ARRAY[
     'SELECT id FROM ly WHERE t >= ''https://example.com/new/2'' AND t < ''https://example.com/new/3''',
     'SELECT t FROM ly ORDER BY t DESC']);
+-- full leaves in a layout that the new options no longer choose (posting
+-- and lists after deduplicate_items = off, dense after layout = bpa): their
+-- entries take several pages in the new layout, so the halves of a split
+-- keep the old one where nothing else fits, and so do a leaf group's pages
+-- when it rebalances or splits (these inserts failed with "could not find
+-- a split point" and "could not split leaf group")
+CREATE TABLE ly_alt (k int8, v int) WITH (autovacuum_enabled = off);
+CREATE INDEX ly_alt_post ON ly_alt USING pagebtree (v) WITH (delta = off);
+CREATE INDEX ly_alt_lists ON ly_alt USING pagebtree ((v % 20 + k % 2)) WITH (delta = off);
+CREATE INDEX ly_alt_dense ON ly_alt USING pagebtree (k) WITH (delta = off);
+CREATE INDEX ly_alt_delta ON ly_alt USING pagebtree ((-v)) WITH (delta = on);
+CREATE INDEX ly_alt_gdense ON ly_alt USING pagebtree (k) WITH (delta = off, leaf_group_size = 4);
+CREATE INDEX ly_alt_gpost ON ly_alt USING pagebtree (v) WITH (delta = off, leaf_group_size = 4);
+INSERT INTO ly_alt SELECT i, CASE WHEN i <= 6000 THEN 7 ELSE i END
+FROM generate_series(1, 8000) i;
+SELECT index_name, layout, pages > 0 AS has_pages FROM ly_layouts()
+WHERE index_name LIKE 'ly_alt%' AND page_type = 'leaf' ORDER BY 1, 2;
+ALTER INDEX ly_alt_post SET (deduplicate_items = off);
+ALTER INDEX ly_alt_lists SET (deduplicate_items = off);
+ALTER INDEX ly_alt_dense SET (layout = bpa);
+ALTER INDEX ly_alt_delta SET (deduplicate_items = off);
+ALTER INDEX ly_alt_gdense SET (layout = bpa);
+ALTER INDEX ly_alt_gpost SET (deduplicate_items = off);
+INSERT INTO ly_alt SELECT 8000 + i, CASE WHEN i <= 3000 THEN 7 ELSE 8000 + i END
+FROM generate_series(1, 4000) i;
+INSERT INTO ly_alt SELECT -i, 7 FROM generate_series(1, 3000) i;
+UPDATE ly_alt SET v = 7 WHERE k % 1000 = 0;
+SELECT index_name, layout, pages > 0 AS has_pages FROM ly_layouts()
+WHERE index_name LIKE 'ly_alt%' AND page_type = 'leaf' ORDER BY 1, 2;
+SELECT pagebtree_check(i, true) FROM unnest(ARRAY['ly_alt_post', 'ly_alt_lists',
+    'ly_alt_dense', 'ly_alt_delta', 'ly_alt_gdense', 'ly_alt_gpost']::regclass[]) i;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT k FROM ly_alt WHERE v = 7',
+    'SELECT k FROM ly_alt WHERE v % 20 + k % 2 = 3',
+    'SELECT k AS c FROM ly_alt WHERE k BETWEEN 5990 AND 8100',
+    'SELECT k AS c FROM ly_alt WHERE k < 100 ORDER BY k DESC',
+    'SELECT k FROM ly_alt WHERE -v = -7']);
+DROP TABLE ly_alt;
 -- layouts that need byte-string keys, forced on comparator-mode keys: the
 -- option is ignored with a NOTICE (a rebuild must never fail on it), and
 -- the leaves are plain
