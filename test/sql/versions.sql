@@ -106,7 +106,7 @@ SELECT k, count(*) FROM v_part WHERE k IN (1500, 2500) GROUP BY k ORDER BY k;
 CREATE UNIQUE INDEX v_part_v ON v_part USING pagebtree (v);
 
 --
--- 4. INSERT ... ON CONFLICT: 15 and 16 take only btree unique indexes as
+-- 4. INSERT ... ON CONFLICT: 15 to 17 take only btree unique indexes as
 --    arbiters ("unexpected non-btree speculative unique index"); 18 takes
 --    pagebtree's, for DO NOTHING and DO UPDATE (the isolation test
 --    on-conflict-unique has concurrent inserters).
@@ -124,7 +124,15 @@ SELECT pagebtree_check('v_oc_k', true);
 -- through the partitioned table's index
 INSERT INTO v_part VALUES (10, 'c'), (2999, 'c') ON CONFLICT (k) DO UPDATE SET v = 'conflict';
 SELECT k, v FROM v_part WHERE k IN (10, 2999) ORDER BY k;
-DROP TABLE v_oc, v_part;
+-- 15 to 17 refuse every unique index that is not btree's on the table, not
+-- only the arbiter: an upsert on a btree primary key fails there too
+CREATE TABLE v_oc2 (k int8 PRIMARY KEY, j int8);
+CREATE UNIQUE INDEX v_oc2_j ON v_oc2 USING pagebtree (j);
+INSERT INTO v_oc2 VALUES (1, 1);
+INSERT INTO v_oc2 VALUES (1, 2) ON CONFLICT (k) DO UPDATE SET j = excluded.j;
+INSERT INTO v_oc2 VALUES (2, 3) ON CONFLICT (k) DO NOTHING;
+SELECT k, j FROM v_oc2 ORDER BY k;
+DROP TABLE v_oc, v_part, v_oc2;
 
 --
 -- 5. Foreign keys: 15, 16 and 17 refuse to reference a key whose unique
