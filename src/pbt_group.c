@@ -685,8 +685,8 @@ page_fits(PbtState *st, PbtItem *items, int first, int end, PbtItem *hikey,
 	layout = pbt_layout_by_tag(*tag);
 	*bytes = 0;
 	if (!layout->fits(items + first, end - first, hikey, bytes) &&
-		!pbt_fit_kept_layout(kept, items + first, end - first, hikey, tag,
-							 bytes))
+		!pbt_fit_kept_layout(kept & ~(1 << *tag), items + first, end - first,
+							 hikey, tag, bytes))
 		return false;
 	*bytes += hikey ? MAXALIGN(hikey->len) : 0;
 	return true;
