@@ -436,6 +436,9 @@ fp_space_needed(const PbtItem *items, int n, int downlink)
 {
 	PbtPart		parts[PBT_MAX_ITEMS_PER_PAGE];
 
+	/* more than a page holds: a leaf group's plan tries such ranges */
+	if (n > PBT_MAX_ITEMS_PER_PAGE)
+		return BLCKSZ;
 	return fp_parts_bytes(parts, pbt_items_as_parts(items, n, parts)) -
 		SizeOfPageHeaderData;
 }

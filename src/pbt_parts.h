@@ -123,6 +123,7 @@ pbt_parts_prefix(const PbtPart *parts, int n)
 static inline int
 pbt_items_as_parts(const PbtItem *items, int n, PbtPart *parts)
 {
+	Assert(n <= PBT_MAX_ITEMS_PER_PAGE);	/* the callers' arrays */
 	for (int i = 0; i < n; i++)
 	{
 		parts[i].head = items[i].data;

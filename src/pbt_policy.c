@@ -282,11 +282,13 @@ pbt_choose_leaf_layout(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
  * of their layout tags) and that holds them on one page, for items that fit
  * no page in the layouts the policy picks: after ALTER INDEX ... SET
  * (deduplicate_items = off) or (layout = ...), a full posting or dense leaf
- * holds entries that would take several pages in heads or BPA, and a split
- * or rebalance has only its pages at hand.  Such a page keeps its layout
- * until a rebuild (REINDEX) or until its entries fit the new one.  Only
- * rebuilt layouts qualify: their fits() checks that the items suit them.
- * *bytes (if not NULL): what the items take there.
+ * holds entries that would take several pages in heads or BPA (a heads
+ * leaf of long shared prefixes, in plain), and a split or rebalance has
+ * only its pages at hand.  Such a page keeps its layout until a rebuild
+ * (REINDEX) or until its entries fit the new one.  A layout that a page of
+ * the index has suits its items (a rebuilt one's fits() checks that they
+ * qualify); retired layouts make no new pages.  *bytes (if not NULL): what
+ * the items take there.
  */
 bool
 pbt_fit_kept_layout(uint16 kept, PbtItem *items, int n, PbtItem *hikey,
@@ -299,7 +301,7 @@ pbt_fit_kept_layout(uint16 kept, PbtItem *items, int n, PbtItem *hikey,
 		if (!(kept & (1 << t)))
 			continue;
 		layout = pbt_layout_by_tag(t);
-		if ((layout->flags & PBT_LF_REBUILT) &&
+		if (!(layout->flags & PBT_LF_RETIRED) &&
 			layout->fits(items, n, hikey, bytes))
 		{
 			*tag = t;

@@ -281,7 +281,8 @@ half_fits(PbtState *st, PbtItem *items, int n, PbtItem *hikey,
 		return true;
 	*tag = fallback;
 	return pbt_layout_by_tag(fallback)->fits(items, n, hikey, NULL) ||
-		pbt_fit_kept_layout(1 << own, items, n, hikey, tag, NULL);
+		(own != fallback &&
+		 pbt_fit_kept_layout(1 << own, items, n, hikey, tag, NULL));
 }
 
 /*

@@ -193,6 +193,33 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT k AS c FROM ly_alt WHERE k < 100 ORDER BY k DESC',
     'SELECT k FROM ly_alt WHERE -v = -7']);
 DROP TABLE ly_alt;
+-- heads leaves of long shared prefixes in groups, going to plain: plain
+-- pages cannot hold a group's entries, so the group keeps heads
+CREATE TABLE ly_alt_t (t text COLLATE "C") WITH (autovacuum_enabled = off);
+INSERT INTO ly_alt_t SELECT 'https://www.example.com/catalog/items/' || lpad(i::text, 10, '0')
+FROM generate_series(1, 2000) i;
+CREATE INDEX ly_alt_tg ON ly_alt_t USING pagebtree (t) WITH (delta = off, leaf_group_size = 2);
+ALTER INDEX ly_alt_tg SET (layout = plain);
+INSERT INTO ly_alt_t SELECT 'https://www.example.com/catalog/items/' || lpad(i::text, 10, '0') || 'x'
+FROM generate_series(1, 2000) i;
+SELECT pagebtree_check('ly_alt_tg', true);
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT t AS c FROM ly_alt_t WHERE t > ''https://www.example.com/catalog/items/0000001000''',
+    'SELECT t FROM ly_alt_t ORDER BY t DESC LIMIT 50']);
+DROP TABLE ly_alt_t;
+-- posting subnodes going to fingerprint: a rebalance planning fingerprint
+-- pages tried more entries than a page holds, past a fixed array (the
+-- backend crashed)
+CREATE TABLE ly_alt_f (k int8) WITH (autovacuum_enabled = off);
+INSERT INTO ly_alt_f SELECT 7 FROM generate_series(1, 3000);
+CREATE INDEX ly_alt_fg ON ly_alt_f USING pagebtree (k) WITH (delta = off, leaf_group_size = 2);
+ALTER INDEX ly_alt_fg SET (layout = fingerprint);
+INSERT INTO ly_alt_f VALUES (1);
+SELECT index_name, layout, pages FROM ly_layouts()
+WHERE index_name = 'ly_alt_fg' AND page_type = 'leaf';
+SELECT pagebtree_check('ly_alt_fg', true);
+SELECT * FROM pbt_verify(ARRAY['SELECT k AS c FROM ly_alt_f WHERE k < 10']);
+DROP TABLE ly_alt_f;
 -- layouts that need byte-string keys, forced on comparator-mode keys: the
 -- option is ignored with a NOTICE (a rebuild must never fail on it), and
 -- the leaves are plain
