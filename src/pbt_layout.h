@@ -9,6 +9,7 @@
 #ifndef PBT_LAYOUT_H
 #define PBT_LAYOUT_H
 
+#include "lib/stringinfo.h"
 #include "pbt_compat.h"
 #include "pbt_page.h"
 
@@ -259,6 +260,12 @@ typedef struct PbtLayout
 	 * reloptions (NULL: defaults), kept by rebuilds.  NULL = always 0.
 	 */
 	uint8		(*param) (const struct PbtOptions *opts);
+	/*
+	 * Optional: append what the page's own settings are, as "name=value "
+	 * words, to the flags that pagebtree_page_stats shows (BPA: its
+	 * geometry, which options changed since the index was built).
+	 */
+	void		(*describe) (Page page, StringInfo out);
 
 	/*
 	 * Conversion.  A PBT_LF_REBUILT layout turns a page whose pattern an

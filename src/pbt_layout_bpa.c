@@ -99,6 +99,15 @@ bpa_init(Page page)
 		unit_bytes(hdr->block_cap);
 }
 
+static void
+bpa_describe(Page page, StringInfo out)
+{
+	BpaHeader  *hdr = bpa_header(page);
+
+	appendStringInfo(out, "bpa_log_size=%d bpa_block_size=%d blocks=%d prefix=%d ",
+					 hdr->log_cap, hdr->block_cap, hdr->nblocks, hdr->prefix_len);
+}
+
 /* the block an item belongs to: the last whose fence is <= it */
 static int
 route(Page page, const char *data, int len)
@@ -688,5 +697,6 @@ const PbtLayout pbt_layout_bpa = {
 	.iter_next = bpa_iter_next,
 	.probe = bpa_probe,
 	.param = bpa_param,
+	.describe = bpa_describe,
 	.finish_build = bpa_finish_build,
 };
