@@ -1255,7 +1255,8 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 		appendStringInfoString(&flags, "key_start ");
 	if (opaque->flags & PBT_FRONT_CODED)
 		appendStringInfoString(&flags, "front_coded ");
-	if (PbtIsTreePage(page) && !PbtIsDeleted(opaque) && pbt_layout(page)->describe)
+	if (PbtIsTreePage(page) && !PbtIsDeleted(opaque) &&
+		pbt_layout(page)->describe)
 		pbt_layout(page)->describe(page, &flags);
 	if (flags.len > 0)
 		flags.data[--flags.len] = '\0';

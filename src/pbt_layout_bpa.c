@@ -104,7 +104,8 @@ bpa_describe(Page page, StringInfo out)
 {
 	BpaHeader  *hdr = bpa_header(page);
 
-	appendStringInfo(out, "bpa_log_size=%d bpa_block_size=%d blocks=%d prefix=%d ",
+	appendStringInfo(out,
+					 "bpa_log_size=%d bpa_block_size=%d blocks=%d prefix=%d ",
 					 hdr->log_cap, hdr->block_cap, hdr->nblocks, hdr->prefix_len);
 }
 
