@@ -289,16 +289,17 @@ DROP TABLE lyb;
 CREATE TABLE lyg (id int8) WITH (autovacuum_enabled = off);
 INSERT INTO lyg SELECT i * 2 FROM generate_series(1, 20000) i;
 CREATE INDEX lyg_id ON lyg USING pagebtree (id) WITH (delta = off, layout = bpa);
+CREATE TEMP TABLE lyg_built AS SELECT pg_relation_size('lyg_id') / 8192 AS blocks;
 ALTER INDEX lyg_id SET (bpa_log_size = 4, bpa_block_size = 64);
 INSERT INTO lyg SELECT 40000 + i FROM generate_series(1, 20000) i;
 SELECT substring(s.flags FROM 'bpa_log_size=\d+ bpa_block_size=\d+') AS geometry,
-       count(*) > 1 AS several_leaves
-FROM generate_series(1, pg_relation_size('lyg_id') / 8192 - 1) b,
+       count(*) > 1 AS several_leaves, bool_and(s.blkno < l.blocks) AS built
+FROM lyg_built l, generate_series(1, pg_relation_size('lyg_id') / 8192 - 1) b,
      LATERAL pagebtree_page_stats('lyg_id', b) s
 WHERE s.page_type = 'leaf'
 GROUP BY 1 ORDER BY 1;
 SELECT pagebtree_check('lyg_id', true) IS NOT NULL AS checked;
-DROP TABLE lyg;
+DROP TABLE lyg, lyg_built;
 
 -- 6b. BPA leaves with a page prefix: a built index whose leaves share a
 --     long prefix takes random inserts, then keys that share less of it or
