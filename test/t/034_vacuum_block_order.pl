@@ -42,6 +42,20 @@ SELECT count(*) FROM generate_series(1, pg_relation_size('$index') / 8192 - 1) b
 WHERE s.page_type = 'leaf' AND NOT EXISTS (SELECT 1 FROM $table t WHERE t.ctid = i.heap_tid)};
 }
 
+# orphans() after the pass under test, once the dead tuples its heap scan
+# left behind are gone too: a heap page the checkpointer happens to pin is
+# not pruned (VACUUM VERBOSE: "tuples missed ... due to cleanup lock
+# contention"), and its dead tuples keep their entries, correctly.  A second
+# VACUUM removes those; an entry that escaped the pass names an unused line
+# pointer, which no VACUUM removes.  INDEX_CLEANUP ON because VACUUM
+# bypasses the index for so few dead tuples.
+sub orphans_after_vacuum
+{
+	my ($node, $index, $table) = @_;
+	$node->safe_psql('postgres', "VACUUM (INDEX_CLEANUP ON) $table");
+	return $node->safe_psql('postgres', orphans($index, $table));
+}
+
 # the leaf of index $index that holds the entry of table row $where
 sub leaf_of
 {
@@ -136,7 +150,7 @@ VACUUM t;
 		"$mode: splits during the pass leave the free pages alone");
 
 	finish_vacuum($cursor, $vacuum);
-	is($node->safe_psql('postgres', orphans('t_k', 't')), '0',
+	is(orphans_after_vacuum($node, 't_k', 't'), '0',
 		"$mode: no entry names a heap tuple VACUUM removed");
 	is($node->safe_psql('postgres', "SELECT pagebtree_check('t_k', true)"),
 		'', "$mode: pagebtree_check passes");
@@ -205,7 +219,7 @@ SELECT min(k) || ' ' || max(k) FROM g WHERE ctid IN (
 	finish_vacuum($cursor, $vacuum);
 	ok($node->log_contains("reads the leaf group at block $start again", $log_offset),
 		"$mode: VACUUM read the group again");
-	is($node->safe_psql('postgres', orphans('g_k', 'g')), '0',
+	is(orphans_after_vacuum($node, 'g_k', 'g'), '0',
 		"$mode: no entry of the group index names a heap tuple VACUUM removed");
 	is($node->safe_psql('postgres', "SELECT pagebtree_check('g_k', true)"),
 		'', "$mode: pagebtree_check passes on the group index");
