@@ -20,8 +20,10 @@
 #include "access/generic_xlog.h"
 #include "access/itup.h"
 #include "access/relscan.h"
+#include "access/rmgr.h"
 #include "access/sdir.h"
 #include "access/transam.h"
+#include "access/xlog.h"
 #include "access/skey.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
@@ -76,6 +78,22 @@ extern bool pbt_ablate_leaf_hints;
 extern bool pbt_delta_append_always;
 extern bool pbt_prefetch_arrays_always;
 extern PbtState *pbt_get_state(Relation index);
+
+/*
+ * May a reader change a page without WAL, as btree sets LP_DEAD (dead-entry
+ * marks, the adaption counter)?  Not while generic WAL records are
+ * consistency-checked (wal_consistency_checking = 'generic' or 'all', set
+ * for the whole cluster): generic_mask does not know these hints, so redo
+ * of the page's next generic record would stop at "inconsistent page
+ * found".  Custom records are checked with pbt_mask, which masks them.
+ */
+static inline bool
+pbt_unlogged_hints_allowed(void)
+{
+	return wal_consistency_checking == NULL ||
+		!wal_consistency_checking[RM_GENERIC_ID];
+}
+
 extern PbtState *pbt_build_state(Relation index, MemoryContext cxt);
 extern void _PG_init(void);
 

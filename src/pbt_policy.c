@@ -463,7 +463,8 @@ pbt_adapt_on_read(Buffer buf, bool point)
 	uint8		target;
 	bool		step;
 
-	if (counter == PBT_OPS_OFF || RecoveryInProgress())
+	if (counter == PBT_OPS_OFF || RecoveryInProgress() ||
+		!pbt_unlogged_hints_allowed())
 		return 0;
 	if (point)
 		step = counter > 0 &&

@@ -1205,7 +1205,8 @@ pbt_kill_items_now(IndexScanDesc scan)
 
 	Buffer		buf = so->curr.buf;
 
-	if (so->nkilled == 0 || !ScanPosIsValid(so->curr))
+	if (so->nkilled == 0 || !ScanPosIsValid(so->curr) ||
+		!pbt_unlogged_hints_allowed())
 	{
 		so->nkilled = 0;
 		return;

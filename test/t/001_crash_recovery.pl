@@ -2,7 +2,9 @@
 # Crash recovery of pagebtree indexes.
 #
 # Three setups: the custom WAL resource manager (shared_preload_libraries =
-# 'pagebtree'), generic WAL (no preloading), both with wal_level = replica;
+# 'pagebtree'), generic WAL (no preloading; with wal_consistency_checking =
+# 'generic', so that crash recovery compares every page it replays with the
+# image its record carries), both with wal_level = replica;
 # and wal_level = minimal, where a table and its indexes created and filled
 # in one transaction skip WAL and are synced at commit.  In each, run a
 # concurrent write workload (inserts, updates, deletes, rollbacks, duplicate
@@ -51,7 +53,10 @@ my $cycles = $ENV{PBT_CRASH_CYCLES} // 4;
 
 my @setups = (
 	{ name => 'rmgr',    rmgr => 1, streaming => 1 },
-	{ name => 'generic', rmgr => 0, streaming => 1 },
+	# every generic record carries an image of its pages, which crash
+	# recovery compares with the page it replayed
+	{ name => 'generic', rmgr => 0, streaming => 1,
+	  conf => "wal_consistency_checking = 'generic'\n" },
 	{ name => 'minimal', rmgr => 1, streaming => 0 },
 );
 
@@ -60,7 +65,7 @@ for my $setup (@setups)
 	my $name = $setup->{name};
 	my $node = pbt_new_node("crash_$name",
 		rmgr => $setup->{rmgr}, streaming => $setup->{streaming},
-		delta_always => 1);
+		delta_always => 1, conf => $setup->{conf});
 	$node->start;
 
 	pbt_create_schema($node, delta => 1);

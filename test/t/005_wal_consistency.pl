@@ -5,9 +5,11 @@
 # wal_consistency_checking = 'pagebtree', so every pagebtree record carries
 # a full image of each page it touches, and whoever replays it compares its
 # result with the image (after rm_mask) and stops with "inconsistent page
-# found" on any difference.  (Generic WAL records cannot be checked: the
-# generic mask does not know pagebtree's unlogged hints, the adaption
-# counter and dead-entry bits, which legitimately differ.)  A workload makes every kind of record on every
+# found" on any difference.  (Generic records are checked by
+# 001_crash_recovery.pl and 037_generic_in_place.pl: the generic mask does
+# not know pagebtree's unlogged hints, the adaption counter and dead-entry
+# bits, so readers set none while generic records are checked,
+# pbt_unlogged_hints_allowed.)  A workload makes every kind of record on every
 # layout: inserts, splits of leaves and inner pages (left pages kept in
 # place and rebuilt, right pages as images and as their entries), leaves
 # converted instead of split, downlinks, deletions of dead entries, page deletion and reuse, adaptive

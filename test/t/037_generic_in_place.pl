@@ -15,7 +15,10 @@
 # breaks its dense leaf's pattern.  Then the standby, and the primary
 # after an immediate stop and crash recovery, must return what a
 # sequential scan returns through each index, and pagebtree_check must
-# pass on both.  (The PBT_CHECKS build also checks, for every such insert,
+# pass on both; with wal_consistency_checking = 'generic' both compare every
+# page they replay with the primary's image, which checks the ranges the
+# inserts logged byte for byte (max_wal_size is large enough that those
+# images bring no checkpoint: a leaf stays dirty).  (The PBT_CHECKS build also checks, for every such insert,
 # that no byte outside the ranges it logged changed.)
 
 use strict;
@@ -31,7 +34,8 @@ use PagebtreeTest;
 pbt_seed(3037);
 
 my $primary = pbt_new_node('in_place_primary', rmgr => 0, streaming => 1,
-	conf => "autovacuum = off\nshared_buffers = 16MB\ncheckpoint_timeout = 1h\n");
+	conf => "autovacuum = off\nshared_buffers = 16MB\ncheckpoint_timeout = 1h\n"
+	  . "wal_consistency_checking = 'generic'\nmax_wal_size = 4GB\n");
 $primary->start;
 $primary->safe_psql(
 	'postgres', q{
