@@ -50,6 +50,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/tuplesort.h"
@@ -437,6 +438,36 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 	bs->indtuples += 1;
 }
 
+/*
+ * tuplesort orders by the comparison function of a btree operator family
+ * that holds the ordering operator, not by the index's own: the build
+ * would fail cryptically if no btree family holds it, and write keys out of
+ * order if the one tuplesort picks compares with another function.
+ */
+static void
+check_sort_family(Relation index, int col, Oid sortop)
+{
+	Oid			btfamily;
+	Oid			opcintype;
+	int16		strategy;
+
+	if (!get_ordering_op_properties(sortop, &btfamily, &opcintype, &strategy))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot build index \"%s\": operator %s of column %d belongs to no btree operator family",
+						RelationGetRelationName(index),
+						format_operator(sortop), col + 1),
+				 errhint("Create the operator class for btree too: the build sorts through btree's.")));
+	if (get_opfamily_proc(btfamily, opcintype, opcintype, BTORDER_PROC) !=
+		index_getprocid(index, col + 1, 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot build index \"%s\": the btree operator family that holds operator %s of column %d has another comparison function",
+						RelationGetRelationName(index),
+						format_operator(sortop), col + 1),
+				 errhint("Give the btree and pagebtree operator classes the same comparison function.")));
+}
+
 static void
 begin_sort(BuildState *bs, int participants, SortCoordinate coordinate)
 {
@@ -481,6 +512,7 @@ begin_sort(BuildState *bs, int participants, SortCoordinate coordinate)
 					 errmsg("operator family of column %d of index \"%s\" has no ordering operator for type %s",
 							i + 1, RelationGetRelationName(index),
 							format_type_be(col->typid))));
+		check_sort_family(index, i, sortops[i]);
 		colls[i] = col->collation;
 		nullsfirst[i] = col->nulls_first;
 	}

@@ -676,6 +676,44 @@ END $$;
 DROP TABLE oc_oid_signed;
 DROP OPERATOR FAMILY oc_oid_signed_ops USING pagebtree;
 
+-- the build sorts through a btree operator family that holds the ordering
+-- operator, so an operator class of pagebtree's own (here: int4 in reverse)
+-- builds only when such a family exists and has its comparison function
+CREATE FUNCTION oc_rev_cmp(int4, int4) RETURNS int4
+    LANGUAGE sql IMMUTABLE STRICT AS 'SELECT btint4cmp($2, $1)';
+CREATE OPERATOR <<< (LEFTARG = int4, RIGHTARG = int4, FUNCTION = int4gt);
+CREATE OPERATOR <<= (LEFTARG = int4, RIGHTARG = int4, FUNCTION = int4ge);
+CREATE OPERATOR >>= (LEFTARG = int4, RIGHTARG = int4, FUNCTION = int4le);
+CREATE OPERATOR >>> (LEFTARG = int4, RIGHTARG = int4, FUNCTION = int4lt);
+CREATE OPERATOR CLASS oc_rev_ops FOR TYPE int4 USING pagebtree AS
+    OPERATOR 1 <<<, OPERATOR 2 <<=, OPERATOR 3 =, OPERATOR 4 >>=, OPERATOR 5 >>>,
+    FUNCTION 1 oc_rev_cmp(int4, int4);
+CREATE TABLE oc_rev (v int4);
+INSERT INTO oc_rev SELECT (i * 7919) % 1009 FROM generate_series(1, 1000) i;
+CREATE INDEX oc_rev_v ON oc_rev USING pagebtree (v oc_rev_ops);
+-- a btree family that takes <<< for int4's order would sort it wrongly
+CREATE OPERATOR CLASS oc_decoy_ops FOR TYPE int4 USING btree AS
+    OPERATOR 1 <<<, FUNCTION 1 btint4cmp(int4, int4);
+CREATE INDEX oc_rev_v ON oc_rev USING pagebtree (v oc_rev_ops);
+DROP OPERATOR FAMILY oc_decoy_ops USING btree;
+CREATE OPERATOR CLASS oc_rev_ops FOR TYPE int4 USING btree AS
+    OPERATOR 1 <<<, OPERATOR 2 <<=, OPERATOR 3 =, OPERATOR 4 >>=, OPERATOR 5 >>>,
+    FUNCTION 1 oc_rev_cmp(int4, int4);
+CREATE INDEX oc_rev_v ON oc_rev USING pagebtree (v oc_rev_ops);
+SELECT pagebtree_check('oc_rev_v', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT v FROM oc_rev WHERE v <<< 995 ORDER BY v USING <<<;
+SELECT array_agg(v) FROM (SELECT v FROM oc_rev WHERE v <<< 995 ORDER BY v USING <<<) s;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT array_agg(v ORDER BY v DESC) FROM oc_rev WHERE v > 995;
+DROP TABLE oc_rev;
+DROP OPERATOR FAMILY oc_rev_ops USING pagebtree;
+DROP OPERATOR FAMILY oc_rev_ops USING btree;
+DROP OPERATOR <<< (int4, int4), <<= (int4, int4), >>= (int4, int4), >>> (int4, int4);
+DROP FUNCTION oc_rev_cmp(int4, int4);
+
 -- arrays (= ANY of arrays would take a two-dimensional array apart: own queries)
 SELECT pbt_build_cmp_type('int4arr', 'int4[]',
     'CASE k % 5 WHEN 0 THEN ARRAY[k % 10] WHEN 1 THEN ARRAY[k % 10, NULL] ELSE ARRAY[k % 10, k % 7, k % 3] END');
