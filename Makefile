@@ -54,7 +54,7 @@ TAP_TESTS = 1
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 EXTRA_CLEAN = pagebtree--0.2.sql
 
-PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla
+PG_CFLAGS = -Wall -Wmissing-prototypes -Wpointer-arith -Werror=vla -Werror=incompatible-pointer-types
 # Nothing interposes the module's own functions: let calls within a file be
 # inlined (-fPIC alone keeps every exported function an out-of-line call).
 PG_CFLAGS += -fno-semantic-interposition

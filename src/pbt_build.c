@@ -439,24 +439,24 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 }
 
 /*
- * tuplesort orders by the comparison function of a btree operator family
- * that holds the ordering operator, not by the index's own: the build
- * would fail cryptically if no btree family holds it, and write keys out of
- * order if the one tuplesort picks compares with another function.
+ * tuplesort orders by the comparison function of an operator family that
+ * holds the ordering operator (a btree one before 18), not by the index's
+ * own: the build would fail cryptically if no such family holds it, and
+ * write keys out of order if the one tuplesort picks compares with another
+ * function.  The lookup is the one tuplesort makes.
  */
 static void
 check_sort_family(Relation index, int col, Oid sortop)
 {
 	Oid			btfamily;
 	Oid			opcintype;
-	int16		strategy;
 
-	if (!get_ordering_op_properties(sortop, &btfamily, &opcintype, &strategy))
+	if (!pbt_ordering_op_family(sortop, &btfamily, &opcintype))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot build index \"%s\": operator %s of column %d belongs to no btree operator family",
 						RelationGetRelationName(index),
-						format_operator(sortop), col + 1),
+						format_operator_qualified(sortop), col + 1),
 				 errhint("Create the operator class for btree too: the build sorts through btree's.")));
 	if (get_opfamily_proc(btfamily, opcintype, opcintype, BTORDER_PROC) !=
 		index_getprocid(index, col + 1, 1))
@@ -464,7 +464,7 @@ check_sort_family(Relation index, int col, Oid sortop)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot build index \"%s\": the btree operator family that holds operator %s of column %d has another comparison function",
 						RelationGetRelationName(index),
-						format_operator(sortop), col + 1),
+						format_operator_qualified(sortop), col + 1),
 				 errhint("Give the btree and pagebtree operator classes the same comparison function.")));
 }
 

@@ -286,6 +286,25 @@ pbt_set_newer_am_fields(IndexAmRoutine *amroutine,
 #endif
 }
 
+/* ----------------------------------------------------------------
+ * The btree family of an ordering operator.  18 reports the comparison
+ * as a CompareType where older releases gave an int16 strategy number.
+ * ----------------------------------------------------------------
+ */
+#include "utils/lsyscache.h"
+
+static inline bool
+pbt_ordering_op_family(Oid opno, Oid *opfamily, Oid *opcintype)
+{
+#if PG_VERSION_NUM >= 180000
+	CompareType cmptype;
+#else
+	int16		cmptype;
+#endif
+
+	return get_ordering_op_properties(opno, opfamily, opcintype, &cmptype);
+}
+
 /* 16 added BufFileReadExact, which errors on a short read */
 #if PG_VERSION_NUM < 160000
 #include "storage/buffile.h"

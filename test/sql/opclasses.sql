@@ -676,9 +676,11 @@ END $$;
 DROP TABLE oc_oid_signed;
 DROP OPERATOR FAMILY oc_oid_signed_ops USING pagebtree;
 
--- the build sorts through a btree operator family that holds the ordering
--- operator, so an operator class of pagebtree's own (here: int4 in reverse)
--- builds only when such a family exists and has its comparison function
+-- the build's sort (tuplesort) finds its comparison function through an
+-- operator family that holds the ordering operator: a btree one before 18,
+-- any ordering one from 18 (pagebtree's own comes first: it is older).  So an
+-- operator class of pagebtree's own (here: int4 in reverse) builds before 18
+-- only when a btree family holds its operator with its comparison function.
 CREATE FUNCTION oc_rev_cmp(int4, int4) RETURNS int4
     LANGUAGE sql IMMUTABLE STRICT AS 'SELECT btint4cmp($2, $1)';
 CREATE OPERATOR <<< (LEFTARG = int4, RIGHTARG = int4, FUNCTION = int4gt);
@@ -690,12 +692,33 @@ CREATE OPERATOR CLASS oc_rev_ops FOR TYPE int4 USING pagebtree AS
     FUNCTION 1 oc_rev_cmp(int4, int4);
 CREATE TABLE oc_rev (v int4);
 INSERT INTO oc_rev SELECT (i * 7919) % 1009 FROM generate_series(1, 1000) i;
-CREATE INDEX oc_rev_v ON oc_rev USING pagebtree (v oc_rev_ops);
+CREATE FUNCTION oc_rev_build(refusal_before_18 text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    outcome text;
+    expected text := CASE WHEN current_setting('server_version_num')::int >= 180000
+                          THEN 'built and checked' ELSE refusal_before_18 END;
+BEGIN
+    BEGIN
+        CREATE INDEX oc_rev_v ON oc_rev USING pagebtree (v oc_rev_ops);
+        PERFORM pagebtree_check('oc_rev_v', true);
+        DROP INDEX oc_rev_v;
+        outcome := 'built and checked';
+    EXCEPTION WHEN feature_not_supported THEN
+        outcome := SQLERRM;
+    END;
+    IF outcome = expected THEN
+        RETURN 'as expected';
+    END IF;
+    RETURN outcome;
+END $$;
+SELECT oc_rev_build('cannot build index "oc_rev_v": operator public.<<<(integer,integer) of column 1 belongs to no btree operator family');
 -- a btree family that takes <<< for int4's order would sort it wrongly
 CREATE OPERATOR CLASS oc_decoy_ops FOR TYPE int4 USING btree AS
     OPERATOR 1 <<<, FUNCTION 1 btint4cmp(int4, int4);
-CREATE INDEX oc_rev_v ON oc_rev USING pagebtree (v oc_rev_ops);
+SELECT oc_rev_build('cannot build index "oc_rev_v": the btree operator family that holds operator public.<<<(integer,integer) of column 1 has another comparison function');
 DROP OPERATOR FAMILY oc_decoy_ops USING btree;
+DROP FUNCTION oc_rev_build(text);
 CREATE OPERATOR CLASS oc_rev_ops FOR TYPE int4 USING btree AS
     OPERATOR 1 <<<, OPERATOR 2 <<=, OPERATOR 3 =, OPERATOR 4 >>=, OPERATOR 5 >>>,
     FUNCTION 1 oc_rev_cmp(int4, int4);
