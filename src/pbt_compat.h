@@ -7,10 +7,8 @@
  * The rest of the module is written against the names of the newest
  * servers (RelFileLocator, BufferIsDirty, ...); for older servers this
  * header maps those names onto what they have.  Each block says which
- * release changed the interface.  Tested: 15 (Debian), 16 and 18.
- * PostgreSQL 17 is not tested: its guards follow the release where each
- * interface changed (16, 17 or 18), so it builds where its interfaces
- * match 16 or 18.
+ * release changed the interface.  Tested: 15 and 17 (Debian), 16 and 18
+ * (pip wheels).
  *
  *-------------------------------------------------------------------------
  */
