@@ -350,6 +350,7 @@ window_iter_step(PbtIter *it, const uint8 *present, int capacity,
 		elog(ERROR, "pagebtree: bitmap has fewer items than the page's count");
 	if (!it->primed)
 	{
+		pbt_check_copy(prefix - (const char *) it->page, plen, plen);
 		memcpy(it->buf.data, prefix, plen);
 		it->primed = true;
 	}

@@ -28,6 +28,23 @@ typedef struct PbtItemBuf
 } PbtItemBuf;
 
 /*
+ * Readers trust a page's lengths and offsets (pagebtree_check verifies
+ * them) except where a corrupt one would copy past a PbtItemBuf or read
+ * past the page: a copy of len bytes from page offset off, ending at end in
+ * the buffer, stops with an error first.  The last MAXIMUM_ALIGNOF * 2
+ * bytes of the buffer stay for word-wise copies that overrun.
+ */
+#define PBT_ITEM_BUF_END	(PBT_MAX_ITEM_SIZE + 2 * MAXIMUM_ALIGNOF)
+pg_noreturn extern void pbt_bytes_out_of_bounds(void);
+
+static inline void
+pbt_check_copy(int off, int len, int end)
+{
+	if (unlikely(len < 0 || end > PBT_ITEM_BUF_END || off + len > BLCKSZ))
+		pbt_bytes_out_of_bounds();
+}
+
+/*
  * A scan key on bytes at fixed offsets of a normalized item
  * (PbtLayout.iter_filter): an item may pass only if each byte at markers[]
  * is PBT_MARK_VALUE and its len bytes at off (1 to 8), read as a big-endian

@@ -317,6 +317,8 @@ dense_assemble(Page page, int slot, char *out)
 	DenseHeader *hdr = dense_header(page);
 	char	   *tail = out + hdr->prefix_len;
 
+	pbt_check_copy(slot_value(page, slot) - (char *) page, DENSE_VALUE_BYTES,
+				   hdr->prefix_len + hdr->tail_len + DENSE_VALUE_BYTES);
 	write_tail(tail, hdr->tail_len, (uint64) hdr->base + slot);
 	memcpy(tail + hdr->tail_len, slot_value(page, slot), DENSE_VALUE_BYTES);
 }
@@ -326,6 +328,7 @@ dense_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 {
 	DenseHeader *hdr = dense_header(page);
 
+	pbt_check_copy(hdr->prefix_off, hdr->prefix_len, hdr->prefix_len);
 	memcpy(buf->data, (char *) page + hdr->prefix_off, hdr->prefix_len);
 	dense_assemble(page, dense_slot_of(page, pos), buf->data);
 	item->data = buf->data;

@@ -237,6 +237,8 @@ heads_assemble(Page page, const HeadsSlot *slot, int koff, int prefix_len,
 	int			len = slot_len(slot);
 	char	   *key = out + koff + prefix_len;
 
+	pbt_check_copy(slot->off, koff + Max(len - HEAD_BYTES, 0),
+				   koff + prefix_len + len);
 	if (koff > 0)				/* inner pages: the downlink */
 		memcpy(out, (char *) page + slot->off, koff);
 	if (len >= HEAD_BYTES)
@@ -269,6 +271,7 @@ heads_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 		item->len = koff;
 		return;
 	}
+	pbt_check_copy(hdr->prefix_off, hdr->prefix_len, koff + hdr->prefix_len);
 	memcpy(buf->data + koff, (char *) page + hdr->prefix_off, hdr->prefix_len);
 	item->len = heads_assemble(page, slot, koff, hdr->prefix_len, buf->data);
 }
@@ -294,6 +297,7 @@ heads_iter_next(PbtIter *it, PbtItem *item)
 			heads_get(page, pos, item, &it->buf);
 			return;
 		}
+		pbt_check_copy(hdr->prefix_off, hdr->prefix_len, hdr->prefix_len);
 		memcpy(it->buf.data, (char *) page + hdr->prefix_off, hdr->prefix_len);
 		it->cursor = hdr->prefix_len;
 		it->primed = true;

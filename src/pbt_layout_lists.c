@@ -226,6 +226,8 @@ lists_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 {
 	ListsKey   *key = &key_dir(page)[key_of(page, pos)];
 
+	pbt_check_copy(key_bytes(page, key) - (char *) page, key->len,
+				   key->len + PBT_TID_BYTES);
 	memcpy(buf->data, key_bytes(page, key), key->len);
 	tid_of(page, pos, buf->data + key->len);
 	item->data = buf->data;
@@ -738,6 +740,8 @@ lists_iter_next(PbtIter *it, PbtItem *item)
 		state->end = key_end(it->page, state->key);
 		key = &key_dir(it->page)[state->key];
 		state->key_len = key->len;
+		pbt_check_copy(key_bytes(it->page, key) - (char *) it->page, key->len,
+					   key->len + PBT_TID_BYTES);
 		memcpy(it->buf.data, key_bytes(it->page, key), key->len);
 	}
 	word = pbt_tids_load(tid_at(it->page, it->pos),

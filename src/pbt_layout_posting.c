@@ -124,6 +124,7 @@ posting_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 	int			plen = prefix_len(hdr);
 
 	Assert(pos >= 0 && pos < hdr->count);
+	pbt_check_copy(hdr->prefix_off, plen, hdr->key_len + PBT_TID_BYTES);
 	memcpy(buf->data, prefix_at(page), plen);
 	pbt_tids_copy(buf->data + plen, tid_at(page, pos), hdr->width);
 	item->data = buf->data;
@@ -477,6 +478,7 @@ posting_iter_start(PbtIter *it)
 	int			shared = PBT_TID_BYTES - hdr->width;	/* leading TID bytes */
 	uint64		tid_prefix = 0;
 
+	pbt_check_copy(hdr->prefix_off, prefix_len(hdr), hdr->key_len + PBT_TID_BYTES);
 	memcpy(it->buf.data, prefix_at(it->page), prefix_len(hdr));
 	/* the shared TID bytes in place in a word: iter_next ORs in the rest */
 	memcpy(&tid_prefix, it->buf.data + hdr->key_len, shared);

@@ -327,6 +327,9 @@ sdl_assemble(Page page, int slot, char *out)
 	char	   *tail = out + hdr->prefix_len;
 	char	   *rest = tail + hdr->tail_len;
 
+	pbt_check_copy(e + SDL_LEN_BYTES - (const char *) page, PBT_TID_BYTES + v,
+				   hdr->prefix_len + hdr->tail_len + PBT_TID_BYTES + v +
+				   SDL_LEN_BYTES);
 	write_tail(tail, hdr->tail_len, (uint64) hdr->base + slot);
 	memcpy(rest, e + SDL_LEN_BYTES, PBT_TID_BYTES + v);
 	memcpy(rest + PBT_TID_BYTES + v, &v, sizeof(v));
@@ -338,6 +341,7 @@ sdl_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 {
 	SdlHeader  *hdr = sdl_header(page);
 
+	pbt_check_copy(hdr->prefix_off, hdr->prefix_len, hdr->prefix_len);
 	memcpy(buf->data, (char *) page + hdr->prefix_off, hdr->prefix_len);
 	item->len = sdl_assemble(page, sdl_slot_of(page, pos), buf->data);
 	item->data = buf->data;

@@ -1301,12 +1301,22 @@ links_to(Buffer buf, BlockNumber target)
 	return opaque->next == target && !PbtIsDeleted(opaque);
 }
 
+/*
+ * Share-lock a page a backward scan steps to.  Every link it follows joins
+ * leaves (deleted ones keep PBT_LEAF), so anything else is corruption: a
+ * zeroed leaf's left-link would lead to the metapage, and round forever.
+ */
 static Buffer
 lock_page(Relation index, BlockNumber blkno)
 {
-	Buffer		buf = ReadBuffer(index, blkno);
+	Buffer		buf;
 
+	CHECK_FOR_INTERRUPTS();
+	buf = ReadBuffer(index, blkno);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	if (PageIsNew(BufferGetPage(buf)) ||
+		!PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))))
+		pbt_page_error(index, blkno, "a leaf's sibling link leads to a page that is not a leaf");
 	return buf;
 }
 
@@ -1498,7 +1508,6 @@ walk_left(IndexScanDesc scan, BlockNumber target, BlockNumber prev)
 	{
 		PbtPageOpaque opaque;
 
-		CHECK_FOR_INTERRUPTS();
 		buf = lock_page(index, target);
 		opaque = PbtPageGetOpaque(BufferGetPage(buf));
 		while (PbtIsDeleted(opaque))

@@ -45,6 +45,15 @@ pbt_unknown_layout(uint8 tag)
 			 errmsg("pagebtree page has unknown layout tag %u", tag)));
 }
 
+void
+pbt_bytes_out_of_bounds(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("pagebtree page has an item out of bounds"),
+			 errhint("Run pagebtree_check on the index for details, and REINDEX it.")));
+}
+
 #if defined(USE_ASSERT_CHECKING) || defined(PBT_CHECKS)
 /*
  * What the engine takes for granted of the registered layouts (see

@@ -164,11 +164,12 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 		if (!PbtIsDeleted(opaque) && !pbt_beyond_hikey(st, page, key))
 			return buf;
 
-		CHECK_FOR_INTERRUPTS();
 		from = *opaque;
 		fromblk = BufferGetBlockNumber(buf);
 		blkno = opaque->next;
 		UnlockReleaseBuffer(buf);
+		/* not under the content lock, which holds interrupts off */
+		CHECK_FOR_INTERRUPTS();
 		buf = ReadBuffer(index, blkno);
 		LockBuffer(buf, lockmode);
 		if (pbt_is_subnode(&from))
@@ -615,6 +616,7 @@ pbt_get_endpoint(Relation index, PbtState *st, uint32 level, bool rightmost)
 			BlockNumber next = opaque->next;
 
 			UnlockReleaseBuffer(buf);
+			CHECK_FOR_INTERRUPTS();
 			buf = ReadBuffer(index, next);
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(buf);

@@ -74,8 +74,11 @@ static inline void
 pbt_slot_item(Page page, const PbtSlot *slot, const char *prefix, int plen,
 			  PbtItem *item, char *out, bool primed)
 {
-	pbt_whole_item(prefix, plen, pbt_slot_data(page, slot), pbt_slot_len(slot),
-				   item, out, primed);
+	const char *entry = pbt_slot_data(page, slot);
+	int			len = pbt_slot_len(slot);
+
+	pbt_check_copy(entry - (const char *) page, len, plen + len);
+	pbt_whole_item(prefix, plen, entry, len, item, out, primed);
 }
 
 /*

@@ -16,7 +16,10 @@
 # reports.
 # A leaf of an index of comparator keys (whose high keys the verifier does
 # not compare) made to link to itself: the verifier reports the cycle, and
-# does not walk it forever.
+# does not walk it forever; a backward scan that circles it can be
+# cancelled.  A heads and a plain leaf whose entry length runs far past
+# the page: the verifier reports it, and a scan stops with an error
+# instead of copying past its item buffer.
 # A pending entry in the delta area made to look like a run's reference
 # entry, which only its first may be: the verifier, and a scan that reads
 # the run, report it instead of reading on.  A run copied into the slot of
@@ -54,6 +57,8 @@ CREATE INDEX c_gdup ON c USING pagebtree ((k / 50))
   WITH (leaf_group_size = 4, deduplicate_items = off);
 CREATE INDEX c_gsplit ON c USING pagebtree ((k * 3)) WITH (leaf_group_size = 4);
 CREATE INDEX c_loop ON c USING pagebtree ((k::numeric));
+CREATE INDEX c_heads_len ON c USING pagebtree ((s || 'x'));
+CREATE INDEX c_plain_len ON c USING pagebtree ((k - 0)) WITH (layout = plain);
 CREATE TABLE cd (s text COLLATE "C");
 INSERT INTO cd SELECT md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_delta ON cd USING pagebtree (s) WITH (delta = on);
@@ -107,6 +112,14 @@ my @cases = (
 	# first 6-byte directory entry) set to the first key's, 0
 	{ idx => 'c_lists', layout => 'lists', off => 24 + 10 + 6,
 	  bytes => "\x00\x00", msg => qr/lists key's first entry out of order/ },
+	# an entry's length (slot 2's second field) far past what a page holds:
+	# scans must not copy that much into their item buffer
+	{ idx => 'c_heads_len', layout => 'heads', off => 96 + 8 * 2 + 2,
+	  bytes => "\x00\x3f", msg => qr/item length out of bounds/,
+	  scan => q{SELECT count(*) FROM c WHERE s || 'x' > ''} },
+	{ idx => 'c_plain_len', layout => 'plain', off => 24 + 4 * 2 + 2,
+	  bytes => "\x00\x3f", msg => qr/out of bounds/,
+	  scan => 'SELECT count(*) FROM c WHERE k - 0 > 0' },
 );
 
 my %path;
@@ -325,12 +338,26 @@ for my $case (@cases)
 	like($err, $case->{at} // qr/index "$case->{idx}" is corrupt at block $case->{block}/,
 		"$case->{idx}: it names the index and block");
 	like($err, $case->{msg}, "$case->{idx}: it names the problem");
+	next unless $case->{scan};
+	($ret, $out, $err) = $node->psql('postgres',
+		"SET enable_seqscan = off; SET enable_bitmapscan = off; $case->{scan}");
+	like($err, qr/pagebtree page has an item out of bounds/,
+		"$case->{idx}: a scan reports the page as corrupt");
 }
 {
 	my ($ret, $out, $err) = $node->psql('postgres',
 		"SET statement_timeout = '120s'; SELECT pagebtree_check('c_loop', true)");
 	like($err, qr/index "c_loop" is corrupt at block $loop_block, item 0: right-links form a cycle/,
 		'c_loop: the verifier reports the cycle');
+	# a backward scan steps left by moving right from the left neighbour
+	# until it links to the page it left: round the cycle, it can be
+	# cancelled
+	($ret, $out, $err) = $node->psql('postgres',
+		q{SET enable_seqscan = off; SET enable_bitmapscan = off; SET statement_timeout = '2s';
+SELECT count(*) FROM (SELECT k FROM c ORDER BY k::numeric DESC) s},
+		timeout => 120);
+	like($err, qr/canceling statement due to statement timeout/,
+		'c_loop: a backward scan caught in the cycle can be cancelled');
 }
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_tag', true)");
