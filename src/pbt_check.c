@@ -197,6 +197,8 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 			corrupt(index, blkno, i, "inner item shorter than a downlink", NULL);
 		if (!leaf && i == 0 && item.len != pbt_page_downlink_size(page))
 			corrupt(index, blkno, i, "first inner item is not minus infinity", NULL);
+		if (leaf && (problem = pbt_leaf_item_problem(st, item.data, item.len)) != NULL)
+			corrupt(index, blkno, i, problem, NULL);
 		if (!leaf && opaque->level == 1 && st->group_hint_bits > 0 &&
 			(problem = pbt_group_hints_problem(st, item.data + sizeof(BlockNumber))) != NULL)
 			corrupt(index, blkno, i, problem, NULL);

@@ -1323,14 +1323,12 @@ pbt_get_parent(Relation index, PbtState *st, PbtStack stack,
 
 	for (;;)
 	{
-		Buffer		buf;
+		Buffer		buf = ReadBuffer(index, blkno);
 		Page		page;
 		PbtPageOpaque opaque;
 		const PbtLayout *layout;
 		int			n;
 
-		CHECK_FOR_INTERRUPTS();
-		buf = ReadBuffer(index, blkno);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
 		opaque = PbtPageGetOpaque(page);

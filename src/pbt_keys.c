@@ -877,6 +877,124 @@ pbt_item_text(PbtState *st, const char *item, int len, char *dst, int max)
 }
 
 /*
+ * index_deform_tuple() for an IndexTuple of size bytes read from a page,
+ * not trusting its lengths: returns what runs past the tuple (which
+ * index_form_tuple() would read, compressing what an oversized varlena
+ * header claims), or NULL.  Without values, only checks.
+ */
+static const char *
+deform_bounded(TupleDesc desc, IndexTuple itup, int size,
+			   Datum *values, bool *isnull)
+{
+	int			hoff;
+	char	   *tp;
+	bits8	   *bp = (bits8 *) ((char *) itup + sizeof(IndexTupleData));
+	int			end;
+	int			off = 0;
+
+	if (size < (int) sizeof(IndexTupleData) || IndexTupleSize(itup) > size)
+		return "an index tuple is longer than its item";
+	hoff = IndexInfoFindDataOffset(itup->t_info);
+	tp = (char *) itup + hoff;
+	end = (int) IndexTupleSize(itup) - hoff;
+	if (end < 0)
+		return "an index tuple is shorter than its header";
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		int			vlen = att->attlen;
+
+		if (IndexTupleHasNulls(itup) && att_isnull(i, bp))
+		{
+			if (values)
+			{
+				values[i] = (Datum) 0;
+				isnull[i] = true;
+			}
+			continue;
+		}
+		/* (a varlena's alignment depends on its first byte) */
+		if (off >= end)
+			return "an index tuple's value runs past it";
+		off = att->attlen == -1 ?
+			att_align_pointer(off, att->attalign, -1, tp + off) :
+			att_align_nominal(off, att->attalign);
+		if (off >= end)
+			return "an index tuple's value runs past it";
+		if (att->attlen == -1)
+		{
+			if (VARATT_IS_EXTERNAL(tp + off))
+				return "an index tuple holds a TOAST pointer";
+			if (!VARATT_IS_1B(tp + off) && off + VARHDRSZ > end)
+				return "an index tuple's value runs past it";
+			vlen = VARSIZE_ANY(tp + off);
+		}
+		else if (att->attlen == -2)
+			vlen = strnlen(tp + off, end - off) + 1;
+		if (off + vlen > end)
+			return "an index tuple's value runs past it";
+		if (values)
+		{
+			values[i] = fetchatt(att, tp + off);
+			isnull[i] = false;
+		}
+		off += vlen;
+	}
+	return NULL;
+}
+
+/*
+ * Where a leaf item's IndexTuple part starts: its INCLUDE payload in
+ * normalized mode (keys, TID, payload, its uint16 length), the whole item
+ * in comparator mode; -1 if the payload's length disagrees with the keys.
+ */
+static int
+tuple_part(PbtState *st, const char *item, int len, int keys_len, int *size)
+{
+	uint16		plen;
+
+	if (!st->normalized)
+	{
+		*size = len;
+		return 0;
+	}
+	memcpy(&plen, item + len - sizeof(uint16), sizeof(uint16));
+	*size = plen;
+	if (keys_len + TID_BYTES + plen + (int) sizeof(uint16) != len)
+		return -1;
+	return keys_len + TID_BYTES;
+}
+
+/*
+ * The damage pbt_decode_item() would stop at in a leaf item's IndexTuple
+ * part, or NULL: for the verifier, which reports it with its block.
+ */
+const char *
+pbt_leaf_item_problem(PbtState *st, const char *item, int len)
+{
+	int			keys_len = 0;
+	int			start;
+	int			size;
+	char	   *copy;
+	const char *problem;
+
+	if (st->normalized && !st->has_include)
+		return NULL;
+	for (int i = 0; st->normalized && i < st->nkeyatts; i++)
+		keys_len += pbt_encoded_column_length(&st->cols[i], item + keys_len,
+											  len - keys_len);
+	start = tuple_part(st, item, len, keys_len, &size);
+	if (start < 0)
+		return "an item's INCLUDE payload length disagrees with its keys";
+	copy = palloc(size);		/* aligned, as the tuple's offsets assume */
+	memcpy(copy, item + start, size);
+	problem = deform_bounded(st->normalized ? st->incdesc : st->tupdesc,
+							 (IndexTuple) copy, size, NULL, NULL);
+	pfree(copy);
+	return problem;
+}
+
+/*
  * Decode a leaf item into index column values (key and INCLUDE columns),
  * for index-only scans and the verifier.  Results are palloc'd in the
  * current memory context.
@@ -886,10 +1004,14 @@ pbt_decode_item(PbtState *st, const char *item, int len,
 				Datum *values, bool *isnull)
 {
 	int			off = 0;
+	int			start;
+	int			size;
+	char	   *payload;
 
 	if (!st->normalized)
 	{
-		index_deform_tuple((IndexTuple) item, st->tupdesc, values, isnull);
+		if (deform_bounded(st->tupdesc, (IndexTuple) item, len, values, isnull))
+			pbt_bytes_out_of_bounds();
 		return;
 	}
 	for (int i = 0; i < st->nkeyatts; i++)
@@ -901,16 +1023,15 @@ pbt_decode_item(PbtState *st, const char *item, int len,
 								  n, &isnull[i]);
 		off += n;
 	}
-	if (st->has_include)
-	{
-		uint16		plen;
-		char	   *payload;
-
-		memcpy(&plen, item + len - sizeof(uint16), sizeof(uint16));
-		/* copy to aligned memory; the decoded values point into it */
-		payload = palloc(plen);
-		memcpy(payload, item + len - sizeof(uint16) - plen, plen);
-		index_deform_tuple((IndexTuple) payload, st->incdesc,
-						   values + st->nkeyatts, isnull + st->nkeyatts);
-	}
+	if (!st->has_include)
+		return;
+	start = tuple_part(st, item, len, off, &size);
+	if (start < 0)
+		pbt_bytes_out_of_bounds();
+	/* copy to aligned memory; the decoded values point into it */
+	payload = palloc(size);
+	memcpy(payload, item + start, size);
+	if (deform_bounded(st->incdesc, (IndexTuple) payload, size,
+					   values + st->nkeyatts, isnull + st->nkeyatts))
+		pbt_bytes_out_of_bounds();
 }

@@ -177,6 +177,7 @@ extern Datum pbt_item_column(PbtState *st, const char *item, int len, int col,
 extern void pbt_free_column(PbtState *st, int col, Datum value);
 extern int	pbt_item_text(PbtState *st, const char *item, int len, char *dst,
 						  int max);
+extern const char *pbt_leaf_item_problem(PbtState *st, const char *item, int len);
 extern void pbt_decode_item(PbtState *st, const char *item, int len,
 							Datum *values, bool *isnull);
 extern bool pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation,

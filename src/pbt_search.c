@@ -429,6 +429,21 @@ pbt_get_root(Relation index, PbtState *st, int access)
 
 	buf = pbt_read_hot(index, st->root);
 	LockBuffer(buf, access);
+
+	/*
+	 * A page keeps its level, and a root split only adds a level above: a
+	 * root at another level is damage, which would also lead a split back
+	 * to a leaf it holds, to wait on its own lock.
+	 */
+	if (!PbtIsTreePage(BufferGetPage(buf)) ||
+		PbtPageGetOpaque(BufferGetPage(buf))->level != st->rootlevel)
+	{
+		BlockNumber root = st->root;
+
+		UnlockReleaseBuffer(buf);
+		st->root = InvalidBlockNumber;
+		pbt_page_error(index, root, "the root page is not at the metapage's root level");
+	}
 	return buf;
 }
 

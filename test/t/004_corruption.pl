@@ -20,6 +20,12 @@
 # cancelled.  A heads and a plain leaf whose entry length runs far past
 # the page: the verifier reports it, and a scan stops with an error
 # instead of copying past its item buffer.
+# A semidense leaf's INCLUDE value whose varlena header claims more bytes
+# than its entry holds: the verifier reports it, and an index-only scan
+# stops with an error instead of reading past the entry.  An index whose
+# root block was overwritten by a copy of one of its leaves: the verifier
+# reports it, and a lookup or an insert stops with an error (a split
+# would otherwise wait for the lock it holds on that page, forever).
 # A pending entry in the delta area made to look like a run's reference
 # entry, which only its first may be: the verifier, and a scan that reads
 # the run, report it instead of reading on.  A run copied into the slot of
@@ -59,6 +65,13 @@ CREATE INDEX c_gsplit ON c USING pagebtree ((k * 3)) WITH (leaf_group_size = 4);
 CREATE INDEX c_loop ON c USING pagebtree ((k::numeric));
 CREATE INDEX c_heads_len ON c USING pagebtree ((s || 'x'));
 CREATE INDEX c_plain_len ON c USING pagebtree ((k - 0)) WITH (layout = plain);
+CREATE TABLE ci (k int8, s text COLLATE "C");
+INSERT INTO ci SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
+CREATE INDEX c_inc ON ci USING pagebtree (k) INCLUDE (s);
+VACUUM ci;
+CREATE TABLE cr (k int8);
+INSERT INTO cr SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX c_root ON cr USING pagebtree ((k * 5));
 CREATE TABLE cd (s text COLLATE "C");
 INSERT INTO cd SELECT md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_delta ON cd USING pagebtree (s) WITH (delta = on);
@@ -198,6 +211,25 @@ FROM pagebtree_runs('c_dhole') r, pagebtree_metapage('c_dhole') m WHERE r.entrie
 	push @cases, { idx => 'c_dhole', block => $side, off => $slot_off + $slot_size,
 		bytes => $run, msg => qr/run of a block that is not a live leaf\nDETAIL:  block $hole/ };
 }
+# an INCLUDE value's one-byte varlena header (33 bytes: 0x43, then the
+# md5) made to claim 127 bytes, past its entry
+{
+	my $block = leaf_of('c_inc', 'semidense');
+	ok($block ne '', 'c_inc has a semidense leaf');
+	$path{c_inc} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_inc')");
+	is($node->safe_psql('postgres', "SELECT pagebtree_check('c_inc', true)"),
+		'', 'c_inc passes before the damage');
+	push @cases, { idx => 'c_inc', block => $block, off => \&first_md5_header,
+		bytes => "\xff", msg => qr/an index tuple's value runs past it/,
+		scan => 'SELECT sum(length(s)) FROM ci WHERE k > 0' };
+}
+my ($root_block, $root_level) = split /\|/,
+  $node->safe_psql('postgres', "SELECT root, level FROM pagebtree_metapage('c_root')");
+is($root_level, 1, 'c_root has a level-1 root');
+my $root_copy = leaf_of('c_root', 'heads');
+$path{c_root} = $node->data_dir . '/'
+  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_root')");
 my $tag_block = leaf_of('c_tag', 'plain');
 $path{c_tag} = $node->data_dir . '/'
   . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_tag')");
@@ -262,6 +294,19 @@ sub first_bpa_block
 	return 24 + 10 + padded_prefix_len($file, $pageoff, 24 + 8) + 8 * 4;
 }
 
+# the first INCLUDE value's header byte in a c_inc leaf
+sub first_md5_header
+{
+	my ($file, $pageoff) = @_;
+	open(my $fh, '<', $file) or die "open $file: $!";
+	binmode $fh;
+	seek($fh, $pageoff, 0) or die "seek: $!";
+	read($fh, my $page, 8192) == 8192 or die "read: $!";
+	close($fh);
+	$page =~ /\x43[0-9a-f]{32}/ or die "no INCLUDE value in block";
+	return $-[0];
+}
+
 sub damage
 {
 	my ($file, $offset, $bytes) = @_;
@@ -288,6 +333,15 @@ for my $case (@cases)
 }
 # an unknown layout tag: the special space is the last 32 bytes of the page
 damage($path{c_tag}, $tag_block * 8192 + 8192 - 32 + 24, "\x63");
+# the root block overwritten by a copy of a leaf
+{
+	open(my $fh, '<', $path{c_root}) or die "open: $!";
+	binmode $fh;
+	seek($fh, $root_copy * 8192, 0) or die "seek: $!";
+	read($fh, my $leaf, 8192) == 8192 or die "read: $!";
+	close($fh);
+	damage($path{c_root}, $root_block * 8192, $leaf);
+}
 # its right-link, bytes 4-7 of the special space, to itself
 damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block));
 # group hints: downlink 1's item (heads slot 1 at 96 + 8, its offset the
@@ -345,6 +399,19 @@ for my $case (@cases)
 		"$case->{idx}: a scan reports the page as corrupt");
 }
 {
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_root', true)");
+	like($err, qr/index "c_root" is corrupt at block $root_block, item 0: metapage does not point to the root/,
+		'c_root: the verifier reports the root');
+	my $root_error = qr/index "c_root" block $root_block: the root page is not at the metapage's root level/;
+	($ret, $out, $err) = $node->psql('postgres',
+		'SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM cr WHERE k * 5 < 100');
+	like($err, $root_error, 'c_root: a lookup reports the root');
+	# enough equal keys to split the page the descent reached
+	($ret, $out, $err) = $node->psql('postgres',
+		'INSERT INTO cr SELECT 1 FROM generate_series(1, 1000)', timeout => 60);
+	like($err, $root_error, 'c_root: an insert reports the root');
+}
+{
 	my ($ret, $out, $err) = $node->psql('postgres',
 		"SET statement_timeout = '120s'; SELECT pagebtree_check('c_loop', true)");
 	like($err, qr/index "c_loop" is corrupt at block $loop_block, item 0: right-links form a cycle/,
@@ -395,5 +462,7 @@ SELECT count(*) FROM cd WHERE s < '0001'});
 is($node->safe_psql('postgres', "SELECT pagebtree_check('c_intact', true)"),
 	'', 'an undamaged index next to them still passes');
 
-$node->stop;
+# (immediate: a backend caught by a defect these cases guard against would
+# hold up a fast shutdown)
+$node->stop('immediate');
 done_testing();
