@@ -880,9 +880,9 @@ pbt_item_text(PbtState *st, const char *item, int len, char *dst, int max)
  * index_deform_tuple() for an IndexTuple of size bytes read from a page,
  * not trusting its lengths: returns what runs past the tuple (which
  * index_form_tuple() would read, compressing what an oversized varlena
- * header claims), or NULL.  Without values, only checks.
+ * header claims), or NULL.
  */
-static const char *
+static inline const char *
 deform_bounded(TupleDesc desc, IndexTuple itup, int size,
 			   Datum *values, bool *isnull)
 {
@@ -904,15 +904,10 @@ deform_bounded(TupleDesc desc, IndexTuple itup, int size,
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 		int			vlen = att->attlen;
 
-		if (IndexTupleHasNulls(itup) && att_isnull(i, bp))
-		{
-			if (values)
-			{
-				values[i] = (Datum) 0;
-				isnull[i] = true;
-			}
+		isnull[i] = IndexTupleHasNulls(itup) && att_isnull(i, bp);
+		values[i] = (Datum) 0;
+		if (isnull[i])
 			continue;
-		}
 		/* (a varlena's alignment depends on its first byte) */
 		if (off >= end)
 			return "an index tuple's value runs past it";
@@ -933,11 +928,7 @@ deform_bounded(TupleDesc desc, IndexTuple itup, int size,
 			vlen = strnlen(tp + off, end - off) + 1;
 		if (off + vlen > end)
 			return "an index tuple's value runs past it";
-		if (values)
-		{
-			values[i] = fetchatt(att, tp + off);
-			isnull[i] = false;
-		}
+		values[i] = fetchatt(att, tp + off);
 		off += vlen;
 	}
 	return NULL;
@@ -977,6 +968,8 @@ pbt_leaf_item_problem(PbtState *st, const char *item, int len)
 	int			size;
 	char	   *copy;
 	const char *problem;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
 
 	if (st->normalized && !st->has_include)
 		return NULL;
@@ -989,7 +982,7 @@ pbt_leaf_item_problem(PbtState *st, const char *item, int len)
 	copy = palloc(size);		/* aligned, as the tuple's offsets assume */
 	memcpy(copy, item + start, size);
 	problem = deform_bounded(st->normalized ? st->incdesc : st->tupdesc,
-							 (IndexTuple) copy, size, NULL, NULL);
+							 (IndexTuple) copy, size, values, isnull);
 	pfree(copy);
 	return problem;
 }
