@@ -882,7 +882,7 @@ pbt_item_text(PbtState *st, const char *item, int len, char *dst, int max)
  * index_form_tuple() would read, compressing what an oversized varlena
  * header claims), or NULL.
  */
-static inline const char *
+static const char *
 deform_bounded(TupleDesc desc, IndexTuple itup, int size,
 			   Datum *values, bool *isnull)
 {

@@ -358,7 +358,8 @@ reserve_itup(PbtScanOpaque so, Size size)
  * index_form_tuple() into the scan's buffer: an index-only scan returns a
  * tuple per row, and a palloc and context reset for each cost a tenth of
  * its time.  Values it would detoast or compress (none that decoding
- * makes, short of very long strings) take index_form_tuple() itself.
+ * makes, short of very long strings; short-header values it copies as
+ * they are, as heap_fill_tuple() does) take index_form_tuple() itself.
  */
 static IndexTuple
 form_itup_reusing(IndexScanDesc scan, Datum *values, bool *isnull)
@@ -379,8 +380,9 @@ form_itup_reusing(IndexScanDesc scan, Datum *values, bool *isnull)
 		if (isnull[i])
 			hasnull = true;
 		else if (att->attlen == -1 &&
-				 (VARATT_IS_EXTENDED(DatumGetPointer(values[i])) ||
-				  VARSIZE(DatumGetPointer(values[i])) > TOAST_INDEX_TARGET))
+				 (VARATT_IS_EXTERNAL(DatumGetPointer(values[i])) ||
+				  (!VARATT_IS_EXTENDED(DatumGetPointer(values[i])) &&
+				   VARSIZE(DatumGetPointer(values[i])) > TOAST_INDEX_TARGET)))
 			return index_form_tuple(desc, values, isnull);
 	}
 	hoff = IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0);
