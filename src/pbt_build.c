@@ -1624,6 +1624,11 @@ decide_split(BuildState *bs, int nworkers)
 								 RelationGetRelationName(bs->index),
 								 (long long) (2 * mid))));
 	}
+	else if (nworkers >= 2 && ms != NULL && !bs->unique && bs->group_size == 0)
+		ereport(DEBUG1,
+				(errmsg_internal("pagebtree: index \"%s\": the leader sorted %lld items, too few to split the load",
+								 RelationGetRelationName(bs->index),
+								 (long long) ms->n)));
 	SpinLockAcquire(&shared->mutex);
 	shared->split = split;
 	shared->split_runs = nworkers;
