@@ -1601,8 +1601,9 @@ decide_split(BuildState *bs, int nworkers)
 {
 	PbtBuildShared *shared = bs->leader->shared;
 	MemSort    *ms = bs->memsort;
-	bool		split = nworkers >= 2 && ms != NULL && !bs->unique &&
-		bs->group_size == 0 && ms->n >= PBT_SPLIT_MIN_ITEMS;
+	bool		eligible = nworkers >= 2 && ms != NULL && !bs->unique &&
+		bs->group_size == 0;
+	bool		split = eligible && ms->n >= PBT_SPLIT_MIN_ITEMS;
 
 	if (split)
 	{
@@ -1624,7 +1625,7 @@ decide_split(BuildState *bs, int nworkers)
 								 RelationGetRelationName(bs->index),
 								 (long long) (2 * mid))));
 	}
-	else if (nworkers >= 2 && ms != NULL && !bs->unique && bs->group_size == 0)
+	else if (eligible)
 		ereport(DEBUG1,
 				(errmsg_internal("pagebtree: index \"%s\": the leader sorted %lld items, too few to split the load",
 								 RelationGetRelationName(bs->index),
