@@ -55,8 +55,11 @@ def main(path):
         print("|---" * (len(COLUMNS) + 1 + several) + "|")
         for name, result in results.items():
             for v in variants:
+                cells = [ratio(result, key, v) for _, key in COLUMNS]
+                if all(c == "—" for c in cells):
+                    continue    # a phase with none of these figures (cold reads)
                 print("| %s | %s%s |" % (name, (v + " | ") if several else "",
-                                         " | ".join(ratio(result, key, v) for _, key in COLUMNS)))
+                                         " | ".join(cells)))
     ug = raw.get("update_growth")
     if ug and ug.get("per_am"):
         if results:
