@@ -47,6 +47,14 @@ fill() {
 		     FROM pagebtree_layout_summary('${1}_k') WHERE page_type = 'leaf'"
 	fi
 }
+# inner pages, the root included: btree's from pgstatindex
+inner() {
+	if [ "$1" = btree ]; then
+		sql "SELECT internal_pages FROM pgstatindex('btree_k')"
+	else
+		sql "SELECT coalesce(sum(pages), 0) FROM pagebtree_layout_summary('${1}_k') WHERE page_type = 'inner'"
+	fi
+}
 # a leaf's usable bytes: the block less its header and pagebtree's special space
 USABLE=$(( $(sql "SELECT current_setting('block_size')") - 24 - 32 ))
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
@@ -57,9 +65,10 @@ echo "\`bash bench/groups-fill.sh $ROWS $STEPS $KEYS\`, commit $(git -C "$HERE" 
 echo "PostgreSQL $PGV, library preloaded (no delta area), $ROWS keys inserted one by one in random order into"
 echo "empty indexes, in $STEPS equal steps (one INSERT ... SELECT per step and index, the indexes in turns)."
 echo "Leaf fill: btree's \`avg_leaf_density\` (pgstattuple); pagebtree's, the bytes its leaves use of their usable space."
+echo "Inner pages, the root included: btree's \`internal_pages\` (pgstatindex); pagebtree's from \`pagebtree_layout_summary\`."
 echo
-echo "| rows | leaf fill % btree | pagebtree | groups 4 | groups 16 | size groups 16 / btree | groups 16 / pagebtree | groups 4 / pagebtree | pagebtree / btree |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| rows | leaf fill % btree | pagebtree | groups 4 | groups 16 | size groups 16 / btree | groups 16 / pagebtree | groups 4 / pagebtree | pagebtree / btree | inner pages btree | groups 16 | groups 16 / btree |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 declare -A size
 for step in $(seq 1 "$STEPS"); do
 	lo=$(( (step - 1) * ROWS / STEPS + 1 ))
@@ -74,7 +83,9 @@ for step in $(seq 1 "$STEPS"); do
 		line="$line | $(fill $kind)"
 		size[$kind]=$(sql "SELECT pg_relation_size('${kind}_k')")
 	done
-	echo "$line | $(ratio ${size[groups16]} ${size[btree]}) | $(ratio ${size[groups16]} ${size[pagebtree]}) | $(ratio ${size[groups4]} ${size[pagebtree]}) | $(ratio ${size[pagebtree]} ${size[btree]}) |"
+	bt_inner=$(inner btree)
+	g_inner=$(inner groups16)
+	echo "$line | $(ratio ${size[groups16]} ${size[btree]}) | $(ratio ${size[groups16]} ${size[pagebtree]}) | $(ratio ${size[groups4]} ${size[pagebtree]}) | $(ratio ${size[pagebtree]} ${size[btree]}) | $bt_inner | $g_inner | $(ratio "$g_inner" "$bt_inner") |"
 done
 # the verifier raises an error (set -e stops the script) on a bad index
 for kind in pagebtree groups4 groups16; do

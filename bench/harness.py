@@ -445,7 +445,7 @@ class Bench:
             v = getattr(args, k, None)
             if v:
                 self.p[k] = v
-        for k in ("pgbench_secs", "pgbench_reps", "clients", "ug_rows", "ug_secs"):
+        for k in ("pgbench_secs", "pgbench_tx", "pgbench_reps", "clients", "ug_rows", "ug_secs"):
             if getattr(args, k, None):
                 self.p[k] = getattr(args, k)
         self.seed = args.seed
@@ -1661,6 +1661,7 @@ def main():
     ap.add_argument("--probes", type=int, help="lookup keys per pass")
     ap.add_argument("--reps", type=int, help="repetitions of AM-level measurements")
     ap.add_argument("--pgbench-secs", type=int, help="seconds per read-only pgbench run")
+    ap.add_argument("--pgbench-tx", type=int, help="transactions per client of each write pgbench run")
     ap.add_argument("--pgbench-reps", type=int, help="repetitions of each pgbench run")
     ap.add_argument("--clients", type=int, help="pgbench clients (and threads)")
     ap.add_argument("--seed", type=int, default=42)
