@@ -441,11 +441,8 @@ class Bench:
     def __init__(self, args):
         self.args = args
         self.p = dict(MODES[args.mode])
-        for k in ("rows", "reps", "inserts", "probes"):
-            v = getattr(args, k, None)
-            if v:
-                self.p[k] = v
-        for k in ("pgbench_secs", "pgbench_tx", "pgbench_reps", "clients", "ug_rows", "ug_secs"):
+        for k in ("rows", "reps", "inserts", "probes", "pgbench_secs", "pgbench_tx",
+                  "pgbench_reps", "clients", "ug_rows", "ug_secs"):
             if getattr(args, k, None):
                 self.p[k] = getattr(args, k)
         self.seed = args.seed
