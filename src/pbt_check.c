@@ -9,7 +9,8 @@
  * links in both directions; and, for inner pages, that each child is one
  * level down and its high key equals the next separator.  With
  * heapallindexed it then looks up every heap tuple visible to a fresh
- * snapshot.  The first violation raises an error naming block and item.
+ * snapshot and compares its INCLUDE values with its entry's.  The first
+ * violation raises an error naming block and item.
  *
  * In an index with leaf groups (pbt_group.h), a level-1 downlink leads to
  * a group's first subnode, and the group's last active subnode holds the
@@ -31,6 +32,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
@@ -926,8 +928,68 @@ typedef struct HeapCheckState
 	Relation	index;
 	PbtState   *st;
 	StringInfoData item;
+	MemoryContext decode_cxt;	/* an entry's decoded INCLUDE values */
 	int64		checked;
 } HeapCheckState;
+
+/*
+ * Does the entry of a heap tuple hold its INCLUDE values?  Index-only
+ * scans return them, and no key comparison reads them.  Compared as
+ * values, not bytes, as amcheck's heapallindexed normalizes them: either
+ * side may hold a varlena compressed where the other does not.
+ */
+static bool
+include_values_match(HeapCheckState *hs, const char *data, int len,
+					 Datum *values, bool *isnull)
+{
+	PbtState   *st = hs->st;
+	Datum		stored[INDEX_MAX_KEYS];
+	bool		stored_null[INDEX_MAX_KEYS];
+	bool		match = true;
+	MemoryContext old = MemoryContextSwitchTo(hs->decode_cxt);
+
+	pbt_decode_item(st, data, len, stored, stored_null);
+	for (int i = st->nkeyatts; i < st->natts && match; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(st->tupdesc, i);
+
+		match = isnull[i] == stored_null[i] &&
+			(isnull[i] || datum_image_eq(values[i], stored[i],
+										 att->attbyval, att->attlen));
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(hs->decode_cxt);
+	return match;
+}
+
+/*
+ * Is a stored leaf entry (item itemno of block blkno, or of its run) the
+ * heap tuple's?  Its key columns and heap TID say so; its INCLUDE values
+ * must then be the tuple's too.
+ */
+static bool
+entry_of_tuple(HeapCheckState *hs, PbtSearchKey *key, const char *data, int len,
+			   Datum *values, bool *isnull, ItemPointer tid,
+			   BlockNumber blkno, int itemno)
+{
+	PbtState   *st = hs->st;
+	bool		same_key;
+
+	/* normalized items may carry an INCLUDE payload after key and TID */
+	if (st->normalized)
+		same_key = len >= key->len && memcmp(data, key->bytes, key->len) == 0;
+	else
+		same_key = pbt_compare(st, key, data, len) == 0;
+	if (!same_key)
+		return false;
+	if (st->natts > st->nkeyatts &&
+		!include_values_match(hs, data, len, values, isnull))
+		corrupt(hs->index, blkno, itemno,
+				"an entry's INCLUDE values differ from its heap tuple's",
+				psprintf("heap tuple (%u,%u)", ItemPointerGetBlockNumber(tid),
+						 ItemPointerGetOffsetNumber(tid)));
+	return true;
+}
 
 /* look up the exact entry for one heap tuple */
 static void
@@ -955,11 +1017,8 @@ heap_tuple_indexed(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 		PbtItemBuf	itembuf;
 
 		pbt_layout(page)->get(page, pos, &item, &itembuf);
-		/* normalized items may carry an INCLUDE payload after key and TID */
-		if (st->normalized)
-			found = item.len >= key.len && memcmp(item.data, key.bytes, key.len) == 0;
-		else
-			found = pbt_compare(st, &key, item.data, item.len) == 0;
+		found = entry_of_tuple(hs, &key, item.data, item.len, values, isnull,
+							   tid, BufferGetBlockNumber(buf), pos);
 	}
 	if (!found)
 	{
@@ -968,10 +1027,9 @@ heap_tuple_indexed(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 		if (pbt_run_read(index, st, buf, &run, NULL))
 		{
 			for (int i = 0; i < run.n && !found; i++)
-				found = st->normalized ?
-					run.items[i].len >= key.len &&
-					memcmp(run.items[i].data, key.bytes, key.len) == 0 :
-					pbt_compare(st, &key, run.items[i].data, run.items[i].len) == 0;
+				found = entry_of_tuple(hs, &key, run.items[i].data,
+									   run.items[i].len, values, isnull, tid,
+									   BufferGetBlockNumber(buf), i);
 			pbt_run_free(&run);
 		}
 	}
@@ -1140,6 +1198,9 @@ pagebtree_check(PG_FUNCTION_ARGS)
 		hs.st = st;
 		hs.checked = 0;
 		initStringInfo(&hs.item);
+		hs.decode_cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "pagebtree_check INCLUDE values",
+											  ALLOCSET_SMALL_SIZES);
 		indexInfo->ii_Concurrent = false;
 		scan = table_beginscan_strat(heap, snapshot, 0, NULL, true, false);
 		table_index_build_scan(heap, index, indexInfo, true, false,

@@ -20,6 +20,8 @@
 # cancelled.  A heads and a plain leaf whose entry length runs far past
 # the page: the verifier reports it, and a scan stops with an error
 # instead of copying past its item buffer.
+# A semidense leaf's INCLUDE value changed, well formed: the verifier's
+# heap pass reports it.
 # A semidense leaf's INCLUDE value whose varlena header claims more bytes
 # than its entry holds: the verifier reports it, and an index-only scan
 # stops with an error instead of reading past the entry.  An index whose
@@ -68,6 +70,7 @@ CREATE INDEX c_plain_len ON c USING pagebtree ((k - 0)) WITH (layout = plain);
 CREATE TABLE ci (k int8, s text COLLATE "C");
 INSERT INTO ci SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_inc ON ci USING pagebtree (k) INCLUDE (s);
+CREATE INDEX c_incval ON ci USING pagebtree ((k * 2)) INCLUDE (s);
 VACUUM ci;
 CREATE TABLE cr (k int8);
 INSERT INTO cr SELECT g FROM generate_series(1, 20000) g;
@@ -223,6 +226,20 @@ FROM pagebtree_runs('c_dhole') r, pagebtree_metapage('c_dhole') m WHERE r.entrie
 	push @cases, { idx => 'c_inc', block => $block, off => \&first_md5_header,
 		bytes => "\xff", msg => qr/an index tuple's value runs past it/,
 		scan => 'SELECT sum(length(s)) FROM ci WHERE k > 0' };
+}
+# an INCLUDE value's first character changed to one no md5 has: the entry
+# is well formed, and only the heap pass, which compares it with its heap
+# tuple, finds it (index-only scans would return it)
+{
+	my $block = leaf_of('c_incval', 'semidense');
+	ok($block ne '', 'c_incval has a semidense leaf');
+	$path{c_incval} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_incval')");
+	is($node->safe_psql('postgres', "SELECT pagebtree_check('c_incval', true)"),
+		'', 'c_incval passes before the damage');
+	push @cases, { idx => 'c_incval', block => $block,
+		off => sub { first_md5_header(@_) + 1 }, bytes => 'x',
+		msg => qr/an entry's INCLUDE values differ from its heap tuple's/ };
 }
 my ($root_block, $root_level) = split /\|/,
   $node->safe_psql('postgres', "SELECT root, level FROM pagebtree_metapage('c_root')");
