@@ -214,32 +214,27 @@ FROM pagebtree_runs('c_dhole') r, pagebtree_metapage('c_dhole') m WHERE r.entrie
 	push @cases, { idx => 'c_dhole', block => $side, off => $slot_off + $slot_size,
 		bytes => $run, msg => qr/run of a block that is not a live leaf\nDETAIL:  block $hole/ };
 }
-# an INCLUDE value's one-byte varlena header (33 bytes: 0x43, then the
-# md5) made to claim 127 bytes, past its entry
+# the first INCLUDE value (33 bytes: a one-byte varlena header, 0x43, then
+# the md5) of a semidense leaf: in c_inc its header made to claim 127
+# bytes, past its entry; in c_incval its first character changed to one
+# no md5 has, so that the entry is well formed and only the heap pass,
+# which compares it with its heap tuple, finds it (index-only scans would
+# return it)
+for my $case (
+	{ idx => 'c_inc', off => \&first_md5_header, bytes => "\xff",
+	  msg => qr/an index tuple's value runs past it/,
+	  scan => 'SELECT sum(length(s)) FROM ci WHERE k > 0' },
+	{ idx => 'c_incval', off => sub { first_md5_header(@_) + 1 }, bytes => 'x',
+	  msg => qr/an entry's INCLUDE values differ from its heap tuple's/ })
 {
-	my $block = leaf_of('c_inc', 'semidense');
-	ok($block ne '', 'c_inc has a semidense leaf');
-	$path{c_inc} = $node->data_dir . '/'
-	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_inc')");
-	is($node->safe_psql('postgres', "SELECT pagebtree_check('c_inc', true)"),
-		'', 'c_inc passes before the damage');
-	push @cases, { idx => 'c_inc', block => $block, off => \&first_md5_header,
-		bytes => "\xff", msg => qr/an index tuple's value runs past it/,
-		scan => 'SELECT sum(length(s)) FROM ci WHERE k > 0' };
-}
-# an INCLUDE value's first character changed to one no md5 has: the entry
-# is well formed, and only the heap pass, which compares it with its heap
-# tuple, finds it (index-only scans would return it)
-{
-	my $block = leaf_of('c_incval', 'semidense');
-	ok($block ne '', 'c_incval has a semidense leaf');
-	$path{c_incval} = $node->data_dir . '/'
-	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_incval')");
-	is($node->safe_psql('postgres', "SELECT pagebtree_check('c_incval', true)"),
-		'', 'c_incval passes before the damage');
-	push @cases, { idx => 'c_incval', block => $block,
-		off => sub { first_md5_header(@_) + 1 }, bytes => 'x',
-		msg => qr/an entry's INCLUDE values differ from its heap tuple's/ };
+	my $idx = $case->{idx};
+	my $block = leaf_of($idx, 'semidense');
+	ok($block ne '', "$idx has a semidense leaf");
+	$path{$idx} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$idx')");
+	is($node->safe_psql('postgres', "SELECT pagebtree_check('$idx', true)"),
+		'', "$idx passes before the damage");
+	push @cases, { %$case, block => $block };
 }
 my ($root_block, $root_level) = split /\|/,
   $node->safe_psql('postgres', "SELECT root, level FROM pagebtree_metapage('c_root')");
