@@ -512,6 +512,7 @@ descend(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 	bool		forupdate = (access == BUFFER_LOCK_EXCLUSIVE);
 	BlockNumber low_child = InvalidBlockNumber; /* reached through low */
 	int			low_len = 0;
+	int			child_level = -1;	/* the level a downlink leads to */
 
 	Assert(access == BUFFER_LOCK_SHARE || access == BUFFER_LOCK_EXCLUSIVE);
 	buf = pbt_get_root(index, st, BUFFER_LOCK_SHARE);
@@ -543,11 +544,14 @@ descend(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 			opaque = PbtPageGetOpaque(page);
 		}
 
-		if (opaque->level == target_level)
-			break;
-		if (PbtIsLeaf(opaque) || opaque->level < target_level)
+		/* levels fall by one per step, which also bounds the loop */
+		if ((child_level >= 0 && opaque->level != child_level) ||
+			(opaque->level != target_level &&
+			 (PbtIsLeaf(opaque) || opaque->level < target_level)))
 			pbt_page_error(index, BufferGetBlockNumber(buf),
 						   "descent reached an unexpected level");
+		if (opaque->level == target_level)
+			break;
 
 		pos = pbt_binsearch(st, page, key);
 		child = pbt_page_child(page, pos);
@@ -572,8 +576,9 @@ descend(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 			stack = entry;
 		}
 
-		lockmode = (opaque->level - 1 == target_level) ? access : BUFFER_LOCK_SHARE;
-		child_inner = opaque->level > 1;
+		child_level = opaque->level - 1;
+		lockmode = (child_level == target_level) ? access : BUFFER_LOCK_SHARE;
+		child_inner = child_level > 0;
 		guess = 0;
 		if (!child_inner)
 		{
@@ -617,6 +622,7 @@ Buffer
 pbt_get_endpoint(Relation index, PbtState *st, uint32 level, bool rightmost)
 {
 	Buffer		buf = pbt_get_root(index, st, BUFFER_LOCK_SHARE);
+	int			child_level = -1;	/* the level a downlink leads to */
 
 	for (;;)
 	{
@@ -640,13 +646,16 @@ pbt_get_endpoint(Relation index, PbtState *st, uint32 level, bool rightmost)
 		layout = pbt_layout(page);
 		Assert(PbtIsTreePage(page));
 		Assert(!rightmost || PbtIsRightmost(opaque));
-		if (opaque->level == level)
-			return buf;
-		if (opaque->level < level || layout->count(page) == 0)
+		if ((child_level >= 0 && opaque->level != child_level) ||
+			opaque->level < level ||
+			(opaque->level != level && layout->count(page) == 0))
 			pbt_page_error(index, BufferGetBlockNumber(buf),
 						   "cannot find the end of a tree level");
+		if (opaque->level == level)
+			return buf;
 
 		child = pbt_page_child(page, rightmost ? layout->count(page) - 1 : 0);
+		child_level = opaque->level - 1;
 		UnlockReleaseBuffer(buf);
 		buf = ReadBuffer(index, child);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);

@@ -27,7 +27,10 @@
 # stops with an error instead of reading past the entry.  An index whose
 # root block was overwritten by a copy of one of its leaves: the verifier
 # reports it, and a lookup or an insert stops with an error (a split
-# would otherwise wait for the lock it holds on that page, forever).
+# would otherwise wait for the lock it holds on that page, forever).  A
+# leaf overwritten by a copy of the root above it, whose downlink then
+# leads to itself: the verifier reports it, and a lookup and a scan from
+# the index's first leaf stop with an error instead of descending forever.
 # A pending entry in the delta area made to look like a run's reference
 # entry, which only its first may be: the verifier, and a scan that reads
 # the run, report it instead of reading on.  A run copied into the slot of
@@ -75,6 +78,7 @@ VACUUM ci;
 CREATE TABLE cr (k int8);
 INSERT INTO cr SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_root ON cr USING pagebtree ((k * 5));
+CREATE INDEX c_levels ON cr USING pagebtree ((k * 7));
 CREATE TABLE cd (s text COLLATE "C");
 INSERT INTO cd SELECT md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_delta ON cd USING pagebtree (s) WITH (delta = on);
@@ -240,8 +244,17 @@ my ($root_block, $root_level) = split /\|/,
   $node->safe_psql('postgres', "SELECT root, level FROM pagebtree_metapage('c_root')");
 is($root_level, 1, 'c_root has a level-1 root');
 my $root_copy = leaf_of('c_root', 'heads');
-$path{c_root} = $node->data_dir . '/'
-  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_root')");
+my ($levels_root, $levels_level) = split /\|/,
+  $node->safe_psql('postgres', "SELECT root, level FROM pagebtree_metapage('c_levels')");
+is($levels_level, 1, 'c_levels has a level-1 root');
+my $levels_leaf = $node->safe_psql('postgres',
+	"SELECT child FROM pagebtree_page_items('c_levels', $levels_root)
+	 WHERE child IS NOT NULL ORDER BY itemno LIMIT 1");
+for my $idx ('c_root', 'c_levels')
+{
+	$path{$idx} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$idx')");
+}
 my $tag_block = leaf_of('c_tag', 'plain');
 $path{c_tag} = $node->data_dir . '/'
   . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_tag')");
@@ -345,15 +358,21 @@ for my $case (@cases)
 }
 # an unknown layout tag: the special space is the last 32 bytes of the page
 damage($path{c_tag}, $tag_block * 8192 + 8192 - 32 + 24, "\x63");
-# the root block overwritten by a copy of a leaf
+# block $to of the file overwritten by a copy of block $from
+sub copy_block
 {
-	open(my $fh, '<', $path{c_root}) or die "open: $!";
+	my ($file, $from, $to) = @_;
+	open(my $fh, '<', $file) or die "open: $!";
 	binmode $fh;
-	seek($fh, $root_copy * 8192, 0) or die "seek: $!";
-	read($fh, my $leaf, 8192) == 8192 or die "read: $!";
+	seek($fh, $from * 8192, 0) or die "seek: $!";
+	read($fh, my $page, 8192) == 8192 or die "read: $!";
 	close($fh);
-	damage($path{c_root}, $root_block * 8192, $leaf);
+	damage($file, $to * 8192, $page);
 }
+# the root block overwritten by a copy of a leaf, and the first leaf of
+# c_levels by a copy of its root
+copy_block($path{c_root}, $root_copy, $root_block);
+copy_block($path{c_levels}, $levels_root, $levels_leaf);
 # its right-link, bytes 4-7 of the special space, to itself
 damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block));
 # group hints: downlink 1's item (heads slot 1 at 96 + 8, its offset the
@@ -422,6 +441,19 @@ for my $case (@cases)
 	($ret, $out, $err) = $node->psql('postgres',
 		'INSERT INTO cr SELECT 1 FROM generate_series(1, 1000)', timeout => 60);
 	like($err, $root_error, 'c_root: an insert reports the root');
+}
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_levels', true)");
+	like($err, qr/index "c_levels" is corrupt at block $levels_root, item \d+: downlink to a page of the wrong level/,
+		'c_levels: the verifier reports the downlink');
+	my $level_error = qr/index "c_levels" block $levels_leaf: (descent reached an unexpected level|cannot find the end of a tree level)/;
+	for my $query ('SELECT count(*) FROM cr WHERE k * 7 < 100',
+		'SELECT k * 7 FROM cr ORDER BY k * 7 LIMIT 1')
+	{
+		($ret, $out, $err) = $node->psql('postgres',
+			"SET enable_seqscan = off; SET enable_bitmapscan = off; SET statement_timeout = '60s'; $query");
+		like($err, $level_error, "c_levels: an error, not a loop: $query");
+	}
 }
 {
 	my ($ret, $out, $err) = $node->psql('postgres',
