@@ -31,6 +31,9 @@
 # leaf overwritten by a copy of the root above it, whose downlink then
 # leads to itself: the verifier reports it, and a lookup and a scan from
 # the index's first leaf stop with an error instead of descending forever.
+# A subnode whose group epoch differs from its neighbours': the verifier
+# reports it, a forward scan reads on past it, and a backward scan stops
+# with an error instead of resuming from the next subnode forever.
 # A pending entry in the delta area made to look like a run's reference
 # entry, which only its first may be: the verifier, and a scan that reads
 # the run, report it instead of reading on.  A run copied into the slot of
@@ -67,6 +70,7 @@ CREATE INDEX c_group ON c USING pagebtree ((k * 2)) WITH (leaf_group_size = 4);
 CREATE INDEX c_gdup ON c USING pagebtree ((k / 50))
   WITH (leaf_group_size = 4, deduplicate_items = off);
 CREATE INDEX c_gsplit ON c USING pagebtree ((k * 3)) WITH (leaf_group_size = 4);
+CREATE INDEX c_gepoch ON c USING pagebtree ((k * 4)) WITH (leaf_group_size = 4);
 CREATE INDEX c_loop ON c USING pagebtree ((k::numeric));
 CREATE INDEX c_heads_len ON c USING pagebtree ((s || 'x'));
 CREATE INDEX c_plain_len ON c USING pagebtree ((k - 0)) WITH (layout = plain);
@@ -191,6 +195,26 @@ WHERE s.page_type = 'leaf' AND s.flags ~ '^group=0/4 ' AND r.flags ~ '^group=1/4
 	push @cases, { idx => 'c_gsplit', block => $block,
 		off => 8192 - 32 + 18, bytes => "\x09",
 		msg => qr/a subnode is flagged as split into a block of its own group/ };
+}
+# the epoch (the special space's bytes 8-15, little-endian) of a second
+# subnode whose group has a third, made far larger
+{
+	my $block = $node->safe_psql(
+		'postgres', q{
+SELECT min(s.blkno) FROM generate_series(1, pg_relation_size('c_gepoch') / 8192 - 1) b,
+     LATERAL pagebtree_page_stats('c_gepoch', b) s,
+     LATERAL (SELECT * FROM pagebtree_page_stats('c_gepoch', s.next::int8)
+              WHERE s.next > 0) r
+WHERE s.page_type = 'leaf' AND s.flags ~ '^group=1/4 ' AND r.flags ~ '^group=2/4 '});
+	ok($block ne '', 'c_gepoch has a second subnode before a third');
+	$path{c_gepoch} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_gepoch')");
+	is($node->safe_psql('postgres', "SELECT pagebtree_check('c_gepoch', true)"),
+		'', 'c_gepoch passes before the damage');
+	push @cases, { idx => 'c_gepoch', block => $block,
+		off => 8192 - 32 + 15, bytes => "\x7f",
+		at => qr/index "c_gepoch" is corrupt at block \d+/,
+		msg => qr/subnodes of one leaf group have different epochs/ };
 }
 # the last group's last subnode holds the run of the two keys, and the hole
 # after it has the next slot of the same side page
@@ -441,6 +465,17 @@ for my $case (@cases)
 	($ret, $out, $err) = $node->psql('postgres',
 		'INSERT INTO cr SELECT 1 FROM generate_series(1, 1000)', timeout => 60);
 	like($err, $root_error, 'c_root: an insert reports the root');
+}
+{
+	my $ordered = 'SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off; '
+	  . "SET statement_timeout = '60s'; SELECT count(*), sum(x) FROM (SELECT k * 4 AS x FROM c ORDER BY k * 4";
+	like($node->safe_psql('postgres', "$ordered) s" =~ s/SELECT count/EXPLAIN SELECT count/r),
+		qr/Index (Only )?Scan using c_gepoch/, 'c_gepoch: the scans read the index');
+	is($node->safe_psql('postgres', "$ordered) s"), '20000|800040000',
+		'c_gepoch: a forward scan reads on past the subnode');
+	my ($ret, $out, $err) = $node->psql('postgres', "$ordered DESC) s");
+	like($err, qr/index "c_gepoch" block \d+: a subnode's group epoch differs from its neighbour's/,
+		'c_gepoch: a backward scan reports the subnode');
 }
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_levels', true)");
