@@ -136,6 +136,37 @@ pbt_group_moved(uint32 g, PbtPageOpaque ao, BlockNumber ablk, uint64 aepoch,
 		pbt_group_epoch(bo) != aepoch;
 }
 
+/*
+ * A reader's last step between two subnodes of one group with different
+ * epochs, after which it starts again (zeros: none; block 0 is never a
+ * subnode).  A rebalance or group split gives every subnode of the group
+ * the next epoch, and epochs only grow, so the same two subnodes found
+ * again with the same two epochs mean that neither changed since: their
+ * epochs disagree without a rebalance, and starting again would repeat
+ * the step forever.
+ */
+typedef struct PbtEpochStep
+{
+	BlockNumber from;
+	BlockNumber to;
+	uint64		from_epoch;
+	uint64		to_epoch;
+} PbtEpochStep;
+
+static inline void
+pbt_note_epoch_step(Relation index, PbtEpochStep *last, BlockNumber from,
+					uint64 from_epoch, BlockNumber to, uint64 to_epoch)
+{
+	if (last->from == from && last->from_epoch == from_epoch &&
+		last->to == to && last->to_epoch == to_epoch)
+		pbt_page_error(index, to,
+					   "a subnode's group epoch differs from its neighbour's");
+	last->from = from;
+	last->from_epoch = from_epoch;
+	last->to = to;
+	last->to_epoch = to_epoch;
+}
+
 /* pbt_group.c */
 extern Buffer pbt_new_group(Relation index, PbtState *st, int n,
 							uint64 epoch, bool log);

@@ -248,6 +248,7 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	bool		found_self = false;
 	TransactionId xwait = InvalidTransactionId;
 	EntryVerdict verdict = ENTRY_NO_CONFLICT;
+	PbtEpochStep last_restart = {0};
 
 	InitDirtySnapshot(SnapshotDirty);
 	for (;;)
@@ -322,6 +323,9 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 								pbt_group_epoch(&from),
 								PbtPageGetOpaque(page), from.next))
 			{
+				pbt_note_epoch_step(index, &last_restart, fromblk,
+									pbt_group_epoch(&from), from.next,
+									pbt_group_epoch(PbtPageGetOpaque(page)));
 				UnlockReleaseBuffer(nbuf);
 				nbuf = InvalidBuffer;
 				page = BufferGetPage(buf);

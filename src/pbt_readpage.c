@@ -656,30 +656,17 @@ group_moved(PbtScanOpaque so, Buffer buf)
  * their heap TIDs: forward, from its high key; backward, before its first
  * entry, or if it was empty, its high key; from the end of the index if it
  * was the last page.
- *
- * A rebalance gives every subnode of its group the next epoch, and epochs
- * only grow, so the same two subnodes found again with the same two epochs
- * mean that neither changed since: their epochs disagree without a
- * rebalance, and resuming again would repeat this step forever.
  */
 static bool
 resume_group_scan(IndexScanDesc scan, ScanDirection dir, Buffer buf)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	bool		forward = ScanDirectionIsForward(dir);
-	BlockNumber blkno = BufferGetBlockNumber(buf);
-	uint64		epoch = pbt_group_epoch(PbtPageGetOpaque(BufferGetPage(buf)));
 	PbtSearchKey key;
 
-	if (so->resumed_from == so->curr.blkno &&
-		so->resumed_from_epoch == so->curr.epoch &&
-		so->resumed_to == blkno && so->resumed_to_epoch == epoch)
-		pbt_page_error(scan->indexRelation, blkno,
-					   "a subnode's group epoch differs from its neighbour's");
-	so->resumed_from = so->curr.blkno;
-	so->resumed_from_epoch = so->curr.epoch;
-	so->resumed_to = blkno;
-	so->resumed_to_epoch = epoch;
+	pbt_note_epoch_step(scan->indexRelation, &so->resumed, so->curr.blkno,
+						so->curr.epoch, BufferGetBlockNumber(buf),
+						pbt_group_epoch(PbtPageGetOpaque(BufferGetPage(buf))));
 	UnlockReleaseBuffer(buf);
 	elog(DEBUG2, "pagebtree: scan of \"%s\" reads on from its resume key after a rebalance of the group at block %u",
 		 RelationGetRelationName(scan->indexRelation), so->curr.gstart);

@@ -16,6 +16,7 @@
 
 #include "pagebtree.h"
 #include "pbt_delta.h"
+#include "pbt_group.h"
 #include "pbt_prefetch.h"
 
 #include "storage/condition_variable.h"
@@ -200,11 +201,7 @@ typedef struct PbtScanOpaqueData
 	bool		batch_keys_hold;	/* every key holds for the whole batch,
 									 * if it is within the end key */
 	StringInfoData resumebuf;	/* where the batch stopped, as a key */
-	/* the subnodes of the last resume after a rebalance (zero: none) */
-	BlockNumber resumed_from;
-	uint64		resumed_from_epoch;
-	BlockNumber resumed_to;
-	uint64		resumed_to_epoch;
+	PbtEpochStep resumed;		/* the last resume after a rebalance */
 
 	/*
 	 * A skip scan (plan_skip in pbt_scankey.c): keys on the second column

@@ -126,6 +126,8 @@ static Buffer
 moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 		  int lockmode, bool forupdate, PbtStack stack)
 {
+	PbtEpochStep last_restart = {0};
+
 	for (;;)
 	{
 		Page		page = BufferGetPage(buf);
@@ -186,6 +188,9 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 							pbt_group_epoch(&from),
 							PbtPageGetOpaque(BufferGetPage(buf)), blkno))
 		{
+			pbt_note_epoch_step(index, &last_restart, fromblk,
+								pbt_group_epoch(&from), blkno,
+								pbt_group_epoch(PbtPageGetOpaque(BufferGetPage(buf))));
 			UnlockReleaseBuffer(buf);
 			buf = ReadBuffer(index, pbt_group_start(st->delta_group, &from, fromblk));
 			LockBuffer(buf, lockmode);
