@@ -178,20 +178,31 @@ WHERE s.page_type = 'leaf' AND s.flags ~ '^group=[1-3]/4 epoch=[0-9]+$'});
 		at => qr/index "c_gdup" is corrupt at block \d+, item \d+: .*\n.*DETAIL:  child block $block$/m,
 		msg => qr/a subnode flagged key-start holds a key that its left neighbour may hold/ };
 }
+# the first subnode at place $pos of a group of 4 in $idx whose right-link
+# is the next subnode of its group, as a block number; the index passes
+# the verifier before the damage
+sub subnode_before_next
+{
+	my ($idx, $pos) = @_;
+	my $block = $node->safe_psql(
+		'postgres', qq{
+SELECT min(s.blkno) FROM generate_series(1, pg_relation_size('$idx') / 8192 - 1) b,
+     LATERAL pagebtree_page_stats('$idx', b) s,
+     LATERAL (SELECT * FROM pagebtree_page_stats('$idx', s.next::int8)
+              WHERE s.next > 0) r
+WHERE s.page_type = 'leaf' AND s.flags ~ '^group=$pos/4 '
+  AND r.flags ~ '^group=@{[$pos + 1]}/4 '});
+	ok($block ne '', "$idx has a subnode linked to the next one of its group");
+	$path{$idx} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$idx')");
+	is($node->safe_psql('postgres', "SELECT pagebtree_check('$idx', true)"),
+		'', "$idx passes before the damage");
+	return $block;
+}
 # the incomplete-split flag (bit 3 of the same flags' first byte) on a
 # subnode whose right-link is the next subnode of its group
 {
-	my $block = $node->safe_psql(
-		'postgres', q{
-SELECT min(s.blkno) FROM generate_series(1, pg_relation_size('c_gsplit') / 8192 - 1) b,
-     LATERAL pagebtree_page_stats('c_gsplit', b) s,
-     LATERAL pagebtree_page_stats('c_gsplit', s.next::int8) r
-WHERE s.page_type = 'leaf' AND s.flags ~ '^group=0/4 ' AND r.flags ~ '^group=1/4 '});
-	ok($block ne '', 'c_gsplit has a subnode linked to the next one of its group');
-	$path{c_gsplit} = $node->data_dir . '/'
-	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_gsplit')");
-	is($node->safe_psql('postgres', "SELECT pagebtree_check('c_gsplit', true)"),
-		'', 'c_gsplit passes before the damage');
+	my $block = subnode_before_next('c_gsplit', 0);
 	push @cases, { idx => 'c_gsplit', block => $block,
 		off => 8192 - 32 + 18, bytes => "\x09",
 		msg => qr/a subnode is flagged as split into a block of its own group/ };
@@ -199,18 +210,7 @@ WHERE s.page_type = 'leaf' AND s.flags ~ '^group=0/4 ' AND r.flags ~ '^group=1/4
 # the epoch (the special space's bytes 8-15, little-endian) of a second
 # subnode whose group has a third, made far larger
 {
-	my $block = $node->safe_psql(
-		'postgres', q{
-SELECT min(s.blkno) FROM generate_series(1, pg_relation_size('c_gepoch') / 8192 - 1) b,
-     LATERAL pagebtree_page_stats('c_gepoch', b) s,
-     LATERAL (SELECT * FROM pagebtree_page_stats('c_gepoch', s.next::int8)
-              WHERE s.next > 0) r
-WHERE s.page_type = 'leaf' AND s.flags ~ '^group=1/4 ' AND r.flags ~ '^group=2/4 '});
-	ok($block ne '', 'c_gepoch has a second subnode before a third');
-	$path{c_gepoch} = $node->data_dir . '/'
-	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_gepoch')");
-	is($node->safe_psql('postgres', "SELECT pagebtree_check('c_gepoch', true)"),
-		'', 'c_gepoch passes before the damage');
+	my $block = subnode_before_next('c_gepoch', 1);
 	push @cases, { idx => 'c_gepoch', block => $block,
 		off => 8192 - 32 + 15, bytes => "\x7f",
 		at => qr/index "c_gepoch" is corrupt at block \d+/,
