@@ -189,6 +189,31 @@ extern Buffer pbt_get_endpoint(Relation index, PbtState *st, uint32 level,
 extern void pbt_free_stack(PbtStack stack);
 extern void pbt_page_error(Relation index, BlockNumber blkno, const char *what);
 
+/*
+ * The pages one walk along a level's right-links has stepped to.  More
+ * than twice the index's blocks (splits add pages meanwhile, and VACUUM
+ * recycles some for reuse further right) means the links form a cycle,
+ * which only damage makes; the walk then stops with an error instead of
+ * circling forever, uncancellable under the content locks of a writer.
+ * The first PBT_WALK_FREE_STEPS steps skip the count of blocks.
+ */
+typedef struct PbtLinkWalk
+{
+	uint64		steps;
+	uint64		limit;
+} PbtLinkWalk;
+
+#define PBT_WALK_FREE_STEPS 1024
+
+extern void pbt_walk_check(Relation index, PbtLinkWalk *walk, BlockNumber blkno);
+
+static inline void
+pbt_walk_step(Relation index, PbtLinkWalk *walk, BlockNumber blkno)
+{
+	if (++walk->steps > PBT_WALK_FREE_STEPS && walk->steps > walk->limit)
+		pbt_walk_check(index, walk, blkno);
+}
+
 /* pbt_insert.c */
 extern bool pbtinsert(Relation index, Datum *values, bool *isnull,
 					  ItemPointer ht_ctid, Relation heapRel,

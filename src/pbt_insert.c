@@ -128,6 +128,8 @@ static Buffer
 step_right_coupled(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 				   PbtStack stack)
 {
+	PbtLinkWalk walk = {0};
+
 	for (;;)
 	{
 		Page		page = BufferGetPage(buf);
@@ -138,6 +140,7 @@ step_right_coupled(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 			(!pbt_page_get_hikey(page, &hikey) ||
 			 pbt_compare(st, key, hikey.data, hikey.len) < 0))
 			return buf;
+		pbt_walk_step(index, &walk, PbtPageGetOpaque(page)->next);
 		rbuf = ReadBuffer(index, PbtPageGetOpaque(page)->next);
 		LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
 		/* (another split of it may have failed before its parent insert) */
@@ -249,6 +252,7 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	TransactionId xwait = InvalidTransactionId;
 	EntryVerdict verdict = ENTRY_NO_CONFLICT;
 	PbtEpochStep last_restart = {0};
+	PbtLinkWalk walk = {0};
 
 	InitDirtySnapshot(SnapshotDirty);
 	for (;;)
@@ -307,6 +311,7 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 			PbtPageOpaqueData from = *PbtPageGetOpaque(page);
 			BlockNumber fromblk = BufferGetBlockNumber(BufferIsValid(nbuf) ? nbuf : buf);
 
+			pbt_walk_step(index, &walk, from.next);
 			if (BufferIsValid(nbuf))
 				UnlockReleaseBuffer(nbuf);
 			nbuf = ReadBuffer(index, from.next);
@@ -1324,6 +1329,7 @@ pbt_get_parent(Relation index, PbtState *st, PbtStack stack,
 {
 	BlockNumber blkno = stack->blkno;
 	int			start = stack->pos;
+	PbtLinkWalk walk = {0};
 
 	for (;;)
 	{
@@ -1367,6 +1373,7 @@ pbt_get_parent(Relation index, PbtState *st, PbtStack stack,
 		}
 		blkno = opaque->next;
 		start = 0;
+		pbt_walk_step(index, &walk, blkno);
 		UnlockReleaseBuffer(buf);
 	}
 }

@@ -1498,6 +1498,7 @@ walk_left(IndexScanDesc scan, BlockNumber target, BlockNumber prev)
 {
 	Relation	index = scan->indexRelation;
 	Buffer		buf;
+	PbtLinkWalk walk = {0};
 
 	if (prev != InvalidBlockNumber)
 	{
@@ -1516,6 +1517,7 @@ walk_left(IndexScanDesc scan, BlockNumber target, BlockNumber prev)
 		while (PbtIsDeleted(opaque))
 		{
 			target = opaque->next;
+			pbt_walk_step(index, &walk, target);
 			UnlockReleaseBuffer(buf);
 			buf = lock_page(index, target);
 			opaque = PbtPageGetOpaque(BufferGetPage(buf));
@@ -1534,6 +1536,7 @@ walk_left(IndexScanDesc scan, BlockNumber target, BlockNumber prev)
 			if (PbtIsRightmost(opaque) || opaque->next == target)
 				break;			/* links changed under us: ask target again */
 			prev = opaque->next;
+			pbt_walk_step(index, &walk, prev);
 			UnlockReleaseBuffer(buf);
 			buf = lock_page(index, prev);
 		}

@@ -32,6 +32,15 @@ pbt_page_error(Relation index, BlockNumber blkno, const char *what)
 					RelationGetRelationName(index), blkno, what)));
 }
 
+/* blkno is the walk's next page, past the free steps and the last limit */
+void
+pbt_walk_check(Relation index, PbtLinkWalk *walk, BlockNumber blkno)
+{
+	walk->limit = 2 * (uint64) RelationGetNumberOfBlocks(index);
+	if (walk->steps > walk->limit)
+		pbt_page_error(index, blkno, "right-links of a level form a cycle");
+}
+
 /* the child block of the inner item at pos */
 BlockNumber
 pbt_page_child(Page page, int pos)
@@ -127,6 +136,7 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 		  int lockmode, bool forupdate, PbtStack stack)
 {
 	PbtEpochStep last_restart = {0};
+	PbtLinkWalk walk = {0};
 
 	for (;;)
 	{
@@ -169,6 +179,7 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 		from = *opaque;
 		fromblk = BufferGetBlockNumber(buf);
 		blkno = opaque->next;
+		pbt_walk_step(index, &walk, blkno);
 		UnlockReleaseBuffer(buf);
 		/* not under the content lock, which holds interrupts off */
 		CHECK_FOR_INTERRUPTS();
@@ -628,6 +639,7 @@ pbt_get_endpoint(Relation index, PbtState *st, uint32 level, bool rightmost)
 {
 	Buffer		buf = pbt_get_root(index, st, BUFFER_LOCK_SHARE);
 	int			child_level = -1;	/* the level a downlink leads to */
+	PbtLinkWalk walk = {0};
 
 	for (;;)
 	{
@@ -641,6 +653,7 @@ pbt_get_endpoint(Relation index, PbtState *st, uint32 level, bool rightmost)
 		{
 			BlockNumber next = opaque->next;
 
+			pbt_walk_step(index, &walk, next);
 			UnlockReleaseBuffer(buf);
 			CHECK_FOR_INTERRUPTS();
 			buf = ReadBuffer(index, next);

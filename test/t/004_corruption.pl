@@ -16,8 +16,11 @@
 # reports.
 # A leaf of an index of comparator keys (whose high keys the verifier does
 # not compare) made to link to itself: the verifier reports the cycle, and
-# does not walk it forever; a backward scan that circles it can be
-# cancelled.  A heads and a plain leaf whose entry length runs far past
+# does not walk it forever; a backward scan that circles it stops with an
+# error.  The same in another such index whose root's downlink to the
+# leaf's right neighbour now leads to the leaf: a lookup and an insert of
+# the neighbour's keys move right round the cycle, and stop with an error
+# (the insert, under its leaf's lock, could not even be cancelled).  A heads and a plain leaf whose entry length runs far past
 # the page: the verifier reports it, and a scan stops with an error
 # instead of copying past its item buffer.
 # A semidense leaf's INCLUDE value changed, well formed: the verifier's
@@ -79,6 +82,9 @@ INSERT INTO ci SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_inc ON ci USING pagebtree (k) INCLUDE (s);
 CREATE INDEX c_incval ON ci USING pagebtree ((k * 2)) INCLUDE (s);
 VACUUM ci;
+CREATE TABLE cc (k int8);
+INSERT INTO cc SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX c_cycle ON cc USING pagebtree ((k::numeric));
 CREATE TABLE cr (k int8);
 INSERT INTO cr SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_root ON cr USING pagebtree ((k * 5));
@@ -104,6 +110,18 @@ sub leaf_of
 SELECT min(b) FROM generate_series(1, pg_relation_size('$idx') / 8192 - 1) b,
      LATERAL pagebtree_page_stats('$idx', b) s
 WHERE s.page_type = 'leaf' AND s.layout = '$layout'});
+}
+
+# $len bytes at offset $off of $file
+sub read_bytes
+{
+	my ($file, $off, $len) = @_;
+	open(my $fh, '<', $file) or die "open $file: $!";
+	binmode $fh;
+	seek($fh, $off, 0) or die "seek: $!";
+	read($fh, my $bytes, $len) == $len or die "read: $!";
+	close($fh);
+	return $bytes;
 }
 
 # Byte offsets within a page (after the 24-byte page header):
@@ -234,11 +252,7 @@ FROM pagebtree_runs('c_dhole') r, pagebtree_metapage('c_dhole') m WHERE r.entrie
 	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_dhole')");
 	my $slot_size = int(8136 / $group / 8) * 8;
 	my $slot_off = 24 + (($leaf - 1) % ($group + 1) - 1) * $slot_size;
-	open(my $fh, '<', $path{c_dhole}) or die "open: $!";
-	binmode $fh;
-	seek($fh, $side * 8192 + $slot_off, 0) or die "seek: $!";
-	read($fh, my $run, $slot_size) == $slot_size or die "read: $!";
-	close($fh);
+	my $run = read_bytes($path{c_dhole}, $side * 8192 + $slot_off, $slot_size);
 	push @cases, { idx => 'c_dhole', block => $side, off => $slot_off + $slot_size,
 		bytes => $run, msg => qr/run of a block that is not a live leaf\nDETAIL:  block $hole/ };
 }
@@ -301,6 +315,26 @@ WHERE s.page_type = 'leaf' AND s.prev <> -1 AND s.next <> -1});
 ok($loop_block ne '', 'c_loop has a leaf between two others');
 $path{c_loop} = $node->data_dir . '/'
   . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_loop')");
+# c_cycle: a leaf between two others, the downlink to its right neighbour
+# in the (level-1, plain) root, and a key of that neighbour past its
+# first (a lookup of its first key would read the leaf, then step right)
+my ($cycle_block, $cycle_next, $cycle_root, $cycle_item, $cycle_key) = split /\|/,
+  $node->safe_psql(
+	'postgres', q{
+SELECT s.blkno, s.next, m.root, i.itemno,
+       (SELECT k FROM cc WHERE ctid = (SELECT heap_tid FROM pagebtree_page_items('c_cycle', s.next::int8)
+                                      WHERE heap_tid IS NOT NULL OFFSET 10 LIMIT 1))
+FROM generate_series(1, pg_relation_size('c_cycle') / 8192 - 1) b,
+     LATERAL pagebtree_page_stats('c_cycle', b) s,
+     pagebtree_metapage('c_cycle') m, pagebtree_page_items('c_cycle', m.root) i
+WHERE s.page_type = 'leaf' AND s.prev <> -1 AND s.next <> -1 AND i.child = s.next
+  AND m.level = 1
+ORDER BY s.blkno LIMIT 1});
+ok($cycle_key ne '', 'c_cycle has a leaf between two others, under its root');
+is($node->safe_psql('postgres', "SELECT layout FROM pagebtree_page_stats('c_cycle', $cycle_root)"),
+	'plain', 'c_cycle: its root is a plain page');
+$path{c_cycle} = $node->data_dir . '/'
+  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_cycle')");
 
 # the run of the three keys: its side page and its slot's offset there
 my ($run_leaf, $run_side, $run_entries, $delta_group) = split /\|/, $node->safe_psql(
@@ -321,12 +355,7 @@ $node->stop;
 sub padded_prefix_len
 {
 	my ($file, $pageoff, $at) = @_;
-	open(my $fh, '<', $file) or die "open $file: $!";
-	binmode $fh;
-	seek($fh, $pageoff + $at, 0) or die "seek: $!";
-	read($fh, my $raw, 2) == 2 or die "read: $!";
-	close($fh);
-	my $prefix_len = unpack('v', $raw);
+	my $prefix_len = unpack('v', read_bytes($file, $pageoff + $at, 2));
 	return $prefix_len + ($prefix_len % 2);
 }
 
@@ -347,11 +376,7 @@ sub first_bpa_block
 sub first_md5_header
 {
 	my ($file, $pageoff) = @_;
-	open(my $fh, '<', $file) or die "open $file: $!";
-	binmode $fh;
-	seek($fh, $pageoff, 0) or die "seek: $!";
-	read($fh, my $page, 8192) == 8192 or die "read: $!";
-	close($fh);
+	my $page = read_bytes($file, $pageoff, 8192);
 	$page =~ /\x43[0-9a-f]{32}/ or die "no INCLUDE value in block";
 	return $-[0];
 }
@@ -386,12 +411,7 @@ damage($path{c_tag}, $tag_block * 8192 + 8192 - 32 + 24, "\x63");
 sub copy_block
 {
 	my ($file, $from, $to) = @_;
-	open(my $fh, '<', $file) or die "open: $!";
-	binmode $fh;
-	seek($fh, $from * 8192, 0) or die "seek: $!";
-	read($fh, my $page, 8192) == 8192 or die "read: $!";
-	close($fh);
-	damage($file, $to * 8192, $page);
+	damage($file, $to * 8192, read_bytes($file, $from * 8192, 8192));
 }
 # the root block overwritten by a copy of a leaf, and the first leaf of
 # c_levels by a copy of its root
@@ -399,18 +419,26 @@ copy_block($path{c_root}, $root_copy, $root_block);
 copy_block($path{c_levels}, $levels_root, $levels_leaf);
 # its right-link, bytes 4-7 of the special space, to itself
 damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block));
+# the same in c_cycle, whose root's downlink to the right neighbour
+# (plain slot: a 2-byte offset of an item that starts with the child's
+# block number) now leads to that leaf, so that lookups of the neighbour's
+# keys move right from it
+{
+	my $pageoff = $cycle_root * 8192;
+	my $item_off = unpack('v', read_bytes($path{c_cycle}, $pageoff + 24 + 4 * $cycle_item, 2));
+	is(unpack('V', read_bytes($path{c_cycle}, $pageoff + $item_off, 4)), $cycle_next,
+		'c_cycle: the downlink found on disk');
+	damage($path{c_cycle}, $pageoff + $item_off, pack('V', $cycle_block));
+	damage($path{c_cycle}, $cycle_block * 8192 + 8192 - 32 + 4, pack('V', $cycle_block));
+}
 # group hints: downlink 1's item (heads slot 1 at 96 + 8, its offset the
 # slot's first 2 bytes) is [child 4][hints: 3-byte header, then bits packed:
 # the base (13 bits), then 12 bits for each of subnodes 1..3]; bits 13-23,
 # all but the last of subnode 1's, are set (and the base's low five cleared)
 {
 	my $pageoff = $group_root * 8192;
-	open(my $fh, '<', $path{c_group}) or die "open: $!";
-	binmode $fh;
-	seek($fh, $pageoff + 96 + 8, 0) or die "seek: $!";
-	read($fh, my $raw, 2) == 2 or die "read: $!";
-	close($fh);
-	damage($path{c_group}, $pageoff + unpack('v', $raw) + 4 + 3 + 1, "\x07\xff");
+	my $item_off = unpack('v', read_bytes($path{c_group}, $pageoff + 96 + 8, 2));
+	damage($path{c_group}, $pageoff + $item_off + 4 + 3 + 1, "\x07\xff");
 }
 
 # the run's second entry (slot: page header, then slots of
@@ -423,15 +451,8 @@ damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block)
 	my $slot_size = int(8136 / $delta_group / 8) * 8;
 	my $slot_off = $run_side * 8192 + 24
 	  + (($run_leaf - 1) % ($delta_group + 1) - 1) * $slot_size;
-	open(my $fh, '<', $path{c_delta}) or die "open: $!";
-	binmode $fh;
-	seek($fh, $slot_off + 8, 0) or die "seek: $!";
-	read($fh, my $raw, 2) == 2 or die "read: $!";
-	my $first = unpack('v', $raw);
-	seek($fh, $slot_off + 8 + 2 + $first, 0) or die "seek: $!";
-	read($fh, $raw, 2) == 2 or die "read: $!";
-	my $second = unpack('v', $raw);
-	close($fh);
+	my $first = unpack('v', read_bytes($path{c_delta}, $slot_off + 8, 2));
+	my $second = unpack('v', read_bytes($path{c_delta}, $slot_off + 8 + 2 + $first, 2));
 	is($first & 0xc000, 0, "c_delta: the run's first entry is whole");
 	is($second & 0xc000, 0, "c_delta: so is its second (short keys)");
 	damage($path{c_delta}, $slot_off + 8 + 2 + $first, pack('v', $second | 0x4000));
@@ -496,14 +517,30 @@ for my $case (@cases)
 	like($err, qr/index "c_loop" is corrupt at block $loop_block, item 0: right-links form a cycle/,
 		'c_loop: the verifier reports the cycle');
 	# a backward scan steps left by moving right from the left neighbour
-	# until it links to the page it left: round the cycle, it can be
-	# cancelled
+	# until it links to the page it left: round the cycle, until the
+	# count of steps passes the index's size
 	($ret, $out, $err) = $node->psql('postgres',
-		q{SET enable_seqscan = off; SET enable_bitmapscan = off; SET statement_timeout = '2s';
+		q{SET enable_seqscan = off; SET enable_bitmapscan = off; SET statement_timeout = '60s';
 SELECT count(*) FROM (SELECT k FROM c ORDER BY k::numeric DESC) s},
 		timeout => 120);
-	like($err, qr/canceling statement due to statement timeout/,
-		'c_loop: a backward scan caught in the cycle can be cancelled');
+	like($err, qr/index "c_loop" block $loop_block: right-links of a level form a cycle/,
+		'c_loop: a backward scan caught in the cycle stops with an error');
+}
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_cycle', true)");
+	like($err, qr/index "c_cycle" is corrupt at block $cycle_root/,
+		'c_cycle: the verifier reports the downlink');
+	my $lookup = "SELECT count(*) FROM cc WHERE k::numeric = $cycle_key";
+	my $setup = "SET enable_seqscan = off; SET enable_bitmapscan = off; SET statement_timeout = '60s';";
+	like($node->safe_psql('postgres', "$setup EXPLAIN $lookup"),
+		qr/Index (Only )?Scan using c_cycle/, 'c_cycle: the lookup reads the index');
+	# a reader moves right under no lock, a writer under its leaf's lock
+	for my $query ($lookup, "INSERT INTO cc VALUES ($cycle_key)")
+	{
+		($ret, $out, $err) = $node->psql('postgres', "$setup $query", timeout => 120);
+		like($err, qr/index "c_cycle" block $cycle_block: right-links of a level form a cycle/,
+			"c_cycle: an error, not a loop: $query");
+	}
 }
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_tag', true)");
