@@ -1595,6 +1595,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		release_pos(&so->curr);
 		if (!more)
 			return scan_ended(scan);
+		pbt_walk_step(index, &so->walk, next);
 		pbt_run_prefetch(index, so->st, next);
 		buf = read_next_leaf(scan, next, false);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -1611,6 +1612,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		release_pos(&so->curr);
 		if (!more)
 			return scan_ended(scan);
+		pbt_walk_step(index, &so->walk, target);
 		buf = walk_left(scan, target, blkno);
 		if (!BufferIsValid(buf))
 			return scan_ended(scan);
@@ -1675,6 +1677,7 @@ pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 	int			pos;
 
 	so->pf_steps = 0;			/* a new stretch of pages */
+	memset(&so->walk, 0, sizeof(so->walk));
 	pbt_readahead_stop(scan);
 	pbt_search_leaf(scan->indexRelation, so->st, key, &buf, BUFFER_LOCK_SHARE);
 	/* a probing read finds its entries without a position */

@@ -162,6 +162,7 @@ pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	for (int i = 0; i < so->nkeys; i++)
 		so->keys[i].required_fwd = so->keys[i].required_bwd = false;
 	so->skip_off = so->skip_resume = false;
+	memset(&so->walk, 0, sizeof(so->walk));
 	pbt_preprocess_keys(scan);
 	so->copy_items = scan->xs_want_itup;
 	so->itup_tupoff = PBT_NO_TUPOFF;
@@ -336,9 +337,12 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 	else if (forward ? so->has_lower : so->has_upper)
 		found = pbt_read_from_key(scan, forward ? &so->lowerkey : &so->upperkey, dir);
 	else
+	{
+		memset(&so->walk, 0, sizeof(so->walk));
 		found = pbt_read_page(scan,
 							  pbt_get_endpoint(scan->indexRelation, so->st, 0, !forward),
 							  forward ? 0 : PBT_MAX_ITEMS_PER_PAGE, dir, NULL);
+	}
 	return found || pbt_read_on(scan, dir);
 }
 

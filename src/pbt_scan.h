@@ -204,6 +204,14 @@ typedef struct PbtScanOpaqueData
 	PbtEpochStep resumed;		/* the last resume after a rebalance */
 
 	/*
+	 * The leaves stepped to since the scan last descended.  Without
+	 * damage they are distinct pages, so no more than the index has: our
+	 * snapshot's xmin keeps VACUUM from recycling a deleted leaf for reuse
+	 * further along while we scan (pbt_walk_step).
+	 */
+	PbtLinkWalk walk;
+
+	/*
 	 * A skip scan (plan_skip in pbt_scankey.c): keys on the second column
 	 * but no "=" on the first.  keys[nkeys - 1] is then an "=" on the first
 	 * column whose value is the current one, which the scan finds in the

@@ -16,8 +16,8 @@
 # reports.
 # A leaf of an index of comparator keys (whose high keys the verifier does
 # not compare) made to link to itself: the verifier reports the cycle, and
-# does not walk it forever; a backward scan that circles it stops with an
-# error.  The same in another such index whose root's downlink to the
+# does not walk it forever; a forward and a backward scan that circle it
+# stop with an error.  The same in another such index whose root's downlink to the
 # leaf's right neighbour now leads to the leaf: a lookup and an insert of
 # the neighbour's keys move right round the cycle, and stop with an error
 # (the insert, under its leaf's lock, could not even be cancelled).  A heads and a plain leaf whose entry length runs far past
@@ -516,15 +516,19 @@ for my $case (@cases)
 		"SET statement_timeout = '120s'; SELECT pagebtree_check('c_loop', true)");
 	like($err, qr/index "c_loop" is corrupt at block $loop_block, item 0: right-links form a cycle/,
 		'c_loop: the verifier reports the cycle');
-	# a backward scan steps left by moving right from the left neighbour
-	# until it links to the page it left: round the cycle, until the
-	# count of steps passes the index's size
-	($ret, $out, $err) = $node->psql('postgres',
-		q{SET enable_seqscan = off; SET enable_bitmapscan = off; SET statement_timeout = '60s';
-SELECT count(*) FROM (SELECT k FROM c ORDER BY k::numeric DESC) s},
-		timeout => 120);
-	like($err, qr/index "c_loop" block $loop_block: right-links of a level form a cycle/,
-		'c_loop: a backward scan caught in the cycle stops with an error');
+	# a forward scan reads the leaf again and again; a backward scan steps
+	# left by moving right from the left neighbour until it links to the
+	# page it left: both round the cycle until their count of steps
+	# passes the index's size
+	for my $dir ('', ' DESC')
+	{
+		($ret, $out, $err) = $node->psql('postgres',
+			qq{SET enable_seqscan = off; SET enable_bitmapscan = off; SET statement_timeout = '60s';
+SELECT count(*) FROM (SELECT k FROM c ORDER BY k::numeric$dir) s},
+			timeout => 120);
+		like($err, qr/index "c_loop" block $loop_block: right-links of a level form a cycle/,
+			"c_loop: a scan caught in the cycle stops with an error: ORDER BY k::numeric$dir");
+	}
 }
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_cycle', true)");
