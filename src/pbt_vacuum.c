@@ -407,6 +407,7 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	double		live = 0;
 	List	   *empty = NIL;
 	GroupPass	group = {InvalidBlockNumber};
+	PbtEpochStep last_restart = {0};
 
 	if (callback)
 		set_vacuum_scan(index, true);
@@ -474,6 +475,9 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 					/* entries moved: read the group again from its start */
 					elog(DEBUG2, "pagebtree: VACUUM of \"%s\" reads the leaf group at block %u again",
 						 RelationGetRelationName(index), group.start);
+					pbt_note_epoch_step(index, &last_restart, group.start,
+										group.epoch, blkno,
+										pbt_group_epoch(opaque));
 					UnlockReleaseBuffer(buf);
 					blkno = group.start - 1;
 					live = group.live_before;
