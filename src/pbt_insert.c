@@ -839,7 +839,8 @@ split_rightmost_append(Relation index, PbtState *st, Buffer buf,
 	for (int i = 0; i < nright; i++)
 	{
 		if (!pbt_iter_next(&it, &items[i]))
-			elog(ERROR, "pagebtree: page has fewer items than its count");
+			pbt_page_error(index, BufferGetBlockNumber(buf),
+						   "page has fewer items than its count");
 		copy_item(&copies, &items[i]);
 	}
 	items[nright].data = newitem;
@@ -939,7 +940,8 @@ split_page(Relation index, PbtState *st, Buffer buf, PbtStack stack, int pos,
 			items[i].len = newlen;
 		}
 		else if (!pbt_iter_next(&it, &items[i]))
-			elog(ERROR, "pagebtree: page has fewer items than its count");
+			pbt_page_error(index, BufferGetBlockNumber(buf),
+						   "page has fewer items than its count");
 		else if (items[i].data == it.buf.data)
 			copy_item(&copies, &items[i]);
 	}

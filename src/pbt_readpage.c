@@ -675,7 +675,8 @@ resume_group_scan(IndexScanDesc scan, ScanDirection dir, Buffer buf)
 	if ((forward ? so->curr.fwdLen : so->curr.bwdLen) == 0)
 	{
 		if (forward)
-			elog(ERROR, "pagebtree: a leaf with a right sibling has no high key");
+			pbt_page_error(scan->indexRelation, so->curr.blkno,
+						   "a leaf with a right sibling has no high key");
 		return pbt_read_page(scan,
 							 pbt_get_endpoint(scan->indexRelation, so->st, 0, true),
 							 PBT_MAX_ITEMS_PER_PAGE, dir, NULL);
