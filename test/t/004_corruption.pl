@@ -17,12 +17,13 @@
 # A leaf of an index of comparator keys (whose high keys the verifier does
 # not compare) made to link to itself: the verifier reports the cycle, and
 # does not walk it forever; a forward and a backward scan that circle it
-# stop with an error.  The same in another such index whose root's downlink to the
-# leaf's right neighbour now leads to the leaf: a lookup and an insert of
-# the neighbour's keys move right round the cycle, and stop with an error
-# (the insert, under its leaf's lock, could not even be cancelled).  A heads and a plain leaf whose entry length runs far past
-# the page: the verifier reports it, and a scan stops with an error
-# instead of copying past its item buffer.
+# stop with an error.  The same in another such index whose root's
+# downlink to the leaf's right neighbour now leads to the leaf: a lookup
+# and an insert of the neighbour's keys move right round the cycle, and
+# stop with an error instead of circling until statement_timeout.  A
+# heads and a plain leaf whose entry length runs far past the page: the
+# verifier reports it, and a scan stops with an error instead of copying
+# past its item buffer.
 # A semidense leaf's INCLUDE value changed, well formed: the verifier's
 # heap pass reports it.
 # A semidense leaf's INCLUDE value whose varlena header claims more bytes
@@ -545,7 +546,7 @@ SELECT count(*) FROM (SELECT k FROM c ORDER BY k::numeric$dir) s},
 	my $setup = "SET enable_seqscan = off; SET enable_bitmapscan = off; SET statement_timeout = '60s';";
 	like($node->safe_psql('postgres', "$setup EXPLAIN $lookup"),
 		qr/Index (Only )?Scan using c_cycle/, 'c_cycle: the lookup reads the index');
-	# a reader moves right under no lock, a writer under its leaf's lock
+	# a reader moves right share-locking each page, a writer exclusively
 	for my $query ($lookup, "INSERT INTO cc VALUES ($cycle_key)")
 	{
 		($ret, $out, $err) = $node->psql('postgres', "$setup $query", timeout => 120);
