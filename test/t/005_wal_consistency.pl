@@ -363,7 +363,16 @@ FROM generate_series(%d, %d) g ORDER BY md5(g::text);};
 		$reusable = $1 if $verbose =~ /index "wg_k": pages: .* (\d+) reusable/;
 		usleep(200_000) if !$reusable;
 	}
-	ok($reusable > 0, "deleted group pages became reusable ($reusable)");
+	ok($reusable > 0, "deleted group pages became reusable ($reusable)")
+	  or diag("what holds the xmin horizon back:\n",
+		$primary->safe_psql('postgres', q{
+SELECT 'backend', pid, backend_type, backend_xmin, state, left(query, 60)
+  FROM pg_stat_activity WHERE backend_xmin IS NOT NULL
+UNION ALL
+SELECT 'slot', NULL, slot_name, coalesce(xmin, catalog_xmin), active::text, NULL
+  FROM pg_replication_slots
+UNION ALL
+SELECT 'prepared', NULL, gid, transaction, NULL, NULL FROM pg_prepared_xacts}));
 	my ($ret2, $out2, $err2) = $primary->psql('postgres', $set
 		  . sprintf($group_rows, 26001, 32000) . "\n"
 		  . "UPDATE wg SET k = k + 1, s = s || 'u' WHERE id % 7 = 0;\n",
