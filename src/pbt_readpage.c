@@ -1706,6 +1706,9 @@ pbt_read_from_key(IndexScanDesc scan, PbtSearchKey *key, ScanDirection dir)
 	so->curr.firstItem = 0;
 	so->curr.lastItem = -1;
 	so->run_dir = dir;
+	/* the buffer holds only the page's resume keys (done_with_page) */
+	so->currTuples.used = 0;
+	so->itup_tupoff = PBT_NO_TUPOFF;
 	done_with_page(scan);
 	return false;
 }
