@@ -222,19 +222,17 @@ window_tail_slot(const char *data, int plen, int tlen, uint64 base,
 
 /*
  * The slot holding the item at ordered position pos of a page of count
- * items: the pos-th set bit of its presence bitmap (layout: the layout's
- * name, for the error).
+ * items: the pos-th set bit of its presence bitmap.
  */
 static inline int
-window_select(const uint8 *present, int capacity, int count, int pos,
-			  const char *layout)
+window_select(const uint8 *present, int capacity, int count, int pos)
 {
 	int			slot;
 
 	Assert(pos >= 0 && pos < count);
 	slot = map_select(present, map_bytes(capacity), pos);
 	if (slot < 0)
-		elog(ERROR, "pagebtree %s layout: no item at position %d", layout, pos);
+		pbt_page_damaged("has fewer items than its count");
 	return slot;
 }
 
@@ -347,7 +345,7 @@ window_iter_step(PbtIter *it, const uint8 *present, int capacity,
 		map_prev(present, it->cursor - 1);
 
 	if (slot < 0)
-		elog(ERROR, "pagebtree: bitmap has fewer items than the page's count");
+		pbt_page_damaged("has fewer items than its count");
 	if (!it->primed)
 	{
 		pbt_check_copy(prefix - (const char *) it->page, plen, plen);

@@ -36,6 +36,7 @@ typedef struct PbtItemBuf
  */
 #define PBT_ITEM_BUF_END	(PBT_MAX_ITEM_SIZE + 2 * MAXIMUM_ALIGNOF)
 pg_noreturn extern void pbt_bytes_out_of_bounds(void);
+pg_noreturn extern void pbt_page_damaged(const char *what);
 
 static inline void
 pbt_check_copy(int off, int len, int end)

@@ -329,7 +329,7 @@ locate(Page page, const uint16 *log_block, int pos, BpaRun *run)
 		}
 		base += n;
 	}
-	elog(ERROR, "pagebtree BPA layout: no item at position %d", pos);
+	pbt_page_damaged("has fewer items than its count");
 }
 
 /* the slot at ordered position pos */

@@ -527,7 +527,7 @@ bpa_delete(Page page, const int *positions, int n)
 			victims[k++] = bpa_slot_of(page, s->run.entries[s->idx]);
 	}
 	if (k != n)
-		elog(ERROR, "pagebtree BPA layout: no item at position %d", positions[k]);
+		pbt_page_damaged("has fewer items than its count");
 
 	/*
 	 * Remove from the highest address down: a removal moves only the slots

@@ -135,7 +135,7 @@ dense_slot_of(Page page, int pos)
 	DenseHeader *hdr = dense_header(page);
 
 	return window_select(dense_present_map(page), hdr->capacity, hdr->count,
-						 pos, "dense");
+						 pos);
 }
 
 /*

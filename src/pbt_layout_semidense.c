@@ -177,7 +177,7 @@ sdl_slot_of(Page page, int pos)
 	SdlHeader  *hdr = sdl_header(page);
 
 	return window_select(sdl_present_map(page), hdr->capacity, hdr->count,
-						 pos, "semidense");
+						 pos);
 }
 
 static inline int

@@ -483,7 +483,7 @@ pbt_page_convert(Page page, int pos, const char *data, int len)
 		PbtItem		item = {data, len};
 
 		if (k != pos && !pbt_iter_next(&it, &item))
-			elog(ERROR, "pagebtree: fewer items than the page's count");
+			pbt_page_damaged("has fewer items than its count");
 		if (!to->insert(tmp, k, item.data, item.len))
 			elog(ERROR, "pagebtree: items do not fit after conversion to %s",
 				 to->name);

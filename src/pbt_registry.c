@@ -48,9 +48,16 @@ pbt_unknown_layout(uint8 tag)
 void
 pbt_bytes_out_of_bounds(void)
 {
+	pbt_page_damaged("has an item out of bounds");
+}
+
+/* A page's bytes contradict themselves (what: "has ..."). */
+void
+pbt_page_damaged(const char *what)
+{
 	ereport(ERROR,
 			(errcode(ERRCODE_INDEX_CORRUPTED),
-			 errmsg("pagebtree page has an item out of bounds"),
+			 errmsg("pagebtree page %s", what),
 			 errhint("Run pagebtree_check on the index for details, and REINDEX it.")));
 }
 
