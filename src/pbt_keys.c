@@ -957,8 +957,9 @@ tuple_part(PbtState *st, const char *item, int len, int keys_len, int *size)
 }
 
 /*
- * The damage pbt_decode_item() would stop at in a leaf item's IndexTuple
- * part, or NULL: for the verifier, which reports it with its block.
+ * The damage in a leaf item: a heap TID offset no table uses, or what
+ * pbt_decode_item() would stop at in its IndexTuple part; or NULL.  For
+ * the verifier, which reports it with its block.
  */
 const char *
 pbt_leaf_item_problem(PbtState *st, const char *item, int len)
@@ -970,7 +971,11 @@ pbt_leaf_item_problem(PbtState *st, const char *item, int len)
 	const char *problem;
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
+	ItemPointerData tid;
 
+	pbt_item_get_tid(st, item, len, &tid);
+	if (!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(&tid)))
+		return "an item's heap TID has an invalid offset";
 	if (st->normalized && !st->has_include)
 		return NULL;
 	for (int i = 0; st->normalized && i < st->nkeyatts; i++)

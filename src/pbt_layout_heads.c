@@ -336,6 +336,7 @@ heads_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
 		const unsigned char *rest = (unsigned char *) page + slot->off;
 		uint64		tail;
 
+		pbt_check_copy(slot->off, Max(len - HEAD_BYTES, 0), len);
 		dead[i] = (slot->len & PBT_SLOT_DEAD) != 0;
 		if (len >= HEAD_BYTES + PBT_TID_BYTES)
 		{

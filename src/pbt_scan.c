@@ -559,12 +559,31 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 	MemoryContextSwitchTo(oldcxt);
 }
 
+/*
+ * A TID of the current page whose offset is past max_offset is damage: the
+ * heap would skip it as a dead row (a row missing from the result), and a
+ * bitmap would fail without naming the index.  Table access methods other
+ * than heap may use offsets up to MaxOffsetNumber; bitmaps hold at most
+ * MaxHeapTuplesPerPage.
+ */
+static inline void
+check_heap_tid(IndexScanDesc scan, ItemPointer tid, OffsetNumber max_offset)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	OffsetNumber off = ItemPointerGetOffsetNumberNoCheck(tid);
+
+	if (unlikely(off < FirstOffsetNumber || off > max_offset))
+		pbt_page_error(scan->indexRelation, so->curr.blkno,
+					   "an entry's heap TID has an offset out of range");
+}
+
 /* Hand the batch's item at index to the executor. */
 static inline void
 return_item(IndexScanDesc scan, PbtScanOpaque so, int index)
 {
 	ScanPosItem *pi = &so->curr.items[index];
 
+	check_heap_tid(scan, &pi->tid, MaxOffsetNumber);
 	scan->xs_heaptid = pi->tid;
 	/* the entries of a one-key page share their bytes (read_page_ordered) */
 	if (scan->xs_want_itup && pi->tupoff != so->itup_tupoff)
@@ -882,7 +901,10 @@ pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 		while (found)
 		{
 			for (int i = so->curr.firstItem; i <= so->curr.lastItem; i++)
+			{
+				check_heap_tid(scan, &so->curr.items[i].tid, MaxHeapTuplesPerPage);
 				tbm_add_tuples(tbm, &so->curr.items[i].tid, 1, false);
+			}
 			ntids += so->curr.lastItem - so->curr.firstItem + 1;
 			found = pbt_read_on(scan, ForwardScanDirection);
 		}

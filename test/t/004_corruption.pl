@@ -22,8 +22,12 @@
 # and an insert of the neighbour's keys move right round the cycle, and
 # stop with an error instead of circling until statement_timeout.  A
 # heads and a plain leaf whose entry length runs far past the page: the
-# verifier reports it, and a scan stops with an error instead of copying
-# past its item buffer.
+# verifier reports it, and an index scan stops with an error instead of
+# copying past its item buffer, a bitmap scan instead of reading a heap
+# TID past the page.  A plain leaf entry's heap TID offset made larger
+# than any table's: the verifier reports it, and an index scan and a
+# bitmap scan stop with an error naming the index (the heap would skip the
+# TID, and a bitmap fail without naming the index).
 # A semidense leaf's INCLUDE value changed, well formed: the verifier's
 # heap pass reports it.
 # A semidense leaf's INCLUDE value whose varlena header claims more bytes
@@ -77,6 +81,7 @@ CREATE INDEX c_gsplit ON c USING pagebtree ((k * 3)) WITH (leaf_group_size = 4);
 CREATE INDEX c_loop ON c USING pagebtree ((k::numeric));
 CREATE INDEX c_heads_len ON c USING pagebtree ((s || 'x'));
 CREATE INDEX c_plain_len ON c USING pagebtree ((k - 0)) WITH (layout = plain);
+CREATE INDEX c_tid ON c USING pagebtree ((k + 1)) WITH (layout = plain);
 CREATE TABLE ci (k int8, s text COLLATE "C");
 INSERT INTO ci SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_inc ON ci USING pagebtree (k) INCLUDE (s);
@@ -159,12 +164,20 @@ my @cases = (
 	  bytes => "\x00\x00", msg => qr/lists key's first entry out of order/ },
 	# an entry's length (slot 2's second field) far past what a page holds:
 	# scans must not copy that much into their item buffer
+	# (bitmap scans too: they read the entries' heap TIDs only)
 	{ idx => 'c_heads_len', layout => 'heads', off => 96 + 8 * 2 + 2,
 	  bytes => "\x00\x3f", msg => qr/item length out of bounds/,
-	  scan => q{SELECT count(*) FROM c WHERE s || 'x' > ''} },
+	  scan => q{SELECT count(*) FROM c WHERE s || 'x' > ''}, bitmap => 1 },
 	{ idx => 'c_plain_len', layout => 'plain', off => 24 + 4 * 2 + 2,
 	  bytes => "\x00\x3f", msg => qr/out of bounds/,
-	  scan => 'SELECT count(*) FROM c WHERE k - 0 > 0' },
+	  scan => 'SELECT count(*) FROM c WHERE k - 0 > 0', bitmap => 1 },
+	# an entry's heap TID offset past what any page holds: an index scan
+	# would lose the row (the heap skips the TID), a bitmap scan fail
+	# without naming the index
+	{ idx => 'c_tid', layout => 'plain', off => \&first_plain_tid_offset,
+	  bytes => "\x80\x00", msg => qr/an item's heap TID has an invalid offset/,
+	  scan => 'SELECT count(*) FROM c WHERE k + 1 > 0', bitmap => 1,
+	  scan_msg => qr/index "c_tid" block \d+: an entry's heap TID has an offset out of range/ },
 );
 
 my %path;
@@ -368,6 +381,15 @@ sub first_fingerprint
 	return 24 + 8 + padded_prefix_len($file, $pageoff, 24 + 6);
 }
 
+# the heap TID's offset: the last 2 bytes (big-endian) of the first entry
+# of a plain page (slot 0: its offset and length, 2 bytes each)
+sub first_plain_tid_offset
+{
+	my ($file, $pageoff) = @_;
+	my ($off, $len) = unpack('vv', read_bytes($file, $pageoff + 24, 4));
+	return $off + $len - 2;
+}
+
 # block 0's count: after the header, the prefix and 8 log slots
 sub first_bpa_block
 {
@@ -472,10 +494,13 @@ for my $case (@cases)
 		"$case->{idx}: it names the index and block");
 	like($err, $case->{msg}, "$case->{idx}: it names the problem");
 	next unless $case->{scan};
-	($ret, $out, $err) = $node->psql('postgres',
-		"SET enable_seqscan = off; SET enable_bitmapscan = off; $case->{scan}");
-	like($err, qr/pagebtree page has an item out of bounds/,
-		"$case->{idx}: a scan reports the page as corrupt");
+	for my $plan ('enable_bitmapscan', $case->{bitmap} ? 'enable_indexscan' : ())
+	{
+		($ret, $out, $err) = $node->psql('postgres',
+			"SET enable_seqscan = off; SET $plan = off; $case->{scan}");
+		like($err, $case->{scan_msg} // qr/pagebtree page has an item out of bounds/,
+			"$case->{idx}: a scan reports the page as corrupt ($plan = off)");
+	}
 }
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_root', true)");
