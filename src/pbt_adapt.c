@@ -42,6 +42,7 @@ pbt_adapt_convert(Relation index, PbtState *st, BlockNumber blkno, uint8 tag)
 		return;
 	}
 
+	(void) pbt_layout_checked(page);
 	memcpy(newpage.data, page, BLCKSZ);
 	if (pbt_page_convert_to(newpage.data, tag, st->layout_param[tag]))
 	{

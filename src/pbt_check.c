@@ -622,7 +622,7 @@ check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
 
 	for (int attempt = 0;; attempt++)
 	{
-		const PbtLayout *layout = pbt_layout(page);
+		const PbtLayout *layout = pbt_layout_checked(page);
 		int			n = layout->count(page);
 		const char *problem = NULL;
 		int			bad = 0;
@@ -1356,7 +1356,7 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		const PbtLayout *layout = pbt_layout(page);
+		const PbtLayout *layout = pbt_layout_checked(page);
 
 		values[2] = CStringGetTextDatum(layout->name);
 		values[4] = Int32GetDatum(layout->count(page) - pbt_page_first_key(page));
@@ -1406,7 +1406,7 @@ pagebtree_page_items(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("block " INT64_FORMAT " of index \"%s\" is not a tree page",
 						blkno, RelationGetRelationName(index))));
-	layout = pbt_layout(page);
+	layout = pbt_layout_checked(page);
 	n = layout->count(page);
 	for (int i = 0; i < n; i++)
 	{

@@ -840,7 +840,7 @@ static PbtItem *
 subnode_entries(Relation index, PbtState *st, Buffer buf, int *n)
 {
 	Page		page = BufferGetPage(buf);
-	int			cnt = pbt_layout(page)->count(page);
+	int			cnt = pbt_layout_checked(page)->count(page);
 	PbtItem    *entries = pbt_page_copy_items(page, cnt);
 	PbtRun		run;
 

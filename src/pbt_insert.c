@@ -479,6 +479,8 @@ insert_into_leaf(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 
 	/* serializable readers of the leaf's key space (pbt_read_page) */
 	CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
+	/* (layouts that insert anywhere find no position: no pbt_binsearch) */
+	(void) pbt_layout_checked(page);
 	if (pbt_delta_group(index, st) > 0 &&
 		insert_with_run(index, st, heapRel, buf, stack, key, item, len,
 						indexUnchanged, &inserted))

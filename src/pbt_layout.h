@@ -38,6 +38,19 @@ typedef struct PbtItemBuf
 pg_noreturn extern void pbt_bytes_out_of_bounds(void);
 pg_noreturn extern void pbt_page_damaged(const char *what);
 
+/*
+ * A count a layout keeps in its header, checked: readers and writers size
+ * arrays on the stack by PBT_MAX_ITEMS_PER_PAGE.  (Counts derived from
+ * pd_lower need no check: the buffer manager verified it.)
+ */
+static inline int
+pbt_checked_count(int count)
+{
+	if (unlikely(count > (int) PBT_MAX_ITEMS_PER_PAGE))
+		pbt_page_damaged("has more items than a page holds");
+	return count;
+}
+
 static inline void
 pbt_check_copy(int off, int len, int end)
 {
@@ -229,6 +242,13 @@ typedef struct PbtLayout
 	/* structural problems of the page's bytes, or NULL (verifier) */
 	const char *(*check) (Page page);
 	/*
+	 * Optional: the part of check that reads only the layout's header, in
+	 * constant time.  Readers and writers trust a page's header fields to
+	 * size their copies, so the engine runs it where it starts on a page
+	 * (pbt_layout_checked); check runs it too.
+	 */
+	const char *(*check_header) (Page page);
+	/*
 	 * Iteration, both NULL = through get and is_dead.  start is called
 	 * with it->pos one step before the first position, which is valid.
 	 * next advances it->pos (the engine checks it against stop), sets
@@ -368,6 +388,26 @@ pbt_layout(Page page)
 
 	if (unlikely(layout == NULL))
 		pbt_unknown_layout(tag);
+	return layout;
+}
+
+pg_noreturn extern void pbt_page_header_damaged(const char *problem);
+
+/*
+ * pbt_layout() for the first look at a page under a lock: its layout's
+ * header checked for damage (PbtLayout.check_header), so that the
+ * layout's other functions, here and later under the same lock, may trust
+ * it.
+ */
+static inline const PbtLayout *
+pbt_layout_checked(Page page)
+{
+	const PbtLayout *layout = pbt_layout(page);
+	const char *problem;
+
+	if (layout->check_header &&
+		unlikely((problem = layout->check_header(page)) != NULL))
+		pbt_page_header_damaged(problem);
 	return layout;
 }
 

@@ -616,7 +616,7 @@ bpa_mask(Page page)
 }
 
 static const char *
-bpa_check(Page page)
+bpa_check_header(Page page)
 {
 	PageHeader	phdr = (PageHeader) page;
 	BpaHeader  *hdr = bpa_header(page);
@@ -630,11 +630,7 @@ bpa_check(Page page)
 		hdr->nblocks * unit_bytes(hdr->block_cap) ||
 		phdr->pd_lower > phdr->pd_upper)
 		return "BPA header disagrees with the page's slot area";
-	for (int i = 0; i < hdr->log_count; i++)
-	{
-		if (!pbt_slot_entry_in_bounds(page, &log_slots(page)[i]))
-			return "BPA log item out of bounds";
-	}
+	/* the blocks' headers: the items each holds, and its fence */
 	for (int b = 0; b < hdr->nblocks; b++)
 	{
 		BpaBlock   *blk = bpa_block(page, b);
@@ -647,6 +643,30 @@ bpa_check(Page page)
 			flen == 0 || blk->fence_off < phdr->pd_upper ||
 			blk->fence_off + flen > phdr->pd_special)
 			return "BPA block fence out of bounds";
+	}
+	if (n != hdr->nitems)
+		return "BPA item count disagrees with the log and blocks";
+	return NULL;
+}
+
+static const char *
+bpa_check(Page page)
+{
+	BpaHeader  *hdr = bpa_header(page);
+	const char *problem = bpa_check_header(page);
+
+	if (problem)
+		return problem;
+	for (int i = 0; i < hdr->log_count; i++)
+	{
+		if (!pbt_slot_entry_in_bounds(page, &log_slots(page)[i]))
+			return "BPA log item out of bounds";
+	}
+	for (int b = 0; b < hdr->nblocks; b++)
+	{
+		BpaBlock   *blk = bpa_block(page, b);
+		int			flen = blk->fence_len & BPA_FENCE_LEN_MASK;
+
 		if (b > 1 && pbt_bytes_cmp((char *) page + bpa_block(page, b - 1)->fence_off,
 								   bpa_block(page, b - 1)->fence_len & BPA_FENCE_LEN_MASK,
 								   (char *) page + blk->fence_off, flen) >= 0)
@@ -666,8 +686,6 @@ bpa_check(Page page)
 				return "BPA block flagged sorted is out of order";
 		}
 	}
-	if (n != hdr->nitems)
-		return "BPA item count disagrees with the log and blocks";
 	return NULL;
 }
 
@@ -694,6 +712,7 @@ const PbtLayout pbt_layout_bpa = {
 	.is_dead = bpa_is_dead,
 	.mask = bpa_mask,
 	.check = bpa_check,
+	.check_header = bpa_check_header,
 	.iter_start = bpa_iter_start,
 	.iter_next = bpa_iter_next,
 	.probe = bpa_probe,

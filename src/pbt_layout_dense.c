@@ -307,7 +307,7 @@ dense_init(Page page)
 static int
 dense_count(Page page)
 {
-	return dense_header(page)->count;
+	return pbt_checked_count(dense_header(page)->count);
 }
 
 /* write the tail and value of slot after the prefix at out */
@@ -689,15 +689,11 @@ dense_mask(Page page)
 }
 
 static const char *
-dense_check(Page page)
+dense_check_header(Page page)
 {
 	PageHeader	phdr = (PageHeader) page;
 	DenseHeader *hdr = dense_header(page);
 	int			cap = hdr->capacity;
-	int			nbytes = map_bytes(cap);
-	uint8	   *present = dense_present_map(page);
-	uint8	   *dead;
-	int			count = 0;
 
 	if (hdr->flags & ~DENSE_HAS_DEAD)
 		return "unknown dense header flags";
@@ -725,7 +721,25 @@ dense_check(Page page)
 		(hdr->prefix_off < phdr->pd_upper ||
 		 hdr->prefix_off + hdr->prefix_len > phdr->pd_special))
 		return "prefix bytes out of bounds";
+	if (hdr->count > cap)
+		return "dense item count exceeds the capacity";
+	return NULL;
+}
 
+static const char *
+dense_check(Page page)
+{
+	PageHeader	phdr = (PageHeader) page;
+	DenseHeader *hdr = dense_header(page);
+	int			cap = hdr->capacity;
+	int			nbytes = map_bytes(cap);
+	uint8	   *present = dense_present_map(page);
+	uint8	   *dead;
+	int			count = 0;
+	const char *problem = dense_check_header(page);
+
+	if (problem || cap == 0)
+		return problem;
 	dead = dead_map(page);
 	for (int slot = cap; slot < nbytes * 8; slot++)
 	{
@@ -781,6 +795,7 @@ const PbtLayout pbt_layout_dense = {
 	.is_dead = dense_is_dead,
 	.mask = dense_mask,
 	.check = dense_check,
+	.check_header = dense_check_header,
 	.iter_start = dense_iter_start,
 	.iter_next = dense_iter_next,
 	.iter_tids = dense_iter_tids,

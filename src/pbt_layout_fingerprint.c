@@ -149,7 +149,7 @@ fp_init(Page page)
 static int
 fp_count(Page page)
 {
-	return fp_header(page)->count;
+	return pbt_checked_count(fp_header(page)->count);
 }
 
 /* order the unsorted range (insertion sort: at most FP_MAX_UNSORTED) */
@@ -612,7 +612,7 @@ fp_mask(Page page)
 }
 
 static const char *
-fp_check(Page page)
+fp_check_header(Page page)
 {
 	PageHeader	phdr = (PageHeader) page;
 	FpHeader   *hdr = fp_header(page);
@@ -623,6 +623,17 @@ fp_check(Page page)
 		hdr->count * sizeof(PbtSlot) ||
 		phdr->pd_lower > phdr->pd_upper)
 		return "fingerprint header disagrees with the page's slot area";
+	return NULL;
+}
+
+static const char *
+fp_check(Page page)
+{
+	FpHeader   *hdr = fp_header(page);
+	const char *problem = fp_check_header(page);
+
+	if (problem)
+		return problem;
 	for (int i = 0; i < hdr->count; i++)
 	{
 		PbtSlot    *slot = &fp_slots(page)[i];
@@ -661,6 +672,7 @@ const PbtLayout pbt_layout_fingerprint = {
 	.is_dead = fp_is_dead,
 	.mask = fp_mask,
 	.check = fp_check,
+	.check_header = fp_check_header,
 	.iter_start = fp_iter_start,
 	.iter_next = fp_iter_next,
 	.probe = fp_probe,

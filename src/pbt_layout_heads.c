@@ -973,6 +973,25 @@ heads_mask(Page page)
 }
 
 static const char *
+heads_check_header(Page page)
+{
+	PageHeader	phdr = (PageHeader) page;
+	HeadsHeader *hdr = heads_header(page);
+	int			n = heads_count(page);
+
+	if (phdr->pd_lower < HEADS_SLOTS_START ||
+		(phdr->pd_lower - HEADS_SLOTS_START) % sizeof(HeadsSlot) != 0)
+		return "slot array length is not a multiple of the slot size";
+	if (hdr->hint_count > n || n - hdr->hint_count > HINTS_SLACK(n))
+		return "hints are older than the slack allows";
+	if (hdr->prefix_len > 0 &&
+		(hdr->prefix_off < phdr->pd_upper ||
+		 hdr->prefix_off + hdr->prefix_len > phdr->pd_special))
+		return "prefix bytes out of bounds";
+	return NULL;
+}
+
+static const char *
 heads_check(Page page)
 {
 	PageHeader	phdr = (PageHeader) page;
@@ -980,11 +999,10 @@ heads_check(Page page)
 	HeadsSlot  *slots = heads_slots(page);
 	int			n = heads_count(page);
 	int			koff = key_offset(page);
+	const char *problem = heads_check_header(page);
 
-	if ((phdr->pd_lower - HEADS_SLOTS_START) % sizeof(HeadsSlot) != 0)
-		return "slot array length is not a multiple of the slot size";
-	if (hdr->hint_count > n || n - hdr->hint_count > HINTS_SLACK(n))
-		return "hints are older than the slack allows";
+	if (problem)
+		return problem;
 	for (int i = 0; i < HEADS_HINTS; i++)
 	{
 		int			p = hint_pos(i, hdr->hint_count);
@@ -998,10 +1016,6 @@ heads_check(Page page)
 		if (!found)
 			return "hint does not match the head it samples";
 	}
-	if (hdr->prefix_len > 0 &&
-		(hdr->prefix_off < phdr->pd_upper ||
-		 hdr->prefix_off + hdr->prefix_len > phdr->pd_special))
-		return "prefix bytes out of bounds";
 	for (int i = 0; i < n; i++)
 	{
 		int			len = slot_len(&slots[i]);
@@ -1048,6 +1062,7 @@ heads_check(Page page)
 	.is_dead = heads_is_dead, \
 	.mask = heads_mask, \
 	.check = heads_check, \
+	.check_header = heads_check_header, \
 	.iter_next = heads_iter_next, \
 	.iter_tids = heads_iter_tids, \
 	.iter_filter = heads_iter_filter, \

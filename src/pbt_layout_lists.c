@@ -218,7 +218,7 @@ lists_init(Page page)
 static int
 lists_count(Page page)
 {
-	return lists_header(page)->count;
+	return pbt_checked_count(lists_header(page)->count);
 }
 
 static void
@@ -776,12 +776,10 @@ lists_iter_key_run(PbtIter *it)
 }
 
 static const char *
-lists_check(Page page)
+lists_check_header(Page page)
 {
 	PageHeader	phdr = (PageHeader) page;
 	ListsHeader *hdr = lists_header(page);
-	ListsKey   *keys = key_dir(page);
-	int			total = 0;
 
 	if (hdr->count == 0)
 		return hdr->nkeys == 0 && hdr->key_bytes == 0 ? NULL :
@@ -793,6 +791,20 @@ lists_check(Page page)
 		tids_start(hdr) + hdr->count * hdr->width > phdr->pd_upper ||
 		phdr->pd_lower != tids_start(hdr) + hdr->count * hdr->width)
 		return "lists entry or key count disagrees with pd_lower";
+	return NULL;
+}
+
+static const char *
+lists_check(Page page)
+{
+	PageHeader	phdr = (PageHeader) page;
+	ListsHeader *hdr = lists_header(page);
+	ListsKey   *keys = key_dir(page);
+	int			total = 0;
+	const char *problem = lists_check_header(page);
+
+	if (problem || hdr->count == 0)
+		return problem;
 	for (int k = 0; k < hdr->nkeys; k++)
 	{
 		if (keys[k].len == 0 || keys[k].off < phdr->pd_upper ||
@@ -844,6 +856,7 @@ const PbtLayout pbt_layout_lists = {
 	.is_dead = lists_is_dead,
 	.mask = lists_mask,
 	.check = lists_check,
+	.check_header = lists_check_header,
 	.iter_start = lists_iter_start,
 	.iter_next = lists_iter_next,
 	.iter_tids = lists_iter_tids,

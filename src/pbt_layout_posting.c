@@ -114,7 +114,7 @@ posting_init(Page page)
 static int
 posting_count(Page page)
 {
-	return posting_header(page)->count;
+	return pbt_checked_count(posting_header(page)->count);
 }
 
 static void
@@ -526,11 +526,10 @@ posting_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
 }
 
 static const char *
-posting_check(Page page)
+posting_check_header(Page page)
 {
 	PageHeader	phdr = (PageHeader) page;
 	PostingHeader *hdr = posting_header(page);
-	char		prev[PBT_TID_BYTES];
 
 	if (hdr->key_len == 0)
 		return hdr->count == 0 ? NULL : "posting page has entries but no key";
@@ -543,6 +542,18 @@ posting_check(Page page)
 	if (hdr->prefix_off < phdr->pd_upper ||
 		hdr->prefix_off + prefix_len(hdr) > phdr->pd_special)
 		return "posting key out of bounds";
+	return NULL;
+}
+
+static const char *
+posting_check(Page page)
+{
+	PostingHeader *hdr = posting_header(page);
+	char		prev[PBT_TID_BYTES];
+	const char *problem = posting_check_header(page);
+
+	if (problem)
+		return problem;
 	for (int i = 0; i < hdr->count; i++)
 	{
 		char		tid[PBT_TID_BYTES];
@@ -577,6 +588,7 @@ const PbtLayout pbt_layout_posting = {
 	.is_dead = posting_is_dead,
 	.mask = posting_mask,
 	.check = posting_check,
+	.check_header = posting_check_header,
 	.iter_start = posting_iter_start,
 	.iter_next = posting_iter_next,
 	.iter_tids = posting_iter_tids,

@@ -311,7 +311,7 @@ sdl_init(Page page)
 static int
 sdl_count(Page page)
 {
-	return sdl_header(page)->count;
+	return pbt_checked_count(sdl_header(page)->count);
 }
 
 /*
@@ -789,18 +789,12 @@ sdl_mask(Page page)
  * there is no hint without an entry.
  */
 static const char *
-sdl_check(Page page)
+sdl_check_header(Page page)
 {
 	PageHeader	phdr = (PageHeader) page;
 	SdlHeader  *hdr = sdl_header(page);
-	PbtPageOpaque opaque = PbtPageGetOpaque(page);
 	int			cap = hdr->capacity;
 	int			nbytes = map_bytes(cap);
-	uint8	   *present = sdl_present_map(page);
-	uint16	   *slots;
-	int			count = 0;
-	int			entry_bytes = 0;
-	int			last = -1;
 
 	if (hdr->reserved != 0)
 		return "unknown semidense header bits";
@@ -823,7 +817,28 @@ sdl_check(Page page)
 		(hdr->prefix_off < phdr->pd_upper ||
 		 hdr->prefix_off + hdr->prefix_len > phdr->pd_special))
 		return "prefix bytes out of bounds";
+	if (hdr->count > cap)
+		return "semidense item count exceeds the capacity";
+	return NULL;
+}
 
+static const char *
+sdl_check(Page page)
+{
+	PageHeader	phdr = (PageHeader) page;
+	SdlHeader  *hdr = sdl_header(page);
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+	int			cap = hdr->capacity;
+	int			nbytes = map_bytes(cap);
+	uint8	   *present = sdl_present_map(page);
+	uint16	   *slots;
+	int			count = 0;
+	int			entry_bytes = 0;
+	int			last = -1;
+	const char *problem = sdl_check_header(page);
+
+	if (problem || cap == 0)
+		return problem;
 	for (int slot = cap; slot < nbytes * 8; slot++)
 	{
 		if (bit_is_set(present, slot))
@@ -909,6 +924,7 @@ const PbtLayout pbt_layout_semidense = {
 	.is_dead = sdl_is_dead,
 	.mask = sdl_mask,
 	.check = sdl_check,
+	.check_header = sdl_check_header,
 	.iter_start = sdl_iter_start,
 	.iter_next = sdl_iter_next,
 	.convert_to = SDL_CONVERT_TO,

@@ -702,6 +702,7 @@ begin_page(IndexScanDesc scan, Buffer buf)
 	if (!PbtIsLeaf(opaque))
 		pbt_page_error(scan->indexRelation, BufferGetBlockNumber(buf),
 					   "scan reached a non-leaf page");
+	(void) pbt_layout_checked(BufferGetPage(buf));
 	so->curr.buf = buf;
 	so->batch_keys_hold = false;
 	so->defer_left = 0;

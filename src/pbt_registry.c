@@ -51,6 +51,15 @@ pbt_bytes_out_of_bounds(void)
 	pbt_page_damaged("has an item out of bounds");
 }
 
+void
+pbt_page_header_damaged(const char *problem)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("pagebtree page header is damaged: %s", problem),
+			 errhint("Run pagebtree_check on the index for details, and REINDEX it.")));
+}
+
 /* A page's bytes contradict themselves (what: "has ..."). */
 void
 pbt_page_damaged(const char *what)

@@ -100,7 +100,7 @@ generic_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 int
 pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 {
-	const PbtLayout *layout = pbt_layout(page);
+	const PbtLayout *layout = pbt_layout_checked(page);
 	int			pos;
 
 	Assert(PbtIsTreePage(page) && !PbtIsDeleted(PbtPageGetOpaque(page)));
@@ -661,7 +661,7 @@ pbt_get_endpoint(Relation index, PbtState *st, uint32 level, bool rightmost)
 			page = BufferGetPage(buf);
 			opaque = PbtPageGetOpaque(page);
 		}
-		layout = pbt_layout(page);
+		layout = pbt_layout_checked(page);
 		Assert(PbtIsTreePage(page));
 		Assert(!rightmost || PbtIsRightmost(opaque));
 		if ((child_level >= 0 && opaque->level != child_level) ||

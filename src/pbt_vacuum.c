@@ -215,7 +215,7 @@ vacuum_leaf(Relation index, PbtState *st, Buffer buf,
 			void *callback_state, double *live)
 {
 	Page		page = BufferGetPage(buf);
-	const PbtLayout *layout = pbt_layout(page);
+	const PbtLayout *layout = pbt_layout_checked(page);
 	int			n = layout->count(page);
 	int			deletable[PBT_MAX_ITEMS_PER_PAGE];
 	int			ndel = 0;

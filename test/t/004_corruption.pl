@@ -27,7 +27,12 @@
 # TID past the page.  A plain leaf entry's heap TID offset made larger
 # than any table's: the verifier reports it, and an index scan and a
 # bitmap scan stop with an error naming the index (the heap would skip the
-# TID, and a bitmap fail without naming the index).
+# TID, and a bitmap fail without naming the index).  A posting leaf whose
+# count is far past what a page holds: the verifier reports it, and an
+# index scan and a bitmap scan stop with an error instead of overrunning
+# arrays sized by a page's most items (a bitmap scan crashed).  A lists
+# leaf whose TID width is past a TID's size: the verifier reports it, and
+# scans and an insert stop with an error (the insert crashed).
 # A semidense leaf's INCLUDE value changed, well formed: the verifier's
 # heap pass reports it.
 # A semidense leaf's INCLUDE value whose varlena header claims more bytes
@@ -82,6 +87,7 @@ CREATE INDEX c_loop ON c USING pagebtree ((k::numeric));
 CREATE INDEX c_heads_len ON c USING pagebtree ((s || 'x'));
 CREATE INDEX c_plain_len ON c USING pagebtree ((k - 0)) WITH (layout = plain);
 CREATE INDEX c_tid ON c USING pagebtree ((k + 1)) WITH (layout = plain);
+CREATE INDEX c_post ON c USING pagebtree ((k / 5000));
 CREATE TABLE ci (k int8, s text COLLATE "C");
 INSERT INTO ci SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_inc ON ci USING pagebtree (k) INCLUDE (s);
@@ -90,6 +96,9 @@ VACUUM ci;
 CREATE TABLE cg (k int8);
 INSERT INTO cg SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_gepoch ON cg USING pagebtree ((k * 4)) WITH (leaf_group_size = 4);
+CREATE TABLE cw (k int8);
+INSERT INTO cw SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX c_lwidth ON cw USING pagebtree ((k / 20));
 CREATE TABLE cc (k int8);
 INSERT INTO cc SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_cycle ON cc USING pagebtree ((k::numeric));
@@ -137,6 +146,7 @@ sub read_bytes
 #          16 four-byte hints; slots of 8 bytes {off, len, head} at 96
 #   dense: item_len, prefix_off, prefix_len, capacity, count (2 bytes each)
 #   plain: slots of 4 bytes {off, len} at 24
+#   posting: count, key_len, prefix_off (2 bytes each), width (1 byte)
 #   bpa:   nblocks, log_count (2 bytes each), log_cap, block_cap (1 byte
 #          each), nitems, prefix_len (2 bytes each), the prefix (padded to
 #          an even length); 8 log slots of 4 bytes; then block 0's count
@@ -178,6 +188,20 @@ my @cases = (
 	  bytes => "\x80\x00", msg => qr/an item's heap TID has an invalid offset/,
 	  scan => 'SELECT count(*) FROM c WHERE k + 1 > 0', bitmap => 1,
 	  scan_msg => qr/index "c_tid" block \d+: an entry's heap TID has an offset out of range/ },
+	# a posting leaf's count (the first 2 bytes after the page header) far
+	# past what a page holds: scans sized arrays on the stack by it
+	{ idx => 'c_post', layout => 'posting', off => 24, bytes => "\xff\xff",
+	  msg => qr/posting entry count disagrees with pd_lower/,
+	  scan => 'SELECT count(*) FROM c WHERE k / 5000 <= 3', bitmap => 1,
+	  scan_msg => qr/pagebtree page header is damaged: posting entry count disagrees with pd_lower/ },
+	# a lists leaf's TID width (byte 6 after the page header) past a TID's
+	# 6 bytes: copies of TIDs and their shared prefix were sized by it (an
+	# insert's search overran a buffer)
+	{ idx => 'c_lwidth', layout => 'lists', off => 24 + 6, bytes => "\xc8",
+	  msg => qr/lists TID width out of range/,
+	  scan => 'SELECT count(*) FROM cw WHERE k / 20 <= 3', bitmap => 1,
+	  insert => 'INSERT INTO cw VALUES (41)',
+	  scan_msg => qr/pagebtree page header is damaged: lists TID width out of range/ },
 );
 
 my %path;
@@ -501,6 +525,9 @@ for my $case (@cases)
 		like($err, $case->{scan_msg} // qr/pagebtree page has an item out of bounds/,
 			"$case->{idx}: a scan reports the page as corrupt ($plan = off)");
 	}
+	next unless $case->{insert};
+	($ret, $out, $err) = $node->psql('postgres', $case->{insert});
+	like($err, $case->{scan_msg}, "$case->{idx}: an insert reports the page as corrupt");
 }
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_root', true)");
