@@ -1,6 +1,6 @@
 #!/bin/bash
-# Full index-only scans, the libraries of several commits swapped into one
-# cluster: did a change to the read path cost scan speed?
+# Index-only scans, the libraries of several commits swapped into one
+# cluster: did a change to the read path cost scan or lookup speed?
 #
 #   bash bench/builds-scan.sh [--rounds N] [--name NAME] BASE COMMIT...   (as root)
 #
@@ -9,7 +9,9 @@
 # shared buffers, no parallel workers.  The commits are built from git
 # (their SQL scripts must match this tree's: the extension is created once).
 # Data: 2M random int8 keys, 1M 52-byte URL-like C-collation text keys, and
-# 1M int8 keys with an md5 INCLUDE column (semidense leaves).  Each round
+# 1M int8 keys with an md5 INCLUDE column (semidense leaves), scanned
+# whole; and 100,000 point lookups in the last, one index-only scan each
+# (a subquery per row: descents, not a client's round trips).  Each round
 # (default 5) installs each library in turn, in an order rotated by one
 # every round, restarts the server, and runs each query 6 times with
 # EXPLAIN (ANALYZE, TIMING OFF), keeping the median of the last 5; the
@@ -60,6 +62,7 @@ QUERIES=(
 	"SELECT k FROM pf_i ORDER BY k"
 	"SELECT s FROM pf_t ORDER BY s"
 	"SELECT k, s FROM pf_inc ORDER BY k"
+	"SELECT sum((SELECT count(*) FROM pf_inc WHERE k = g * 7)) FROM generate_series(1, 100000) g"
 )
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 # the median of the last 5 of 6 runs of query $1, in ms
@@ -82,17 +85,19 @@ for r in $(seq 1 "$ROUNDS"); do
 	done
 done
 plan=$(su postgres -c "$PSQL -At -c 'SET enable_seqscan = off' -c 'EXPLAIN (COSTS OFF) ${QUERIES[2]}'" | head -1)
+lookup_plan=$(su postgres -c "$PSQL -At -c 'SET enable_seqscan = off' -c 'SET enable_bitmapscan = off' -c 'EXPLAIN (COSTS OFF) ${QUERIES[3]}'" |
+	grep -o 'Index Only Scan using [a-z_]*' | head -1)
 
 OUT=$HERE/bench/results/$NAME
 BASE=${COMMITS[0]}
 {
-	echo "# Full index-only scans: the libraries of ${COMMITS[*]}"
+	echo "# Index-only scans, full and point lookups: the libraries of ${COMMITS[*]}"
 	echo
 	echo "\`bash bench/builds-scan.sh --rounds $ROUNDS --name $NAME ${COMMITS[*]}\` on $(date -u +%Y-%m-%d),"
 	echo "PostgreSQL $($BIN/postgres --version | awk '{print $3}'), $(nproc) cores. The libraries in one cluster"
 	echo "(preloaded, shared_buffers = 1GB, no parallel workers), swapped and the server restarted for each,"
 	echo "in an order rotated every round, $ROUNDS rounds; a round's figure is the median of 5"
-	echo "\`EXPLAIN (ANALYZE, TIMING OFF)\` runs after one warm-up. Plan of the last query: \`$plan\`."
+	echo "\`EXPLAIN (ANALYZE, TIMING OFF)\` runs after one warm-up. Plan of the third query: \`$plan\`; the last one's lookups: \`$lookup_plan\`."
 	echo
 	echo "Medians of the rounds in ms (ratio to $BASE):"
 	echo
