@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Layout-header fuzzer: damaged header bytes must cost an error, not the server.
+
+One leaf of an index of every layout (a table each) gets one byte set to
+each of the given values, at each offset of the range, all indexes at
+once while the server is stopped; then each index is scanned forward,
+backward and by bitmap, takes 300 inserts, is vacuumed and verified.
+Prints the queries that crashed the server (or timed out): each is a
+defect.  Not part of the test suite (minutes per range).
+
+    headers.py setup                   initdb, build, save pristine files
+    headers.py FIRST END VALUES        offsets [FIRST, END) of the page,
+                                       VALUES comma-separated: 0xff,0x00
+
+Run as the postgres user.  Environment: HDR_DIR (default /tmp/hf),
+HDR_PORT (5540), PG_BINDIR (/usr/lib/postgresql/15/bin).  Used in session
+74 with offsets 24-63 and 0xff,0x00,0x7f,0x80, then 24-99 and
+0x01,0x40,0xfe (docs/decisions.md).
+"""
+import ast, os, shutil, subprocess, sys, time
+BIN = os.environ.get('PG_BINDIR', '/usr/lib/postgresql/15/bin')
+HD = os.environ.get('HDR_DIR', '/tmp/hf')
+D = HD + '/data'; PORT = os.environ.get('HDR_PORT', '5540')
+LAYOUTS = {
+  'plain': ("(k) WITH (layout = plain)", 'k', 'plain'),
+  'heads': ("(s)", 's', 'heads'),
+  'dense': ("(k)", 'k', 'dense'),
+  'sdl':   ("(k) INCLUDE (s)", 'k', 'semidense'),
+  'bpa':   ("(s) WITH (layout = bpa)", 's', 'bpa'),
+  'fp':    ("(s) WITH (layout = fingerprint)", 's', 'fingerprint'),
+  'post':  ("((k / 5000))", 'k / 5000', 'posting'),
+  'lists': ("((k / 20))", 'k / 20', 'lists'),
+}
+def sh(*a, **kw): return subprocess.run(list(a), capture_output=True, text=True, **kw)
+def psql(sql, timeout=30):
+    try:
+        r = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-v', 'ON_ERROR_STOP=1', input=sql, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 'TIMEOUT'
+    if r.returncode == 0: return 'ok'
+    e = r.stderr
+    if 'connection to server was lost' in e or 'terminated abnormally' in e or 'server closed' in e: return 'CRASH'
+    if 'recovery mode' in e or 'shutting down' in e or 'starting up' in e: return 'DOWN'
+    return 'err:' + e.strip().split('\n')[0][:90]
+def start(): sh(f'{BIN}/pg_ctl', '-D', D, '-w', '-l', HD + '/log', 'start')
+def stop(): sh(f'{BIN}/pg_ctl', '-D', D, '-w', '-m', 'fast', 'stop')
+def wait_up():
+    for _ in range(120):
+        if psql('SELECT 1') == 'ok': return
+        time.sleep(0.5)
+if sys.argv[1] == 'setup':
+    os.makedirs(HD, exist_ok=True)
+    shutil.rmtree(D, ignore_errors=True)
+    sh(f'{BIN}/initdb', '-D', D, '--no-sync')
+    open(D + '/postgresql.conf', 'a').write(f"port = {PORT}\nunix_socket_directories = '{HD}'\nstatement_timeout = '20s'\nautovacuum = off\nshared_preload_libraries = 'pagebtree'\nrestart_after_crash = on\nignore_checksum_failure = on\n")
+    start()
+    sql = 'CREATE EXTENSION pagebtree;\n'
+    for n, (defn, col, lay) in LAYOUTS.items():
+        sql += f"CREATE TABLE t_{n} (k int8, s text COLLATE \"C\");\nINSERT INTO t_{n} SELECT g, md5(g::text) FROM generate_series(1, 20000) g;\nCREATE INDEX i_{n} ON t_{n} USING pagebtree {defn};\nVACUUM t_{n};\n"
+    r = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', input=sql)
+    print(r.stderr[-500:])
+    info = {}
+    for n, (defn, col, lay) in LAYOUTS.items():
+        blk = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c',
+                 f"SELECT min(b) FROM generate_series(1, pg_relation_size('i_{n}') / 8192 - 1) b, LATERAL pagebtree_page_stats('i_{n}', b) s WHERE s.page_type = 'leaf' AND s.layout = '{lay}'").stdout.strip()
+        path = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c', f"SELECT pg_relation_filepath('i_{n}')").stdout.strip()
+        info[n] = (int(blk), path)
+        print(n, blk, path)
+    stop()
+    for n, (blk, path) in info.items():
+        shutil.copyfile(f'{D}/{path}', f'{HD}/pristine_{n}')
+    open(HD + '/info', 'w').write(repr(info))
+    sys.exit(0)
+info = ast.literal_eval(open(HD + '/info').read())
+offs = range(int(sys.argv[1]), int(sys.argv[2]))
+vals = [int(v, 0) for v in sys.argv[3].split(',')]
+for off in offs:
+    for val in vals:
+        stop()
+        for n, (blk, path) in info.items():
+            shutil.copyfile(f'{HD}/pristine_{n}', f'{D}/{path}')
+            with open(f'{D}/{path}', 'r+b') as f:
+                f.seek(blk * 8192 + off); f.write(bytes([val]))
+        start(); wait_up()
+        for n, (defn, col, lay) in LAYOUTS.items():
+            qs = {
+              'idx': f"SET enable_seqscan=off; SET enable_bitmapscan=off; SELECT count(*), sum(length({col}::text)) FROM (SELECT {col} FROM t_{n} ORDER BY {col}) x",
+              'bwd': f"SET enable_seqscan=off; SET enable_bitmapscan=off; SELECT count(*) FROM (SELECT {col} FROM t_{n} ORDER BY {col} DESC) x",
+              'bmp': f"SET enable_seqscan=off; SET enable_indexscan=off; SELECT count(*) FROM t_{n} WHERE {col} IS NOT NULL",
+              'ins': f"INSERT INTO t_{n} SELECT g, md5(g::text) FROM generate_series(1, 300) g",
+              'vac': f"DELETE FROM t_{n} WHERE k % 50 = 0; VACUUM t_{n}",
+              'chk': f"SELECT pagebtree_check('i_{n}', true)",
+            }
+            res = []
+            for q, sql in qs.items():
+                c = psql(sql)
+                if c in ('CRASH', 'DOWN', 'TIMEOUT'):
+                    res.append(f'{q}:{c}')
+                    wait_up()
+            if res: print(off, hex(val), n, res, flush=True)
+stop()
+print('done')
