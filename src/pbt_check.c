@@ -124,29 +124,14 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 	if (PbtIsDeleted(opaque))
 		corrupt(index, blkno, 0, "a deleted page is still linked into the tree", NULL);
 	leaf = PbtIsLeaf(opaque);
-	if (leaf != (opaque->level == 0))
-		corrupt(index, blkno, 0, "leaf flag disagrees with level", NULL);
+	if ((problem = pbt_special_problem(page)) != NULL)
+		corrupt(index, blkno, 0, problem, NULL);
+	if ((opaque->flags & PBT_KEY_START) && !st->normalized)
+		corrupt(index, blkno, 0, "key-start flag in an index of comparator keys", NULL);
 	if (((opaque->flags & PBT_ALIGNED_ITEMS) != 0) == st->normalized)
 		corrupt(index, blkno, 0, "item alignment flag disagrees with the key mode", NULL);
 	if (opaque->op_counter > PBT_OPS_MAX && opaque->op_counter != PBT_OPS_OFF)
 		corrupt(index, blkno, 0, "invalid operation-adaption counter", NULL);
-	if ((opaque->flags & PBT_GROUP) && !leaf)
-		corrupt(index, blkno, 0, "group flag on an inner page", NULL);
-	if ((opaque->flags & PBT_HOLE) && !(opaque->flags & PBT_GROUP))
-		corrupt(index, blkno, 0, "hole flag on a page that is not in a group", NULL);
-	if ((opaque->flags & PBT_KEY_START) &&
-		(!st->normalized || !(opaque->flags & PBT_GROUP) ||
-		 opaque->group_pos == 0 || (opaque->flags & PBT_HOLE)))
-		corrupt(index, blkno, 0,
-				"key-start flag on a page that is not a later subnode in use", NULL);
-	if ((opaque->flags & PBT_GROUP) &&
-		(opaque->group_size < 2 || opaque->group_size > PBT_MAX_GROUP_SIZE ||
-		 opaque->group_pos >= opaque->group_size))
-		corrupt(index, blkno, 0, "invalid leaf group position or size",
-				psprintf("position %u, size %u", opaque->group_pos,
-						 opaque->group_size));
-	if ((opaque->flags & PBT_GROUP) && PbtIsRoot(opaque))
-		corrupt(index, blkno, 0, "a subnode of a leaf group is the root", NULL);
 	layout = pbt_layout_by_tag(opaque->layout);
 	if (layout == NULL)
 		corrupt(index, blkno, 0, "unknown layout tag", NULL);

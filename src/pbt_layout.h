@@ -392,21 +392,23 @@ pbt_layout(Page page)
 }
 
 pg_noreturn extern void pbt_page_header_damaged(const char *problem);
+extern const char *pbt_special_problem(Page page);
 
 /*
- * pbt_layout() for the first look at a page under a lock: its layout's
- * header checked for damage (PbtLayout.check_header), so that the
- * layout's other functions, here and later under the same lock, may trust
- * it.
+ * pbt_layout() for the first look at a page under a lock: its special
+ * space and its layout's header checked for damage (pbt_special_problem,
+ * PbtLayout.check_header), so that the engine and the layout's other
+ * functions, here and later under the same lock, may trust them.
  */
 static inline const PbtLayout *
 pbt_layout_checked(Page page)
 {
 	const PbtLayout *layout = pbt_layout(page);
-	const char *problem;
+	const char *problem = pbt_special_problem(page);
 
-	if (layout->check_header &&
-		unlikely((problem = layout->check_header(page)) != NULL))
+	if (problem == NULL && layout->check_header)
+		problem = layout->check_header(page);
+	if (unlikely(problem != NULL))
 		pbt_page_header_damaged(problem);
 	return layout;
 }

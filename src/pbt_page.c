@@ -48,6 +48,44 @@ iter_begin(PbtIter *it, Page page, int pos, bool forward, bool unordered)
 		it->layout->iter_start(it);
 }
 
+/*
+ * Damage in a tree page's special space that the engine would act on (its
+ * level, its high key's bounds, and whether and where it is a subnode), or
+ * NULL: the checks that need no index state, for pbt_layout_checked and
+ * the verifier.
+ */
+const char *
+pbt_special_problem(Page page)
+{
+	PageHeader	phdr = (PageHeader) page;
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+	bool		leaf = PbtIsLeaf(opaque);
+	uint16		group_flags = opaque->flags & (PBT_HOLE | PBT_KEY_START);
+
+	if (opaque->hikey_len > 0 &&
+		(opaque->hikey_off < phdr->pd_upper ||
+		 opaque->hikey_off + opaque->hikey_len > phdr->pd_special))
+		return "high key out of bounds";
+	if (opaque->flags & (PBT_META | PBT_SIDE | PBT_FRONT_CODED))
+		return "a tree page has the flags of a metapage or side page";
+	if (leaf != (opaque->level == 0))
+		return "leaf flag disagrees with level";
+	if (!(opaque->flags & PBT_GROUP))
+		return group_flags == 0 ? NULL :
+			"hole or key-start flag on a page that is not in a group";
+	if (!leaf)
+		return "group flag on an inner page";
+	if (PbtIsRoot(opaque))
+		return "a subnode of a leaf group is the root";
+	if (opaque->group_size < 2 || opaque->group_size > PBT_MAX_GROUP_SIZE ||
+		opaque->group_pos >= opaque->group_size)
+		return "invalid leaf group position or size";
+	if ((opaque->flags & PBT_KEY_START) &&
+		(opaque->group_pos == 0 || (opaque->flags & PBT_HOLE)))
+		return "key-start flag on a page that is not a later subnode in use";
+	return NULL;
+}
+
 void
 pbt_iter_start(PbtIter *it, Page page, int pos, bool forward)
 {

@@ -32,7 +32,8 @@
 # index scan and a bitmap scan stop with an error instead of overrunning
 # arrays sized by a page's most items (a bitmap scan crashed).  A lists
 # leaf whose TID width is past a TID's size: the verifier reports it, and
-# scans and an insert stop with an error (the insert crashed).
+# scans and an insert stop with an error (the insert crashed); the same for
+# a heads leaf whose leaf flag was cleared.
 # A semidense leaf's INCLUDE value changed, well formed: the verifier's
 # heap pass reports it.
 # A semidense leaf's INCLUDE value whose varlena header claims more bytes
@@ -99,6 +100,9 @@ CREATE INDEX c_gepoch ON cg USING pagebtree ((k * 4)) WITH (leaf_group_size = 4)
 CREATE TABLE cw (k int8);
 INSERT INTO cw SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_lwidth ON cw USING pagebtree ((k / 20));
+CREATE TABLE cf (s text COLLATE "C");
+INSERT INTO cf SELECT md5(g::text) FROM generate_series(1, 20000) g;
+CREATE INDEX c_leafflag ON cf USING pagebtree (s);
 CREATE TABLE cc (k int8);
 INSERT INTO cc SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_cycle ON cc USING pagebtree ((k::numeric));
@@ -202,6 +206,13 @@ my @cases = (
 	  scan => 'SELECT count(*) FROM cw WHERE k / 20 <= 3', bitmap => 1,
 	  insert => 'INSERT INTO cw VALUES (41)',
 	  scan_msg => qr/pagebtree page header is damaged: lists TID width out of range/ },
+	# a heads leaf's flags (the special space's bytes 18-19) without the
+	# leaf bit: an insert treated the page as an inner one and crashed
+	{ idx => 'c_leafflag', layout => 'heads', off => 8192 - 32 + 18, bytes => "\x00",
+	  msg => qr/leaf flag disagrees with level/,
+	  scan => q{SELECT count(*) FROM cf WHERE s > ''}, bitmap => 1,
+	  insert => q{INSERT INTO cf VALUES ('0')},
+	  scan_msg => qr/scan reached a non-leaf page|pagebtree page header is damaged: leaf flag disagrees with level/ },
 );
 
 my %path;
