@@ -38,6 +38,19 @@ typedef struct PbtItemBuf
 pg_noreturn extern void pbt_bytes_out_of_bounds(void);
 pg_noreturn extern void pbt_page_damaged(const char *what);
 
+/*
+ * A count a layout keeps in its header, checked: readers and writers size
+ * arrays on the stack by PBT_MAX_ITEMS_PER_PAGE.  (Counts derived from
+ * pd_lower need no check: the buffer manager verified it.)
+ */
+static inline int
+pbt_checked_count(int count)
+{
+	if (unlikely(count > (int) PBT_MAX_ITEMS_PER_PAGE))
+		pbt_page_damaged("has more items than a page holds");
+	return count;
+}
+
 static inline void
 pbt_check_copy(int off, int len, int end)
 {

@@ -153,7 +153,7 @@ bpa_lower_for(int n, int log_cap, int block_cap, int prefix_len)
 static inline int
 bpa_count(Page page)
 {
-	return bpa_header(page)->nitems;
+	return pbt_checked_count(bpa_header(page)->nitems);
 }
 
 /* the logged items that go to block b (log_block: bpa_route_log's result) */

@@ -307,7 +307,7 @@ dense_init(Page page)
 static int
 dense_count(Page page)
 {
-	return dense_header(page)->count;
+	return pbt_checked_count(dense_header(page)->count);
 }
 
 /* write the tail and value of slot after the prefix at out */

@@ -149,7 +149,7 @@ fp_init(Page page)
 static int
 fp_count(Page page)
 {
-	return fp_header(page)->count;
+	return pbt_checked_count(fp_header(page)->count);
 }
 
 /* order the unsorted range (insertion sort: at most FP_MAX_UNSORTED) */

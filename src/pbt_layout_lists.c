@@ -218,7 +218,7 @@ lists_init(Page page)
 static int
 lists_count(Page page)
 {
-	return lists_header(page)->count;
+	return pbt_checked_count(lists_header(page)->count);
 }
 
 static void

@@ -114,7 +114,7 @@ posting_init(Page page)
 static int
 posting_count(Page page)
 {
-	return posting_header(page)->count;
+	return pbt_checked_count(posting_header(page)->count);
 }
 
 static void

@@ -311,7 +311,7 @@ sdl_init(Page page)
 static int
 sdl_count(Page page)
 {
-	return sdl_header(page)->count;
+	return pbt_checked_count(sdl_header(page)->count);
 }
 
 /*

@@ -251,7 +251,8 @@ vacuum_leaf(Relation index, PbtState *st, Buffer buf,
 	if (pbt_delta_group(index, st) > 0)
 		pending = pbt_run_vacuum(index, st, buf, callback, callback_state,
 								 &stats->tuples_removed, live);
-	return layout->count(page) + pending;
+	/* a fold can convert the leaf (dense, semidense, posting to heads) */
+	return pbt_layout(page)->count(page) + pending;
 }
 
 /* Delete the empty leaves (or groups, by their first block) listed. */
