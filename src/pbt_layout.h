@@ -51,6 +51,17 @@ pbt_checked_count(int count)
 	return count;
 }
 
+/*
+ * Do the len bytes at off lie in the page's item space (pd_upper up to the
+ * special space)?  For checks of the offsets that headers and slots store.
+ */
+static inline bool
+pbt_in_item_space(Page page, int off, int len)
+{
+	return off >= ((PageHeader) page)->pd_upper &&
+		off + len <= ((PageHeader) page)->pd_special;
+}
+
 static inline void
 pbt_check_copy(int off, int len, int end)
 {

@@ -640,8 +640,7 @@ bpa_check_header(Page page)
 			return "BPA block count exceeds its capacity";
 		n += blk->count;
 		if (b == 0 ? blk->fence_len != 0 :
-			flen == 0 || blk->fence_off < phdr->pd_upper ||
-			blk->fence_off + flen > phdr->pd_special)
+			flen == 0 || !pbt_in_item_space(page, blk->fence_off, flen))
 			return "BPA block fence out of bounds";
 	}
 	if (n != hdr->nitems)

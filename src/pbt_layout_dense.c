@@ -718,8 +718,7 @@ dense_check_header(Page page)
 	if (dense_low_end(page) > phdr->pd_upper)
 		return "dense value array overlaps the item space";
 	if (hdr->prefix_len > 0 &&
-		(hdr->prefix_off < phdr->pd_upper ||
-		 hdr->prefix_off + hdr->prefix_len > phdr->pd_special))
+		!pbt_in_item_space(page, hdr->prefix_off, hdr->prefix_len))
 		return "prefix bytes out of bounds";
 	if (hdr->count > cap)
 		return "dense item count exceeds the capacity";

@@ -985,8 +985,7 @@ heads_check_header(Page page)
 	if (hdr->hint_count > n || n - hdr->hint_count > HINTS_SLACK(n))
 		return "hints are older than the slack allows";
 	if (hdr->prefix_len > 0 &&
-		(hdr->prefix_off < phdr->pd_upper ||
-		 hdr->prefix_off + hdr->prefix_len > phdr->pd_special))
+		!pbt_in_item_space(page, hdr->prefix_off, hdr->prefix_len))
 		return "prefix bytes out of bounds";
 	return NULL;
 }
@@ -994,7 +993,6 @@ heads_check_header(Page page)
 static const char *
 heads_check(Page page)
 {
-	PageHeader	phdr = (PageHeader) page;
 	HeadsHeader *hdr = heads_header(page);
 	HeadsSlot  *slots = heads_slots(page);
 	int			n = heads_count(page);
@@ -1027,9 +1025,7 @@ heads_check(Page page)
 			(koff + hdr->prefix_len + len <= 0 ||
 			 koff + hdr->prefix_len + len > (int) PBT_MAX_ITEM_SIZE + 2 * MAXIMUM_ALIGNOF))
 			return "item length out of bounds";
-		if (stored > 0 &&
-			(slots[i].off < phdr->pd_upper ||
-			 slots[i].off + stored > phdr->pd_special))
+		if (stored > 0 && !pbt_in_item_space(page, slots[i].off, stored))
 			return "remainder bytes out of bounds";
 		/* padding of short heads must be zero, or compares would differ */
 		if (len < HEAD_BYTES &&

@@ -797,7 +797,6 @@ lists_check_header(Page page)
 static const char *
 lists_check(Page page)
 {
-	PageHeader	phdr = (PageHeader) page;
 	ListsHeader *hdr = lists_header(page);
 	ListsKey   *keys = key_dir(page);
 	int			total = 0;
@@ -807,8 +806,8 @@ lists_check(Page page)
 		return problem;
 	for (int k = 0; k < hdr->nkeys; k++)
 	{
-		if (keys[k].len == 0 || keys[k].off < phdr->pd_upper ||
-			keys[k].off + keys[k].len > phdr->pd_special)
+		if (keys[k].len == 0 ||
+			!pbt_in_item_space(page, keys[k].off, keys[k].len))
 			return "lists key out of bounds";
 		total += keys[k].len;
 		if ((k == 0 && keys[k].first != 0) ||

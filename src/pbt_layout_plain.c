@@ -216,8 +216,7 @@ plain_check(Page page)
 		PbtSlot    *slot = &plain_slots(page)[i];
 		int			len = pbt_slot_len(slot);
 
-		if (slot->off < hdr->pd_upper || slot->off + len > hdr->pd_special ||
-			len <= 0 || len > (int) PBT_MAX_ITEM_SIZE + MAXIMUM_ALIGNOF * 2)
+		if (!pbt_in_item_space(page, slot->off, len) || len <= 0 || len > (int) PBT_MAX_ITEM_SIZE + MAXIMUM_ALIGNOF * 2)
 			return "item bytes out of bounds";
 	}
 	return NULL;

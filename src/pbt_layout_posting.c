@@ -539,8 +539,7 @@ posting_check_header(Page page)
 	if (hdr->count > PBT_MAX_ITEMS_PER_PAGE ||
 		phdr->pd_lower != POSTING_TIDS_START + hdr->count * hdr->width)
 		return "posting entry count disagrees with pd_lower";
-	if (hdr->prefix_off < phdr->pd_upper ||
-		hdr->prefix_off + prefix_len(hdr) > phdr->pd_special)
+	if (!pbt_in_item_space(page, hdr->prefix_off, prefix_len(hdr)))
 		return "posting key out of bounds";
 	return NULL;
 }

@@ -814,8 +814,7 @@ sdl_check_header(Page page)
 	if (phdr->pd_lower != SDL_MAP_START + nbytes + cap * (int) sizeof(uint16))
 		return "semidense capacity disagrees with pd_lower";
 	if (hdr->prefix_len > 0 &&
-		(hdr->prefix_off < phdr->pd_upper ||
-		 hdr->prefix_off + hdr->prefix_len > phdr->pd_special))
+		!pbt_in_item_space(page, hdr->prefix_off, hdr->prefix_len))
 		return "prefix bytes out of bounds";
 	if (hdr->count > cap)
 		return "semidense item count exceeds the capacity";
@@ -859,8 +858,7 @@ sdl_check(Page page)
 		}
 		if (off == 0)
 			return "semidense presence bit set on an empty slot";
-		if (off < phdr->pd_upper ||
-			off + SDL_ENTRY_BYTES(0) > phdr->pd_special)
+		if (!pbt_in_item_space(page, off, SDL_ENTRY_BYTES(0)))
 			return "semidense entry out of bounds";
 		e = (char *) page + off;
 		esize = SDL_ENTRY_BYTES(entry_vlen(e));

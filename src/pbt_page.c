@@ -57,14 +57,12 @@ iter_begin(PbtIter *it, Page page, int pos, bool forward, bool unordered)
 const char *
 pbt_special_problem(Page page)
 {
-	PageHeader	phdr = (PageHeader) page;
 	PbtPageOpaque opaque = PbtPageGetOpaque(page);
 	bool		leaf = PbtIsLeaf(opaque);
 	uint16		group_flags = opaque->flags & (PBT_HOLE | PBT_KEY_START);
 
 	if (opaque->hikey_len > 0 &&
-		(opaque->hikey_off < phdr->pd_upper ||
-		 opaque->hikey_off + opaque->hikey_len > phdr->pd_special))
+		!pbt_in_item_space(page, opaque->hikey_off, opaque->hikey_len))
 		return "high key out of bounds";
 	if (opaque->flags & (PBT_META | PBT_SIDE | PBT_FRONT_CODED))
 		return "a tree page has the flags of a metapage or side page";

@@ -54,10 +54,7 @@ pbt_bytes_out_of_bounds(void)
 void
 pbt_page_header_damaged(const char *problem)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_INDEX_CORRUPTED),
-			 errmsg("pagebtree page header is damaged: %s", problem),
-			 errhint("Run pagebtree_check on the index for details, and REINDEX it.")));
+	pbt_page_damaged(psprintf("header is damaged: %s", problem));
 }
 
 /* A page's bytes contradict themselves (what: "has ..."). */
