@@ -237,6 +237,18 @@ window_select(const uint8 *present, int capacity, int count, int pos)
 }
 
 /*
+ * A conversion reads every item of the presence bitmap inside the
+ * critical section of its insert, where an error is a PANIC: its size
+ * computation, which the fit test runs before, checks the bitmap's count.
+ */
+static inline void
+window_check_count(const uint8 *present, int capacity, int count)
+{
+	if ((capacity > 0 ? map_rank_from(present, 0, capacity) : 0) != count)
+		pbt_page_damaged("has a presence bitmap that disagrees with its count");
+}
+
+/*
  * The largest tail an item starting with prefix can have below the high
  * key: the high key's tail bytes, zero-padded, if it shares the prefix;
  * else any tail.

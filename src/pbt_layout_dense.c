@@ -440,9 +440,10 @@ dense_converted_bytes(Page page, const char *data, int len)
 	const PbtLayout *to = window_target(DENSE_CONVERT_TO);
 	int			n = hdr->count;
 	int			q;
-	int			bytes = window_converted_bytes(page, to, n, data, len,
-											   dense_get, &q);
+	int			bytes;
 
+	window_check_count(dense_present_map(page), hdr->capacity, n);
+	bytes = window_converted_bytes(page, to, n, data, len, dense_get, &q);
 	if (n > 0)
 		bytes += n * to->suffix_bytes(hdr->item_len - q);
 	return bytes;

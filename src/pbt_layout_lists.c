@@ -94,13 +94,48 @@ key_bytes(Page page, const ListsKey *key)
 	return (const char *) page + key->off;
 }
 
+/*
+ * Directory entry k, checked before its bytes are read or its first
+ * position used (lists_check_header checks only the header): a damaged
+ * entry costs an error, not a read past the page or a write at a wild
+ * position.
+ */
+static inline const ListsKey *
+dir_key(Page page, int k)
+{
+	const ListsKey *key = &key_dir(page)[k];
+
+	if (unlikely(!pbt_in_item_space(page, key->off, key->len) ||
+				 key->first >= lists_header(page)->count))
+		pbt_page_damaged("has a key directory entry out of bounds");
+	return key;
+}
+
+/*
+ * Every directory entry checked, and the keys' bytes against the header's
+ * sum and the item space: before a compaction copies them all to a page
+ * buffer, inside an insert's critical section.
+ */
+static void
+check_keys(Page page)
+{
+	PageHeader	phdr = (PageHeader) page;
+	int			total = 0;
+
+	for (int k = 0; k < lists_header(page)->nkeys; k++)
+		total += dir_key(page, k)->len;
+	if (total != lists_header(page)->key_bytes ||
+		total > phdr->pd_special - phdr->pd_upper)
+		pbt_page_damaged("has keys whose bytes disagree with its header");
+}
+
 /* the position after key k's last entry */
 static inline int
 key_end(Page page, int k)
 {
 	ListsHeader *hdr = lists_header(page);
 
-	return k + 1 < hdr->nkeys ? key_dir(page)[k + 1].first : hdr->count;
+	return k + 1 < hdr->nkeys ? dir_key(page, k + 1)->first : hdr->count;
 }
 
 /* the key whose entries include position pos */
@@ -128,15 +163,14 @@ key_of(Page page, int pos)
 static bool
 has_key(Page page, const char *key, int klen)
 {
-	ListsKey   *keys = key_dir(page);
 	int			low = 0;
 	int			high = lists_header(page)->nkeys;
 
 	while (low < high)
 	{
 		int			mid = low + (high - low) / 2;
-		int			c = pbt_bytes_cmp(key_bytes(page, &keys[mid]), keys[mid].len,
-									  key, klen);
+		const ListsKey *mkey = dir_key(page, mid);
+		int			c = pbt_bytes_cmp(key_bytes(page, mkey), mkey->len, key, klen);
 
 		if (c == 0)
 			return true;
@@ -152,7 +186,7 @@ has_key(Page page, const char *key, int klen)
 static inline bool
 key_is(Page page, int k, const char *key, int klen)
 {
-	ListsKey   *dirk = &key_dir(page)[k];
+	const ListsKey *dirk = dir_key(page, k);
 
 	return dirk->len == klen && memcmp(key_bytes(page, dirk), key, klen) == 0;
 }
@@ -224,10 +258,9 @@ lists_count(Page page)
 static void
 lists_get(Page page, int pos, PbtItem *item, PbtItemBuf *buf)
 {
-	ListsKey   *key = &key_dir(page)[key_of(page, pos)];
+	const ListsKey *key = dir_key(page, key_of(page, pos));
 
-	pbt_check_copy(key_bytes(page, key) - (char *) page, key->len,
-				   key->len + PBT_TID_BYTES);
+	pbt_check_copy(key->off, key->len, key->len + PBT_TID_BYTES);
 	memcpy(buf->data, key_bytes(page, key), key->len);
 	tid_of(page, pos, buf->data + key->len);
 	item->data = buf->data;
@@ -264,6 +297,7 @@ compact(Page page)
 	int			hlen = opaque->hikey_len;
 	int			used = 0;
 
+	check_keys(page);
 	for (int k = 0; k < hdr->nkeys; k++)
 	{
 		memcpy(saved.data + used, key_bytes(page, &keys[k]), keys[k].len);
@@ -322,10 +356,17 @@ lists_item_cost(Page page, const char *data, int len)
 {
 	int			klen = len - PBT_TID_BYTES;
 
+	PageHeader	phdr = (PageHeader) page;
+	int			cost;
+
 	if (klen <= 0)
 		return PBT_USABLE_SPACE;
-	return insert_cost(page, klen, width_needed(page, data + klen),
+	cost = insert_cost(page, klen, width_needed(page, data + klen),
 					   has_key(page, data, klen));
+	/* the insert would compact the page: check it before its WAL record */
+	if (phdr->pd_upper - phdr->pd_lower - (int) sizeof(PbtSlot) < cost)
+		check_keys(page);
+	return cost;
 }
 
 static bool
@@ -634,7 +675,7 @@ lists_search(PbtState *st, Page page, PbtSearchKey *key)
 	while (low < high)
 	{
 		int			mid = low + (high - low) / 2;
-		int			klen = keys[mid].len;
+		int			klen = dir_key(page, mid)->len;
 		int			c = memcmp(key->bytes, key_bytes(page, &keys[mid]),
 							   Min(key->len, klen));
 
@@ -655,6 +696,7 @@ lists_search(PbtState *st, Page page, PbtSearchKey *key)
 	if (low >= hdr->nkeys)
 		return hdr->count;
 	k = low;
+	(void) dir_key(page, k);
 	if (key->len <= keys[k].len ||
 		memcmp(key->bytes, key_bytes(page, &keys[k]), keys[k].len) != 0)
 		return keys[k].first;
@@ -733,15 +775,14 @@ lists_iter_next(PbtIter *it, PbtItem *item)
 	it->pos += it->step;
 	if (it->pos < state->first || it->pos >= state->end)
 	{
-		ListsKey   *key;
+		const ListsKey *key;
 
 		state->key = key_of(it->page, it->pos);
-		state->first = key_dir(it->page)[state->key].first;
+		key = dir_key(it->page, state->key);
+		state->first = key->first;
 		state->end = key_end(it->page, state->key);
-		key = &key_dir(it->page)[state->key];
 		state->key_len = key->len;
-		pbt_check_copy(key_bytes(it->page, key) - (char *) it->page, key->len,
-					   key->len + PBT_TID_BYTES);
+		pbt_check_copy(key->off, key->len, key->len + PBT_TID_BYTES);
 		memcpy(it->buf.data, key_bytes(it->page, key), key->len);
 	}
 	word = pbt_tids_load(tid_at(it->page, it->pos),
@@ -818,6 +859,11 @@ lists_check(Page page)
 			pbt_bytes_cmp(key_bytes(page, &keys[k - 1]), keys[k - 1].len,
 						  key_bytes(page, &keys[k]), keys[k].len) >= 0)
 			return "lists keys out of order";
+	}
+	if (total != hdr->key_bytes)
+		return "lists key bytes disagree with the directory";
+	/* (each key's entries end where the next key's, checked, begin) */
+	for (int k = 0; k < hdr->nkeys; k++)
 		for (int i = keys[k].first + 1; i < key_end(page, k); i++)
 		{
 			char		prev[PBT_TID_BYTES];
@@ -828,9 +874,6 @@ lists_check(Page page)
 			if (memcmp(prev, tid, PBT_TID_BYTES) >= 0)
 				return "lists TIDs out of order";
 		}
-	}
-	if (total != hdr->key_bytes)
-		return "lists key bytes disagree with the directory";
 	return NULL;
 }
 

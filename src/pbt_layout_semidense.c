@@ -440,15 +440,23 @@ sdl_converted_bytes(Page page, const char *data, int len)
 	uint8	   *present = sdl_present_map(page);
 	const PbtLayout *to = window_target(SDL_CONVERT_TO);
 	int			q;
-	int			bytes = window_converted_bytes(page, to, hdr->count, data,
-											   len, sdl_get, &q);
+	int			bytes;
 
+	/* (the conversion reads these entries in a critical section) */
+	window_check_count(present, hdr->capacity, hdr->count);
+	bytes = window_converted_bytes(page, to, hdr->count, data, len, sdl_get,
+								   &q);
 	for (int slot = map_next(present, hdr->capacity, 0); slot >= 0;
 		 slot = map_next(present, hdr->capacity, slot + 1))
 	{
-		int			ilen = hdr->key_len +
-			SDL_ENTRY_BYTES(entry_vlen(entry_at(page, slot)));
+		int			off = slot_array(page)[slot];
+		int			ilen;
 
+		if (!pbt_in_item_space(page, off, SDL_ENTRY_BYTES(0)) ||
+			!pbt_in_item_space(page, off,
+							   SDL_ENTRY_BYTES(entry_vlen(page + off))))
+			pbt_page_damaged("has a semidense entry out of bounds");
+		ilen = hdr->key_len + SDL_ENTRY_BYTES(entry_vlen(page + off));
 		bytes += to->suffix_bytes(ilen - q);
 	}
 	return bytes;

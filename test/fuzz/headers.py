@@ -13,14 +13,21 @@ defect.  Not part of the test suite (minutes per range).
                                        VALUES comma-separated: 0xff,0x00
 
 Run as the postgres user.  Environment: HDR_DIR (default /tmp/hf),
-HDR_PORT (5540), PG_BINDIR (/usr/lib/postgresql/15/bin).  Used in session
-74 with offsets 24-63 and 0xff,0x00,0x7f,0x80, then 24-99 and
-0x01,0x40,0xfe (docs/decisions.md).
+HDR_PORT (5540), PG_BINDIR (/usr/lib/postgresql/15/bin), and for setup:
+HDR_PAGE, the page damaged: leaf (default), inner (the first inner page
+of each index) or group (a leaf that is a subnode of a leaf group of 4);
+HDR_PRELOAD=0 to run without shared_preload_libraries (generic WAL, whose
+changes are applied outside the critical section).  Used in session 74
+with offsets 24-63 and 0xff,0x00,0x7f,0x80, then 24-99 and 0x01,0x40,0xfe,
+and in session 75 with the other pages and without preloading
+(docs/decisions.md).
 """
 import ast, os, shutil, subprocess, sys, time
 BIN = os.environ.get('PG_BINDIR', '/usr/lib/postgresql/15/bin')
 HD = os.environ.get('HDR_DIR', '/tmp/hf')
 D = HD + '/data'; PORT = os.environ.get('HDR_PORT', '5540')
+PAGE = os.environ.get('HDR_PAGE', 'leaf')
+PRELOAD = os.environ.get('HDR_PRELOAD', '1') != '0'
 LAYOUTS = {
   'plain': ("(k) WITH (layout = plain)", 'k', 'plain'),
   'heads': ("(s)", 's', 'heads'),
@@ -52,17 +59,27 @@ if sys.argv[1] == 'setup':
     os.makedirs(HD, exist_ok=True)
     shutil.rmtree(D, ignore_errors=True)
     sh(f'{BIN}/initdb', '-D', D, '--no-sync')
-    open(D + '/postgresql.conf', 'a').write(f"port = {PORT}\nunix_socket_directories = '{HD}'\nstatement_timeout = '20s'\nautovacuum = off\nshared_preload_libraries = 'pagebtree'\nrestart_after_crash = on\nignore_checksum_failure = on\n")
+    preload = "shared_preload_libraries = 'pagebtree'\n" if PRELOAD else ''
+    open(D + '/postgresql.conf', 'a').write(f"port = {PORT}\nunix_socket_directories = '{HD}'\nstatement_timeout = '20s'\nautovacuum = off\n{preload}restart_after_crash = on\nignore_checksum_failure = on\n")
     start()
     sql = 'CREATE EXTENSION pagebtree;\n'
     for n, (defn, col, lay) in LAYOUTS.items():
+        if PAGE == 'group':
+            defn = defn[:-1] + ', leaf_group_size = 4)' if 'WITH' in defn else defn + ' WITH (leaf_group_size = 4)'
         sql += f"CREATE TABLE t_{n} (k int8, s text COLLATE \"C\");\nINSERT INTO t_{n} SELECT g, md5(g::text) FROM generate_series(1, 20000) g;\nCREATE INDEX i_{n} ON t_{n} USING pagebtree {defn};\nVACUUM t_{n};\n"
     r = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', input=sql)
     print(r.stderr[-500:])
     info = {}
+    which = {'leaf': "s.page_type = 'leaf' AND s.layout = '%s'",
+             'inner': "s.page_type = 'inner'",
+             'group': "s.page_type = 'leaf' AND s.layout = '%s' AND s.flags LIKE '%%group=%%'"}[PAGE]
     for n, (defn, col, lay) in LAYOUTS.items():
+        cond = which % lay if '%s' in which else which.replace('%%', '%')
         blk = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c',
-                 f"SELECT min(b) FROM generate_series(1, pg_relation_size('i_{n}') / 8192 - 1) b, LATERAL pagebtree_page_stats('i_{n}', b) s WHERE s.page_type = 'leaf' AND s.layout = '{lay}'").stdout.strip()
+                 f"SELECT min(b) FROM generate_series(1, pg_relation_size('i_{n}') / 8192 - 1) b, LATERAL pagebtree_page_stats('i_{n}', b) s WHERE {cond}").stdout.strip()
+        if not blk:
+            print(n, 'has no such page: skipped')
+            continue
         path = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c', f"SELECT pg_relation_filepath('i_{n}')").stdout.strip()
         info[n] = (int(blk), path)
         print(n, blk, path)
@@ -83,8 +100,9 @@ for off in offs:
                 f.seek(blk * 8192 + off); f.write(bytes([val]))
         start(); wait_up()
         for n, (defn, col, lay) in LAYOUTS.items():
+            if n not in info: continue
             qs = {
-              'idx': f"SET enable_seqscan=off; SET enable_bitmapscan=off; SELECT count(*), sum(length({col}::text)) FROM (SELECT {col} FROM t_{n} ORDER BY {col}) x",
+              'idx': f"SET enable_seqscan=off; SET enable_bitmapscan=off; SELECT count(*), sum(length(c::text)) FROM (SELECT {col} AS c FROM t_{n} ORDER BY {col}) x",
               'bwd': f"SET enable_seqscan=off; SET enable_bitmapscan=off; SELECT count(*) FROM (SELECT {col} FROM t_{n} ORDER BY {col} DESC) x",
               'bmp': f"SET enable_seqscan=off; SET enable_indexscan=off; SELECT count(*) FROM t_{n} WHERE {col} IS NOT NULL",
               'ins': f"INSERT INTO t_{n} SELECT g, md5(g::text) FROM generate_series(1, 300) g",

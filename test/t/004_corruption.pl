@@ -103,6 +103,13 @@ CREATE INDEX c_lwidth ON cw USING pagebtree ((k / 20));
 CREATE TABLE cf (s text COLLATE "C");
 INSERT INTO cf SELECT md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_leafflag ON cf USING pagebtree (s);
+CREATE TABLE cl (k int8);
+INSERT INTO cl SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX c_ldir ON cl USING pagebtree ((k / 20));
+CREATE TABLE cs (k int8, s text COLLATE "C");
+INSERT INTO cs SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
+CREATE INDEX c_sdlconv ON cs USING pagebtree (k) INCLUDE (s);
+VACUUM cs;
 CREATE TABLE cc (k int8);
 INSERT INTO cc SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_cycle ON cc USING pagebtree ((k::numeric));
@@ -213,6 +220,15 @@ my @cases = (
 	  scan => q{SELECT count(*) FROM cf WHERE s > ''}, bitmap => 1,
 	  insert => q{INSERT INTO cf VALUES ('0')},
 	  scan_msg => qr/scan reached a non-leaf page|pagebtree page header is damaged: leaf flag disagrees with level/ },
+	# a lists leaf's first key directory entry (after the 10-byte header:
+	# first position, offset, length) with its first position's high byte
+	# set: a search took the position, 65,280 or more, and an insert (a
+	# fold of a delta area's run) moved TIDs from there and crashed
+	{ idx => 'c_ldir', layout => 'lists', off => 24 + 10 + 1, bytes => "\xff",
+	  msg => qr/lists key's first entry out of order/,
+	  scan => 'SELECT count(*) FROM cl WHERE k / 20 <= 3', bitmap => 1,
+	  insert => 'INSERT INTO cl VALUES (5)',
+	  scan_msg => qr/pagebtree page has a key directory entry out of bounds/ },
 );
 
 my %path;
@@ -328,6 +344,34 @@ for my $case (
 	is($node->safe_psql('postgres', "SELECT pagebtree_check('$idx', true)"),
 		'', "$idx passes before the damage");
 	push @cases, { %$case, block => $block };
+}
+# slot 5's entry offset of a semidense leaf (the slots follow the 18-byte
+# header and the presence bitmap, capacity bits in whole 8-byte words;
+# capacity is the header's bytes 10-11) with its high byte set to 0xfe,
+# past the page: an insert that converts the leaf to heads (another TID of
+# its first key) read every entry inside its critical section, where the
+# bounds error was a PANIC
+{
+	my $block = leaf_of('c_sdlconv', 'semidense');
+	ok($block ne '', 'c_sdlconv has a semidense leaf');
+	$path{c_sdlconv} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_sdlconv')");
+	is($node->safe_psql('postgres', "SELECT pagebtree_check('c_sdlconv', true)"),
+		'', 'c_sdlconv passes before the damage');
+	my $first = $node->safe_psql('postgres', qq{
+SELECT k FROM cs WHERE ctid = (SELECT heap_tid FROM pagebtree_page_items('c_sdlconv', $block)
+                               WHERE itemno = 0)});
+	push @cases, { idx => 'c_sdlconv', block => $block,
+		off => sub {
+			my ($file, $pageoff) = @_;
+			my $cap = unpack('v', read_bytes($file, $pageoff + 24 + 10, 2));
+			return 24 + 18 + int(($cap + 63) / 64) * 8 + 2 * 5 + 1;
+		},
+		bytes => "\xfe",
+		msg => qr/semidense entry out of bounds/,
+		scan => 'SELECT count(*) FROM cs WHERE k > 0',
+		insert => "INSERT INTO cs VALUES ($first, 'another')",
+		scan_msg => qr/pagebtree page has (an item|a semidense entry) out of bounds/ };
 }
 my ($root_block, $root_level) = split /\|/,
   $node->safe_psql('postgres', "SELECT root, level FROM pagebtree_metapage('c_root')");
