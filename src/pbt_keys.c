@@ -597,6 +597,36 @@ compare_column(PbtState *st, PbtSearchKey *key, int i, Datum stored,
 }
 
 /*
+ * Column col (from 0) of an item in comparator mode, an IndexTuple of len
+ * bytes read from a page: a varlena whose header claims more than the
+ * tuple holds is an error, before a comparator or a scan key reads past
+ * the page.  (Fixed-width values lie at offsets the tuple descriptor
+ * fixes; deform_bounded checks every length, for index-only scans.)
+ */
+Datum
+pbt_tuple_attr(PbtState *st, const char *item, int len, int col, bool *isnull)
+{
+	IndexTuple	itup = (IndexTuple) item;
+	Datum		d;
+
+	Assert(!st->normalized);
+	if (unlikely(IndexTupleSize(itup) > len))
+		pbt_bytes_out_of_bounds();
+	d = index_getattr(itup, col + 1, st->tupdesc, isnull);
+	if (!*isnull && TupleDescAttr(st->tupdesc, col)->attlen == -1)
+	{
+		const char *p = DatumGetPointer(d);
+		const char *end = item + IndexTupleSize(itup);
+
+		if (unlikely(p < item || p >= end || VARATT_IS_EXTERNAL(p) ||
+					 (!VARATT_IS_1B(p) && p + VARHDRSZ > end) ||
+					 p + VARSIZE_ANY(p) > end))
+			pbt_bytes_out_of_bounds();
+	}
+	return d;
+}
+
+/*
  * Compare a search key with an item's key bytes (a leaf item, or a pivot: a
  * high key or the separator part of an inner item).  A search key that is a
  * proper prefix of the item sorts before it, unless nextkey.
@@ -622,7 +652,7 @@ pbt_compare(PbtState *st, PbtSearchKey *key, const char *item, int len)
 		for (int i = 0; i < key->nattrs; i++)
 		{
 			bool		isnull;
-			Datum		d = index_getattr(itup, i + 1, st->tupdesc, &isnull);
+			Datum		d = pbt_tuple_attr(st, item, len, i, &isnull);
 
 			c = compare_column(st, key, i, d, isnull);
 			if (c != 0)
@@ -677,8 +707,7 @@ pbt_key_from_item(PbtState *st, const char *item, int len, PbtSearchKey *key)
 	key->nattrs = st->nkeyatts;
 	for (int i = 0; i < st->nkeyatts; i++)
 	{
-		key->values[i] = index_getattr((IndexTuple) item, i + 1, st->tupdesc,
-									   &key->isnull[i]);
+		key->values[i] = pbt_tuple_attr(st, item, len, i, &key->isnull[i]);
 		key->procs[i] = &st->cols[i].cmp;
 	}
 	key->has_tid = true;
@@ -786,7 +815,7 @@ pbt_item_has_null_key(PbtState *st, const char *item, int len)
 		{
 			bool		isnull;
 
-			(void) index_getattr((IndexTuple) item, i + 1, st->tupdesc, &isnull);
+			(void) pbt_tuple_attr(st, item, len, i, &isnull);
 			if (isnull)
 				return true;
 		}

@@ -158,6 +158,8 @@ pbt_item_get_tid(PbtState *st, const char *item, int len, ItemPointer tid)
 }
 extern void pbt_separator(PbtState *st, PbtItem *lastleft, PbtItem *firstright,
 						  StringInfo buf);
+extern Datum pbt_tuple_attr(PbtState *st, const char *item, int len, int col,
+							 bool *isnull);
 extern int	pbt_compare(PbtState *st, PbtSearchKey *key, const char *item, int len);
 extern int	pbt_compare_parts(PbtState *st, PbtSearchKey *key, const char *head,
 							  int headlen, const char *tail, int len);

@@ -424,6 +424,22 @@ pbt_layout_checked(Page page)
 	return layout;
 }
 
+/*
+ * The separator of the inner item at pos, the bytes after its downlink: an
+ * item shorter than the downlink is damage, not a negative length.
+ */
+static inline void
+pbt_inner_separator(Page page, int pos, PbtItem *sep, PbtItemBuf *buf)
+{
+	int			dl = pbt_page_downlink_size(page);
+
+	pbt_layout(page)->get(page, pos, sep, buf);
+	if (unlikely(sep->len < dl))
+		pbt_page_damaged("has an inner item shorter than its downlink");
+	sep->data += dl;
+	sep->len -= dl;
+}
+
 /* defaults of the BPA geometry reloptions, bpa_log_size and bpa_block_size */
 #define PBT_BPA_DEFAULT_LOG		8
 #define PBT_BPA_DEFAULT_BLOCK	16

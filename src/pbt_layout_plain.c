@@ -216,7 +216,8 @@ plain_check(Page page)
 		PbtSlot    *slot = &plain_slots(page)[i];
 		int			len = pbt_slot_len(slot);
 
-		if (!pbt_in_item_space(page, slot->off, len) || len <= 0 || len > (int) PBT_MAX_ITEM_SIZE + MAXIMUM_ALIGNOF * 2)
+		if (!pbt_in_item_space(page, slot->off, len) || len <= 0 ||
+			len > (int) PBT_MAX_ITEM_SIZE + MAXIMUM_ALIGNOF * 2)
 			return "item bytes out of bounds";
 	}
 	return NULL;

@@ -827,7 +827,7 @@ pbt_check_item_keys(PbtScanOpaque so, const char *item, int len,
 			}
 		}
 		else
-			datum = index_getattr((IndexTuple) item, k->col + 1, st->tupdesc, &isnull);
+			datum = pbt_tuple_attr(st, item, len, k->col, &isnull);
 
 		if (k->nonnull_only && !isnull)
 			continue;

@@ -71,7 +71,6 @@ generic_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 {
 	const PbtLayout *layout = pbt_layout(page);
 	bool		leaf = PbtIsLeaf(PbtPageGetOpaque(page));
-	int			skip = leaf ? 0 : pbt_page_downlink_size(page);
 	int			cmpval = leaf ? 1 : 0;
 	int			low = pbt_page_first_key(page);
 	int			high = layout->count(page);
@@ -82,8 +81,11 @@ generic_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 		int			mid = low + (high - low) / 2;
 		PbtItem		item;
 
-		layout->get(page, mid, &item, &itembuf);
-		if (pbt_compare(st, key, item.data + skip, item.len - skip) >= cmpval)
+		if (leaf)
+			layout->get(page, mid, &item, &itembuf);
+		else
+			pbt_inner_separator(page, mid, &item, &itembuf);
+		if (pbt_compare(st, key, item.data, item.len) >= cmpval)
 			low = mid + 1;
 		else
 			high = mid;
@@ -237,17 +239,13 @@ project_key(const char *x, int len, const char *prefix, int p)
 static bool
 group_bound(Page page, int b, PbtItem *item, PbtItemBuf *buf)
 {
-	const PbtLayout *layout = pbt_layout(page);
-	int			n = layout->count(page);
-	int			dl = pbt_page_downlink_size(page);
+	int			n = pbt_layout(page)->count(page);
 
 	if (b <= 0 || b > n)
 		return false;
 	if (b == n)
 		return pbt_page_get_hikey(page, item);
-	layout->get(page, b, item, buf);
-	item->data += dl;
-	item->len -= dl;
+	pbt_inner_separator(page, b, item, buf);
 	return true;
 }
 
@@ -574,11 +572,10 @@ descend(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 		if (low && opaque->level == 1 && pos >= pbt_page_first_key(page))
 		{
 			PbtItem		sep;
-			int			dl = PBT_DOWNLINK_SIZE(st);
 
-			pbt_layout(page)->get(page, pos, &sep, low);
-			low_len = sep.len - dl;
-			memmove(low->data, sep.data + dl, low_len);
+			pbt_inner_separator(page, pos, &sep, low);
+			low_len = sep.len;
+			memmove(low->data, sep.data, low_len);
 			low_child = child;
 		}
 

@@ -109,6 +109,12 @@ CREATE INDEX c_ldir ON cl USING pagebtree ((k / 20));
 CREATE TABLE cs (k int8, s text COLLATE "C");
 INSERT INTO cs SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_sdlconv ON cs USING pagebtree (k) INCLUDE (s);
+CREATE TABLE ck (k int8);
+INSERT INTO ck SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX c_innerlen ON ck USING pagebtree ((k + 2)) WITH (layout = plain);
+CREATE TABLE cn (k int8);
+INSERT INTO cn SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX c_cmpvar ON cn USING pagebtree ((k::numeric * 3));
 VACUUM cs;
 CREATE TABLE cc (k int8);
 INSERT INTO cc SELECT g FROM generate_series(1, 20000) g;
@@ -229,6 +235,18 @@ my @cases = (
 	  scan => 'SELECT count(*) FROM cl WHERE k / 20 <= 3', bitmap => 1,
 	  insert => 'INSERT INTO cl VALUES (5)',
 	  scan_msg => qr/pagebtree page has a key directory entry out of bounds/ },
+	# the numeric key of a comparator-mode leaf's first item (an
+	# IndexTuple: heap TID, t_info, then the value at 8) given a 4-byte
+	# varlena header claiming 64 MB: comparisons and scan keys read it
+	# through the type's functions, past the page
+	{ idx => 'c_cmpvar', layout => 'plain', off => sub {
+			my ($file, $pageoff) = @_;
+			return unpack('v', read_bytes($file, $pageoff + 24, 2)) + 8;
+	  },
+	  bytes => "\x00\x00\x00\x10", msg => qr/an index tuple's value runs past it/,
+	  scan => 'SELECT count(*) FROM cn WHERE k::numeric * 3 < 30', bitmap => 1,
+	  insert => 'INSERT INTO cn VALUES (1)',
+	  scan_msg => qr/pagebtree page has an item out of bounds/ },
 );
 
 my %path;
@@ -372,6 +390,22 @@ SELECT k FROM cs WHERE ctid = (SELECT heap_tid FROM pagebtree_page_items('c_sdlc
 		scan => 'SELECT count(*) FROM cs WHERE k > 0',
 		insert => "INSERT INTO cs VALUES ($first, 'another')",
 		scan_msg => qr/pagebtree page has (an item|a semidense entry) out of bounds/ };
+}
+# the second item's length on the root of a plain index (slot 1 of the
+# 4-byte slots {offset, length} after the page header) set to 0, shorter
+# than the downlink an inner item starts with: a descent copied the
+# separator with a negative length and overran the stack
+{
+	my ($block, $level) = split /\|/,
+	  $node->safe_psql('postgres', "SELECT root, level FROM pagebtree_metapage('c_innerlen')");
+	is($level, 1, 'c_innerlen has a level-1 root');
+	$path{c_innerlen} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_innerlen')");
+	push @cases, { idx => 'c_innerlen', block => $block, off => 24 + 4 + 2,
+		bytes => "\x00\x00", msg => qr/inner item shorter than a downlink|item bytes out of bounds/,
+		scan => 'SELECT count(*) FROM ck WHERE k + 2 > 10', bitmap => 1,
+		insert => 'INSERT INTO ck VALUES (3)',
+		scan_msg => qr/pagebtree page has an inner item shorter than its downlink/ };
 }
 my ($root_block, $root_level) = split /\|/,
   $node->safe_psql('postgres', "SELECT root, level FROM pagebtree_metapage('c_root')");
