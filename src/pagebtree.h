@@ -179,6 +179,7 @@ extern PbtStack pbt_search(Relation index, PbtState *st, PbtSearchKey *key,
 						   Buffer *bufp, int access, int target_level);
 extern PbtStack pbt_search_leaf(Relation index, PbtState *st,
 								PbtSearchKey *key, Buffer *bufp, int access);
+extern const PbtLayout *pbt_layout_checked_in(PbtState *st, Page page);
 extern int	pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key);
 extern bool pbt_beyond_hikey(PbtState *st, Page page, PbtSearchKey *key);
 extern int	pbt_page_first_key(Page page);

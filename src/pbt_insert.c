@@ -1352,7 +1352,7 @@ pbt_get_parent(Relation index, PbtState *st, PbtStack stack,
 			continue;
 		}
 
-		layout = pbt_layout(page);
+		layout = pbt_layout_checked_in(st, page);
 		n = layout->count(page);
 		start = Min(start, n);
 		for (int k = 0; k < n; k++)

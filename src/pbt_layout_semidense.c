@@ -123,12 +123,6 @@ slot_array(Page page)
 					   map_bytes(sdl_header(page)->capacity));
 }
 
-static inline char *
-entry_at(Page page, int slot)
-{
-	return (char *) page + slot_array(page)[slot];
-}
-
 static inline uint16
 entry_word(const char *e)
 {
@@ -143,6 +137,23 @@ static inline int
 entry_vlen(const char *e)
 {
 	return entry_word(e) & SDL_LEN_MASK;
+}
+
+/*
+ * Slot's entry, checked to lie in the item space with its payload: the
+ * header's check does not cover the slots, and a damaged offset must cost
+ * an error, not a read or a write past the page.
+ */
+static inline char *
+entry_at(Page page, int slot)
+{
+	int			off = slot_array(page)[slot];
+
+	if (unlikely(!pbt_in_item_space(page, off, SDL_ENTRY_BYTES(0)) ||
+				 !pbt_in_item_space(page, off,
+									SDL_ENTRY_BYTES(entry_vlen(page + off)))))
+		pbt_page_damaged("has a semidense entry out of bounds");
+	return (char *) page + off;
 }
 
 /*
@@ -442,21 +453,19 @@ sdl_converted_bytes(Page page, const char *data, int len)
 	int			q;
 	int			bytes;
 
-	/* (the conversion reads these entries in a critical section) */
+	/*
+	 * The conversion reads every entry inside a critical section: the count
+	 * and (entry_at) each entry are checked here, before it.
+	 */
 	window_check_count(present, hdr->capacity, hdr->count);
 	bytes = window_converted_bytes(page, to, hdr->count, data, len, sdl_get,
 								   &q);
 	for (int slot = map_next(present, hdr->capacity, 0); slot >= 0;
 		 slot = map_next(present, hdr->capacity, slot + 1))
 	{
-		int			off = slot_array(page)[slot];
-		int			ilen;
+		int			ilen = hdr->key_len +
+			SDL_ENTRY_BYTES(entry_vlen(entry_at(page, slot)));
 
-		if (!pbt_in_item_space(page, off, SDL_ENTRY_BYTES(0)) ||
-			!pbt_in_item_space(page, off,
-							   SDL_ENTRY_BYTES(entry_vlen(page + off))))
-			pbt_page_damaged("has a semidense entry out of bounds");
-		ilen = hdr->key_len + SDL_ENTRY_BYTES(entry_vlen(page + off));
 		bytes += to->suffix_bytes(ilen - q);
 	}
 	return bytes;
@@ -578,9 +587,11 @@ compact(Page page)
 	for (int slot = map_next(present, hdr->capacity, 0); slot >= 0;
 		 slot = map_next(present, hdr->capacity, slot + 1))
 	{
-		const char *e = copy.data + slots[slot];
+		const char *e = entry_at(copy.data, slot);
 		int			esize = SDL_ENTRY_BYTES(entry_vlen(e));
 
+		if (upper - esize < phdr->pd_lower)
+			pbt_page_damaged("has more entry bytes than a page holds");
 		upper -= esize;
 		memcpy((char *) page + upper, e, esize);
 		slots[slot] = upper;

@@ -94,6 +94,22 @@ generic_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 }
 
 /*
+ * pbt_layout_checked() with the index's state: an inner page's downlinks
+ * must also have the index's size, which its special space gives (the
+ * separators' offsets in each item).
+ */
+const PbtLayout *
+pbt_layout_checked_in(PbtState *st, Page page)
+{
+	const PbtLayout *layout = pbt_layout_checked(page);
+
+	if (!PbtIsLeaf(PbtPageGetOpaque(page)) &&
+		pbt_page_downlink_size(page) != PBT_DOWNLINK_SIZE(st))
+		pbt_page_header_damaged("inner page has downlinks of another size than its index's");
+	return layout;
+}
+
+/*
  * Binary search.  On a leaf, returns the first position whose item is >=
  * key (count if none).  On an inner page, returns the position of the
  * downlink to follow: the last separator <= key.  Layouts may have a faster
@@ -102,7 +118,7 @@ generic_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 int
 pbt_binsearch(PbtState *st, Page page, PbtSearchKey *key)
 {
-	const PbtLayout *layout = pbt_layout_checked(page);
+	const PbtLayout *layout = pbt_layout_checked_in(st, page);
 	int			pos;
 
 	Assert(PbtIsTreePage(page) && !PbtIsDeleted(PbtPageGetOpaque(page)));

@@ -112,6 +112,9 @@ CREATE INDEX c_sdlconv ON cs USING pagebtree (k) INCLUDE (s);
 CREATE TABLE ck (k int8);
 INSERT INTO ck SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_innerlen ON ck USING pagebtree ((k + 2)) WITH (layout = plain);
+CREATE TABLE cx (k int8);
+INSERT INTO cx SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX c_dlsize ON cx USING pagebtree (k);
 CREATE TABLE cn (k int8);
 INSERT INTO cn SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_cmpvar ON cn USING pagebtree ((k::numeric * 3));
@@ -406,6 +409,21 @@ SELECT k FROM cs WHERE ctid = (SELECT heap_tid FROM pagebtree_page_items('c_sdlc
 		scan => 'SELECT count(*) FROM ck WHERE k + 2 > 10', bitmap => 1,
 		insert => 'INSERT INTO ck VALUES (3)',
 		scan_msg => qr/pagebtree page has an inner item shorter than its downlink/ };
+}
+# the root's downlink size (the special space's last byte: bytes after
+# each item's child block number) made 255: an insert wrote its downlink
+# by it, in a critical section (a PANIC)
+{
+	my ($block, $level) = split /\|/,
+	  $node->safe_psql('postgres', "SELECT root, level FROM pagebtree_metapage('c_dlsize')");
+	is($level, 1, 'c_dlsize has a level-1 root');
+	$path{c_dlsize} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_dlsize')");
+	push @cases, { idx => 'c_dlsize', block => $block, off => 8191,
+		bytes => "\xff", msg => qr/out of bounds|downlinks of another size/,
+		scan => 'SELECT count(*) FROM cx WHERE k > 10', bitmap => 1,
+		insert => 'INSERT INTO cx VALUES (3)',
+		scan_msg => qr/pagebtree page header is damaged: inner page has downlinks of another size than its index's/ };
 }
 my ($root_block, $root_level) = split /\|/,
   $node->safe_psql('postgres', "SELECT root, level FROM pagebtree_metapage('c_root')");
