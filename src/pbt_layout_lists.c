@@ -354,9 +354,8 @@ insert_cost(Page page, int klen, int width, bool found)
 static int
 lists_item_cost(Page page, const char *data, int len)
 {
-	int			klen = len - PBT_TID_BYTES;
-
 	PageHeader	phdr = (PageHeader) page;
+	int			klen = len - PBT_TID_BYTES;
 	int			cost;
 
 	if (klen <= 0)
