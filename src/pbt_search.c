@@ -105,7 +105,8 @@ pbt_layout_checked_in(PbtState *st, Page page)
 
 	if (!PbtIsLeaf(PbtPageGetOpaque(page)) &&
 		pbt_page_downlink_size(page) != PBT_DOWNLINK_SIZE(st))
-		pbt_page_header_damaged("inner page has downlinks of another size than its index's");
+		pbt_page_header_damaged("inner page has downlinks of another size "
+								"than its index's");
 	return layout;
 }
 
