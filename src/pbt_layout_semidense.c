@@ -380,7 +380,9 @@ sdl_iter_next(PbtIter *it, PbtItem *item)
 							(char *) page + hdr->prefix_off, hdr->prefix_len);
 	item->len = sdl_assemble(page, slot, it->buf.data);
 	item->data = it->buf.data;
-	it->dead = (entry_word(entry_at(page, slot)) & SDL_DEAD) != 0;
+	/* (sdl_assemble checked the entry: no second entry_at per item) */
+	it->dead = (entry_word((char *) page + slot_array(page)[slot]) &
+				SDL_DEAD) != 0;
 }
 
 /* bytes the page holds: header, bitmap, slots, entries, prefix, high key */
