@@ -193,7 +193,11 @@ key_is(Page page, int k, const char *key, int klen)
 
 /*
  * The key of an entry inserted at pos, found from the position instead of
- * a search: the key of the entries around pos, or a new key's index
+ * a search: the key of the entries around pos, or a new key's index.
+ * Key k is compared before key k - 1 because the search that found pos
+ * checked k's directory entry, and k - 1's only where the key is not k
+ * (its binary search passed over k - 1): inside the insert's critical
+ * section a damaged entry must not be read.
  */
 static int
 key_at(Page page, int pos, const char *key, int klen, bool *found)
@@ -207,10 +211,12 @@ key_at(Page page, int pos, const char *key, int klen, bool *found)
 		Assert(key_is(page, k, key, klen));
 		return k;				/* among key k's entries */
 	}
+	if (k < hdr->nkeys && key_is(page, k, key, klen))
+		return k;				/* before key k's first entry */
 	if (k > 0 && key_is(page, k - 1, key, klen))
 		return k - 1;			/* after key k - 1's last entry */
-	*found = k < hdr->nkeys && key_is(page, k, key, klen);
-	return k;					/* before key k's first, or a new key */
+	*found = false;
+	return k;					/* a new key */
 }
 
 /* the whole TID of the entry at pos, its dead hint cleared */

@@ -33,7 +33,9 @@
 # arrays sized by a page's most items (a bitmap scan crashed).  A lists
 # leaf whose TID width is past a TID's size: the verifier reports it, and
 # scans and an insert stop with an error (the insert crashed); the same for
-# a heads leaf whose leaf flag was cleared.
+# a heads leaf whose leaf flag was cleared.  A lists leaf whose first
+# key's directory entry points past the page takes an insert before its
+# second key's entries (a PANIC before) and the verifier reports it.
 # A semidense leaf's INCLUDE value changed, well formed: the verifier's
 # heap pass reports it.
 # A semidense leaf's INCLUDE value whose varlena header claims more bytes
@@ -106,6 +108,10 @@ CREATE INDEX c_leafflag ON cf USING pagebtree (s);
 CREATE TABLE cl (k int8);
 INSERT INTO cl SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_ldir ON cl USING pagebtree ((k / 20));
+CREATE TABLE cp (k int8) WITH (autovacuum_enabled = off);
+INSERT INTO cp SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX c_lprev ON cp USING pagebtree ((k / 20)) WITH (delta = off);
+DELETE FROM cp WHERE k BETWEEN 1 AND 200;
 CREATE TABLE cs (k int8, s text COLLATE "C");
 INSERT INTO cs SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_sdlconv ON cs USING pagebtree (k) INCLUDE (s);
@@ -119,6 +125,7 @@ CREATE TABLE cn (k int8);
 INSERT INTO cn SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_cmpvar ON cn USING pagebtree ((k::numeric * 3));
 VACUUM cs;
+VACUUM cp;
 CREATE TABLE cc (k int8);
 INSERT INTO cc SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_cycle ON cc USING pagebtree ((k::numeric));
@@ -494,6 +501,17 @@ is($node->safe_psql('postgres', "SELECT pagebtree_check('c_delta', true)"),
 $path{c_delta} = $node->data_dir . '/'
   . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_delta')");
 
+# c_lprev: its first lists leaf starts with key 10 (k = 201), then key 11;
+# a row of key 11 inserted now takes heap page 0, freed by the DELETE, so
+# its entry goes before key 11's first
+my $lprev_block = leaf_of('c_lprev', 'lists');
+is($node->safe_psql('postgres',
+		"SELECT string_agg(key::text, ',') FROM (SELECT DISTINCT k / 20 AS key FROM cp WHERE ctid IN
+		   (SELECT heap_tid FROM pagebtree_page_items('c_lprev', $lprev_block)) ORDER BY 1 LIMIT 2) x"),
+	'10,11', 'c_lprev: its first lists leaf starts with keys 10 and 11');
+$path{c_lprev} = $node->data_dir . '/'
+  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_lprev')");
+
 $node->stop;
 
 # offset of the first fingerprint in the page at $pageoff of $file
@@ -613,8 +631,22 @@ damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block)
 	is($second & 0xc000, 0, "c_delta: so is its second (short keys)");
 	damage($path{c_delta}, $slot_off + 8 + 2 + $first, pack('v', $second | 0x4000));
 }
+# c_lprev: key 0's directory entry (after the 10-byte header: first, off,
+# len, 2 bytes each) gets its key offset past the page.  Inserting before
+# key 1's first entry compared key 0 first, inside the insert's critical
+# section, where its bounds error was a PANIC: the search that found the
+# place checks key 1's entry, not key 0's (its binary search stops at 1)
+damage($path{c_lprev}, $lprev_block * 8192 + 24 + 10 + 2, "\xff\xff");
 
 $node->start;
+
+{
+	is($node->safe_psql('postgres', 'INSERT INTO cp VALUES (220) RETURNING ctid'), '(0,1)',
+		'c_lprev: an insert before key 11\'s entries, into the damaged leaf');
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_lprev', true)");
+	like($err, qr/index "c_lprev" is corrupt at block $lprev_block, item 0: lists key out of bounds/,
+		'c_lprev: the verifier reports the damaged key');
+}
 
 for my $case (@cases)
 {
