@@ -206,13 +206,22 @@ typedef struct PbtLinkWalk
 
 #define PBT_WALK_FREE_STEPS 1024
 
-extern void pbt_walk_check(Relation index, PbtLinkWalk *walk, BlockNumber blkno);
+extern bool pbt_walk_past_blocks(Relation index, PbtLinkWalk *walk, int passes);
 
+/* one more step: has the walk taken more than passes times the blocks? */
+static inline bool
+pbt_walk_cycles(Relation index, PbtLinkWalk *walk, int passes)
+{
+	return ++walk->steps > PBT_WALK_FREE_STEPS && walk->steps > walk->limit &&
+		pbt_walk_past_blocks(index, walk, passes);
+}
+
+/* blkno is the walk's next page */
 static inline void
 pbt_walk_step(Relation index, PbtLinkWalk *walk, BlockNumber blkno)
 {
-	if (++walk->steps > PBT_WALK_FREE_STEPS && walk->steps > walk->limit)
-		pbt_walk_check(index, walk, blkno);
+	if (pbt_walk_cycles(index, walk, 2))
+		pbt_page_error(index, blkno, "right-links of a level form a cycle");
 }
 
 /* pbt_insert.c */

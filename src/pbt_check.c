@@ -729,9 +729,8 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 	StringInfoData gprevhikey;
 	bool		has_gprevhikey = false;
 
-	/* pages walked, and how many may be before right-links must be a cycle */
-	uint64		walked = 0;
-	uint64		walk_limit = 0;
+	/* a group may be walked again after a rebalance, that often */
+	PbtLinkWalk walk = {0};
 
 	initStringInfo(&prevhikey);
 	initStringInfo(&gprevhikey);
@@ -747,14 +746,8 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 		bool		from_prev;
 
 		CHECK_FOR_INTERRUPTS();
-		if (++walked > walk_limit)
-		{
-			/* a group may be walked again after a rebalance, that often */
-			walk_limit = (uint64) RelationGetNumberOfBlocks(index) *
-				(PBT_CHECK_RETRIES + 1);
-			if (walked > walk_limit)
-				corrupt(index, blkno, 0, "right-links form a cycle", NULL);
-		}
+		if (pbt_walk_cycles(index, &walk, PBT_CHECK_RETRIES + 1))
+			corrupt(index, blkno, 0, "right-links form a cycle", NULL);
 		buf = read_locked(index, blkno);
 		memcpy(page, BufferGetPage(buf), BLCKSZ);
 		opaque = PbtPageGetOpaque(page);

@@ -32,13 +32,12 @@ pbt_page_error(Relation index, BlockNumber blkno, const char *what)
 					RelationGetRelationName(index), blkno, what)));
 }
 
-/* blkno is the walk's next page, past the free steps and the last limit */
-void
-pbt_walk_check(Relation index, PbtLinkWalk *walk, BlockNumber blkno)
+/* the walk is past the free steps and the last limit: count the blocks */
+bool
+pbt_walk_past_blocks(Relation index, PbtLinkWalk *walk, int passes)
 {
-	walk->limit = 2 * (uint64) RelationGetNumberOfBlocks(index);
-	if (walk->steps > walk->limit)
-		pbt_page_error(index, blkno, "right-links of a level form a cycle");
+	walk->limit = passes * (uint64) RelationGetNumberOfBlocks(index);
+	return walk->steps > walk->limit;
 }
 
 /* the child block of the inner item at pos */

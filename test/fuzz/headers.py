@@ -9,8 +9,9 @@ Prints the queries that crashed the server (or timed out): each is a
 defect.  Not part of the test suite (minutes per range).
 
     headers.py setup                   initdb, build, save pristine files
-    headers.py FIRST END VALUES        offsets [FIRST, END) of the page,
-                                       VALUES comma-separated: 0xff,0x00
+    headers.py FIRST END VALUES [STEP] offsets [FIRST, END) of the page,
+                                       every STEP-th (default 1), VALUES
+                                       comma-separated: 0xff,0x00
 
 Run as the postgres user.  Environment: HDR_DIR (default /tmp/hf),
 HDR_PORT (5540), PG_BINDIR (/usr/lib/postgresql/15/bin), and for setup:
@@ -89,7 +90,7 @@ if sys.argv[1] == 'setup':
     open(HD + '/info', 'w').write(repr(info))
     sys.exit(0)
 info = ast.literal_eval(open(HD + '/info').read())
-offs = range(int(sys.argv[1]), int(sys.argv[2]))
+offs = range(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[4]) if len(sys.argv) > 4 else 1)
 vals = [int(v, 0) for v in sys.argv[3].split(',')]
 for off in offs:
     for val in vals:
