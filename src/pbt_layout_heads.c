@@ -417,6 +417,7 @@ heads_iter_filter(PbtIter *it, const PbtEntryFilter *f, int max)
 
 		if (len < HEAD_BYTES || len < d + f->len)
 			break;
+		pbt_check_copy(slot->off, len - HEAD_BYTES, 0);
 		for (int i = 0; i < f->nmarkers && values; i++)
 			values = f->markers[i] < p ||
 				entry_byte(page, slot, p, f->markers[i]) == PBT_MARK_VALUE;
@@ -815,8 +816,11 @@ compare_slot(Page page, const HeadsSlot *slot, int koff, const char *k,
 			return a < b ? -1 : 1;
 		if (common > HEAD_BYTES)
 		{
-			int			c = memcmp(k + HEAD_BYTES, (char *) page + slot->off + koff,
-								   common - HEAD_BYTES);
+			int			c;
+
+			pbt_check_copy(slot->off + koff, common - HEAD_BYTES, 0);
+			c = memcmp(k + HEAD_BYTES, (char *) page + slot->off + koff,
+					   common - HEAD_BYTES);
 
 			if (c != 0)
 				return c;

@@ -6,7 +6,9 @@ each of the given values, at each offset of the range, all indexes at
 once while the server is stopped; then each index is scanned forward,
 backward and by bitmap, takes 300 inserts, is vacuumed and verified.
 Prints the queries that crashed the server (or timed out): each is a
-defect.  Not part of the test suite (minutes per range).
+defect.  Point lookups (a nested loop over some keys of the page, saved
+by setup) come first, since they take the layouts' probes.  Not part of
+the test suite (minutes per range).
 
     headers.py setup                   initdb, build, save pristine files
     headers.py FIRST END VALUES [STEP] offsets [FIRST, END) of the page,
@@ -84,6 +86,10 @@ if sys.argv[1] == 'setup':
         path = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c', f"SELECT pg_relation_filepath('i_{n}')").stdout.strip()
         info[n] = (int(blk), path)
         print(n, blk, path)
+        # some keys of the page, for point lookups
+        open(f'{HD}/keys_{n}', 'w').write(sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c',
+            f"SELECT string_agg('(' || quote_literal(c) || ')', ',') FROM (SELECT {col} AS c FROM t_{n} WHERE ctid IN "
+            f"(SELECT heap_tid FROM pagebtree_page_items('i_{n}', {blk}) WHERE heap_tid IS NOT NULL) LIMIT 60) x").stdout.strip())
     stop()
     for n, (blk, path) in info.items():
         shutil.copyfile(f'{D}/{path}', f'{HD}/pristine_{n}')
@@ -110,6 +116,11 @@ for off in offs:
               'vac': f"DELETE FROM t_{n} WHERE k % 50 = 0; VACUUM t_{n}",
               'chk': f"SELECT pagebtree_check('i_{n}', true)",
             }
+            keys = open(f'{HD}/keys_{n}').read().strip() if os.path.exists(f'{HD}/keys_{n}') else ''
+            if keys:
+                qs = {'eq': "SET enable_seqscan=off; SET enable_bitmapscan=off; SET enable_hashjoin=off; SET enable_mergejoin=off; "
+                            f"SELECT count(*) FROM (VALUES {keys}) v(x) JOIN t_{n} ON {col} = v.x::{'text' if col == 's' else 'int8'}",
+                      **qs}
             res = []
             for q, sql in qs.items():
                 c = psql(sql)

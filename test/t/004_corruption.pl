@@ -35,7 +35,10 @@
 # scans and an insert stop with an error (the insert crashed); the same for
 # a heads leaf whose leaf flag was cleared.  A lists leaf whose first
 # key's directory entry points past the page takes an insert before its
-# second key's entries (a PANIC before) and the verifier reports it.
+# second key's entries (a PANIC before) and the verifier reports it.  A
+# heads leaf whose middle slot points past the page: an insert of its key
+# (which the search compared at that offset, and inserted where the
+# garbage sent it) and a lookup stop with an error.
 # A semidense leaf's INCLUDE value changed, well formed: the verifier's
 # heap pass reports it.
 # A semidense leaf's INCLUDE value whose varlena header claims more bytes
@@ -108,6 +111,9 @@ CREATE INDEX c_leafflag ON cf USING pagebtree (s);
 CREATE TABLE cl (k int8);
 INSERT INTO cl SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_ldir ON cl USING pagebtree ((k / 20));
+CREATE TABLE co (s text COLLATE "C");
+INSERT INTO co SELECT md5(g::text) FROM generate_series(1, 20000) g;
+CREATE INDEX c_heads_off ON co USING pagebtree (s);
 CREATE TABLE cp (k int8) WITH (autovacuum_enabled = off);
 INSERT INTO cp SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_lprev ON cp USING pagebtree ((k / 20)) WITH (delta = off);
@@ -400,6 +406,31 @@ SELECT k FROM cs WHERE ctid = (SELECT heap_tid FROM pagebtree_page_items('c_sdlc
 		scan => 'SELECT count(*) FROM cs WHERE k > 0',
 		insert => "INSERT INTO cs VALUES ($first, 'another')",
 		scan_msg => qr/pagebtree page has (an item|a semidense entry) out of bounds/ };
+}
+# the middle slot's item offset on a heads leaf (slots of 8 bytes {off,
+# len, head} at 96) far past the page: a search for its key without the
+# hints probes that slot first, finds its head equal to the key's and
+# compared the rest of the key at that offset, past the page (another
+# buffer's bytes; in a fold's copy of the page, beyond the stack: a
+# crash), so an insert of the key went in where the garbage sent it
+{
+	my $block = leaf_of('c_heads_off', 'heads');
+	ok($block ne '', 'c_heads_off has a heads leaf');
+	$path{c_heads_off} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_heads_off')");
+	my $mid = int($node->safe_psql('postgres',
+			"SELECT live_items FROM pagebtree_page_stats('c_heads_off', $block)") / 2);
+	my $key = $node->safe_psql('postgres', qq{
+SELECT s FROM co WHERE ctid = (SELECT heap_tid FROM pagebtree_page_items('c_heads_off', $block)
+                               WHERE itemno = $mid)});
+	my $lookup = "SET pagebtree.ablate_leaf_hints = on; SELECT count(*) FROM co WHERE s = '$key'";
+	like($node->safe_psql('postgres',
+			"SET enable_seqscan = off; SET enable_bitmapscan = off; EXPLAIN SELECT count(*) FROM co WHERE s = '$key'"),
+		qr/Index Only Scan using c_heads_off/, 'c_heads_off: a lookup of the middle slot\'s key reads the index');
+	push @cases, { idx => 'c_heads_off', block => $block, off => 96 + 8 * $mid,
+		bytes => "\xf0\xff", msg => qr/remainder bytes out of bounds/, scan => $lookup,
+		insert => "SET pagebtree.ablate_leaf_hints = on; INSERT INTO co VALUES ('$key')",
+		scan_msg => qr/pagebtree page has an item out of bounds/ };
 }
 # the second item's length on the root of a plain index (slot 1 of the
 # 4-byte slots {offset, length} after the page header) set to 0, shorter
