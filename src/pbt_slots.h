@@ -19,10 +19,14 @@
 #include "pagebtree.h"
 #include "pbt_parts.h"
 
-/* the entry's bytes on the page */
+/*
+ * The entry's bytes on the page.  Searches and probes compare them in
+ * place, so a damaged offset costs an error here, not a read past the page.
+ */
 static inline char *
 pbt_slot_data(Page page, const PbtSlot *slot)
 {
+	pbt_check_copy(slot->off, pbt_slot_len(slot), 0);
 	return (char *) page + slot->off;
 }
 
