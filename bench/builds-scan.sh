@@ -12,8 +12,9 @@
 # 1M int8 keys with an md5 INCLUDE column (semidense leaves), and 2M int8
 # keys 20 to a value (lists leaves), scanned whole; 100,000 point lookups
 # in the semidense index and in one of 1M numeric keys (comparator mode),
-# one index-only scan each (a subquery per row: descents, not a client's
-# round trips).  Each round
+# and about 53,000 of the text keys (one in 19) in the text index and in a
+# fingerprint index of the same keys, one index-only scan each (a subquery
+# per row: descents, not a client's round trips).  Each round
 # (default 5) installs each library in turn, in an order rotated by one
 # every round, restarts the server, and runs each query 6 times with
 # EXPLAIN (ANALYZE, TIMING OFF), keeping the median of the last 5; the
@@ -62,7 +63,10 @@ sql "CREATE INDEX ON pf_dup USING pagebtree (k)"
 sql "CREATE INDEX ON pf_num USING pagebtree (k)"
 sql "CREATE INDEX ON pf_t USING pagebtree (s)"
 sql "CREATE INDEX ON pf_inc USING pagebtree (k) INCLUDE (s)"
-for t in pf_i pf_t pf_inc pf_dup pf_num; do sql "VACUUM (FREEZE, ANALYZE) $t"; done
+sql "CREATE TABLE pf_fp AS SELECT s FROM pf_t"
+sql "CREATE INDEX ON pf_fp USING pagebtree (s) WITH (layout = fingerprint)"
+sql "CREATE TABLE pf_tkeys AS SELECT s FROM pf_t WHERE hashtext(s) % 10 = 0"
+for t in pf_i pf_t pf_inc pf_dup pf_num pf_fp pf_tkeys; do sql "VACUUM (FREEZE, ANALYZE) $t"; done
 
 QUERIES=(
 	"SELECT k FROM pf_i ORDER BY k"
@@ -71,6 +75,8 @@ QUERIES=(
 	"SELECT sum((SELECT count(*) FROM pf_inc WHERE k = g * 7)) FROM generate_series(1, 100000) g"
 	"SELECT k FROM pf_dup ORDER BY k"
 	"SELECT sum((SELECT count(*) FROM pf_num WHERE k = g * 7)) FROM generate_series(1, 100000) g"
+	"SELECT sum((SELECT count(*) FROM pf_t t WHERE t.s = k.s)) FROM pf_tkeys k"
+	"SELECT sum((SELECT count(*) FROM pf_fp t WHERE t.s = k.s)) FROM pf_tkeys k"
 )
 median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 # the median of the last 5 of 6 runs of query $1, in ms
