@@ -729,7 +729,7 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 	StringInfoData gprevhikey;
 	bool		has_gprevhikey = false;
 
-	/* a group may be walked again after a rebalance, that often */
+	/* the level's walk: a rebalanced group is walked again, retries times */
 	PbtLinkWalk walk = {0};
 
 	initStringInfo(&prevhikey);
