@@ -3,8 +3,9 @@
 
 One leaf of an index of every layout (a table each) gets one byte set to
 each of the given values, at each offset of the range, all indexes at
-once while the server is stopped; then each index is scanned forward,
-backward and by bitmap, takes 300 inserts, is vacuumed and verified.
+once while the server is stopped, their tables restored as they were
+at setup; then each index is scanned forward, backward and by bitmap,
+takes 300 inserts, is vacuumed and verified.
 Prints the queries that crashed the server (or timed out): each is a
 defect.  Point lookups (a nested loop over some keys of the page, saved
 by setup) come first, since they take the layouts' probes.  Not part of
@@ -18,7 +19,9 @@ the test suite (minutes per range).
 Run as the postgres user.  Environment: HDR_DIR (default /tmp/hf),
 HDR_PORT (5540), PG_BINDIR (/usr/lib/postgresql/15/bin), and for setup:
 HDR_PAGE, the page damaged: leaf (default), inner (the first inner page
-of each index) or group (a leaf that is a subnode of a leaf group of 4);
+of each index), group (a leaf that is a subnode of a leaf group of 4),
+side (a delta-area page holding runs of pending entries) or meta (the
+metapage);
 HDR_PRELOAD=0 to run without shared_preload_libraries (generic WAL, whose
 changes are applied outside the critical section).  Used in session 74
 with offsets 24-63 and 0xff,0x00,0x7f,0x80, then 24-99 and 0x01,0x40,0xfe,
@@ -31,6 +34,7 @@ HD = os.environ.get('HDR_DIR', '/tmp/hf')
 D = HD + '/data'; PORT = os.environ.get('HDR_PORT', '5540')
 PAGE = os.environ.get('HDR_PAGE', 'leaf')
 PRELOAD = os.environ.get('HDR_PRELOAD', '1') != '0'
+HEAP_FORKS = ('', '_fsm', '_vm')
 LAYOUTS = {
   'plain': ("(k) WITH (layout = plain)", 'k', 'plain'),
   'heads': ("(s)", 's', 'heads'),
@@ -66,33 +70,49 @@ if sys.argv[1] == 'setup':
     open(D + '/postgresql.conf', 'a').write(f"port = {PORT}\nunix_socket_directories = '{HD}'\nstatement_timeout = '20s'\nautovacuum = off\n{preload}restart_after_crash = on\nignore_checksum_failure = on\n")
     start()
     sql = 'CREATE EXTENSION pagebtree;\n'
+    opt = {'group': 'leaf_group_size = 4', 'side': 'delta = on',
+           'meta': 'delta = on, leaf_group_size = 4'}.get(PAGE)
     for n, (defn, col, lay) in LAYOUTS.items():
-        if PAGE == 'group':
-            defn = defn[:-1] + ', leaf_group_size = 4)' if 'WITH' in defn else defn + ' WITH (leaf_group_size = 4)'
+        if opt:
+            defn = defn[:-1] + f', {opt})' if 'WITH' in defn else defn + f' WITH ({opt})'
         sql += f"CREATE TABLE t_{n} (k int8, s text COLLATE \"C\");\nINSERT INTO t_{n} SELECT g, md5(g::text) FROM generate_series(1, 20000) g;\nCREATE INDEX i_{n} ON t_{n} USING pagebtree {defn};\nVACUUM t_{n};\n"
+        if PAGE in ('side', 'meta'):
+            # keys spread over the leaves, pending in their runs
+            sql += f"SET pagebtree.delta_append_always = on;\nINSERT INTO t_{n} SELECT g * 37 % 20000 + 1, md5((-g)::text) FROM generate_series(1, 400) g;\nRESET pagebtree.delta_append_always;\n"
     r = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', input=sql)
     print(r.stderr[-500:])
     info = {}
     which = {'leaf': "s.page_type = 'leaf' AND s.layout = '%s'",
              'inner': "s.page_type = 'inner'",
-             'group': "s.page_type = 'leaf' AND s.layout = '%s' AND s.flags LIKE '%%group=%%'"}[PAGE]
+             'group': "s.page_type = 'leaf' AND s.layout = '%s' AND s.flags LIKE '%%group=%%'",
+             'side': None, 'meta': None}[PAGE]
     for n, (defn, col, lay) in LAYOUTS.items():
-        cond = which % lay if '%s' in which else which.replace('%%', '%')
-        blk = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c',
-                 f"SELECT min(b) FROM generate_series(1, pg_relation_size('i_{n}') / 8192 - 1) b, LATERAL pagebtree_page_stats('i_{n}', b) s WHERE {cond}").stdout.strip()
+        if which:
+            cond = which % lay if '%s' in which else which.replace('%%', '%')
+            q = f"SELECT min(b) FROM generate_series(1, pg_relation_size('i_{n}') / 8192 - 1) b, LATERAL pagebtree_page_stats('i_{n}', b) s WHERE {cond}"
+        elif PAGE == 'side':
+            q = f"SELECT min(side_block) FROM pagebtree_runs('i_{n}') WHERE entries > 0"
+        else:
+            q = 'SELECT 0'
+        blk = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c', q).stdout.strip()
         if not blk:
             print(n, 'has no such page: skipped')
             continue
         path = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c', f"SELECT pg_relation_filepath('i_{n}')").stdout.strip()
-        info[n] = (int(blk), path)
+        heap = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c', f"SELECT pg_relation_filepath('t_{n}')").stdout.strip()
+        info[n] = (int(blk), path, heap)
         print(n, blk, path)
-        # some keys of the page, for point lookups
+        # some keys of the page (else the last rows inserted), for point lookups
+        rows = (f"ctid IN (SELECT heap_tid FROM pagebtree_page_items('i_{n}', {blk}) WHERE heap_tid IS NOT NULL)"
+                if which else f"true ORDER BY ctid DESC")
         open(f'{HD}/keys_{n}', 'w').write(sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c',
-            f"SELECT string_agg('(' || quote_literal(c) || ')', ',') FROM (SELECT {col} AS c FROM t_{n} WHERE ctid IN "
-            f"(SELECT heap_tid FROM pagebtree_page_items('i_{n}', {blk}) WHERE heap_tid IS NOT NULL) LIMIT 60) x").stdout.strip())
+            f"SELECT string_agg('(' || quote_literal(c) || ')', ',') FROM (SELECT {col} AS c FROM t_{n} WHERE {rows} LIMIT 60) x").stdout.strip())
     stop()
-    for n, (blk, path) in info.items():
+    for n, (blk, path, heap) in info.items():
         shutil.copyfile(f'{D}/{path}', f'{HD}/pristine_{n}')
+        for fork in HEAP_FORKS:
+            if os.path.exists(f'{D}/{heap}{fork}'):
+                shutil.copyfile(f'{D}/{heap}{fork}', f'{HD}/pristine_t_{n}{fork}')
     open(HD + '/info', 'w').write(repr(info))
     sys.exit(0)
 info = ast.literal_eval(open(HD + '/info').read())
@@ -101,8 +121,15 @@ vals = [int(v, 0) for v in sys.argv[3].split(',')]
 for off in offs:
     for val in vals:
         stop()
-        for n, (blk, path) in info.items():
+        for n, (blk, path, heap) in info.items():
             shutil.copyfile(f'{HD}/pristine_{n}', f'{D}/{path}')
+            # the table as the index was saved, so that every round starts
+            # with an index that matches its heap
+            for fork in HEAP_FORKS:
+                if os.path.exists(f'{HD}/pristine_t_{n}{fork}'):
+                    shutil.copyfile(f'{HD}/pristine_t_{n}{fork}', f'{D}/{heap}{fork}')
+                elif os.path.exists(f'{D}/{heap}{fork}'):
+                    os.remove(f'{D}/{heap}{fork}')
             with open(f'{D}/{path}', 'r+b') as f:
                 f.seek(blk * 8192 + off); f.write(bytes([val]))
         start(); wait_up()
