@@ -436,9 +436,8 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 	}
 	if (group == 0)
 		return false;
-	Assert(!pbt_is_side_block(group, leaf) && leaf != PBT_METAPAGE_BLKNO);
+	side = pbt_leaf_side_block(index, group, leaf);
 	run->slot = pbt_side_slot(group, leaf);
-	side = pbt_side_block(group, leaf);
 	if (keep && BufferIsValid(*keep) && BufferGetBlockNumber(*keep) == side)
 		sbuf = *keep;
 	else
@@ -684,7 +683,7 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	limit = Min(st->delta_threshold, room);
 	if (PBT_RUN_WHOLE_COST(len) > limit)
 		return false;
-	sbuf = ReadBuffer(index, pbt_side_block(group, leaf));
+	sbuf = ReadBuffer(index, pbt_leaf_side_block(index, group, leaf));
 	LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
 	spage = BufferGetPage(sbuf);
 	init = PageIsNew(spage);
@@ -959,7 +958,8 @@ log_fold(Relation index, Buffer leafbuf, const PbtItem *ins, int nins,
 static Buffer
 lock_side_page(Relation index, PbtState *st, BlockNumber leaf)
 {
-	Buffer		sbuf = ReadBuffer(index, pbt_side_block(st->delta_group, leaf));
+	Buffer		sbuf = ReadBuffer(index,
+								  pbt_leaf_side_block(index, st->delta_group, leaf));
 
 	LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
 	Assert(PbtIsSidePage(BufferGetPage(sbuf)));

@@ -30,6 +30,21 @@ pbt_side_block(uint32 group, BlockNumber leaf)
 	return leaf - (leaf - 1) % (group + 1);
 }
 
+/*
+ * The side page of a leaf that is to be locked or read.  A leaf never lies
+ * where a side page belongs (pbt_new_page), so if it does, the metapage's
+ * geometry is damaged, and the side page would be the leaf itself: locking
+ * it under the leaf's lock would wait forever.
+ */
+static inline BlockNumber
+pbt_leaf_side_block(Relation index, uint32 group, BlockNumber leaf)
+{
+	if (pbt_is_side_block(group, leaf) || leaf == PBT_METAPAGE_BLKNO)
+		pbt_page_error(index, leaf,
+					   "a leaf lies where the metapage's delta area has a side page");
+	return pbt_side_block(group, leaf);
+}
+
 static inline int
 pbt_side_slot(uint32 group, BlockNumber leaf)
 {

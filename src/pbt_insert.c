@@ -742,7 +742,8 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	/* the run that went into the halves: its side page, locked last */
 	if (run_slot >= 0)
 	{
-		runbuf = ReadBuffer(index, pbt_side_block(st->delta_group, lblkno));
+		runbuf = ReadBuffer(index,
+							pbt_leaf_side_block(index, st->delta_group, lblkno));
 		LockBuffer(runbuf, BUFFER_LOCK_EXCLUSIVE);
 	}
 	pbt_log_split(index, st, buf, lpage, keep, sep->data, sep->len, added,

@@ -177,7 +177,11 @@ pbt_meta_settings(Relation index, PbtState *st, const PbtMetaPageData *meta)
 	st->delta_group = meta->delta_group;
 	st->group_size = meta->version == PBT_GROUP_VERSION ? meta->group_size : 0;
 	st->group_hint_bits = st->group_size > 0 ? meta->group_hint_bits : 0;
-	if (st->delta_group > PBT_MAX_DELTA_GROUP ||
+	/* a build makes delta_group a power of two (pbt_delta_group_for_build) */
+	if ((st->delta_group != 0 &&
+		 (st->delta_group < PBT_MIN_DELTA_GROUP ||
+		  st->delta_group > PBT_MAX_DELTA_GROUP ||
+		  (st->delta_group & (st->delta_group - 1)) != 0)) ||
 		st->group_size == 1 || st->group_size > PBT_MAX_GROUP_SIZE ||
 		st->group_hint_bits > 32)
 		pbt_page_error(index, PBT_METAPAGE_BLKNO, "bad delta area or leaf group settings");

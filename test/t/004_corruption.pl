@@ -58,6 +58,10 @@
 # the run, report it instead of reading on.  A run copied into the slot of
 # a leaf group's hole, whose entries would appear when the hole joins its
 # group: the verifier reports it.
+# A metapage whose delta area geometry (leaves per side page) is 1, which
+# no build makes, and one where it is another build's, so that a leaf lies
+# where a side page would: an insert stops with an error instead of
+# locking the leaf a second time as its side page, which waited forever.
 
 use strict;
 use warnings;
@@ -145,6 +149,12 @@ CREATE INDEX c_delta ON cd USING pagebtree (s) WITH (delta = on);
 CREATE TABLE ch (s text COLLATE "C");
 INSERT INTO ch SELECT md5(g::text) FROM generate_series(1, 3000) g;
 CREATE INDEX c_dhole ON ch USING pagebtree (s) WITH (delta = on, leaf_group_size = 4);
+CREATE TABLE cm (s text COLLATE "C");
+INSERT INTO cm SELECT md5(g::text) FROM generate_series(1, 20000) g;
+CREATE INDEX c_mgroup ON cm USING pagebtree (s) WITH (delta = on);
+CREATE TABLE cm2 (s text COLLATE "C");
+INSERT INTO cm2 SELECT md5(g::text) FROM generate_series(1, 20000) g;
+CREATE INDEX c_mside ON cm2 USING pagebtree (s) WITH (delta = on);
 SET pagebtree.delta_append_always = on;
 INSERT INTO cd VALUES ('0000a'), ('0000b'), ('0000c');
 INSERT INTO ch VALUES ('ffffa'), ('ffffb');
@@ -543,6 +553,26 @@ is($node->safe_psql('postgres',
 $path{c_lprev} = $node->data_dir . '/'
   . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_lprev')");
 
+# c_mside: a leaf that would be a side page with 4 leaves per side page
+# (block 1 + 5k), and a key of it
+my ($mside_group) = $node->safe_psql('postgres',
+	"SELECT delta_group FROM pagebtree_metapage('c_mside')");
+ok($mside_group > 4, 'c_mside has more than 4 leaves per side page');
+my ($mside_leaf, $mside_key) = split /\|/, $node->safe_psql(
+	'postgres', q{
+SELECT s.blkno, (SELECT s FROM cm2 WHERE ctid = i.heap_tid)
+FROM generate_series(1, pg_relation_size('c_mside') / 8192 - 1) b,
+     LATERAL pagebtree_page_stats('c_mside', b) s,
+     LATERAL (SELECT heap_tid FROM pagebtree_page_items('c_mside', b)
+              WHERE heap_tid IS NOT NULL LIMIT 1) i
+WHERE s.page_type = 'leaf' AND (b - 1) % 5 = 0 ORDER BY b LIMIT 1});
+ok($mside_key ne '', 'c_mside has a leaf at block 1 + 5k');
+for my $idx ('c_mgroup', 'c_mside')
+{
+	$path{$idx} = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$idx')");
+}
+
 $node->stop;
 
 # offset of the first fingerprint in the page at $pageoff of $file
@@ -668,8 +698,27 @@ damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block)
 # section, where its bounds error was a PANIC: the search that found the
 # place checks key 1's entry, not key 0's (its binary search stops at 1)
 damage($path{c_lprev}, $lprev_block * 8192 + 24 + 10 + 2, "\xff\xff");
+# the metapage's delta_group (after magic, version, root, level and key
+# mode, 4 bytes each)
+damage($path{c_mgroup}, 24 + 20, pack('V', 1));
+damage($path{c_mside}, 24 + 20, pack('V', 4));
 
 $node->start;
+
+{
+	my $append = "SET pagebtree.delta_append_always = on; SET statement_timeout = '60s';";
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"$append INSERT INTO cm VALUES ('0abc')", timeout => 120);
+	like($err, qr/index "c_mgroup" block 0: bad delta area or leaf group settings/,
+		'c_mgroup: an insert reports the metapage');
+	($ret, $out, $err) = $node->psql('postgres',
+		"$append INSERT INTO cm2 VALUES ('$mside_key')", timeout => 120);
+	like($err,
+		qr/index "c_mside" block $mside_leaf: a leaf lies where the metapage's delta area has a side page/,
+		'c_mside: an insert into the leaf reports it');
+	($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_mside', true)");
+	like($err, qr/index "c_mside" is corrupt at block \d+/, 'c_mside: the verifier fails');
+}
 
 {
 	is($node->safe_psql('postgres', 'INSERT INTO cp VALUES (220) RETURNING ctid'), '(0,1)',
