@@ -298,6 +298,22 @@ pbt_buffer_locked(Buffer buf, LWLockMode mode)
 							 mode);
 }
 
+/*
+ * Lock buf, a page reached through a link (a sibling, parent or group
+ * block) while the caller holds other pages locked.  A damaged link can
+ * lead back to one of them, and locking it again would wait on ourselves
+ * forever, past any cancel: that is reported as damage instead.
+ */
+static inline void
+pbt_lock_linked(Relation index, Buffer buf, int mode)
+{
+	if (!BufferIsLocal(buf) &&
+		LWLockHeldByMe(BufferDescriptorGetContentLock(GetBufferDescriptor(buf - 1))))
+		pbt_page_error(index, BufferGetBlockNumber(buf),
+					   "a link leads back to a page the operation holds");
+	LockBuffer(buf, mode);
+}
+
 /* a page of this index's tree (not the metapage, not uninitialized) */
 #define PbtIsTreePage(page) \
 	(!PageIsNew(page) && PbtPageGetOpaque(page)->page_id == PBT_PAGE_ID && \

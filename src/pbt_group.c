@@ -218,7 +218,7 @@ pbt_group_hole_after(Relation index, PbtState *st, Buffer buf)
 		pbt_in_group(st->delta_group, opaque, blkno, opaque->next))
 		return InvalidBuffer;
 	hole = ReadBuffer(index, holeblk);
-	LockBuffer(hole, BUFFER_LOCK_EXCLUSIVE);
+	pbt_lock_linked(index, hole, BUFFER_LOCK_EXCLUSIVE);
 	hopaque = PbtPageGetOpaque(BufferGetPage(hole));
 	if (PageIsNew(BufferGetPage(hole)) || !pbt_is_subnode(hopaque) ||
 		!(hopaque->flags & PBT_HOLE) ||
@@ -1055,7 +1055,7 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	if (oldnext != InvalidBlockNumber && (split || nactive < n))
 	{
 		sbuf = ReadBuffer(index, oldnext);
-		LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
+		pbt_lock_linked(index, sbuf, BUFFER_LOCK_EXCLUSIVE);
 		bufs[nbufs++] = sbuf;
 	}
 
@@ -1266,7 +1266,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 		Page		page = BufferGetPage(buf);
 		PbtPageOpaque o = PbtPageGetOpaque(page);
 
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		pbt_lock_linked(index, buf, BUFFER_LOCK_EXCLUSIVE);
 		bufs[nbufs++] = buf;
 		if (PageIsNew(page) || !pbt_is_subnode(o) || o->group_pos != i ||
 			(i == 0 && o->prev != llblk) ||
@@ -1288,13 +1288,13 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 	if (rblk == InvalidBlockNumber)
 		goto out;
 	rbuf = ReadBuffer(index, rblk);
-	LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
+	pbt_lock_linked(index, rbuf, BUFFER_LOCK_EXCLUSIVE);
 	bufs[nbufs++] = rbuf;
 	if (PbtPageGetOpaque(BufferGetPage(rbuf))->prev != pbt_group_block(g, start, nactive - 1))
 		goto out;
 
 	pbuf = ReadBuffer(index, pblk);
-	LockBuffer(pbuf, BUFFER_LOCK_EXCLUSIVE);
+	pbt_lock_linked(index, pbuf, BUFFER_LOCK_EXCLUSIVE);
 	bufs[nbufs++] = pbuf;
 	ppage = BufferGetPage(pbuf);
 	rpos = pbt_downlink_pair(ppage, start, rblk);

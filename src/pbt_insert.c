@@ -142,7 +142,7 @@ step_right_coupled(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 			return buf;
 		pbt_walk_step(index, &walk, PbtPageGetOpaque(page)->next);
 		rbuf = ReadBuffer(index, PbtPageGetOpaque(page)->next);
-		LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
+		pbt_lock_linked(index, rbuf, BUFFER_LOCK_EXCLUSIVE);
 		/* (another split of it may have failed before its parent insert) */
 		while (PbtPageGetOpaque(BufferGetPage(rbuf))->flags &
 			   PBT_INCOMPLETE_SPLIT)
@@ -315,7 +315,7 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 			if (BufferIsValid(nbuf))
 				UnlockReleaseBuffer(nbuf);
 			nbuf = ReadBuffer(index, from.next);
-			LockBuffer(nbuf, BUFFER_LOCK_SHARE);
+			pbt_lock_linked(index, nbuf, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(nbuf);
 			pos = pbt_page_first_key(page);
 
@@ -683,7 +683,7 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	if (!PbtIsRightmost(oopaque))
 	{
 		sbuf = ReadBuffer(index, oopaque->next);
-		LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
+		pbt_lock_linked(index, sbuf, BUFFER_LOCK_EXCLUSIVE);
 	}
 
 	if (!BufferIsValid(rbuf))
@@ -1344,7 +1344,7 @@ pbt_get_parent(Relation index, PbtState *st, PbtStack stack,
 		const PbtLayout *layout;
 		int			n;
 
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		pbt_lock_linked(index, buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
 		opaque = PbtPageGetOpaque(page);
 		if (opaque->flags & PBT_INCOMPLETE_SPLIT)
@@ -1471,7 +1471,7 @@ pbt_finish_split(Relation index, PbtState *st, Buffer lbuf, PbtStack stack)
 	initStringInfo(&sep);
 	appendBinaryStringInfo(&sep, hikey.data, hikey.len);
 	rbuf = ReadBuffer(index, lopaque->next);
-	LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
+	pbt_lock_linked(index, rbuf, BUFFER_LOCK_EXCLUSIVE);
 	pbt_insert_parent(index, st, lbuf, rbuf, stack, &sep);
 	pfree(sep.data);
 }

@@ -139,7 +139,7 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 		LockBuffer(llbuf, BUFFER_LOCK_EXCLUSIVE);
 	}
 	lbuf = ReadBuffer(index, lblk);
-	LockBuffer(lbuf, BUFFER_LOCK_EXCLUSIVE);
+	pbt_lock_linked(index, lbuf, BUFFER_LOCK_EXCLUSIVE);
 	lo = PbtPageGetOpaque(BufferGetPage(lbuf));
 	rblk = lo->next;
 	if (lo->prev != llblk || PbtIsDeleted(lo) || PbtIsRightmost(lo) ||
@@ -153,12 +153,12 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	if (pbt_run_exists(index, st, lbuf))
 		goto out;
 	rbuf = ReadBuffer(index, rblk);
-	LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
+	pbt_lock_linked(index, rbuf, BUFFER_LOCK_EXCLUSIVE);
 	if (PbtPageGetOpaque(BufferGetPage(rbuf))->prev != lblk)
 		goto out;
 
 	pbuf = ReadBuffer(index, pblk);
-	LockBuffer(pbuf, BUFFER_LOCK_EXCLUSIVE);
+	pbt_lock_linked(index, pbuf, BUFFER_LOCK_EXCLUSIVE);
 	ppage = BufferGetPage(pbuf);
 	rpos = pbt_downlink_pair(ppage, lblk, rblk);
 	if (rpos < 0)

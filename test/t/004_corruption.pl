@@ -62,6 +62,8 @@
 # no build makes, and one where it is another build's, so that a leaf lies
 # where a side page would: an insert stops with an error instead of
 # locking the leaf a second time as its side page, which waited forever.
+# A leaf linked to itself that must split: the split reports the link
+# instead of locking the leaf again as its right sibling, forever.
 
 use strict;
 use warnings;
@@ -155,6 +157,9 @@ CREATE INDEX c_mgroup ON cm USING pagebtree (s) WITH (delta = on);
 CREATE TABLE cm2 (s text COLLATE "C");
 INSERT INTO cm2 SELECT md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_mside ON cm2 USING pagebtree (s) WITH (delta = on);
+CREATE TABLE cq (k int8);
+INSERT INTO cq SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX c_selflink ON cq USING pagebtree (k) WITH (layout = plain, delta = off);
 SET pagebtree.delta_append_always = on;
 INSERT INTO cd VALUES ('0000a'), ('0000b'), ('0000c');
 INSERT INTO ch VALUES ('ffffa'), ('ffffb');
@@ -567,7 +572,17 @@ FROM generate_series(1, pg_relation_size('c_mside') / 8192 - 1) b,
               WHERE heap_tid IS NOT NULL LIMIT 1) i
 WHERE s.page_type = 'leaf' AND (b - 1) % 5 = 0 ORDER BY b LIMIT 1});
 ok($mside_key ne '', 'c_mside has a leaf at block 1 + 5k');
-for my $idx ('c_mgroup', 'c_mside')
+# c_selflink: a leaf between two others, and its first key
+my ($selflink_leaf, $selflink_key) = split /\|/, $node->safe_psql(
+	'postgres', q{
+SELECT s.blkno, (SELECT k FROM cq WHERE ctid = i.heap_tid)
+FROM generate_series(1, pg_relation_size('c_selflink') / 8192 - 1) b,
+     LATERAL pagebtree_page_stats('c_selflink', b) s,
+     LATERAL (SELECT heap_tid FROM pagebtree_page_items('c_selflink', b)
+              WHERE heap_tid IS NOT NULL LIMIT 1) i
+WHERE s.page_type = 'leaf' AND s.prev <> -1 AND s.next <> -1 ORDER BY b LIMIT 1});
+ok($selflink_key ne '', 'c_selflink has a leaf between two others');
+for my $idx ('c_mgroup', 'c_mside', 'c_selflink')
 {
 	$path{$idx} = $node->data_dir . '/'
 	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$idx')");
@@ -702,6 +717,8 @@ damage($path{c_lprev}, $lprev_block * 8192 + 24 + 10 + 2, "\xff\xff");
 # mode, 4 bytes each)
 damage($path{c_mgroup}, 24 + 20, pack('V', 1));
 damage($path{c_mside}, 24 + 20, pack('V', 4));
+# the leaf's right-link (the special space's bytes 4-7) to itself
+damage($path{c_selflink}, $selflink_leaf * 8192 + 8192 - 32 + 4, pack('V', $selflink_leaf));
 
 $node->start;
 
@@ -718,6 +735,12 @@ $node->start;
 		'c_mside: an insert into the leaf reports it');
 	($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_mside', true)");
 	like($err, qr/index "c_mside" is corrupt at block \d+/, 'c_mside: the verifier fails');
+	($ret, $out, $err) = $node->psql('postgres',
+		"SET statement_timeout = '60s'; INSERT INTO cq SELECT $selflink_key FROM generate_series(1, 1000)",
+		timeout => 120);
+	like($err,
+		qr/index "c_selflink" block $selflink_leaf: a link leads back to a page the operation holds/,
+		'c_selflink: a split of the leaf reports its link');
 }
 
 {
