@@ -194,6 +194,30 @@ side_group(Page page)
 }
 
 /*
+ * Slot's run header on spage, the side page in block side, or NULL if the
+ * page is not (yet) a side page.  Callers size entries by the metapage's
+ * group and the page's changes by its own (side_group), so a page of
+ * another group, or a run past its slot, is reported here, before a
+ * change could overflow the slot inside its critical section.
+ */
+static PbtRunHeader *
+side_run_checked(Relation index, Page spage, BlockNumber side, uint32 group,
+				 int slot)
+{
+	PbtRunHeader *hdr;
+
+	if (!PbtIsSidePage(spage))
+		return NULL;
+	if (side_group(spage) != group)
+		pbt_page_error(index, side,
+					   "side page's slots differ from the metapage's delta area");
+	hdr = pbt_side_run(spage, group, slot);
+	if (sizeof(PbtRunHeader) + hdr->used > pbt_side_slot_size(group))
+		pbt_page_error(index, side, "run entries are corrupt");
+	return hdr;
+}
+
+/*
  * Make a slot the run of a leaf whose run tag is tag (pbt_run_tag): a stale
  * run there (another epoch's) is emptied first.  True if the header changed.
  */
@@ -459,7 +483,7 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 	if (in_recovery)
 		LockBuffer(sbuf, BUFFER_LOCK_SHARE);
 	/* (a new side page may be initialized meanwhile: its slots stay 0) */
-	hdr = PbtIsSidePage(spage) ? pbt_side_run(spage, group, run->slot) : NULL;
+	hdr = side_run_checked(index, spage, side, group, run->slot);
 	if (hdr == NULL || !pbt_run_live(hdr, pbt_run_tag(BufferGetPage(leafbuf))))
 	{
 		run->stale = hdr != NULL && hdr->used > 0;
@@ -670,6 +694,7 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	uint32		tag = pbt_run_tag(leaf_page);
 	Buffer		sbuf;
 	Page		spage;
+	PbtRunHeader *hdr;
 	bool		init;
 	int			room;
 	int			limit;
@@ -687,16 +712,16 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
 	spage = BufferGetPage(sbuf);
 	init = PageIsNew(spage);
-	if (!init && !PbtIsSidePage(spage))
+	hdr = side_run_checked(index, spage, BufferGetBlockNumber(sbuf), group, slot);
+	if (!init && hdr == NULL)
 		pbt_page_error(index, BufferGetBlockNumber(sbuf),
 					   "delta area block is not a side page");
-	if (init || !pbt_run_live(pbt_side_run(spage, group, slot), tag))
+	if (init || !pbt_run_live(hdr, tag))
 		need = PBT_RUN_WHOLE_COST(len); /* a new run's first entry, whole */
 	else
 	{
-		n = pbt_run_count(pbt_side_run(spage, group, slot));
-		need = pbt_side_run(spage, group, slot)->used +
-			entry_cost(len, run_entry_shared(spage, slot, item, len));
+		n = pbt_run_count(hdr);
+		need = hdr->used + entry_cost(len, run_entry_shared(spage, slot, item, len));
 		if (fold_while_it_fits(n, leaf_page, item, len))
 		{
 			UnlockReleaseBuffer(sbuf);

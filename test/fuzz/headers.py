@@ -57,7 +57,10 @@ def psql(sql, timeout=30):
     if 'recovery mode' in e or 'shutting down' in e or 'starting up' in e: return 'DOWN'
     return 'err:' + e.strip().split('\n')[0][:90]
 def start(): sh(f'{BIN}/pg_ctl', '-D', D, '-w', '-l', HD + '/log', 'start')
-def stop(): sh(f'{BIN}/pg_ctl', '-D', D, '-w', '-m', 'fast', 'stop')
+def stop():
+    # a backend that hangs (a TIMEOUT) can keep a fast shutdown waiting
+    if sh(f'{BIN}/pg_ctl', '-D', D, '-w', '-m', 'fast', 'stop').returncode != 0:
+        sh(f'{BIN}/pg_ctl', '-D', D, '-w', '-m', 'immediate', 'stop')
 def wait_up():
     for _ in range(120):
         if psql('SELECT 1') == 'ok': return

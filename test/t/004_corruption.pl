@@ -61,7 +61,9 @@
 # A metapage whose delta area geometry (leaves per side page) is 1, which
 # no build makes, and one where it is another build's, so that a leaf lies
 # where a side page would: an insert stops with an error instead of
-# locking the leaf a second time as its side page, which waited forever.
+# locking the leaf a second time as its side page, which waited forever,
+# or appending to a side page whose slots are another size (a PANIC
+# when the run overflowed the page's slot).
 # A leaf linked to itself that must split: the split reports the link
 # instead of locking the leaf again as its right sibling, forever.
 
@@ -162,6 +164,7 @@ INSERT INTO cq SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_selflink ON cq USING pagebtree (k) WITH (layout = plain, delta = off);
 SET pagebtree.delta_append_always = on;
 INSERT INTO cd VALUES ('0000a'), ('0000b'), ('0000c');
+INSERT INTO cm2 VALUES ('0000a');
 INSERT INTO ch VALUES ('ffffa'), ('ffffb');
 CHECKPOINT;
 });
@@ -572,6 +575,17 @@ FROM generate_series(1, pg_relation_size('c_mside') / 8192 - 1) b,
               WHERE heap_tid IS NOT NULL LIMIT 1) i
 WHERE s.page_type = 'leaf' AND (b - 1) % 5 = 0 ORDER BY b LIMIT 1});
 ok($mside_key ne '', 'c_mside has a leaf at block 1 + 5k');
+# and a leaf of side page 1 (which holds the run of '0000a') with 4
+# leaves per side page, and a key of it
+my $mside_first_key = $node->safe_psql(
+	'postgres', q{
+SELECT (SELECT s FROM cm2 WHERE ctid = i.heap_tid)
+FROM generate_series(2, 5) b,
+     LATERAL pagebtree_page_stats('c_mside', b) s,
+     LATERAL (SELECT heap_tid FROM pagebtree_page_items('c_mside', b)
+              WHERE heap_tid IS NOT NULL LIMIT 1) i
+WHERE s.page_type = 'leaf' ORDER BY b LIMIT 1});
+ok($mside_first_key ne '', 'c_mside has a leaf among blocks 2-5');
 # c_selflink: a leaf between two others, and its first key
 my ($selflink_leaf, $selflink_key) = split /\|/, $node->safe_psql(
 	'postgres', q{
@@ -733,8 +747,14 @@ $node->start;
 	like($err,
 		qr/index "c_mside" block $mside_leaf: a leaf lies where the metapage's delta area has a side page/,
 		'c_mside: an insert into the leaf reports it');
+	# (an append sized by the metapage's slots overflowed the page's)
+	($ret, $out, $err) = $node->psql('postgres',
+		"$append INSERT INTO cm2 VALUES ('$mside_first_key')", timeout => 120);
+	like($err, qr/index "c_mside" block 1: side page's slots differ from the metapage's delta area/,
+		'c_mside: an insert into a leaf of side page 1 reports the side page');
 	($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('c_mside', true)");
-	like($err, qr/index "c_mside" is corrupt at block \d+/, 'c_mside: the verifier fails');
+	like($err, qr/index "c_mside" (is corrupt at block \d+|block 1: side page's slots differ)/,
+		'c_mside: the verifier fails');
 	($ret, $out, $err) = $node->psql('postgres',
 		"SET statement_timeout = '60s'; INSERT INTO cq SELECT $selflink_key FROM generate_series(1, 1000)",
 		timeout => 120);
