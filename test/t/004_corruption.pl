@@ -561,40 +561,35 @@ is($node->safe_psql('postgres',
 $path{c_lprev} = $node->data_dir . '/'
   . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_lprev')");
 
+# the first leaf of $idx among blocks $first to $last (all: undef) that
+# meets $cond, and the key of its first entry ($col of $table)
+sub leaf_and_key
+{
+	my ($idx, $table, $col, $cond, $first, $last) = @_;
+	$first //= 1;
+	$last //= "pg_relation_size('$idx') / 8192 - 1";
+	return split /\|/, $node->safe_psql(
+		'postgres', qq{
+SELECT s.blkno, (SELECT $col FROM $table WHERE ctid = i.heap_tid)
+FROM generate_series($first, $last) b,
+     LATERAL pagebtree_page_stats('$idx', b) s,
+     LATERAL (SELECT heap_tid FROM pagebtree_page_items('$idx', b)
+              WHERE heap_tid IS NOT NULL LIMIT 1) i
+WHERE s.page_type = 'leaf' AND $cond ORDER BY b LIMIT 1});
+}
 # c_mside: a leaf that would be a side page with 4 leaves per side page
-# (block 1 + 5k), and a key of it
+# (block 1 + 5k), and a leaf of side page 1 (which holds the run of
+# '0000a') with 4 leaves per side page; a key of each
 my ($mside_group) = $node->safe_psql('postgres',
 	"SELECT delta_group FROM pagebtree_metapage('c_mside')");
 ok($mside_group > 4, 'c_mside has more than 4 leaves per side page');
-my ($mside_leaf, $mside_key) = split /\|/, $node->safe_psql(
-	'postgres', q{
-SELECT s.blkno, (SELECT s FROM cm2 WHERE ctid = i.heap_tid)
-FROM generate_series(1, pg_relation_size('c_mside') / 8192 - 1) b,
-     LATERAL pagebtree_page_stats('c_mside', b) s,
-     LATERAL (SELECT heap_tid FROM pagebtree_page_items('c_mside', b)
-              WHERE heap_tid IS NOT NULL LIMIT 1) i
-WHERE s.page_type = 'leaf' AND (b - 1) % 5 = 0 ORDER BY b LIMIT 1});
+my ($mside_leaf, $mside_key) = leaf_and_key('c_mside', 'cm2', 's', '(b - 1) % 5 = 0');
 ok($mside_key ne '', 'c_mside has a leaf at block 1 + 5k');
-# and a leaf of side page 1 (which holds the run of '0000a') with 4
-# leaves per side page, and a key of it
-my $mside_first_key = $node->safe_psql(
-	'postgres', q{
-SELECT (SELECT s FROM cm2 WHERE ctid = i.heap_tid)
-FROM generate_series(2, 5) b,
-     LATERAL pagebtree_page_stats('c_mside', b) s,
-     LATERAL (SELECT heap_tid FROM pagebtree_page_items('c_mside', b)
-              WHERE heap_tid IS NOT NULL LIMIT 1) i
-WHERE s.page_type = 'leaf' ORDER BY b LIMIT 1});
+my (undef, $mside_first_key) = leaf_and_key('c_mside', 'cm2', 's', 'true', 2, 5);
 ok($mside_first_key ne '', 'c_mside has a leaf among blocks 2-5');
 # c_selflink: a leaf between two others, and its first key
-my ($selflink_leaf, $selflink_key) = split /\|/, $node->safe_psql(
-	'postgres', q{
-SELECT s.blkno, (SELECT k FROM cq WHERE ctid = i.heap_tid)
-FROM generate_series(1, pg_relation_size('c_selflink') / 8192 - 1) b,
-     LATERAL pagebtree_page_stats('c_selflink', b) s,
-     LATERAL (SELECT heap_tid FROM pagebtree_page_items('c_selflink', b)
-              WHERE heap_tid IS NOT NULL LIMIT 1) i
-WHERE s.page_type = 'leaf' AND s.prev <> -1 AND s.next <> -1 ORDER BY b LIMIT 1});
+my ($selflink_leaf, $selflink_key) =
+  leaf_and_key('c_selflink', 'cq', 'k', 's.prev <> -1 AND s.next <> -1');
 ok($selflink_key ne '', 'c_selflink has a leaf between two others');
 for my $idx ('c_mgroup', 'c_mside', 'c_selflink')
 {
