@@ -57,6 +57,8 @@ def psql(sql, timeout=30):
     if 'connection to server was lost' in e or 'terminated abnormally' in e or 'server closed' in e: return 'CRASH'
     if 'recovery mode' in e or 'shutting down' in e or 'starting up' in e: return 'DOWN'
     return 'err:' + e.strip().split('\n')[0][:90]
+def value(sql):
+    return sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c', sql).stdout.strip()
 def start(): sh(f'{BIN}/pg_ctl', '-D', D, '-w', '-l', HD + '/log', 'start')
 def stop():
     # a backend that hangs (a TIMEOUT) can keep a fast shutdown waiting
@@ -86,31 +88,30 @@ if sys.argv[1] == 'setup':
     r = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', input=sql)
     print(r.stderr[-500:])
     info = {}
-    which = {'leaf': "s.page_type = 'leaf' AND s.layout = '%s'",
+    # tree pages: the first block whose stats meet the condition
+    which = {'leaf': "s.page_type = 'leaf' AND s.layout = '{lay}'",
              'inner': "s.page_type = 'inner'",
-             'group': "s.page_type = 'leaf' AND s.layout = '%s' AND s.flags LIKE '%%group=%%'",
-             'side': None, 'meta': None}[PAGE]
+             'group': "s.page_type = 'leaf' AND s.layout = '{lay}' AND s.flags LIKE '%group=%'"}.get(PAGE)
     for n, (defn, col, lay) in LAYOUTS.items():
         if which:
-            cond = which % lay if '%s' in which else which.replace('%%', '%')
-            q = f"SELECT min(b) FROM generate_series(1, pg_relation_size('i_{n}') / 8192 - 1) b, LATERAL pagebtree_page_stats('i_{n}', b) s WHERE {cond}"
+            blk = value(f"SELECT min(b) FROM generate_series(1, pg_relation_size('i_{n}') / 8192 - 1) b, "
+                        f"LATERAL pagebtree_page_stats('i_{n}', b) s WHERE {which.format(lay=lay)}")
         elif PAGE == 'side':
-            q = f"SELECT min(side_block) FROM pagebtree_runs('i_{n}') WHERE entries > 0"
+            blk = value(f"SELECT min(side_block) FROM pagebtree_runs('i_{n}') WHERE entries > 0")
         else:
-            q = 'SELECT 0'
-        blk = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c', q).stdout.strip()
+            blk = '0'
         if not blk:
             print(n, 'has no such page: skipped')
             continue
-        path = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c', f"SELECT pg_relation_filepath('i_{n}')").stdout.strip()
-        heap = sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c', f"SELECT pg_relation_filepath('t_{n}')").stdout.strip()
+        path = value(f"SELECT pg_relation_filepath('i_{n}')")
+        heap = value(f"SELECT pg_relation_filepath('t_{n}')")
         info[n] = (int(blk), path, heap)
         print(n, blk, path)
         # some keys of the page (else the last rows inserted), for point lookups
         rows = (f"ctid IN (SELECT heap_tid FROM pagebtree_page_items('i_{n}', {blk}) WHERE heap_tid IS NOT NULL)"
                 if which else f"true ORDER BY ctid DESC")
-        open(f'{HD}/keys_{n}', 'w').write(sh(f'{BIN}/psql', '-h', HD, '-p', PORT, '-d', 'postgres', '-At', '-c',
-            f"SELECT string_agg('(' || quote_literal(c) || ')', ',') FROM (SELECT {col} AS c FROM t_{n} WHERE {rows} LIMIT 60) x").stdout.strip())
+        open(f'{HD}/keys_{n}', 'w').write(value(
+            f"SELECT string_agg('(' || quote_literal(c) || ')', ',') FROM (SELECT {col} AS c FROM t_{n} WHERE {rows} LIMIT 60) x"))
     stop()
     for n, (blk, path, heap) in info.items():
         shutil.copyfile(f'{D}/{path}', f'{HD}/pristine_{n}')
