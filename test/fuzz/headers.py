@@ -26,8 +26,10 @@ HDR_PRELOAD=0 to run without shared_preload_libraries (generic WAL, whose
 changes are applied outside the critical section).  Used in session 74
 with offsets 24-63 and 0xff,0x00,0x7f,0x80, then 24-99 and 0x01,0x40,0xfe,
 in session 75 with the other pages and without preloading, and in
-session 76 past offset 99 with point lookups, and in session 77 on side
-pages and the metapage (docs/decisions.md).
+session 76 past offset 99 with point lookups, in session 77 on side
+pages and the metapage, and in session 78 on inner pages without
+preloading (400-8159, every 13th) and on leaves with 0x01,0x80 (100-8159,
+every 17th) (docs/decisions.md).
 """
 import ast, os, shutil, subprocess, sys, time
 BIN = os.environ.get('PG_BINDIR', '/usr/lib/postgresql/15/bin')
