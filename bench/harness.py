@@ -142,7 +142,8 @@ MODES = {
         oom_inserts=60_000,
         oom_probes=20_000,
         oom_checkpoints=4,       # CHECKPOINTs during the OOM insert run
-        oom_reps=2,
+        oom_reps=3,              # odd: with 2 (A B, B A) one method's runs are
+                                 # adjacent, and one burst of load hits both
         cold_rows=1_000_000,
         cold_scan_rows=50_000,
         cold_scans=8,
