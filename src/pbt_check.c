@@ -1310,7 +1310,8 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 
 		for (int slot = 0; slot < (int) group; slot++)
 		{
-			PbtRunHeader *run = pbt_side_run(page, group, slot);
+			PbtRunHeader *run = pbt_side_run_checked(index, page, blkno,
+													 group, slot);
 
 			entries += pbt_run_count(run);
 			free_bytes += pbt_side_slot_size(group) - sizeof(PbtRunHeader) - run->used;
@@ -1464,7 +1465,8 @@ pagebtree_runs(PG_FUNCTION_ARGS)
 		UnlockReleaseBuffer(buf);
 		for (int slot = 0; PbtIsSidePage(page) && slot < (int) group; slot++)
 		{
-			PbtRunHeader *run = pbt_side_run(page, group, slot);
+			PbtRunHeader *run = pbt_side_run_checked(index, page, side,
+													 group, slot);
 			bool		live = run_is_live(index, st, side + 1 + slot, run);
 			Datum		values[5];
 			bool		nulls[5] = {0};

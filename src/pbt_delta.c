@@ -198,11 +198,12 @@ side_group(Page page)
  * page is not (yet) a side page.  Callers size entries by the metapage's
  * group and the page's changes by its own (side_group), so a page of
  * another group, or a run past its slot, is reported here, before a
- * change could overflow the slot inside its critical section.
+ * change could overflow the slot inside its critical section (and before
+ * the inspection functions walk a run past the page).
  */
-static PbtRunHeader *
-side_run_checked(Relation index, Page spage, BlockNumber side, uint32 group,
-				 int slot)
+PbtRunHeader *
+pbt_side_run_checked(Relation index, Page spage, BlockNumber side,
+					 uint32 group, int slot)
 {
 	PbtRunHeader *hdr;
 
@@ -483,7 +484,7 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 	if (in_recovery)
 		LockBuffer(sbuf, BUFFER_LOCK_SHARE);
 	/* (a new side page may be initialized meanwhile: its slots stay 0) */
-	hdr = side_run_checked(index, spage, side, group, run->slot);
+	hdr = pbt_side_run_checked(index, spage, side, group, run->slot);
 	if (hdr == NULL || !pbt_run_live(hdr, pbt_run_tag(BufferGetPage(leafbuf))))
 	{
 		run->stale = hdr != NULL && hdr->used > 0;
@@ -712,7 +713,7 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	LockBuffer(sbuf, BUFFER_LOCK_EXCLUSIVE);
 	spage = BufferGetPage(sbuf);
 	init = PageIsNew(spage);
-	hdr = side_run_checked(index, spage, BufferGetBlockNumber(sbuf), group, slot);
+	hdr = pbt_side_run_checked(index, spage, BufferGetBlockNumber(sbuf), group, slot);
 	if (!init && hdr == NULL)
 		pbt_page_error(index, BufferGetBlockNumber(sbuf),
 					   "delta area block is not a side page");

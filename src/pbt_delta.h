@@ -202,6 +202,10 @@ pbt_side_run(Page page, uint32 group, int slot)
 #define PbtIsSidePage(page) \
 	(!PageIsNew(page) && (PbtPageGetOpaque(page)->flags & PBT_SIDE))
 
+extern PbtRunHeader *pbt_side_run_checked(Relation index, Page spage,
+										  BlockNumber side, uint32 group,
+										  int slot);
+
 /* a leaf's run, copied out of its side page */
 typedef struct PbtRun
 {

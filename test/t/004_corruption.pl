@@ -159,12 +159,16 @@ CREATE INDEX c_mgroup ON cm USING pagebtree (s) WITH (delta = on);
 CREATE TABLE cm2 (s text COLLATE "C");
 INSERT INTO cm2 SELECT md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_mside ON cm2 USING pagebtree (s) WITH (delta = on);
+CREATE TABLE cu (s text COLLATE "C");
+INSERT INTO cu SELECT md5(g::text) FROM generate_series(1, 3000) g;
+CREATE INDEX c_dused ON cu USING pagebtree (s) WITH (delta = on);
 CREATE TABLE cq (k int8);
 INSERT INTO cq SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_selflink ON cq USING pagebtree (k) WITH (layout = plain, delta = off);
 SET pagebtree.delta_append_always = on;
 INSERT INTO cd VALUES ('0000a'), ('0000b'), ('0000c');
 INSERT INTO cm2 VALUES ('0000a');
+INSERT INTO cu VALUES ('0000a');
 INSERT INTO ch VALUES ('ffffa'), ('ffffb');
 CHECKPOINT;
 });
@@ -591,7 +595,13 @@ ok($mside_first_key ne '', 'c_mside has a leaf among blocks 2-5');
 my ($selflink_leaf, $selflink_key) =
   leaf_and_key('c_selflink', 'cq', 'k', 's.prev <> -1 AND s.next <> -1');
 ok($selflink_key ne '', 'c_selflink has a leaf between two others');
-for my $idx ('c_mgroup', 'c_mside', 'c_selflink')
+# c_dused: the run of '0000a'
+my ($dused_leaf, $dused_side, $dused_group) = split /\|/, $node->safe_psql(
+	'postgres', q{
+SELECT r.leaf, r.side_block, m.delta_group
+FROM pagebtree_runs('c_dused') r, pagebtree_metapage('c_dused') m WHERE r.entries > 0});
+ok($dused_side > 0, 'c_dused: a run is pending');
+for my $idx ('c_mgroup', 'c_mside', 'c_selflink', 'c_dused')
 {
 	$path{$idx} = $node->data_dir . '/'
 	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$idx')");
@@ -715,6 +725,13 @@ damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block)
 	is($first & 0xc000, 0, "c_delta: the run's first entry is whole");
 	is($second & 0xc000, 0, "c_delta: so is its second (short keys)");
 	damage($path{c_delta}, $slot_off + 8 + 2 + $first, pack('v', $second | 0x4000));
+}
+# c_dused: its run's length (the header's second uint16) past the page
+{
+	my $slot_size = int(8136 / $dused_group / 8) * 8;
+	damage($path{c_dused}, $dused_side * 8192 + 24
+		  + (($dused_leaf - 1) % ($dused_group + 1) - 1) * $slot_size + 2,
+		pack('v', 0xffff));
 }
 # c_lprev: key 0's directory entry (after the 10-byte header: first, off,
 # len, 2 bytes each) gets its key offset past the page.  Inserting before
@@ -895,6 +912,13 @@ SELECT count(*) FROM generate_series(1, 20000, 7) g WHERE EXISTS (SELECT 1 FROM 
 SELECT count(*) FROM cd WHERE s < '0001'});
 	like($err, qr/index "c_delta" block $run_side: run entries are corrupt/,
 		'c_delta: a scan reports the run as corrupt');
+}
+# the inspection functions walked the run past the page
+for my $call ("pagebtree_runs('c_dused')", "pagebtree_page_stats('c_dused', $dused_side)")
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT count(*) FROM $call");
+	like($err, qr/index "c_dused" block $dused_side: run entries are corrupt/,
+		"c_dused: $call reports the run");
 }
 is($node->safe_psql('postgres', "SELECT pagebtree_check('c_intact', true)"),
 	'', 'an undamaged index next to them still passes');
