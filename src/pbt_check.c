@@ -1527,6 +1527,7 @@ pagebtree_groups(PG_FUNCTION_ARGS)
 	Buffer		buf;
 	Page		level1 = palloc(BLCKSZ);
 	BlockNumber blkno;
+	PbtLinkWalk walk = {0};
 
 	InitMaterializedSRF(fcinfo, 0);
 	(void) pbt_delta_group(index, st);	/* reads the metapage's settings */
@@ -1540,17 +1541,23 @@ pagebtree_groups(PG_FUNCTION_ARGS)
 	for (;;)
 	{
 		PbtPageOpaque opaque;
+		const PbtLayout *layout1 = NULL;
 
 		CHECK_FOR_INTERRUPTS();
 		blkno = BufferGetBlockNumber(buf);
 		memcpy(level1, BufferGetPage(buf), BLCKSZ);
 		UnlockReleaseBuffer(buf);
 		opaque = PbtPageGetOpaque(level1);
-		for (int pos = 0; !PbtIsDeleted(opaque) &&
-			 pos < pbt_layout(level1)->count(level1); pos++)
+		/* its right-links and downlinks are followed: damage is an error */
+		if (!PbtIsTreePage(level1) ||
+			(!PbtIsDeleted(opaque) && opaque->level != 1))
+			pbt_page_error(index, blkno, "a right-link of level 1 leads to a page of another level");
+		if (!PbtIsDeleted(opaque))
+			layout1 = pbt_layout_checked_in(st, level1);
+		for (int pos = 0; layout1 != NULL && pos < layout1->count(level1); pos++)
 		{
 			BlockNumber start = pbt_page_child(level1, pos);
-			const char *hints = pbt_layout(level1)->downlink(level1, pos) +
+			const char *hints = layout1->downlink(level1, pos) +
 				sizeof(BlockNumber);
 			bool		hinted = hb > 0 && pbt_group_hints_nused(hints) != 0;
 			int			subnodes = 0;
@@ -1582,7 +1589,7 @@ pagebtree_groups(PG_FUNCTION_ARGS)
 				else
 				{
 					subnodes++;
-					free_bytes += pbt_layout(page)->free_space(page);
+					free_bytes += pbt_layout_checked(page)->free_space(page);
 					pbt_iter_start(&it, page, 0, true);
 					while (pbt_iter_next(&it, &item))
 					{
@@ -1613,6 +1620,7 @@ pagebtree_groups(PG_FUNCTION_ARGS)
 		}
 		if (PbtIsRightmost(opaque))
 			break;
+		pbt_walk_step(index, &walk, opaque->next);
 		buf = read_locked(index, opaque->next);
 	}
 	pfree(level1);

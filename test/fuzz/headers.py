@@ -20,10 +20,13 @@ Run as the postgres user.  Environment: HDR_DIR (default /tmp/hf),
 HDR_PORT (5540), PG_BINDIR (/usr/lib/postgresql/15/bin), and for setup:
 HDR_PAGE, the page damaged: leaf (default), inner (the first inner page
 of each index), group (a leaf that is a subnode of a leaf group of 4),
+group_inner (the first inner page of an index with leaf groups of 4),
 side (a delta-area page holding runs of pending entries) or meta (the
 metapage);
 HDR_PRELOAD=0 to run without shared_preload_libraries (generic WAL, whose
-changes are applied outside the critical section).  Used in session 74
+changes are applied outside the critical section).  HDR_QUERIES: only the
+named queries of a round (comma-separated: eq, items, stats, summ, groups,
+runs, meta, idx, bwd, bmp, ins, vac, chk).  Used in session 74
 with offsets 24-63 and 0xff,0x00,0x7f,0x80, then 24-99 and 0x01,0x40,0xfe,
 in session 75 with the other pages and without preloading, and in
 session 76 past offset 99 with point lookups, in session 77 on side
@@ -37,6 +40,7 @@ HD = os.environ.get('HDR_DIR', '/tmp/hf')
 D = HD + '/data'; PORT = os.environ.get('HDR_PORT', '5540')
 PAGE = os.environ.get('HDR_PAGE', 'leaf')
 PRELOAD = os.environ.get('HDR_PRELOAD', '1') != '0'
+QUERIES = [q for q in os.environ.get('HDR_QUERIES', '').split(',') if q]
 HEAP_FORKS = ('', '_fsm', '_vm')
 LAYOUTS = {
   'plain': ("(k) WITH (layout = plain)", 'k', 'plain'),
@@ -78,7 +82,8 @@ if sys.argv[1] == 'setup':
     open(D + '/postgresql.conf', 'a').write(f"port = {PORT}\nunix_socket_directories = '{HD}'\nstatement_timeout = '20s'\nautovacuum = off\n{preload}restart_after_crash = on\nignore_checksum_failure = on\n")
     start()
     sql = 'CREATE EXTENSION pagebtree;\n'
-    opt = {'group': 'leaf_group_size = 4', 'side': 'delta = on',
+    opt = {'group': 'leaf_group_size = 4', 'group_inner': 'leaf_group_size = 4',
+           'side': 'delta = on',
            'meta': 'delta = on, leaf_group_size = 4'}.get(PAGE)
     for n, (defn, col, lay) in LAYOUTS.items():
         if opt:
@@ -92,7 +97,7 @@ if sys.argv[1] == 'setup':
     info = {}
     # tree pages: the first block whose stats meet the condition
     which = {'leaf': "s.page_type = 'leaf' AND s.layout = '{lay}'",
-             'inner': "s.page_type = 'inner'",
+             'inner': "s.page_type = 'inner'", 'group_inner': "s.page_type = 'inner'",
              'group': "s.page_type = 'leaf' AND s.layout = '{lay}' AND s.flags LIKE '%group=%'"}.get(PAGE)
     for n, (defn, col, lay) in LAYOUTS.items():
         if which:
@@ -143,6 +148,13 @@ for off in offs:
         for n, (defn, col, lay) in LAYOUTS.items():
             if n not in info: continue
             qs = {
+              # the inspection functions, which a DBA points at a damaged page
+              'items': f"SELECT count(*), sum(length(data)) FROM pagebtree_page_items('i_{n}', {info[n][0]})",
+              'stats': f"SELECT * FROM pagebtree_page_stats('i_{n}', {info[n][0]})",
+              'summ': f"SELECT count(*) FROM pagebtree_layout_summary('i_{n}')",
+              'groups': f"SELECT count(*) FROM pagebtree_groups('i_{n}')",
+              'runs': f"SELECT count(*) FROM pagebtree_runs('i_{n}')",
+              'meta': f"SELECT * FROM pagebtree_metapage('i_{n}')",
               'idx': f"SET enable_seqscan=off; SET enable_bitmapscan=off; SELECT count(*), sum(length(c::text)) FROM (SELECT {col} AS c FROM t_{n} ORDER BY {col}) x",
               'bwd': f"SET enable_seqscan=off; SET enable_bitmapscan=off; SELECT count(*) FROM (SELECT {col} FROM t_{n} ORDER BY {col} DESC) x",
               'bmp': f"SET enable_seqscan=off; SET enable_indexscan=off; SELECT count(*) FROM t_{n} WHERE {col} IS NOT NULL",
@@ -155,6 +167,8 @@ for off in offs:
                 qs = {'eq': "SET enable_seqscan=off; SET enable_bitmapscan=off; SET enable_hashjoin=off; SET enable_mergejoin=off; "
                             f"SELECT count(*) FROM (VALUES {keys}) v(x) JOIN t_{n} ON {col} = v.x::{'text' if col == 's' else 'int8'}",
                       **qs}
+            if QUERIES:
+                qs = {q: sql for q, sql in qs.items() if q in QUERIES}
             res = []
             for q, sql in qs.items():
                 c = psql(sql)

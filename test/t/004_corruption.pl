@@ -162,6 +162,9 @@ CREATE INDEX c_mside ON cm2 USING pagebtree (s) WITH (delta = on);
 CREATE TABLE cu (s text COLLATE "C");
 INSERT INTO cu SELECT md5(g::text) FROM generate_series(1, 3000) g;
 CREATE INDEX c_dused ON cu USING pagebtree (s) WITH (delta = on);
+CREATE TABLE cb (s text COLLATE "C");
+INSERT INTO cb SELECT md5(g::text) FROM generate_series(1, 20000) g;
+CREATE INDEX c_gbpa ON cb USING pagebtree (s) WITH (layout = bpa, leaf_group_size = 4);
 CREATE TABLE cq (k int8);
 INSERT INTO cq SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_selflink ON cq USING pagebtree (k) WITH (layout = plain, delta = off);
@@ -182,6 +185,17 @@ sub leaf_of
 SELECT min(b) FROM generate_series(1, pg_relation_size('$idx') / 8192 - 1) b,
      LATERAL pagebtree_page_stats('$idx', b) s
 WHERE s.page_type = 'leaf' AND s.layout = '$layout'});
+}
+
+# the offset on its side page and the size of leaf $leaf's run slot, with
+# $group leaves per side page (a side page is followed by its $group
+# leaves; after the page header, slots of MAXALIGN_DOWN(8136 / $group)
+# bytes, one per leaf in block order)
+sub run_slot
+{
+	my ($leaf, $group) = @_;
+	my $size = int(8136 / $group / 8) * 8;
+	return (24 + (($leaf - 1) % ($group + 1) - 1) * $size, $size);
 }
 
 # $len bytes at offset $off of $file
@@ -285,6 +299,11 @@ my @cases = (
 	  scan => 'SELECT count(*) FROM cn WHERE k::numeric * 3 < 30', bitmap => 1,
 	  insert => 'INSERT INTO cn VALUES (1)',
 	  scan_msg => qr/pagebtree page has an item out of bounds/ },
+	# a BPA subnode's log capacity (byte 4 after the page header) 0:
+	# pagebtree_groups walked its entries without checking its header and
+	# crashed
+	{ idx => 'c_gbpa', layout => 'bpa', off => 24 + 4, bytes => "\x00",
+	  msg => qr/BPA header disagrees with the page's slot area/, groups => 1 },
 );
 
 my %path;
@@ -373,8 +392,7 @@ FROM pagebtree_runs('c_dhole') r, pagebtree_metapage('c_dhole') m WHERE r.entrie
 		'', 'c_dhole passes before the damage');
 	$path{c_dhole} = $node->data_dir . '/'
 	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('c_dhole')");
-	my $slot_size = int(8136 / $group / 8) * 8;
-	my $slot_off = 24 + (($leaf - 1) % ($group + 1) - 1) * $slot_size;
+	my ($slot_off, $slot_size) = run_slot($leaf, $group);
 	my $run = read_bytes($path{c_dhole}, $side * 8192 + $slot_off, $slot_size);
 	push @cases, { idx => 'c_dhole', block => $side, off => $slot_off + $slot_size,
 		bytes => $run, msg => qr/run of a block that is not a live leaf\nDETAIL:  block $hole/ };
@@ -710,16 +728,13 @@ damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block)
 	damage($path{c_group}, $pageoff + $item_off + 4 + 3 + 1, "\x07\xff");
 }
 
-# the run's second entry (slot: page header, then slots of
-# MAXALIGN_DOWN(8136 / G) bytes, each an 8-byte header and the entries;
+# the run's second entry (a slot is an 8-byte header and the entries;
 # entry: uint16 length with two flag bits, 0x8000 if a count of bytes
 # shared with the first entry follows, 0x4000 on a first entry that is
 # only the others' reference, then the rest) gets the second bit, which
 # only a first entry may have
 {
-	my $slot_size = int(8136 / $delta_group / 8) * 8;
-	my $slot_off = $run_side * 8192 + 24
-	  + (($run_leaf - 1) % ($delta_group + 1) - 1) * $slot_size;
+	my $slot_off = $run_side * 8192 + (run_slot($run_leaf, $delta_group))[0];
 	my $first = unpack('v', read_bytes($path{c_delta}, $slot_off + 8, 2));
 	my $second = unpack('v', read_bytes($path{c_delta}, $slot_off + 8 + 2 + $first, 2));
 	is($first & 0xc000, 0, "c_delta: the run's first entry is whole");
@@ -728,9 +743,8 @@ damage($path{c_loop}, $loop_block * 8192 + 8192 - 32 + 4, pack('V', $loop_block)
 }
 # c_dused: its run's length (the header's second uint16) past the page
 {
-	my $slot_size = int(8136 / $dused_group / 8) * 8;
-	damage($path{c_dused}, $dused_side * 8192 + 24
-		  + (($dused_leaf - 1) % ($dused_group + 1) - 1) * $slot_size + 2,
+	damage($path{c_dused},
+		$dused_side * 8192 + (run_slot($dused_leaf, $dused_group))[0] + 2,
 		pack('v', 0xffff));
 }
 # c_lprev: key 0's directory entry (after the 10-byte header: first, off,
@@ -791,6 +805,13 @@ for my $case (@cases)
 	like($err, $case->{at} // qr/index "$case->{idx}" is corrupt at block $case->{block}/,
 		"$case->{idx}: it names the index and block");
 	like($err, $case->{msg}, "$case->{idx}: it names the problem");
+	if ($case->{groups})
+	{
+		($ret, $out, $err) = $node->psql('postgres',
+			"SELECT count(*) FROM pagebtree_groups('$case->{idx}')");
+		like($err, qr/pagebtree page header is damaged: $case->{msg}/,
+			"$case->{idx}: pagebtree_groups reports the page");
+	}
 	next unless $case->{scan};
 	for my $plan ('enable_bitmapscan', $case->{bitmap} ? 'enable_indexscan' : ())
 	{
