@@ -1389,26 +1389,29 @@ pagebtree_page_items(PG_FUNCTION_ARGS)
 		PbtItem		item;
 		PbtItemBuf	itembuf;
 
-		layout->get(page, i, &item, &itembuf);
 		values[0] = Int32GetDatum(i);
 		if (PbtIsLeaf(opaque))
 		{
 			ItemPointer tid = palloc(sizeof(ItemPointerData));
 
+			layout->get(page, i, &item, &itembuf);
 			pbt_item_get_tid(st, item.data, item.len, tid);
 			values[1] = PointerGetDatum(tid);
 			nulls[2] = true;
+			values[3] = Int32GetDatum(item.len);
 			values[4] = PointerGetDatum(to_bytea(item.data, item.len));
 		}
 		else
 		{
 			int			dl = pbt_page_downlink_size(page);
 
+			/* item: the separator, after the downlink */
+			pbt_inner_separator(page, i, &item, &itembuf);
 			nulls[1] = true;
-			values[2] = Int64GetDatum((int64) pbt_item_child(item.data));
-			values[4] = PointerGetDatum(to_bytea(item.data + dl, item.len - dl));
+			values[2] = Int64GetDatum((int64) pbt_item_child(item.data - dl));
+			values[3] = Int32GetDatum(dl + item.len);
+			values[4] = PointerGetDatum(to_bytea(item.data, item.len));
 		}
-		values[3] = Int32GetDatum(item.len);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	UnlockReleaseBuffer(buf);

@@ -301,9 +301,11 @@ my @cases = (
 	  scan_msg => qr/pagebtree page has an item out of bounds/ },
 	# a BPA subnode's log capacity (byte 4 after the page header) 0:
 	# pagebtree_groups walked its entries without checking its header and
-	# crashed
+	# crashed the server
 	{ idx => 'c_gbpa', layout => 'bpa', off => 24 + 4, bytes => "\x00",
-	  msg => qr/BPA header disagrees with the page's slot area/, groups => 1 },
+	  msg => qr/BPA header disagrees with the page's slot area/,
+	  inspect => q{SELECT count(*) FROM pagebtree_groups('c_gbpa')},
+	  inspect_msg => qr/pagebtree page header is damaged: BPA header disagrees with the page's slot area/ },
 );
 
 my %path;
@@ -486,7 +488,10 @@ SELECT s FROM co WHERE ctid = (SELECT heap_tid FROM pagebtree_page_items('c_head
 		bytes => "\x00\x00", msg => qr/inner item shorter than a downlink|item bytes out of bounds/,
 		scan => 'SELECT count(*) FROM ck WHERE k + 2 > 10', bitmap => 1,
 		insert => 'INSERT INTO ck VALUES (3)',
-		scan_msg => qr/pagebtree page has an inner item shorter than its downlink/ };
+		scan_msg => qr/pagebtree page has an inner item shorter than its downlink/,
+		# (pagebtree_page_items asked palloc for 2^64 - 9 bytes)
+		inspect => "SELECT count(*) FROM pagebtree_page_items('c_innerlen', $block)",
+		inspect_msg => qr/pagebtree page has an inner item shorter than its downlink/ };
 }
 # the root's downlink size (the special space's last byte: bytes after
 # each item's child block number) made 255: an insert wrote its downlink
@@ -805,12 +810,10 @@ for my $case (@cases)
 	like($err, $case->{at} // qr/index "$case->{idx}" is corrupt at block $case->{block}/,
 		"$case->{idx}: it names the index and block");
 	like($err, $case->{msg}, "$case->{idx}: it names the problem");
-	if ($case->{groups})
+	if ($case->{inspect})
 	{
-		($ret, $out, $err) = $node->psql('postgres',
-			"SELECT count(*) FROM pagebtree_groups('$case->{idx}')");
-		like($err, qr/pagebtree page header is damaged: $case->{msg}/,
-			"$case->{idx}: pagebtree_groups reports the page");
+		($ret, $out, $err) = $node->psql('postgres', $case->{inspect});
+		like($err, $case->{inspect_msg}, "$case->{idx}: an inspection function reports the page");
 	}
 	next unless $case->{scan};
 	for my $plan ('enable_bitmapscan', $case->{bitmap} ? 'enable_indexscan' : ())
