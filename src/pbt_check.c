@@ -1554,7 +1554,7 @@ pagebtree_groups(PG_FUNCTION_ARGS)
 		/* its right-links and downlinks are followed: damage is an error */
 		if (!PbtIsTreePage(level1) ||
 			(!PbtIsDeleted(opaque) && opaque->level != 1))
-			pbt_page_error(index, blkno, "a right-link of level 1 leads to a page of another level");
+			pbt_page_error(index, blkno, "a page reached at level 1 is not an inner page of that level");
 		if (!PbtIsDeleted(opaque))
 			layout1 = pbt_layout_checked_in(st, level1);
 		for (int pos = 0; layout1 != NULL && pos < layout1->count(level1); pos++)

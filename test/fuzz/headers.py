@@ -32,7 +32,8 @@ in session 75 with the other pages and without preloading, and in
 session 76 past offset 99 with point lookups, in session 77 on side
 pages and the metapage, and in session 78 on inner pages without
 preloading (400-8159, every 13th) and on leaves with 0x01,0x80 (100-8159,
-every 17th) (docs/decisions.md).
+every 17th), and in session 79 with the inspection functions' queries on
+every kind of page (docs/decisions.md).
 """
 import ast, os, shutil, subprocess, sys, time
 BIN = os.environ.get('PG_BINDIR', '/usr/lib/postgresql/15/bin')
