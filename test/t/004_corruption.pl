@@ -489,7 +489,8 @@ SELECT s FROM co WHERE ctid = (SELECT heap_tid FROM pagebtree_page_items('c_head
 		scan => 'SELECT count(*) FROM ck WHERE k + 2 > 10', bitmap => 1,
 		insert => 'INSERT INTO ck VALUES (3)',
 		scan_msg => qr/pagebtree page has an inner item shorter than its downlink/,
-		# (pagebtree_page_items asked palloc for 2^64 - 9 bytes)
+		# (pagebtree_page_items took the separator's length to be negative
+		# and did not report the page)
 		inspect => "SELECT count(*) FROM pagebtree_page_items('c_innerlen', $block)",
 		inspect_msg => qr/pagebtree page has an inner item shorter than its downlink/ };
 }
