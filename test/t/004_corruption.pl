@@ -165,6 +165,9 @@ CREATE INDEX c_dused ON cu USING pagebtree (s) WITH (delta = on);
 CREATE TABLE cb (s text COLLATE "C");
 INSERT INTO cb SELECT md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_gbpa ON cb USING pagebtree (s) WITH (layout = bpa, leaf_group_size = 4);
+CREATE TABLE cg1 (s text COLLATE "C");
+INSERT INTO cg1 SELECT md5(g::text) FROM generate_series(1, 200000) g;
+CREATE INDEX c_g1link ON cg1 USING pagebtree (s) WITH (leaf_group_size = 4);
 CREATE TABLE cq (k int8);
 INSERT INTO cq SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX c_selflink ON cq USING pagebtree (k) WITH (layout = plain, delta = off);
@@ -625,7 +628,13 @@ my ($dused_leaf, $dused_side, $dused_group) = split /\|/, $node->safe_psql(
 SELECT r.leaf, r.side_block, m.delta_group
 FROM pagebtree_runs('c_dused') r, pagebtree_metapage('c_dused') m WHERE r.entries > 0});
 ok($dused_side > 0, 'c_dused: a run is pending');
-for my $idx ('c_mgroup', 'c_mside', 'c_selflink', 'c_dused')
+# c_g1link: the first level-1 page, which has a right sibling, and the
+# first subnode of its first group
+my ($g1_page, $g1_subnode) = split /\|/, $node->safe_psql('postgres',
+	"SELECT parent, start FROM pagebtree_groups('c_g1link') LIMIT 1");
+is($node->safe_psql('postgres', "SELECT level > 1 FROM pagebtree_metapage('c_g1link')"), 't',
+	'c_g1link has more than one level-1 page');
+for my $idx ('c_mgroup', 'c_mside', 'c_selflink', 'c_dused', 'c_g1link')
 {
 	$path{$idx} = $node->data_dir . '/'
 	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$idx')");
@@ -765,6 +774,8 @@ damage($path{c_mgroup}, 24 + 20, pack('V', 1));
 damage($path{c_mside}, 24 + 20, pack('V', 4));
 # the leaf's right-link (the special space's bytes 4-7) to itself
 damage($path{c_selflink}, $selflink_leaf * 8192 + 8192 - 32 + 4, pack('V', $selflink_leaf));
+# the first level-1 page's right-link to a leaf
+damage($path{c_g1link}, $g1_page * 8192 + 8192 - 32 + 4, pack('V', $g1_subnode));
 
 $node->start;
 
@@ -793,6 +804,12 @@ $node->start;
 	like($err,
 		qr/index "c_selflink" block $selflink_leaf: a link leads back to a page the operation holds/,
 		'c_selflink: a split of the leaf reports its link');
+}
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT count(*) FROM pagebtree_groups('c_g1link')");
+	like($err,
+		qr/index "c_g1link" block $g1_subnode: a page reached at level 1 is not an inner page of that level/,
+		'c_g1link: pagebtree_groups reports the page its right-link leads to');
 }
 
 {
