@@ -174,6 +174,7 @@ extern void pbt_leaf_cache_written(Relation index, Buffer buf,
 #endif
 
 /* pbt_search.c */
+extern void pbt_read_root_from_meta(Relation index, PbtState *st);
 extern Buffer pbt_get_root(Relation index, PbtState *st, int access);
 extern PbtStack pbt_search(Relation index, PbtState *st, PbtSearchKey *key,
 						   Buffer *bufp, int access, int target_level);

@@ -330,7 +330,7 @@ pbtgettreeheight(Relation index)
 	PbtState   *st = pbt_get_state(index);
 
 	if (st->root == InvalidBlockNumber)
-		UnlockReleaseBuffer(pbt_get_root(index, st, BUFFER_LOCK_SHARE));
+		pbt_read_root_from_meta(index, st);
 	return st->rootlevel;
 }
 

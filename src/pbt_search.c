@@ -415,26 +415,16 @@ pbt_group_lookup_counts(uint64 *descents, uint64 *subnode_reads, bool reset)
 }
 
 /*
- * Lock the root page.  The root block is cached in st and revalidated here:
- * a page stays valid as a starting point even after a root split (the B-link
- * right-links lead on), but we refresh the cache from the metapage when the
- * page is no longer flagged as root.
+ * Learn the root's block and level from the metapage, into st and the
+ * relcache's state.  Reads no other page, so that the planner (18's
+ * amgettreeheight) can plan queries on a table whose index has a damaged
+ * root, as it can with btree.
  */
-Buffer
-pbt_get_root(Relation index, PbtState *st, int access)
+void
+pbt_read_root_from_meta(Relation index, PbtState *st)
 {
-	Buffer		buf;
 	Buffer		metabuf;
 	PbtMetaPageData *meta;
-
-	if (st->root != InvalidBlockNumber)
-	{
-		buf = pbt_read_hot(index, st->root);
-		LockBuffer(buf, access);
-		if (PbtIsRoot(PbtPageGetOpaque(BufferGetPage(buf))))
-			return buf;
-		UnlockReleaseBuffer(buf);
-	}
 
 	metabuf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
@@ -456,7 +446,29 @@ pbt_get_root(Relation index, PbtState *st, int access)
 		cached->rootlevel = meta->level;
 	}
 	UnlockReleaseBuffer(metabuf);
+}
 
+/*
+ * Lock the root page.  The root block is cached in st and revalidated here:
+ * a page stays valid as a starting point even after a root split (the B-link
+ * right-links lead on), but we refresh the cache from the metapage when the
+ * page is no longer flagged as root.
+ */
+Buffer
+pbt_get_root(Relation index, PbtState *st, int access)
+{
+	Buffer		buf;
+
+	if (st->root != InvalidBlockNumber)
+	{
+		buf = pbt_read_hot(index, st->root);
+		LockBuffer(buf, access);
+		if (PbtIsRoot(PbtPageGetOpaque(BufferGetPage(buf))))
+			return buf;
+		UnlockReleaseBuffer(buf);
+	}
+
+	pbt_read_root_from_meta(index, st);
 	buf = pbt_read_hot(index, st->root);
 	LockBuffer(buf, access);
 

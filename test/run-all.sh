@@ -122,7 +122,7 @@ TAP_SCALE_VARS="PBT_CRASH_CYCLES PBT_STANDBY_SECONDS PBT_DIFF_ROUNDS PBT_DIFF_RO
 # the TAP tests that take longest, slowest first
 TAP_SLOWEST="test/t/010_random_diff.pl test/t/018_random_diff_generic.pl test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/020_pgbench_stress.pl"
 # TAP tests on servers other than Debian's 15, unless --tap names others
-NEWER_TAP_TESTS="test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/006_standby_redo_window.pl test/t/007_extension_upgrade.pl test/t/008_partition_dump.pl test/t/009_logical_replication.pl test/t/011_bitmap_concurrent.pl test/t/012_standby_vacuum_pin.pl test/t/013_standby_group_split.pl test/t/014_standby_reuse_conflict.pl test/t/016_zero_pages.pl test/t/031_parallel_build.pl test/t/034_vacuum_block_order.pl test/t/035_pg_upgrade.pl test/t/036_serializable.pl test/t/037_generic_in_place.pl test/t/038_parallel_group_scan.pl"
+NEWER_TAP_TESTS="test/t/001_crash_recovery.pl test/t/002_standby.pl test/t/004_corruption.pl test/t/006_standby_redo_window.pl test/t/007_extension_upgrade.pl test/t/008_partition_dump.pl test/t/009_logical_replication.pl test/t/011_bitmap_concurrent.pl test/t/012_standby_vacuum_pin.pl test/t/013_standby_group_split.pl test/t/014_standby_reuse_conflict.pl test/t/016_zero_pages.pl test/t/017_side_page_format.pl test/t/031_parallel_build.pl test/t/034_vacuum_block_order.pl test/t/035_pg_upgrade.pl test/t/036_serializable.pl test/t/037_generic_in_place.pl test/t/038_parallel_group_scan.pl"
 
 PG_VERSIONS=${PBT_PG:-15}
 USER_PG_CONFIG=${PBT_PG_CONFIG:-}
