@@ -266,25 +266,15 @@ extern int	pbt_downlink_pair(Page parent, BlockNumber left, BlockNumber right);
 
 /*
  * Debian's server is built without assertions, so this module's Asserts
- * would never run against it: PBT_CHECKS builds turn them on here.  (16
- * dropped ExceptionalCondition's errorType argument.)
+ * would never run against it: PBT_CHECKS builds turn them on here.
  */
 #if defined(PBT_CHECKS) && !defined(USE_ASSERT_CHECKING)
 #undef Assert
-#if PG_VERSION_NUM >= 160000
 #define Assert(condition) \
 	do { \
 		if (!(condition)) \
-			ExceptionalCondition(#condition, __FILE__, __LINE__); \
+			pbt_assertion_failed(#condition); \
 	} while (0)
-#else
-#define Assert(condition) \
-	do { \
-		if (!(condition)) \
-			ExceptionalCondition(#condition, "FailedAssertion", \
-								 __FILE__, __LINE__); \
-	} while (0)
-#endif
 #endif
 
 /*

@@ -18,7 +18,7 @@
  * through ReadRecentBuffer skips the buffer mapping table (hashing the tag,
  * a partition lock), about two thirds of what reading a cached page costs.
  * The entries are only hints: ReadRecentBuffer checks that the buffer still
- * holds the page, and a miss costs a compare.  48 kB per backend, in BSS
+ * holds the page, and a miss costs a compare.  51 kB per backend, in BSS
  * (touched only by backends that use pagebtree).
  */
 #define RECENT_HOT		256

@@ -1792,23 +1792,6 @@ append_split_leaves(BuildState *bs)
 	lb->run_span = shared->split_run_span;
 }
 
-/*
- * How many workers to ask for: the planner's choice, as for btree (which
- * index_build makes for us from PostgreSQL 17 on, amcanbuildparallel).
- */
-static int
-build_workers(BuildState *bs, IndexInfo *indexInfo)
-{
-#if PG_VERSION_NUM >= 170000
-	return indexInfo->ii_ParallelWorkers;
-#else
-	if (!IsNormalProcessingMode() || IsInParallelMode())
-		return 0;
-	return plan_create_index_workers(RelationGetRelid(bs->heap),
-									 RelationGetRelid(bs->index));
-#endif
-}
-
 static void
 end_parallel(BuildState *bs)
 {
@@ -1834,7 +1817,8 @@ end_parallel(BuildState *bs)
 static void
 begin_parallel(BuildState *bs, IndexInfo *indexInfo)
 {
-	int			request = build_workers(bs, indexInfo);
+	/* the planner's choice, as for btree */
+	int			request = pbt_build_workers(bs->heap, bs->index, indexInfo);
 	ParallelContext *pcxt;
 	PbtBuildLeader *leader;
 	PbtBuildShared *shared;

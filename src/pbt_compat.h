@@ -7,8 +7,10 @@
  * The rest of the module is written against the names of the newest
  * servers (RelFileLocator, BufferIsDirty, ...); for older servers this
  * header maps those names onto what they have.  Each block says which
- * release changed the interface.  Tested: 15 and 17 (Debian), 16 and 18
- * (pip wheels).
+ * release changed the interface.  Where a whole code path exists only on
+ * newer servers (read streams, a WAL field), the other files test a
+ * PBT_HAVE_* feature macro defined here, never PG_VERSION_NUM itself.
+ * Tested: 15 and 17 (Debian), 16 and 18 (pip wheels).
  *
  *-------------------------------------------------------------------------
  */
@@ -79,6 +81,7 @@ typedef RelFileNode RelFileLocator;
  * ----------------------------------------------------------------
  */
 #if PG_VERSION_NUM >= 160000
+#define PBT_HAVE_CATALOG_REL	1	/* the records' isCatalogRel field */
 #define PbtResolveConflictWithSnapshot(horizon, isCatalogRel, locator) \
 	ResolveRecoveryConflictWithSnapshot((horizon), (isCatalogRel), (locator))
 #define PbtResolveConflictWithSnapshotFullXid(horizon, isCatalogRel, locator) \
@@ -302,6 +305,56 @@ pbt_ordering_op_family(Oid opno, Oid *opfamily, Oid *opcintype)
 
 	return get_ordering_op_properties(opno, opfamily, opcintype, &cmptype);
 }
+
+/* ----------------------------------------------------------------
+ * Read streams (17): VACUUM's pass and the leaves of bitmap scans and of
+ * scans that keep their leaf pinned are read through one from 17 on
+ * (pbt_prefetch.c); earlier servers read ahead with PrefetchBuffer.
+ * ----------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 170000
+#define PBT_HAVE_READ_STREAM	1
+#include "storage/read_stream.h"
+#endif
+
+/* ----------------------------------------------------------------
+ * Parallel builds: from 17 index_build plans the workers
+ * (amcanbuildparallel) and hands their number to ambuild in IndexInfo;
+ * before, ambuild asks the planner itself, as nbtree did.
+ * ----------------------------------------------------------------
+ */
+#include "nodes/execnodes.h"
+#if PG_VERSION_NUM < 170000
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#endif
+
+static inline int
+pbt_build_workers(Relation heap, Relation index, IndexInfo *indexInfo)
+{
+#if PG_VERSION_NUM >= 170000
+	return indexInfo->ii_ParallelWorkers;
+#else
+	if (!IsNormalProcessingMode() || IsInParallelMode())
+		return 0;
+	return plan_create_index_workers(RelationGetRelid(heap),
+									 RelationGetRelid(index));
+#endif
+}
+
+/* ----------------------------------------------------------------
+ * Failed assertions (pagebtree.h's Assert in PBT_CHECKS builds): 16
+ * dropped ExceptionalCondition's errorType argument.
+ * ----------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 160000
+#define pbt_assertion_failed(condition) \
+	ExceptionalCondition((condition), __FILE__, __LINE__)
+#else
+#define pbt_assertion_failed(condition) \
+	ExceptionalCondition((condition), "FailedAssertion", __FILE__, __LINE__)
+#endif
 
 /* 16 added BufFileReadExact, which errors on a short read */
 #if PG_VERSION_NUM < 160000

@@ -568,7 +568,7 @@ posting_check(Page page)
 const PbtLayout pbt_layout_posting = {
 	.name = "posting",
 	.tag = PBT_LAYOUT_POSTING,
-	.flags = PBT_LF_LEAF | PBT_LF_NORMALIZED | PBT_LF_REBUILT,
+	.flags = PBT_LF_LEAF | PBT_LF_NORMALIZED | PBT_LF_NO_INCLUDE | PBT_LF_REBUILT,
 	.init = posting_init,
 	.count = posting_count,
 	.get = posting_get,

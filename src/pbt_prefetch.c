@@ -211,7 +211,7 @@ prefetch_side_page(PbtPrefetch *pf, BlockNumber blkno)
 	}
 }
 
-#if PG_VERSION_NUM >= 170000
+#ifdef PBT_HAVE_READ_STREAM
 /* load_stretch's stream callback: the source's next leaves, distance of them */
 static BlockNumber
 stretch_next(ReadStream *stream, void *callback_private_data,
@@ -268,7 +268,7 @@ pbt_prefetch_advance(PbtPrefetch *pf)
 {
 	if (pf->ahead > 0)
 		pf->ahead--;
-#if PG_VERSION_NUM >= 170000
+#ifdef PBT_HAVE_READ_STREAM
 	if (pf->load)
 		return pf->ahead == 0 && !pf->done ? load_stretch(pf) : 0;
 #endif
@@ -288,7 +288,7 @@ pbt_prefetch_advance(PbtPrefetch *pf)
 	return 0;
 }
 
-#if PG_VERSION_NUM >= 170000
+#ifdef PBT_HAVE_READ_STREAM
 /* position of blkno among the blocks the stream will return, or -1 */
 static int
 queued_position(PbtReadAhead *ra, BlockNumber blkno)
@@ -358,7 +358,7 @@ stream_next(PbtReadAhead *ra)
 int
 pbt_sequential_distance(Relation index)
 {
-#if PG_VERSION_NUM >= 170000
+#ifdef PBT_HAVE_READ_STREAM
 	return pbt_prefetch_distance(index, true);
 #else
 	return 0;
@@ -380,7 +380,7 @@ pbt_readahead_begin(PbtReadAhead *ra, Relation index, PbtState *st,
 	pbt_prefetch_init(&ra->pf, index, st, distance, next, arg);
 	ra->strategy = strategy;
 	ra->from_stream = ra->direct = 0;
-#if PG_VERSION_NUM >= 170000
+#ifdef PBT_HAVE_READ_STREAM
 	ra->stream = NULL;
 	ra->ended = false;
 	ra->peeked = InvalidBuffer;
@@ -408,7 +408,7 @@ pbt_readahead_begin(PbtReadAhead *ra, Relation index, PbtState *st,
 Buffer
 pbt_readahead_read(PbtReadAhead *ra, BlockNumber blkno)
 {
-#if PG_VERSION_NUM >= 170000
+#ifdef PBT_HAVE_READ_STREAM
 	if (ra->stream != NULL)
 	{
 		int			pos;
@@ -469,7 +469,7 @@ pbt_readahead_read(PbtReadAhead *ra, BlockNumber blkno)
 void
 pbt_readahead_end(PbtReadAhead *ra)
 {
-#if PG_VERSION_NUM >= 170000
+#ifdef PBT_HAVE_READ_STREAM
 	if (BufferIsValid(ra->peeked))
 		ReleaseBuffer(ra->peeked);
 	ra->peeked = InvalidBuffer;

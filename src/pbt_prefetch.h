@@ -10,10 +10,6 @@
 
 #include "pagebtree.h"
 
-#if PG_VERSION_NUM >= 170000
-#include "storage/read_stream.h"
-#endif
-
 /* the next block a reader will read, InvalidBlockNumber at the end */
 typedef BlockNumber (*PbtNextBlock) (void *arg);
 
@@ -86,7 +82,7 @@ typedef struct PbtReadAhead
 	BufferAccessStrategy strategy;
 	uint64		from_stream;	/* leaves the read stream delivered */
 	uint64		direct;			/* leaves read without it */
-#if PG_VERSION_NUM >= 170000
+#ifdef PBT_HAVE_READ_STREAM
 	ReadStream *stream;			/* NULL: no look-ahead */
 	bool		ended;			/* the stream has returned its last buffer */
 	Buffer		peeked;			/* taken from the stream, not yet asked for */

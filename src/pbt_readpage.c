@@ -1372,7 +1372,7 @@ prefetch_ahead(IndexScanDesc scan, BlockNumber next, bool backward)
 		start_leaf_source(scan, next, backward);
 		pbt_prefetch_init(&so->pf, scan->indexRelation, so->st,
 						  so->pf_distance, pbt_leaf_source_next, &so->pf_source);
-#if PG_VERSION_NUM >= 170000
+#ifdef PBT_HAVE_READ_STREAM
 
 		/*
 		 * A stretch of one leaf would be read while the scan waits, which is
@@ -1439,7 +1439,7 @@ use_read_ahead(IndexScanDesc scan)
 
 	if (so->bitmap)
 		return true;
-#if PG_VERSION_NUM >= 170000
+#ifdef PBT_HAVE_READ_STREAM
 	return !so->par && scan_keeps_pin(scan);
 #else
 	return false;

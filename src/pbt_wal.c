@@ -681,7 +681,7 @@ pbt_register_rmgr(void)
 	pbt_rmgr_registered = true;
 }
 
-#if PG_VERSION_NUM >= 160000
+#ifdef PBT_HAVE_CATALOG_REL
 /*
  * Does logical decoding read the index's table as a catalog (a system
  * catalog, or a table with user_catalog_table)?  Then a recovery conflict
@@ -739,7 +739,7 @@ log_conflict(Relation index, BlockNumber blkno, FullTransactionId horizon)
 	xlrec.node = PbtRelationGetLocator(index);
 	xlrec.block = blkno;
 	xlrec.safexid = horizon;
-#if PG_VERSION_NUM >= 160000
+#ifdef PBT_HAVE_CATALOG_REL
 	xlrec.isCatalogRel = index_is_catalog(index);
 #endif
 	XLogBeginInsert();
@@ -1400,7 +1400,7 @@ pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
 	xlrec.snapshotConflictHorizon = snapshotConflictHorizon;
 	xlrec.ndeleted = n;
 	xlrec.vacuum = vacuum;
-#if PG_VERSION_NUM >= 160000
+#ifdef PBT_HAVE_CATALOG_REL
 	/* only a valid horizon causes a conflict */
 	xlrec.isCatalogRel = TransactionIdIsValid(snapshotConflictHorizon) &&
 		index_is_catalog(index);

@@ -197,13 +197,13 @@ typedef struct xl_pbt_reuse_page
 	RelFileLocator node;
 	BlockNumber block;
 	FullTransactionId safexid;
-#if PG_VERSION_NUM >= 160000
+#ifdef PBT_HAVE_CATALOG_REL
 	bool		isCatalogRel;
 #endif
 } xl_pbt_reuse_page;
 
 /* logged size, without trailing padding (it would be uninitialized) */
-#if PG_VERSION_NUM >= 160000
+#ifdef PBT_HAVE_CATALOG_REL
 #define SizeOfPbtReusePage (offsetof(xl_pbt_reuse_page, isCatalogRel) + sizeof(bool))
 #else
 #define SizeOfPbtReusePage sizeof(xl_pbt_reuse_page)
@@ -227,7 +227,7 @@ typedef struct xl_pbt_delete
 {
 	TransactionId snapshotConflictHorizon;
 	uint16		ndeleted;
-#if PG_VERSION_NUM >= 160000
+#ifdef PBT_HAVE_CATALOG_REL
 	bool		isCatalogRel;
 #endif
 	bool		vacuum;			/* VACUUM's removal */

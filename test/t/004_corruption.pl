@@ -43,7 +43,9 @@
 # heap pass reports it.
 # A semidense leaf's INCLUDE value whose varlena header claims more bytes
 # than its entry holds: the verifier reports it, and an index-only scan
-# stops with an error instead of reading past the entry.  An index whose
+# stops with an error instead of reading past the entry.  A semidense
+# leaf given posting's layout tag, which no index with INCLUDE columns
+# gets: the verifier names the layout.  An index whose
 # root block was overwritten by a copy of one of its leaves: the verifier
 # reports it, and a lookup or an insert stops with an error (a split
 # would otherwise wait for the lock it holds on that page, forever).  A
@@ -106,6 +108,7 @@ CREATE TABLE ci (k int8, s text COLLATE "C");
 INSERT INTO ci SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_inc ON ci USING pagebtree (k) INCLUDE (s);
 CREATE INDEX c_incval ON ci USING pagebtree ((k * 2)) INCLUDE (s);
+CREATE INDEX c_incpost ON ci USING pagebtree ((k * 3)) INCLUDE (s);
 VACUUM ci;
 CREATE TABLE cg (k int8);
 INSERT INTO cg SELECT g FROM generate_series(1, 20000) g;
@@ -274,6 +277,13 @@ my @cases = (
 	  scan => 'SELECT count(*) FROM cw WHERE k / 20 <= 3', bitmap => 1,
 	  insert => 'INSERT INTO cw VALUES (41)',
 	  scan_msg => qr/pagebtree page header is damaged: lists TID width out of range/ },
+	# a semidense leaf's layout tag (the special space's byte 24) made
+	# posting's, a layout no index with INCLUDE columns gets (scans, which
+	# know no index state there, find its items out of place)
+	{ idx => 'c_incpost', layout => 'semidense', off => 8192 - 32 + 24, bytes => "\x08",
+	  msg => qr/posting layout in an index with INCLUDE columns/,
+	  scan => 'SELECT count(*) FROM ci WHERE k * 3 > 0', bitmap => 1,
+	  scan_msg => qr/pagebtree page (has an item out of bounds|header is damaged: posting page has entries but no key)/ },
 	# a heads leaf's flags (the special space's bytes 18-19) without the
 	# leaf bit: an insert treated the page as an inner one and crashed
 	{ idx => 'c_leafflag', layout => 'heads', off => 8192 - 32 + 18, bytes => "\x00",
