@@ -138,7 +138,8 @@ pbt_set_layouts(PbtState *st, const PbtOptions *opts, bool has_string_column)
 {
 	int			option = opts ? opts->layout : PBT_LAYOUT_OPTION_DEFAULT;
 
-	if (option == PBT_LAYOUT_OPTION_RETIRED_HEADS_NOHINTS)
+	/* a forced layout the columns cannot use is ignored: auto's layouts */
+	if (pbt_layout_option_conflict(st, option) != NULL)
 		option = PBT_LAYOUT_OPTION_DEFAULT;
 	/* heads need byte-string keys (see pbt_layout_option_conflict) */
 	st->leaf_layout = st->inner_layout = PBT_LAYOUT_PLAIN;

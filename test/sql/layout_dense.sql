@@ -278,9 +278,10 @@ SELECT * FROM pbt_verify(ARRAY[
 ]);
 
 --
--- 5. Where dense pages cannot be: forcing layout = dense falls back to heads
---    for keys of different lengths and for INCLUDE columns, and is an error
---    where keys are compared with the operator class (comparator mode).
+-- 5. Where dense pages cannot be: forcing layout = dense gives heads leaves
+--    for keys of different lengths; with INCLUDE columns, or where keys are
+--    compared with the operator class (comparator mode), the option is
+--    ignored with a NOTICE and the leaves are auto's (semidense, plain).
 --
 CREATE TABLE ldx (id int, t text COLLATE "C", n numeric, k int8)
 WITH (autovacuum_enabled = off);

@@ -298,11 +298,11 @@ SELECT * FROM pbt_verify(ARRAY[
 ]);
 
 --
--- 4. Where semidense pages cannot be: without INCLUDE columns, forcing
---    layout = semidense gives heads leaves (dense ones only come with
---    layout = auto or dense), and so do keys of different lengths; where
---    keys are compared with the operator class (comparator mode) it is an
---    error.
+-- 4. Where semidense pages cannot be: forcing layout = semidense gives
+--    heads leaves for keys of different lengths; without INCLUDE columns,
+--    or where keys are compared with the operator class (comparator mode),
+--    the option is ignored with a NOTICE and the leaves are auto's (dense,
+--    plain).
 --
 CREATE TABLE lsx (id int, t text COLLATE "C", n numeric, k int8)
 WITH (autovacuum_enabled = off);
