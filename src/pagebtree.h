@@ -232,7 +232,8 @@ extern bool pbtinsert(Relation index, Datum *values, bool *isnull,
 					  struct IndexInfo *indexInfo);
 extern void pbt_finish_split(Relation index, PbtState *st, Buffer lbuf,
 							 PbtStack stack);
-extern void pbt_check_item_size(Relation index, Relation heap, Size len);
+extern void pbt_check_item_size(Relation index, Relation heap, PbtState *st,
+								Size len);
 
 /* pbt_scan.c */
 extern IndexScanDesc pbtbeginscan(Relation index, int nkeys, int norderbys);

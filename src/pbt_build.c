@@ -410,7 +410,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 	if (st->normalized)
 	{
 		pbt_form_leaf_item(st, values, isnull, tid, &bs->item);
-		pbt_check_item_size(index, bs->heap, bs->item.len);
+		pbt_check_item_size(index, bs->heap, st, bs->item.len);
 		bs->leaf_bytes += sizeof(PbtSlot) + bs->item.len;
 		if (bs->memsort)
 			memsort_add(bs, bs->item.data, bs->item.len, tupleIsAlive);
@@ -593,7 +593,7 @@ sort_next(BuildState *bs, const char **item, int *len, bool *alive)
 		pbt_form_leaf_item(st, slot->tts_values, slot->tts_isnull,
 						   (ItemPointer) DatumGetPointer(slot->tts_values[st->natts]),
 						   &bs->item);
-		pbt_check_item_size(bs->index, bs->heap, bs->item.len);
+		pbt_check_item_size(bs->index, bs->heap, bs->st, bs->item.len);
 		*alive = DatumGetBool(slot->tts_values[st->natts + 1]);
 	}
 	*item = bs->item.data;
@@ -751,6 +751,7 @@ used_space(Page page)
 
 static void add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len);
 static void hand_over_page(BuildState *bs, BlockNumber blkno);
+static int	build_group_size(Relation index, PbtState *st, bool notice);
 
 /*
  * Could the leaf being filled store keys once (a posting or lists leaf):
@@ -2027,6 +2028,7 @@ pbt_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	bs.heap = table_open(shared->heaprelid, heaplock);
 	bs.index = index_open(shared->indexrelid, indexlock);
 	bs.st = pbt_get_state(bs.index);
+	(void) build_group_size(bs.index, bs.st, false);	/* for the item limit */
 	initStringInfo(&bs.item);
 	indexInfo = BuildIndexInfo(bs.index);
 	indexInfo->ii_Concurrent = shared->isconcurrent;

@@ -916,8 +916,8 @@ apply_fold(void *arg)
  * exclusively, the side page last.  Items inserted into a page are
  * MAXALIGNed copies (comparator mode: index tuples).  result, if not NULL:
  * a copy of the leaf with the inserts made, which saves making them again.
- * vacuum: VACUUM's change, under the leaf's cleanup lock, which redo takes
- * too.
+ * vacuum: VACUUM dropped entries, under the leaf's cleanup lock, which redo
+ * takes too.
  */
 static void
 log_fold(Relation index, Buffer leafbuf, const PbtItem *ins, int nins,
@@ -1091,9 +1091,10 @@ pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
 		/* a stale run's bytes go, so that its group can be deleted */
 		if (run.stale)
 		{
+			/* (no reader takes a stale run's entries: no pin interlock) */
 			sbuf = lock_side_page(index, st, leaf);
 			log_fold(index, leafbuf, NULL, 0, NULL, NULL, sbuf, run.slot,
-					 NULL, 0, true);
+					 NULL, 0, false);
 			UnlockReleaseBuffer(sbuf);
 		}
 		return 0;
@@ -1120,9 +1121,14 @@ pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
 	}
 	if (nins > 0 || nlive < run.n)
 	{
+		/*
+		 * Only dropped entries need redo to take the cleanup lock (a
+		 * cleanup-only VACUUM, without a callback, holds none): a fold
+		 * alone is an insert's change
+		 */
 		sbuf = lock_side_page(index, st, leaf);
 		log_fold(index, leafbuf, ins, nins, pos, NULL, sbuf, run.slot,
-				 run.items + nins, nlive - nins, true);
+				 run.items + nins, nlive - nins, nlive < run.n);
 		PBT_CHECK_PAGE(index, BufferGetPage(leafbuf), leaf);
 		UnlockReleaseBuffer(sbuf);
 	}

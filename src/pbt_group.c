@@ -3,10 +3,11 @@
  * pbt_group.c
  *	  Leaf groups: allocation, rebalancing and group splits (pbt_group.h).
  *
- * Pages that a rebalance or a group split rewrites are logged whole, in
- * one core full-page-image record: redo restores them and needs neither
- * the resource manager nor generic WAL's four-page limit, so groups work
- * the same without preloading.  A hot-standby reader may see some pages of
+ * Pages that a rebalance or a group split rewrites are logged in one
+ * record: with the resource manager, GROUP_REWRITE, which describes each
+ * page's entries; without it, a core full-page-image record, whose redo
+ * needs neither the resource manager nor generic WAL's four-page limit,
+ * so groups work the same without preloading.  A hot-standby reader may see some pages of
  * such a record restored and others not yet; they then carry different
  * epochs, which the reader checks when it steps between subnodes.
  *

@@ -36,17 +36,26 @@ static bool insert_on_page(Relation index, PbtState *st, Buffer buf,
 						   PbtStack stack, int pos, const char *item, int len,
 						   bool fits, Buffer cbuf);
 
+/*
+ * Refuse a leaf item longer than the index takes.  Its separator, at most
+ * as long, goes after a downlink into inner items; in an index with leaf
+ * groups the downlink carries the group's hints, by whose size the items
+ * are shorter, so that inner items stay within the bound of the others
+ * (PbtItemBuf).  st has the index's group settings.
+ */
 void
-pbt_check_item_size(Relation index, Relation heap, Size len)
+pbt_check_item_size(Relation index, Relation heap, PbtState *st, Size len)
 {
-	if (len > PBT_MAX_ITEM_SIZE)
+	Size		max = PBT_MAX_ITEM_SIZE -
+		(st->group_size > 0 ? PBT_GROUP_HINT_BYTES(st) : 0);
+
+	if (len > max)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("index row size %zu exceeds pagebtree maximum %zu for index \"%s\"",
-						len, (Size) PBT_MAX_ITEM_SIZE,
-						RelationGetRelationName(index)),
+						len, max, RelationGetRelationName(index)),
 				 errtableconstraint(heap, RelationGetRelationName(index)),
-				 pbt_get_state(index)->normalized ?
+				 st->normalized ?
 				 errdetail("A normalized key stores each value's bytes, 1 marker byte per column, a terminator after text (1 byte) and bytea (2 bytes) values, 1 more byte for each zero byte of a bytea value, and the row's 6-byte heap TID.") : 0,
 				 errhint("Values larger than 1/3 of a buffer page cannot be indexed.\n"
 						 "Consider a function index of an MD5 hash of the value, or use full text indexing.")));
@@ -82,9 +91,15 @@ insert_fastpath(Relation index, PbtState *st, PbtSearchKey *key,
 		return false;
 	}
 	page = BufferGetPage(buf);
+	/* a page deleted or reused since is left to the descent */
+	if (!PbtIsTreePage(page) || PbtIsDeleted(PbtPageGetOpaque(page)))
+	{
+		UnlockReleaseBuffer(buf);
+		return false;
+	}
 	opaque = PbtPageGetOpaque(page);
-	layout = pbt_layout(page);
-	if (!PageIsNew(page) && PbtIsLeaf(opaque) && PbtIsRightmost(opaque) &&
+	layout = pbt_layout_checked(page);
+	if (PbtIsLeaf(opaque) && PbtIsRightmost(opaque) &&
 		!(opaque->flags & PBT_INCOMPLETE_SPLIT) && layout->count(page) > 0 &&
 		page_fits(page, item, len))
 	{
@@ -524,7 +539,8 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	item = st->insert_item;
 	pbt_form_leaf_item(st, values, isnull, ht_ctid, &item);
 	st->insert_item = item;
-	pbt_check_item_size(index, heapRel, item.len);
+	(void) pbt_group_size(index, st);	/* (the limit depends on it) */
+	pbt_check_item_size(index, heapRel, st, item.len);
 	pbt_key_from_item(st, item.data, item.len, &key);
 
 	/* NULLs never conflict, unless NULLS NOT DISTINCT */
@@ -691,7 +707,8 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	rblkno = BufferGetBlockNumber(rbuf);
 	/* a hole of the page's group takes the right half: no downlink */
 	in_group = pbt_in_group(st->delta_group, oopaque, lblkno, rblkno);
-	if (pbt_is_subnode(PbtPageGetOpaque(BufferGetPage(rbuf))))
+	if (!PageIsNew(BufferGetPage(rbuf)) &&
+		pbt_is_subnode(PbtPageGetOpaque(BufferGetPage(rbuf))))
 	{
 		PbtPageOpaque hole = PbtPageGetOpaque(BufferGetPage(rbuf));
 

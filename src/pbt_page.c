@@ -229,10 +229,12 @@ pbt_new_page(Relation index)
 		if (ConditionalLockBuffer(buf))
 		{
 			Page		page = BufferGetPage(buf);
-			PbtPageOpaque opaque = PbtPageGetOpaque(page);
+
+			/* (a zero page has no special space to read) */
+			PbtPageOpaque opaque = PageIsNew(page) ? NULL : PbtPageGetOpaque(page);
 
 			/* (no scan can reach a zero page: no conflict to log) */
-			bool		reusable = PageIsNew(page) ?
+			bool		reusable = opaque == NULL ?
 				!pbt_is_side_block(group, blkno) :
 				PbtIsDeleted(opaque) &&
 				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid);
@@ -250,7 +252,7 @@ pbt_new_page(Relation index)
 			}
 			if (reusable)
 			{
-				if (!PageIsNew(page))
+				if (opaque != NULL)
 					pbt_log_reuse_page(index, blkno, opaque->safexid);
 				return buf;
 			}

@@ -376,20 +376,22 @@ land_in_group(Relation index, PbtState *st, PbtSearchKey *key,
 		Buffer		buf = pbt_read_leaf(index,
 										 pbt_group_block(st->delta_group, start, j));
 		Page		page = BufferGetPage(buf);
-		PbtPageOpaque opaque = PbtPageGetOpaque(page);
+		PbtPageOpaque opaque;
 		const PbtLayout *layout;
 		PbtItem		first;
 		PbtItemBuf	firstbuf;
 
 		group_subnode_reads++;
 		LockBuffer(buf, lockmode);
-		layout = pbt_layout(page);
-		if (PageIsNew(page) || !pbt_is_subnode(opaque) || opaque->group_pos != j)
+		/* (a zero page has no special space to read) */
+		if (PageIsNew(page) || !pbt_is_subnode(opaque = PbtPageGetOpaque(page)) ||
+			opaque->group_pos != j)
 		{
 			UnlockReleaseBuffer(buf);
 			break;
 		}
-		if (!(opaque->flags & PBT_HOLE) && layout->count(page) > 0)
+		if (!(opaque->flags & PBT_HOLE) &&
+			(layout = pbt_layout_checked(page))->count(page) > 0)
 		{
 			tries++;
 			layout->get(page, 0, &first, &firstbuf);

@@ -164,8 +164,8 @@ typedef struct xl_pbt_run_append
 
 /*
  * XLOG_PBT_FOLD: ninserted entries go to the leaf, and its run keeps
- * nkept entries (a fold keeps none).  XLOG_PBT_VACUUM_FOLD is VACUUM's:
- * it keeps the live entries that do not fit and drops dead ones, and
+ * nkept entries (a fold keeps none).  XLOG_PBT_VACUUM_FOLD is VACUUM's
+ * when it drops dead entries (it keeps the live ones that do not fit), and
  * always names the leaf, whose cleanup lock redo takes, as VACUUM does on
  * the primary: a standby scan holding the leaf's pin may hold copies of
  * the dropped entries (the pin interlock, as nbtree's VACUUM records).

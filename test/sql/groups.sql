@@ -930,11 +930,30 @@ INSERT INTO g_q VALUES
   ('g_three', 'SELECT right(t, 3) FROM g_three WHERE t > repeat(''x'', 2640) ORDER BY t DESC');
 SELECT * FROM g_verify('g_three_t');
 
+-- Keys as long as a group index takes: its downlinks carry the hints
+-- (32 bits a subnode for text, 68 bytes with 16 subnodes), by which its
+-- keys are shorter than other indexes' (2,624 bytes here against 2,692),
+-- so that separators and downlinks stay within an item's bound.  Plain
+-- pages keep separators whole: three a page, so the tree grows levels.
+-- Longer keys crashed the server once a group split (PANIC).
+CREATE TABLE g_long (t text COLLATE "C") WITH (autovacuum_enabled = off);
+CREATE INDEX g_long_t ON g_long USING pagebtree (t)
+  WITH (leaf_group_size = 16, layout = plain, delta = off);
+INSERT INTO g_long VALUES (repeat('x', 2585) || md5('0'));
+INSERT INTO g_long SELECT repeat('x', 2584) || md5(i::text)
+FROM generate_series(1, 1500) i ORDER BY md5(i::text || 'o');
+SELECT g_ok('g_long_t', 16), s.groups > 16 AS groups, m.level >= 2 AS levels
+FROM g_shape('g_long_t') s, pagebtree_metapage('g_long_t') m;
+INSERT INTO g_q VALUES
+  ('g_long', 'SELECT md5(t) AS c FROM g_long WHERE t > repeat(''x'', 2584) || ''8'''),
+  ('g_long', 'SELECT md5(t) FROM g_long WHERE t < repeat(''x'', 2584) || ''4'' ORDER BY t DESC');
+SELECT * FROM g_verify('g_long_t');
+
 DROP TABLE g_rand, g_half, g_ser, g_txt, g_dup, g_comp, g_asc, g_desc, g_rnd,
     g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h12, g_h0, g_hs, g_hc, g_hdup, g_fk32, g_fkdup, g_probe,
     g_dl, g_dl_unl, g_rp, g_rp_got, g_layouts, g_ly_plain, g_ly_heads,
     g_ly_dense, g_ly_semidense, g_ly_bpa, g_ly_fingerprint, g_ly_lists,
-    g_ly_posting, g_wide, g_three;
+    g_ly_posting, g_wide, g_three, g_long;
 DROP FUNCTION g_layout_step(text, text, text, text[], int, int);
 DROP FUNCTION g_lookups(text, text), g_first_keys(text, regclass), g_root_items(regclass),
     g_delta(regclass);
