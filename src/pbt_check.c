@@ -175,6 +175,11 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 			 pbt_in_group(pbt_delta_group(index, st), opaque, blkno, opaque->next))
 		corrupt(index, blkno, 0,
 				"a subnode is flagged as split into a block of its own group", NULL);
+	/* (before the items: their hints are read at the index's size) */
+	if (!leaf && st->normalized &&
+		pbt_page_downlink_size(page) != PBT_DOWNLINK_SIZE(st))
+		corrupt(index, blkno, 0, "inner page has downlinks of another size than the index's",
+				NULL);
 	for (int i = 0; i < n; i++)
 	{
 		PbtItem		item;
@@ -190,10 +195,6 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 			(problem = pbt_group_hints_problem(st, item.data + sizeof(BlockNumber))) != NULL)
 			corrupt(index, blkno, i, problem, NULL);
 	}
-	if (!leaf && st->normalized &&
-		pbt_page_downlink_size(page) != PBT_DOWNLINK_SIZE(st))
-		corrupt(index, blkno, 0, "inner page has downlinks of another size than the index's",
-				NULL);
 
 	/* strictly increasing keys (inner pages: from item 1) */
 	for (int i = pbt_page_first_key(page) + 1; i < n; i++)
@@ -357,7 +358,9 @@ check_side_pages(Relation index, PbtState *st)
 
 			if (!pending[slot])
 				continue;
-			if (leaf >= nblocks)
+			/* (the index may have grown since nblocks was read) */
+			if (leaf >= nblocks &&
+				leaf >= (nblocks = RelationGetNumberOfBlocks(index)))
 				corrupt(index, side, slot, "run of a block past the end of the index", NULL);
 			buf = read_locked(index, leaf);
 			page = BufferGetPage(buf);
@@ -1174,7 +1177,12 @@ pagebtree_check(PG_FUNCTION_ARGS)
 		hs.decode_cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "pagebtree_check INCLUDE values",
 											  ALLOCSET_SMALL_SIZES);
-		indexInfo->ii_Concurrent = false;
+		/*
+		 * The scan reads with an MVCC snapshot, as the first of CREATE INDEX
+		 * CONCURRENTLY does (and amcheck's): not by the oldest xmin, which
+		 * the heap's build scan asserts it was given only with SnapshotAny
+		 */
+		indexInfo->ii_Concurrent = true;
 		scan = table_beginscan_strat(heap, snapshot, 0, NULL, true, false);
 		table_index_build_scan(heap, index, indexInfo, true, false,
 							   heap_tuple_indexed, &hs, scan);
@@ -1304,7 +1312,8 @@ pagebtree_page_stats(PG_FUNCTION_ARGS)
 									PbtIsLeaf(opaque) ? "leaf" : "inner");
 	if (opaque->flags & PBT_SIDE)
 	{
-		uint32		group = opaque->layout_param;
+		/* (the metapage's: a page of another is reported) */
+		uint32		group = pbt_delta_group(index, pbt_get_state(index));
 		int			entries = 0;
 		int			free_bytes = 0;
 
@@ -1395,7 +1404,8 @@ pagebtree_page_items(PG_FUNCTION_ARGS)
 			ItemPointer tid = palloc(sizeof(ItemPointerData));
 
 			layout->get(page, i, &item, &itembuf);
-			pbt_item_get_tid(st, item.data, item.len, tid);
+			/* (NULL where damaged lengths misplace it) */
+			nulls[1] = !pbt_item_get_tid_checked(st, item.data, item.len, tid);
 			values[1] = PointerGetDatum(tid);
 			nulls[2] = true;
 			values[3] = Int32GetDatum(item.len);

@@ -94,7 +94,8 @@ pbt_delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 			continue;
 		pbt_item_get_tid(st, item.data, item.len, &d->tid);
 		d->id = delstate.ndeltids;
-		stt->idxoffnum = it.pos;
+		/* (an OffsetNumber, 1-based, as heapam asserts) */
+		stt->idxoffnum = it.pos + 1;
 		stt->knowndeletable = !bottomup;
 		stt->promising = false;
 		/* what deleting it frees (item_cost may say "no room": a full page) */
@@ -113,7 +114,7 @@ pbt_delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 	 */
 	for (int i = 0; bottomup && i < delstate.ndeltids; i++)
 	{
-		int			pos = delstate.status[i].idxoffnum;
+		int			pos = delstate.status[i].idxoffnum - 1;
 
 		delstate.status[i].promising = dup_prev[pos] || dup_prev[pos + 1];
 	}
@@ -131,7 +132,7 @@ pbt_delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 			TM_IndexStatus *stt = &delstate.status[delstate.deltids[i].id];
 
 			if (stt->knowndeletable)
-				deletable[ndel++] = stt->idxoffnum;
+				deletable[ndel++] = stt->idxoffnum - 1;
 		}
 	}
 	/* (the caller's context can last the statement) */

@@ -986,6 +986,44 @@ tuple_part(PbtState *st, const char *item, int len, int keys_len, int *size)
 }
 
 /*
+ * Why the leaf item's lengths do not place its heap TID within it (the
+ * INCLUDE payload's length, read from its end, included), or NULL; then
+ * start and size give the part of the item after the TID (tuple_part).
+ */
+static const char *
+item_tid_problem(PbtState *st, const char *item, int len, int *start, int *size)
+{
+	int			keys_len = 0;
+
+	if (len < (st->normalized ? TID_BYTES : (int) sizeof(IndexTupleData)))
+		return "an item is shorter than its heap TID";
+	*start = 0;
+	*size = 0;
+	if (st->normalized && !st->has_include)
+		return NULL;
+	for (int i = 0; st->normalized && i < st->nkeyatts; i++)
+		keys_len += pbt_encoded_column_length(&st->cols[i], item + keys_len,
+											  len - keys_len);
+	*start = tuple_part(st, item, len, keys_len, size);
+	return *start < 0 ?
+		"an item's INCLUDE payload length disagrees with its keys" : NULL;
+}
+
+/* pagebtree_page_items(): the item's heap TID, if its lengths place it */
+bool
+pbt_item_get_tid_checked(PbtState *st, const char *item, int len,
+						 ItemPointer tid)
+{
+	int			start;
+	int			size;
+
+	if (item_tid_problem(st, item, len, &start, &size) != NULL)
+		return false;
+	pbt_item_get_tid(st, item, len, tid);
+	return true;
+}
+
+/*
  * The damage in a leaf item: a heap TID offset no table uses, or what
  * pbt_decode_item() would stop at in its IndexTuple part; or NULL.  For
  * the verifier, which reports it with its block.
@@ -993,7 +1031,6 @@ tuple_part(PbtState *st, const char *item, int len, int keys_len, int *size)
 const char *
 pbt_leaf_item_problem(PbtState *st, const char *item, int len)
 {
-	int			keys_len = 0;
 	int			start;
 	int			size;
 	char	   *copy;
@@ -1002,17 +1039,14 @@ pbt_leaf_item_problem(PbtState *st, const char *item, int len)
 	bool		isnull[INDEX_MAX_KEYS];
 	ItemPointerData tid;
 
+	/* the lengths that place the heap TID first */
+	if ((problem = item_tid_problem(st, item, len, &start, &size)) != NULL)
+		return problem;
 	pbt_item_get_tid(st, item, len, &tid);
 	if (!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(&tid)))
 		return "an item's heap TID has an invalid offset";
 	if (st->normalized && !st->has_include)
 		return NULL;
-	for (int i = 0; st->normalized && i < st->nkeyatts; i++)
-		keys_len += pbt_encoded_column_length(&st->cols[i], item + keys_len,
-											  len - keys_len);
-	start = tuple_part(st, item, len, keys_len, &size);
-	if (start < 0)
-		return "an item's INCLUDE payload length disagrees with its keys";
 	copy = palloc(size);		/* aligned, as the tuple's offsets assume */
 	memcpy(copy, item + start, size);
 	problem = deform_bounded(st->normalized ? st->incdesc : st->tupdesc,

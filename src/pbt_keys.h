@@ -180,6 +180,8 @@ extern void pbt_free_column(PbtState *st, int col, Datum value);
 extern int	pbt_item_text(PbtState *st, const char *item, int len, char *dst,
 						  int max);
 extern const char *pbt_leaf_item_problem(PbtState *st, const char *item, int len);
+extern bool pbt_item_get_tid_checked(PbtState *st, const char *item, int len,
+									 ItemPointer tid);
 extern void pbt_decode_item(PbtState *st, const char *item, int len,
 							Datum *values, bool *isnull);
 extern bool pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation,

@@ -127,7 +127,16 @@ typedef struct PbtPageOpaqueData
 
 typedef PbtPageOpaqueData *PbtPageOpaque;
 
-#define PbtPageGetOpaque(page) ((PbtPageOpaque) PageGetSpecialPointer(page))
+/*
+ * Every page of the index has the same special space (pbt_page_init), so
+ * its place is fixed rather than read from pd_special: a zero page (a
+ * side page not used yet, a block extended but not initialized) then
+ * reads as an opaque of zeros, flags 0, as the engine expects of it, and a
+ * damaged pd_special cannot move it (PageGetSpecialPointer asserts that a
+ * page has one).
+ */
+#define PbtPageGetOpaque(page) \
+	((PbtPageOpaque) ((char *) (page) + BLCKSZ - MAXALIGN(sizeof(PbtPageOpaqueData))))
 #define PbtIsLeaf(o)		(((o)->flags & PBT_LEAF) != 0)
 #define PbtIsRoot(o)		(((o)->flags & PBT_ROOT) != 0)
 #define PbtIsRightmost(o)	((o)->next == InvalidBlockNumber)
@@ -277,7 +286,7 @@ typedef struct PbtItem
 static inline int
 pbt_page_downlink_size(Page page)
 {
-	PbtPageOpaque opaque = (PbtPageOpaque) PageGetSpecialPointer(page);
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
 
 	return (opaque->flags & PBT_ALIGNED_ITEMS) ? MAXALIGN(sizeof(BlockNumber)) :
 		sizeof(BlockNumber) + opaque->downlink_extra;

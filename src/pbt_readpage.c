@@ -1559,6 +1559,22 @@ scan_ended(IndexScanDesc scan)
 }
 
 /*
+ * One more leaf of the scan's walk (PbtScanOpaqueData.walk): one that
+ * turns meets the pages it has read again, so it counts anew.
+ */
+static void
+scan_walk_step(PbtScanOpaque so, Relation index, ScanDirection dir,
+			   BlockNumber blkno)
+{
+	if (so->walk_dir != dir)
+	{
+		memset(&so->walk, 0, sizeof(so->walk));
+		so->walk_dir = dir;
+	}
+	pbt_walk_step(index, &so->walk, blkno);
+}
+
+/*
  * Read the first batch of the next page in direction dir.  Returns false
  * if it has no match, with so->curr invalid if the scan has ended.
  */
@@ -1597,7 +1613,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		release_pos(&so->curr);
 		if (!more)
 			return scan_ended(scan);
-		pbt_walk_step(index, &so->walk, next);
+		scan_walk_step(so, index, dir, next);
 		pbt_run_prefetch(index, so->st, next);
 		buf = read_next_leaf(scan, next, false);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -1614,7 +1630,7 @@ step_page(IndexScanDesc scan, ScanDirection dir)
 		release_pos(&so->curr);
 		if (!more)
 			return scan_ended(scan);
-		pbt_walk_step(index, &so->walk, target);
+		scan_walk_step(so, index, dir, target);
 		buf = walk_left(scan, target, blkno);
 		if (!BufferIsValid(buf))
 			return scan_ended(scan);

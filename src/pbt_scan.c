@@ -734,8 +734,14 @@ skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
 	pbt_readahead_stop(scan);
 	release_pos(&so->curr);
 	so->defer_left = 0;
+	/*
+	 * Not while a mark holds (a merge join's inner scan): restoring it must
+	 * find the skip key and the bounds it was set under, whose batch ended
+	 * with the value's range
+	 */
 	if (found && so->skip_values >= SKIP_TRIAL &&
-		2 * so->skip_dense > so->skip_values)
+		2 * so->skip_dense > so->skip_values &&
+		!ScanPosIsValid(so->mark) && so->markItemIndex < 0)
 		give_up_skipping(scan, dir);
 	return found;
 }
@@ -994,6 +1000,8 @@ pbtrestrpos(IndexScanDesc scan)
 		pbt_readahead_stop(scan);
 		kill_items(scan);
 		release_pos(&so->curr);
+		/* (and meets the leaves after it again: a new walk) */
+		memset(&so->walk, 0, sizeof(so->walk));
 		if (ScanPosIsValid(so->mark))
 		{
 			memcpy(&so->curr, &so->mark, offsetof(ScanPos, items) +

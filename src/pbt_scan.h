@@ -204,12 +204,14 @@ typedef struct PbtScanOpaqueData
 	PbtEpochStep resumed;		/* the last resume after a rebalance */
 
 	/*
-	 * The leaves stepped to since the scan last descended.  Without
-	 * damage they are distinct pages, so no more than the index has: our
-	 * snapshot's xmin keeps VACUUM from recycling a deleted leaf for reuse
-	 * further along while we scan (pbt_walk_step).
+	 * The leaves stepped to in direction walk_dir since the scan last
+	 * descended, turned or was restored to a mark.  Without damage they are
+	 * distinct pages, so no more than the index has: our snapshot's xmin
+	 * keeps VACUUM from recycling a deleted leaf for reuse further along
+	 * while we scan (pbt_walk_step).
 	 */
 	PbtLinkWalk walk;
+	ScanDirection walk_dir;
 
 	/*
 	 * A skip scan (plan_skip in pbt_scankey.c): keys on the second column

@@ -527,7 +527,9 @@ pbt_search_leaf(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 
 	if (!pbt_leaf_cache_applies(index, st, access))
 		return descend(index, st, key, bufp, access, 0, NULL);
-	if (BufferIsValid(*bufp = pbt_leaf_cache_lookup(index, st, key, access)))
+	/* (15's BufferIsValid evaluates its argument more than once) */
+	*bufp = pbt_leaf_cache_lookup(index, st, key, access);
+	if (BufferIsValid(*bufp))
 		return NULL;
 	if (pbt_group_size(index, st) == 0)
 		return descend(index, st, key, bufp, access, 0, &low);

@@ -588,6 +588,35 @@ RESET enable_hashjoin; RESET enable_nestloop; RESET enable_sort;
 RESET enable_material; RESET enable_seqscan; RESET enable_bitmapscan;
 DROP TABLE mj_ao, mj_ai, mj_ai_bt;
 
+-- A merge join whose inner key's entries span several leaves, restored to
+-- its mark for each of 500 equal outer keys: the inner scan walks the same
+-- leaves again each time, about 4,000 steps over an index of 11 blocks, which
+-- its check for right-link cycles counted as one walk ("right-links of a
+-- level form a cycle").  btree's answer on the same rows for reference.
+CREATE TABLE mj_ro (k int8) WITH (autovacuum_enabled = off);
+CREATE TABLE mj_ri (k int8, pad int) WITH (autovacuum_enabled = off);
+INSERT INTO mj_ro SELECT 5 FROM generate_series(1, 500);
+INSERT INTO mj_ri SELECT 5, g FROM generate_series(1, 3000) g;
+INSERT INTO mj_ri SELECT g, g FROM generate_series(6, 100) g;
+CREATE INDEX mj_ro_k ON mj_ro USING pagebtree (k);
+CREATE INDEX mj_ri_k ON mj_ri USING pagebtree (k) WITH (layout = plain);
+CREATE TABLE mj_ri_bt AS TABLE mj_ri;
+CREATE INDEX mj_ri_bt_k ON mj_ri_bt USING btree (k);
+VACUUM ANALYZE mj_ro, mj_ri, mj_ri_bt;
+SELECT count(*) >= 7 AS several_leaves
+FROM generate_series(1, pg_relation_size('mj_ri_k') / 8192 - 1) b,
+     LATERAL pagebtree_page_stats('mj_ri_k', b) s
+WHERE s.page_type = 'leaf';
+SET enable_hashjoin = off; SET enable_nestloop = off; SET enable_sort = off;
+SET enable_material = off; SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM mj_ro o JOIN mj_ri i USING (k);
+SELECT count(*) FROM mj_ro o JOIN mj_ri i USING (k);
+SELECT count(*) FROM mj_ro o JOIN mj_ri_bt i USING (k);
+RESET enable_hashjoin; RESET enable_nestloop; RESET enable_sort;
+RESET enable_material; RESET enable_seqscan; RESET enable_bitmapscan;
+DROP TABLE mj_ro, mj_ri, mj_ri_bt;
+
 --
 -- Text under different collations: "C", "POSIX", the database default, a
 -- libc C.UTF-8 (code point order: normalized keys, as under "C") and a
