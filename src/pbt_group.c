@@ -220,10 +220,8 @@ pbt_group_hole_after(Relation index, PbtState *st, Buffer buf)
 		return InvalidBuffer;
 	hole = ReadBuffer(index, holeblk);
 	pbt_lock_linked(index, hole, BUFFER_LOCK_EXCLUSIVE);
-	if (PageIsNew(BufferGetPage(hole)))
-		pbt_page_error(index, holeblk, "leaf group has no hole where expected");
 	hopaque = PbtPageGetOpaque(BufferGetPage(hole));
-	if (!pbt_is_subnode(hopaque) ||
+	if (PageIsNew(BufferGetPage(hole)) || !pbt_is_subnode(hopaque) ||
 		!(hopaque->flags & PBT_HOLE) ||
 		hopaque->group_pos != opaque->group_pos + 1 ||
 		pbt_group_epoch(hopaque) != pbt_group_epoch(opaque))

@@ -707,8 +707,7 @@ write_split(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 	rblkno = BufferGetBlockNumber(rbuf);
 	/* a hole of the page's group takes the right half: no downlink */
 	in_group = pbt_in_group(st->delta_group, oopaque, lblkno, rblkno);
-	if (!PageIsNew(BufferGetPage(rbuf)) &&
-		pbt_is_subnode(PbtPageGetOpaque(BufferGetPage(rbuf))))
+	if (pbt_is_subnode(PbtPageGetOpaque(BufferGetPage(rbuf))))
 	{
 		PbtPageOpaque hole = PbtPageGetOpaque(BufferGetPage(rbuf));
 

@@ -232,12 +232,10 @@ pbt_new_page(Relation index)
 		if (ConditionalLockBuffer(buf))
 		{
 			Page		page = BufferGetPage(buf);
-
-			/* (a zero page has no special space to read) */
-			PbtPageOpaque opaque = PageIsNew(page) ? NULL : PbtPageGetOpaque(page);
+			PbtPageOpaque opaque = PbtPageGetOpaque(page);
 
 			/* (no scan can reach a zero page: no conflict to log) */
-			bool		reusable = opaque == NULL ?
+			bool		reusable = PageIsNew(page) ?
 				!pbt_is_side_block(group, blkno) :
 				PbtIsDeleted(opaque) &&
 				GlobalVisCheckRemovableFullXid(NULL, opaque->safexid);
@@ -255,7 +253,7 @@ pbt_new_page(Relation index)
 			}
 			if (reusable)
 			{
-				if (opaque != NULL)
+				if (!PageIsNew(page))
 					pbt_log_reuse_page(index, blkno, opaque->safexid);
 				return buf;
 			}

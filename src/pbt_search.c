@@ -376,16 +376,14 @@ land_in_group(Relation index, PbtState *st, PbtSearchKey *key,
 		Buffer		buf = pbt_read_leaf(index,
 										 pbt_group_block(st->delta_group, start, j));
 		Page		page = BufferGetPage(buf);
-		PbtPageOpaque opaque;
+		PbtPageOpaque opaque = PbtPageGetOpaque(page);
 		const PbtLayout *layout;
 		PbtItem		first;
 		PbtItemBuf	firstbuf;
 
 		group_subnode_reads++;
 		LockBuffer(buf, lockmode);
-		/* (a zero page has no special space to read) */
-		if (PageIsNew(page) || !pbt_is_subnode(opaque = PbtPageGetOpaque(page)) ||
-			opaque->group_pos != j)
+		if (PageIsNew(page) || !pbt_is_subnode(opaque) || opaque->group_pos != j)
 		{
 			UnlockReleaseBuffer(buf);
 			break;
