@@ -109,7 +109,7 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 	(void) pbt_delta_group(index, st);
 	if (PageIsNew(page))
 		corrupt(index, blkno, 0, "page is new (all zeros)", NULL);
-	if (hdr->pd_special != BLCKSZ - MAXALIGN(sizeof(PbtPageOpaqueData)) ||
+	if (hdr->pd_special != PBT_SPECIAL_OFFSET ||
 		hdr->pd_lower < SizeOfPageHeaderData || hdr->pd_lower > hdr->pd_upper ||
 		hdr->pd_upper > hdr->pd_special)
 		corrupt(index, blkno, 0, "invalid page header bounds", NULL);

@@ -62,7 +62,7 @@ pbt_special_problem(Page page)
 	uint16		group_flags = opaque->flags & (PBT_HOLE | PBT_KEY_START);
 
 	/* (the layouts bound their items by it) */
-	if (((PageHeader) page)->pd_special != BLCKSZ - MAXALIGN(sizeof(PbtPageOpaqueData)))
+	if (((PageHeader) page)->pd_special != PBT_SPECIAL_OFFSET)
 		return "pd_special is not where the special space is";
 	if (opaque->hikey_len > 0 &&
 		!pbt_in_item_space(page, opaque->hikey_off, opaque->hikey_len))

@@ -135,8 +135,9 @@ typedef PbtPageOpaqueData *PbtPageOpaque;
  * damaged pd_special cannot move it (PageGetSpecialPointer asserts that a
  * page has one).
  */
+#define PBT_SPECIAL_OFFSET	(BLCKSZ - MAXALIGN(sizeof(PbtPageOpaqueData)))
 #define PbtPageGetOpaque(page) \
-	((PbtPageOpaque) ((char *) (page) + BLCKSZ - MAXALIGN(sizeof(PbtPageOpaqueData))))
+	((PbtPageOpaque) ((char *) (page) + PBT_SPECIAL_OFFSET))
 #define PbtIsLeaf(o)		(((o)->flags & PBT_LEAF) != 0)
 #define PbtIsRoot(o)		(((o)->flags & PBT_ROOT) != 0)
 #define PbtIsRightmost(o)	((o)->next == InvalidBlockNumber)
@@ -258,8 +259,7 @@ typedef struct PbtItem
  * Items never exceed a third of the usable page, so that any split can put
  * at least two items and a high key on each half (same bound as nbtree).
  */
-#define PBT_USABLE_SPACE \
-	(BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(PbtPageOpaqueData)))
+#define PBT_USABLE_SPACE (PBT_SPECIAL_OFFSET - SizeOfPageHeaderData)
 #define PBT_MAX_ITEM_SIZE \
 	(MAXALIGN_DOWN(PBT_USABLE_SPACE / 3) - sizeof(PbtSlot) - 2 * MAXIMUM_ALIGNOF)
 /*
