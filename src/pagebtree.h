@@ -55,6 +55,7 @@ typedef struct PbtOptions
 	int			leaf_group_size;	/* subnodes per leaf group, 0 = none */
 	int			leaf_group_hint_bits;	/* 0 to 32, -1: by the key's type
 										 * (pbt_group.h) */
+	double		vacuum_cleanup_index_scale_factor;	/* btree's, unused */
 } PbtOptions;
 
 /* descent stack: parent pages visited, for inserting downlinks */
@@ -233,7 +234,7 @@ extern bool pbtinsert(Relation index, Datum *values, bool *isnull,
 extern void pbt_finish_split(Relation index, PbtState *st, Buffer lbuf,
 							 PbtStack stack);
 extern void pbt_check_item_size(Relation index, Relation heap, PbtState *st,
-								Size len);
+								ItemPointer tid, Size len);
 
 /* pbt_scan.c */
 extern IndexScanDesc pbtbeginscan(Relation index, int nkeys, int norderbys);

@@ -410,7 +410,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 	if (st->normalized)
 	{
 		pbt_form_leaf_item(st, values, isnull, tid, &bs->item);
-		pbt_check_item_size(index, bs->heap, st, bs->item.len);
+		pbt_check_item_size(index, bs->heap, st, tid, bs->item.len);
 		bs->leaf_bytes += sizeof(PbtSlot) + bs->item.len;
 		if (bs->memsort)
 			memsort_add(bs, bs->item.data, bs->item.len, tupleIsAlive);
@@ -586,14 +586,14 @@ sort_next(BuildState *bs, const char **item, int *len, bool *alive)
 	else
 	{
 		TupleTableSlot *slot = bs->sortedslot;
+		ItemPointer tid;
 
 		if (!tuplesort_gettupleslot(bs->sort, true, false, slot, NULL))
 			return false;
 		slot_getallattrs(slot);
-		pbt_form_leaf_item(st, slot->tts_values, slot->tts_isnull,
-						   (ItemPointer) DatumGetPointer(slot->tts_values[st->natts]),
-						   &bs->item);
-		pbt_check_item_size(bs->index, bs->heap, bs->st, bs->item.len);
+		tid = (ItemPointer) DatumGetPointer(slot->tts_values[st->natts]);
+		pbt_form_leaf_item(st, slot->tts_values, slot->tts_isnull, tid, &bs->item);
+		pbt_check_item_size(bs->index, bs->heap, bs->st, tid, bs->item.len);
 		*alive = DatumGetBool(slot->tts_values[st->natts + 1]);
 	}
 	*item = bs->item.data;

@@ -90,6 +90,10 @@ _PG_init(void)
 	add_bool_reloption(pbt_relopt_kind, "deduplicate_items",
 					   "Leaves of one key's entries store the key once (posting leaves)",
 					   true, ShareUpdateExclusiveLock);
+	/* so that a btree index's definition carrying it works unchanged */
+	add_real_reloption(pbt_relopt_kind, "vacuum_cleanup_index_scale_factor",
+					   "Deprecated B-Tree parameter; ignored.",
+					   -1, 0.0, 1e10, ShareUpdateExclusiveLock);
 
 	DefineCustomBoolVariable("pagebtree.ablate_leaf_hints",
 							 "Heads leaves are searched without their hints.",
@@ -152,6 +156,8 @@ pbtoptions(Datum reloptions, bool validate)
 		{"deduplicate_items", RELOPT_TYPE_BOOL, offsetof(PbtOptions, deduplicate_items)},
 		{"leaf_group_size", RELOPT_TYPE_INT, offsetof(PbtOptions, leaf_group_size)},
 		{"leaf_group_hint_bits", RELOPT_TYPE_INT, offsetof(PbtOptions, leaf_group_hint_bits)},
+		{"vacuum_cleanup_index_scale_factor", RELOPT_TYPE_REAL,
+		offsetof(PbtOptions, vacuum_cleanup_index_scale_factor)},
 	};
 	PbtOptions *opts;
 
@@ -181,10 +187,10 @@ pbtoptions(Datum reloptions, bool validate)
 
 /*
  * Does the metapage say the index was built with comparator-mode keys?
- * Text under a libc C.UTF-8 collation gets normalized keys since they were
- * found to order by code point (pbt_type_normalizable); an index built
- * before keeps its comparator keys until REINDEX.  The key mode never
- * changes after the build.
+ * Text under a libc C.UTF-8 collation and name got normalized keys after
+ * earlier libraries had built them in comparator mode (pbt_type_normalizable);
+ * an index built before keeps its comparator keys until REINDEX.  The key
+ * mode never changes after the build.
  */
 static bool
 built_with_comparator_keys(Relation index)
@@ -217,7 +223,7 @@ pbt_build_state(Relation index, MemoryContext cxt)
 	TupleDesc	desc = RelationGetDescr(index);
 	PbtOptions *opts = (PbtOptions *) index->rd_options;
 	bool		has_string_column = false;
-	bool		has_codepoint_text = false;
+	bool		normalized_lately = false;
 
 	st->nkeyatts = IndexRelationGetNumberOfKeyAttributes(index);
 	st->natts = IndexRelationGetNumberOfAttributes(index);
@@ -251,13 +257,14 @@ pbt_build_state(Relation index, MemoryContext cxt)
 		fmgr_info_cxt(procid, &col->cmp, cxt);
 		if (!pbt_type_normalizable(col->typid, procid, col->collation, &col->kind))
 			st->normalized = false;
-		else if (col->kind == PBT_COL_TEXT && !pbt_collation_is_c(col->collation))
-			has_codepoint_text = true;
+		else if (col->kind == PBT_COL_TEXT &&
+				 (col->typid == NAMEOID || !pbt_collation_is_c(col->collation)))
+			normalized_lately = true;
 		col->width = pbt_column_width(col->kind);
 		if (col->kind == PBT_COL_TEXT || col->kind == PBT_COL_BYTEA)
 			has_string_column = true;
 	}
-	if (st->normalized && has_codepoint_text && built_with_comparator_keys(index))
+	if (st->normalized && normalized_lately && built_with_comparator_keys(index))
 		st->normalized = false;
 	st->fillfactor = opts ? opts->fillfactor : PBT_DEFAULT_FILLFACTOR;
 	st->delta_on = (opts ? opts->delta : PBT_DEFAULT_DELTA) != PBT_DELTA_OFF;

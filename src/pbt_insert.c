@@ -44,7 +44,8 @@ static bool insert_on_page(Relation index, PbtState *st, Buffer buf,
  * (PbtItemBuf).  st has the index's group settings.
  */
 void
-pbt_check_item_size(Relation index, Relation heap, PbtState *st, Size len)
+pbt_check_item_size(Relation index, Relation heap, PbtState *st,
+					ItemPointer tid, Size len)
 {
 	Size		max = PBT_MAX_ITEM_SIZE -
 		(st->group_size > 0 ? PBT_GROUP_HINT_BYTES(st) : 0);
@@ -54,9 +55,16 @@ pbt_check_item_size(Relation index, Relation heap, PbtState *st, Size len)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("index row size %zu exceeds pagebtree maximum %zu for index \"%s\"",
 						len, max, RelationGetRelationName(index)),
-				 errtableconstraint(heap, RelationGetRelationName(index)),
 				 st->normalized ?
-				 errdetail("A normalized key stores each value's bytes, 1 marker byte per column, a terminator after text (1 byte) and bytea (2 bytes) values, 1 more byte for each zero byte of a bytea value, and the row's 6-byte heap TID.") : 0,
+				 errdetail("Index row references tuple (%u,%u) in relation \"%s\". A normalized key stores each value's bytes, 1 marker byte per column, a terminator after text (1 byte) and bytea (2 bytes) values, 1 more byte for each zero byte of a bytea value, and the row's 6-byte heap TID.",
+						   ItemPointerGetBlockNumber(tid),
+						   ItemPointerGetOffsetNumber(tid),
+						   RelationGetRelationName(heap)) :
+				 errdetail("Index row references tuple (%u,%u) in relation \"%s\".",
+						   ItemPointerGetBlockNumber(tid),
+						   ItemPointerGetOffsetNumber(tid),
+						   RelationGetRelationName(heap)),
+				 errtableconstraint(heap, RelationGetRelationName(index)),
 				 errhint("Values larger than 1/3 of a buffer page cannot be indexed.\n"
 						 "Consider a function index of an MD5 hash of the value, or use full text indexing.")));
 }
@@ -540,7 +548,7 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	pbt_form_leaf_item(st, values, isnull, ht_ctid, &item);
 	st->insert_item = item;
 	(void) pbt_group_size(index, st);	/* (the limit depends on it) */
-	pbt_check_item_size(index, heapRel, st, item.len);
+	pbt_check_item_size(index, heapRel, st, ht_ctid, item.len);
 	pbt_key_from_item(st, item.data, item.len, &key);
 
 	/* NULLs never conflict, unless NULLS NOT DISTINCT */

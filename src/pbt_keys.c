@@ -169,6 +169,11 @@ pbt_type_normalizable(Oid typid, Oid cmpproc, Oid collation, PbtColKind *kind)
 			return (typid == TEXTOID || typid == VARCHAROID) &&
 				OidIsValid(collation) &&
 				(pbt_collation_is_c(collation) || collation_is_codepoint(collation));
+		case F_BTNAMECMP:
+			/* varstr_cmp of the characters, as text's (btnamecmp) */
+			*kind = PBT_COL_TEXT;
+			return typid == NAMEOID && OidIsValid(collation) &&
+				(pbt_collation_is_c(collation) || collation_is_codepoint(collation));
 		case F_BTTEXT_PATTERN_CMP:
 			/* byte order whatever the collation */
 			*kind = PBT_COL_TEXT;
@@ -771,12 +776,27 @@ decode_column(PbtColumn *col, const unsigned char *p, int n, bool *isnull)
 		case PBT_COL_TEXT:
 			{
 				int			tlen = n - 2;
-				text	   *t = (text *) palloc(VARHDRSZ + tlen);
+				char	   *dst;
+				Datum		result;
 
-				SET_VARSIZE(t, VARHDRSZ + tlen);
+				if (col->typid == NAMEOID)
+				{
+					if (tlen >= NAMEDATALEN)
+						elog(ERROR, "name key of %d bytes in pagebtree item", tlen);
+					dst = palloc0(NAMEDATALEN);
+					result = NameGetDatum((Name) dst);
+				}
+				else
+				{
+					text	   *t = (text *) palloc(VARHDRSZ + tlen);
+
+					SET_VARSIZE(t, VARHDRSZ + tlen);
+					dst = VARDATA(t);
+					result = PointerGetDatum(t);
+				}
 				for (int i = 0; i < tlen; i++)
-					VARDATA(t)[i] = p[1 + i] ^ flip;
-				return PointerGetDatum(t);
+					dst[i] = p[1 + i] ^ flip;
+				return result;
 			}
 		case PBT_COL_BYTEA:
 			{
@@ -892,7 +912,7 @@ pbt_item_text(PbtState *st, const char *item, int len, char *dst, int max)
 	int			tlen = len - PBT_TID_BYTES - 2; /* mark, text, terminator */
 
 	Assert(st->normalized && !st->has_include && st->nkeyatts == 1 &&
-		   st->cols[0].kind == PBT_COL_TEXT);
+		   st->cols[0].kind == PBT_COL_TEXT && st->cols[0].typid != NAMEOID);
 	if (p[0] != MARK_VALUE || tlen > max)
 		return -1;
 	if (st->cols[0].desc)

@@ -84,7 +84,8 @@ plan_fixed_itup(PbtScanOpaque so)
 	so->itup_text = false;
 	if (!so->st->normalized || so->st->has_include)
 		return;
-	if (desc->natts == 1 && so->st->cols[0].kind == PBT_COL_TEXT)
+	if (desc->natts == 1 && so->st->cols[0].kind == PBT_COL_TEXT &&
+		so->st->cols[0].typid != NAMEOID)
 	{
 		so->itup_text = true;
 		return;

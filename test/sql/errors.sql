@@ -129,6 +129,14 @@ CREATE INDEX er_ff100 ON er USING pagebtree (id) WITH (fillfactor = 100);
 SELECT pagebtree_check('er_ff10', true);
 SELECT pagebtree_check('er_ff100', true);
 DROP INDEX er_ff10, er_ff100;
+-- btree's deprecated vacuum_cleanup_index_scale_factor is accepted (and
+-- ignored), so that a btree index's definition works unchanged, with
+-- btree's bounds (0 to 1e10; -1 is only the default)
+CREATE INDEX er_vc ON er USING pagebtree (id) WITH (vacuum_cleanup_index_scale_factor = 0.5);
+CREATE INDEX er_vc2 ON er USING pagebtree (id) WITH (vacuum_cleanup_index_scale_factor = -1);
+ALTER INDEX er_vc SET (vacuum_cleanup_index_scale_factor = 0);
+SELECT reloptions FROM pg_class WHERE relname = 'er_vc';
+DROP INDEX er_vc;
 
 -- (Unique indexes are tested in unique.sql.)
 

@@ -467,6 +467,12 @@ EXPLAIN (COSTS OFF) SELECT id FROM oc_name WHERE v = 'abc'::name;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT * FROM pbt_check_type('oc_name', 'v', '''abc''::name', '''m''::name');
+-- name keys are normalized as text under "C" is, so the index is smaller
+-- than btree's, which stores each name as a cstring
+CREATE INDEX oc_name_bt ON oc_name USING btree (v);
+SELECT m.key_mode, pg_relation_size('oc_name_v') < pg_relation_size('oc_name_bt') AS smaller_than_btree
+FROM pagebtree_metapage('oc_name_v') m;
+DROP INDEX oc_name_bt;
 
 --
 -- bytea

@@ -748,6 +748,26 @@ REINDEX INDEX s_old_t;
 SELECT key_mode FROM pagebtree_metapage('s_old_t');
 SELECT pagebtree_check('s_old_t', true);
 SELECT nrows, idx_plan, idx_diffs FROM pbt_cmp_all(ARRAY['SELECT t FROM s_old ORDER BY t']);
+-- the same for name, whose keys earlier libraries kept in comparator mode
+-- under every collation ("C" is name's own)
+ALTER TABLE s_old ADD COLUMN n name;
+UPDATE s_old SET n = t;
+CREATE INDEX s_old_n ON s_old USING pagebtree (n COLLATE s_en);
+UPDATE pg_index SET indcollation = '950'::oidvector
+WHERE indexrelid = 's_old_n'::regclass;
+DROP INDEX s_old_t;
+VACUUM ANALYZE s_old;
+SELECT key_mode FROM pagebtree_metapage('s_old_n');
+SELECT pagebtree_check('s_old_n', true);
+SELECT * FROM pbt_cmp_all(ARRAY[
+    'SELECT n FROM s_old ORDER BY n',
+    'SELECT id FROM s_old WHERE n >= ''000500'' AND n < ''001500''',
+    'SELECT n FROM s_old WHERE n > ''019000''::text ORDER BY n DESC'
+]);
+REINDEX INDEX s_old_n;
+SELECT key_mode FROM pagebtree_metapage('s_old_n');
+SELECT pagebtree_check('s_old_n', true);
+SELECT nrows, idx_plan, idx_diffs FROM pbt_cmp_all(ARRAY['SELECT n FROM s_old ORDER BY n']);
 DROP TABLE s_old;
 
 --
