@@ -85,7 +85,7 @@ split_added_pos(XLogReaderState *record)
 {
 	xl_pbt_split *xlrec = (xl_pbt_split *) XLogRecGetData(record);
 
-	if (xlrec->keep < 0 || XLogRecGetDataLen(record) < sizeof(xl_pbt_split))
+	if (xlrec->keep < 0 || XLogRecGetDataLen(record) < SizeOfPbtSplitAdded)
 		return -1;
 	return xlrec->added_pos;
 }
@@ -137,6 +137,8 @@ pbt_redo_split(XLogReaderState *record)
 			elog(PANIC, "pagebtree redo: the added item does not fit");
 		opaque->next = rblkno;
 		opaque->flags |= PBT_INCOMPLETE_SPLIT;
+		if (XLogRecGetDataLen(record) >= SizeOfPbtSplit)
+			opaque->op_counter = xlrec->left_counter;
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(bufs[0]);
 	}
@@ -1511,6 +1513,7 @@ pbt_log_split(Relation index, PbtState *st, Buffer lbuf, Page lpage, int keep,
 		xlrec.run_slot = run_slot;
 		xlrec.added_pos = keep >= 0 && added ? added_pos : -1;
 		xlrec.hikey_len = hikeylen;
+		xlrec.left_counter = PbtPageGetOpaque(lpage)->op_counter;
 		START_CRIT_SECTION();
 		memcpy(BufferGetPage(lbuf), lpage, BLCKSZ);
 		memcpy(BufferGetPage(rbuf), rpage, BLCKSZ);
@@ -1528,7 +1531,7 @@ pbt_log_split(Relation index, PbtState *st, Buffer lbuf, Page lpage, int keep,
 				MarkBufferDirty(bufs[i]);
 
 		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, sizeof(xlrec));
+		XLogRegisterData((char *) &xlrec, SizeOfPbtSplit);
 		if (keep >= 0)
 		{
 			XLogRegisterBuffer(0, lbuf, REGBUF_STANDARD);

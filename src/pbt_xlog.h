@@ -87,7 +87,8 @@ typedef struct xl_pbt_rebuild
  * in place (keep >= 0), redo truncates it to them, sets its new high key
  * and, with added_pos >= 0, inserts the entry that caused the split there;
  * otherwise (keep < 0) the rebuilt left page is logged whole.  (Records of
- * versions before added_pos end after run_slot: no entry added.)
+ * versions before added_pos end after run_slot: no entry added; those
+ * before left_counter after hikey_len: the counter stays.)
  *
  * Backup blocks:
  *	0: the left (original) page; block data: its new high key
@@ -110,7 +111,12 @@ typedef struct xl_pbt_split
 								 * the split folded them all); -1 = none */
 	int16		added_pos;		/* see above; -1 = none */
 	uint16		hikey_len;
+	uint8		left_counter;	/* keep >= 0: the left page's adaption
+								 * counter, which the split may have started */
 } xl_pbt_split;
+
+#define SizeOfPbtSplitAdded (offsetof(xl_pbt_split, hikey_len) + sizeof(uint16))
+#define SizeOfPbtSplit (offsetof(xl_pbt_split, left_counter) + sizeof(uint8))
 
 /*
  * XLOG_PBT_GROUP_REWRITE: a leaf group's rebalance or split

@@ -40,6 +40,8 @@
 # the primary's runs.  An empty group index, loaded with no checkpoint
 # asked for, has its rebalanced subnodes logged as the entries they gained,
 # not as images; pg_waldump counts them, and both replays check them.
+# A left page kept in place by a split that started its adaption counter
+# is checked by the generic records of page deletions that follow.
 
 use strict;
 use warnings;
@@ -433,6 +435,28 @@ INSERT INTO wgr SELECT g * 7919 % 1000003 FROM generate_series(8001, 12000) g OR
 	  or diag($err);
 }
 
+# a leaf split that keeps its left page in place and starts the page's
+# adaption counter (string-like keys appended after keys whose heads all
+# differ), then page deletions, whose generic records are checked here
+# ('all'): the split record carries the left page's counter, or the check
+# of the next generic record of that page stops redo
+{
+	$primary->safe_psql('postgres', q{
+SET wal_consistency_checking = 'all';
+CREATE TABLE wctr (id int, b text COLLATE "C") WITH (autovacuum_enabled = off);
+CREATE INDEX wctr_b ON wctr USING pagebtree (b);
+INSERT INTO wctr SELECT i, 'p0000/' || md5(i::text) FROM generate_series(1, 150) i ORDER BY 2;
+CHECKPOINT;
+INSERT INTO wctr SELECT i, 'p' || lpad((i / 50)::text, 4, '0') || '/shared/' || lpad((i % 50)::text, 3, '0')
+  FROM generate_series(1000, 1600) i;
+DELETE FROM wctr WHERE id > 1300;
+VACUUM wctr;});
+	ok($primary->safe_psql('postgres', q{
+SELECT count(*) FROM generate_series(1, pg_relation_size('wctr_b') / 8192 - 1) b,
+  pagebtree_page_stats('wctr_b', b) s
+WHERE s.flags LIKE '%ops=%'}) > 0, 'wctr_b: splits started leaves\' adaption counters');
+}
+
 my %kinds = map { $_ => 1 } split /\n/, $primary->safe_psql('postgres', q{
 SELECT DISTINCT layout FROM pagebtree_layout_summary('w_id') UNION
 SELECT DISTINCT layout FROM pagebtree_layout_summary('w_id_incl') UNION
@@ -479,7 +503,7 @@ my %wodd_q = map {
 ordered_scan_ok($standby, "wodd_$_", $wodd_q{$_}, 1,
 	"standby: wodd_$_ returns the rows of a sequential scan") for qw(k kd);
 
-for my $idx (sort(keys %indexes), 'wd_s', 'wgr_k', 'wodd_k', 'wodd_kd', sort keys %groups)
+for my $idx (sort(keys %indexes), 'wd_s', 'wgr_k', 'wodd_k', 'wodd_kd', 'wctr_b', sort keys %groups)
 {
 	my ($ret, $out, $err) =
 	  $standby->psql('postgres', "SELECT pagebtree_check('$idx', true)");
@@ -502,6 +526,7 @@ pbt_check_indexes($primary, 'primary after crash recovery', table => 'wg');
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'wgr');
 ordered_scan_ok($primary, 'wgr_k', $wgr_q, 1, 'primary after crash recovery: wgr_k returns the rows of a sequential scan');
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'wodd');
+pbt_check_indexes($primary, 'primary after crash recovery', table => 'wctr');
 ordered_scan_ok($primary, "wodd_$_", $wodd_q{$_}, 1,
 	"primary after crash recovery: wodd_$_ returns the rows of a sequential scan") for qw(k kd);
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'w');
