@@ -727,47 +727,35 @@ BEGIN
 END;
 $$;
 
--- An index of C.UTF-8 text that an earlier pagebtree built with comparator
--- keys keeps them (its metapage says so) until REINDEX.  Made here by
--- building under en_US.UTF-8 and then pointing the index's collation at
--- C.UTF-8 in the catalog, over keys that both order alike.
-CREATE TABLE s_old (id int, t text COLLATE s_cutf8) WITH (autovacuum_enabled = off);
-INSERT INTO s_old SELECT i, lpad(((i * 7919) % 20000)::text, 6, '0') FROM generate_series(1, 20000) i;
+-- An index of C.UTF-8 text, or of name, that an earlier pagebtree built
+-- with comparator keys keeps them (its metapage says so) until REINDEX.
+-- Made here by building under en_US.UTF-8 and then pointing the index's
+-- collation at C.UTF-8 (name's: "C", its own) in the catalog, over keys
+-- that both order alike.
+CREATE TABLE s_old (id int, t text COLLATE s_cutf8, n name) WITH (autovacuum_enabled = off);
+INSERT INTO s_old SELECT i, k, k
+FROM (SELECT i, lpad(((i * 7919) % 20000)::text, 6, '0') AS k FROM generate_series(1, 20000) i) s;
 CREATE INDEX s_old_t ON s_old USING pagebtree (t COLLATE s_en);
+CREATE INDEX s_old_n ON s_old USING pagebtree (n COLLATE s_en);
 UPDATE pg_index SET indcollation = (SELECT oid FROM pg_collation WHERE collname = 's_cutf8')::text::oidvector
 WHERE indexrelid = 's_old_t'::regclass;
+UPDATE pg_index SET indcollation = '950'::oidvector WHERE indexrelid = 's_old_n'::regclass;
 VACUUM ANALYZE s_old;
-SELECT key_mode FROM pagebtree_metapage('s_old_t');
-SELECT pagebtree_check('s_old_t', true);
+SELECT i, m.key_mode, pagebtree_check(i, true)
+FROM unnest(ARRAY['s_old_t', 's_old_n']::regclass[]) i, pagebtree_metapage(i) m;
 SELECT * FROM pbt_cmp_all(ARRAY[
     'SELECT t FROM s_old ORDER BY t',
     'SELECT id FROM s_old WHERE t >= ''000500'' AND t < ''001500''',
-    'SELECT t FROM s_old WHERE t > ''019000'' ORDER BY t DESC'
-]);
-REINDEX INDEX s_old_t;
-SELECT key_mode FROM pagebtree_metapage('s_old_t');
-SELECT pagebtree_check('s_old_t', true);
-SELECT nrows, idx_plan, idx_diffs FROM pbt_cmp_all(ARRAY['SELECT t FROM s_old ORDER BY t']);
--- the same for name, whose keys earlier libraries kept in comparator mode
--- under every collation ("C" is name's own)
-ALTER TABLE s_old ADD COLUMN n name;
-UPDATE s_old SET n = t;
-CREATE INDEX s_old_n ON s_old USING pagebtree (n COLLATE s_en);
-UPDATE pg_index SET indcollation = '950'::oidvector
-WHERE indexrelid = 's_old_n'::regclass;
-DROP INDEX s_old_t;
-VACUUM ANALYZE s_old;
-SELECT key_mode FROM pagebtree_metapage('s_old_n');
-SELECT pagebtree_check('s_old_n', true);
-SELECT * FROM pbt_cmp_all(ARRAY[
+    'SELECT t FROM s_old WHERE t > ''019000'' ORDER BY t DESC',
     'SELECT n FROM s_old ORDER BY n',
     'SELECT id FROM s_old WHERE n >= ''000500'' AND n < ''001500''',
     'SELECT n FROM s_old WHERE n > ''019000''::text ORDER BY n DESC'
 ]);
-REINDEX INDEX s_old_n;
-SELECT key_mode FROM pagebtree_metapage('s_old_n');
-SELECT pagebtree_check('s_old_n', true);
-SELECT nrows, idx_plan, idx_diffs FROM pbt_cmp_all(ARRAY['SELECT n FROM s_old ORDER BY n']);
+REINDEX TABLE s_old;
+SELECT i, m.key_mode, pagebtree_check(i, true)
+FROM unnest(ARRAY['s_old_t', 's_old_n']::regclass[]) i, pagebtree_metapage(i) m;
+SELECT nrows, idx_plan, idx_diffs
+FROM pbt_cmp_all(ARRAY['SELECT t FROM s_old ORDER BY t', 'SELECT n FROM s_old ORDER BY n']);
 DROP TABLE s_old;
 
 --
