@@ -55,15 +55,12 @@ pbt_check_item_size(Relation index, Relation heap, PbtState *st,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("index row size %zu exceeds pagebtree maximum %zu for index \"%s\"",
 						len, max, RelationGetRelationName(index)),
-				 st->normalized ?
-				 errdetail("Index row references tuple (%u,%u) in relation \"%s\". A normalized key stores each value's bytes, 1 marker byte per column, a terminator after text (1 byte) and bytea (2 bytes) values, 1 more byte for each zero byte of a bytea value, and the row's 6-byte heap TID.",
+				 errdetail("Index row references tuple (%u,%u) in relation \"%s\".%s",
 						   ItemPointerGetBlockNumber(tid),
 						   ItemPointerGetOffsetNumber(tid),
-						   RelationGetRelationName(heap)) :
-				 errdetail("Index row references tuple (%u,%u) in relation \"%s\".",
-						   ItemPointerGetBlockNumber(tid),
-						   ItemPointerGetOffsetNumber(tid),
-						   RelationGetRelationName(heap)),
+						   RelationGetRelationName(heap),
+						   st->normalized ?
+						   " A normalized key stores each value's bytes, 1 marker byte per column, a terminator after text (1 byte) and bytea (2 bytes) values, 1 more byte for each zero byte of a bytea value, and the row's 6-byte heap TID." : ""),
 				 errtableconstraint(heap, RelationGetRelationName(index)),
 				 errhint("Values larger than 1/3 of a buffer page cannot be indexed.\n"
 						 "Consider a function index of an MD5 hash of the value, or use full text indexing.")));
