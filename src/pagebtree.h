@@ -82,17 +82,40 @@ extern PbtState *pbt_get_state(Relation index);
 
 /*
  * May a reader change a page without WAL, as btree sets LP_DEAD (dead-entry
- * marks, the adaption counter)?  Not while generic WAL records are
- * consistency-checked (wal_consistency_checking = 'generic' or 'all', set
- * for the whole cluster): generic_mask does not know these hints, so redo
- * of the page's next generic record would stop at "inconsistent page
- * found".  Custom records are checked with pbt_mask, which masks them.
+ * marks, the adaption counter)?  Not while this session consistency-checks
+ * generic WAL records (wal_consistency_checking = 'generic' or 'all'):
+ * generic_mask does not know these hints, so redo of the page's next
+ * generic record would stop at "inconsistent page found".  Custom records
+ * are checked with pbt_mask, which masks them.
  */
 static inline bool
 pbt_unlogged_hints_allowed(void)
 {
 	return wal_consistency_checking == NULL ||
 		!wal_consistency_checking[RM_GENERIC_ID];
+}
+
+/* A reader set an unlogged hint on the leaf page: see below. */
+static inline void
+pbt_note_unlogged_hint(PbtPageOpaque opaque, uint16 flags)
+{
+	if ((opaque->flags & (flags | PBT_UNLOGGED_HINTS)) !=
+		(flags | PBT_UNLOGGED_HINTS))
+		opaque->flags |= flags | PBT_UNLOGGED_HINTS;
+}
+
+/*
+ * Must a generic record of page log the whole page?  Yes while this session
+ * checks generic records if readers hinted the page before, in a session
+ * that did not (the setting is per session) or before the setting changed:
+ * the record's check image would hold hints that the page redo rebuilds
+ * lacks.  The full image carries them, and the flag is cleared in it.
+ */
+static inline bool
+pbt_generic_needs_image(Page page)
+{
+	return !pbt_unlogged_hints_allowed() &&
+		(PbtPageGetOpaque(page)->flags & PBT_UNLOGGED_HINTS) != 0;
 }
 
 extern PbtState *pbt_build_state(Relation index, MemoryContext cxt);

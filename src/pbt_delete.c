@@ -103,9 +103,16 @@ pbt_delete_entries(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 							 item.len + (int) sizeof(PbtSlot));
 		delstate.ndeltids++;
 	}
-	/* every hinted entry is now to be deleted (or the hint was stale) */
+	/*
+	 * Every hinted entry is now to be deleted (or the hint was stale).  The
+	 * flag's clearing is a hint change like its setting: WAL does not carry
+	 * it.
+	 */
 	if (!bottomup)
+	{
 		PbtPageGetOpaque(page)->flags &= ~PBT_HAS_DEAD;
+		pbt_note_unlogged_hint(PbtPageGetOpaque(page), 0);
+	}
 
 	/*
 	 * Bottom-up: entries of a key that occurs more than once here are likely

@@ -777,7 +777,7 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	else
 	{
 		GenericXLogState *xlog = GenericXLogStart(index);
-		Page		p = GenericXLogRegisterBuffer(xlog, sbuf,
+		Page		p = pbt_generic_register(xlog, sbuf,
 												  init ? GENERIC_XLOG_FULL_IMAGE : 0);
 
 		if (init)
@@ -1054,10 +1054,10 @@ pbt_leaf_replace(Relation index, PbtState *st, Buffer leafbuf,
 	{
 		GenericXLogState *xlog = GenericXLogStart(index);
 
-		memcpy(GenericXLogRegisterBuffer(xlog, leafbuf, GENERIC_XLOG_FULL_IMAGE),
+		memcpy(pbt_generic_register(xlog, leafbuf, GENERIC_XLOG_FULL_IMAGE),
 			   newpage, BLCKSZ);
 		if (run)
-			pbt_side_run_set(GenericXLogRegisterBuffer(xlog, sbuf, 0),
+			pbt_side_run_set(pbt_generic_register(xlog, sbuf, 0),
 							 run->slot, NULL, 0, true);
 		GenericXLogFinish(xlog);
 	}

@@ -515,7 +515,7 @@ write_group_hints(Relation index, PbtState *st, Buffer pbuf, int pos,
 				  const char *hints)
 {
 	GenericXLogState *xlog = GenericXLogStart(index);
-	Page		wpage = GenericXLogRegisterBuffer(xlog, pbuf, 0);
+	Page		wpage = pbt_generic_register(xlog, pbuf, 0);
 
 	memcpy(pbt_layout(wpage)->downlink(wpage, pos) + sizeof(BlockNumber),
 		   hints, PBT_GROUP_HINT_BYTES(st));

@@ -1310,9 +1310,9 @@ new_root(Relation index, PbtState *st, Buffer lbuf, Buffer rbuf)
 		pbt_page_error(index, lblk, "split root has no high key");
 
 	xlog = GenericXLogStart(index);
-	rootpage = GenericXLogRegisterBuffer(xlog, rootbuf, GENERIC_XLOG_FULL_IMAGE);
-	lpage = GenericXLogRegisterBuffer(xlog, lbuf, 0);
-	metapage = GenericXLogRegisterBuffer(xlog, metabuf, 0);
+	rootpage = pbt_generic_register(xlog, rootbuf, GENERIC_XLOG_FULL_IMAGE);
+	lpage = pbt_generic_register(xlog, lbuf, 0);
+	metapage = pbt_generic_register(xlog, metabuf, 0);
 
 	pbt_page_init(rootpage, level,
 				  PBT_ROOT | (st->normalized ? 0 : PBT_ALIGNED_ITEMS),

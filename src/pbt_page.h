@@ -54,6 +54,10 @@
 										 * within the first entry's key
 										 * columns, so no entry to the left
 										 * has its key (land_in_group) */
+#define PBT_UNLOGGED_HINTS	(1 << 12)	/* leaves: a reader set a hint (dead
+										 * entries, the adaption counter)
+										 * that WAL may not carry
+										 * (pbt_generic_needs_image) */
 
 /*
  * Layout tags; every page records the layout that owns its item bytes.  A

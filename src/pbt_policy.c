@@ -447,6 +447,7 @@ void
 pbt_adapt_abandon(PbtPageOpaque opaque, uint8 tag)
 {
 	opaque->op_counter = tag == PBT_LAYOUT_FINGERPRINT ? 1 : PBT_OPS_MAX - 1;
+	pbt_note_unlogged_hint(opaque, 0);
 }
 
 /*
@@ -477,6 +478,7 @@ pbt_adapt_on_read(Buffer buf, bool point)
 	{
 		counter = point ? counter - 1 : counter + 1;
 		opaque->op_counter = counter;
+		pbt_note_unlogged_hint(opaque, 0);
 		MarkBufferDirtyHint(buf, true);
 	}
 

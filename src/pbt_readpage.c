@@ -1272,7 +1272,7 @@ pbt_kill_items_now(IndexScanDesc scan)
 	}
 	if (marked)
 	{
-		PbtPageGetOpaque(page)->flags |= PBT_HAS_DEAD;
+		pbt_note_unlogged_hint(PbtPageGetOpaque(page), PBT_HAS_DEAD);
 		MarkBufferDirtyHint(buf, true);
 	}
 	if (buf != so->curr.buf)

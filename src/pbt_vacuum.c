@@ -176,12 +176,12 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	PredicateLockPageCombine(index, lblk, rblk);
 	xlog = GenericXLogStart(index);
 	{
-		Page		lpage = GenericXLogRegisterBuffer(xlog, lbuf, 0);
-		Page		rpage = GenericXLogRegisterBuffer(xlog, rbuf, 0);
-		Page		wppage = GenericXLogRegisterBuffer(xlog, pbuf, 0);
+		Page		lpage = pbt_generic_register(xlog, lbuf, 0);
+		Page		rpage = pbt_generic_register(xlog, rbuf, 0);
+		Page		wppage = pbt_generic_register(xlog, pbuf, 0);
 
 		if (BufferIsValid(llbuf))
-			PbtPageGetOpaque(GenericXLogRegisterBuffer(xlog, llbuf, 0))->next = rblk;
+			PbtPageGetOpaque(pbt_generic_register(xlog, llbuf, 0))->next = rblk;
 		PbtPageGetOpaque(rpage)->prev = llblk;
 		PbtPageGetOpaque(lpage)->flags |= PBT_DELETED;
 		PbtPageGetOpaque(lpage)->safexid = ReadNextFullTransactionId();
@@ -335,7 +335,7 @@ set_vacuum_scan(Relation index, bool on)
 
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	xlog = GenericXLogStart(index);
-	meta = GenericXLogRegisterBuffer(xlog, metabuf, 0);
+	meta = pbt_generic_register(xlog, metabuf, 0);
 	PbtPageGetMeta(meta)->vacuum_scan = on;
 	/* logged before any removal of this VACUUM: see pbtcanreturn */
 	if (on)

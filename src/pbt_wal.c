@@ -663,7 +663,7 @@ pbt_mask(char *pagedata, BlockNumber blkno)
 	}
 	/* hints are not WAL-logged: the adaption counter, dead entries */
 	opaque->op_counter = 0;
-	opaque->flags &= ~PBT_HAS_DEAD;
+	opaque->flags &= ~(PBT_HAS_DEAD | PBT_UNLOGGED_HINTS);
 	if (!(opaque->flags & PBT_META) && pbt_layout_by_tag(opaque->layout))
 		pbt_layout_by_tag(opaque->layout)->mask((Page) pagedata);
 }
@@ -800,7 +800,7 @@ pbt_log_convert(Relation index, Buffer buf, Page newpage)
 	{
 		GenericXLogState *xlog = GenericXLogStart(index);
 
-		memcpy(GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE),
+		memcpy(pbt_generic_register(xlog, buf, GENERIC_XLOG_FULL_IMAGE),
 			   newpage, BLCKSZ);
 		GenericXLogFinish(xlog);
 		return;
@@ -1060,6 +1060,22 @@ pbt_log_generic_delta(Buffer buf, const char *delta, int len)
 	PageSetLSN(BufferGetPage(buf), recptr);
 }
 
+/*
+ * GenericXLogRegisterBuffer, but a page that pbt_generic_needs_image is
+ * logged whole, the flag cleared.
+ */
+Page
+pbt_generic_register(GenericXLogState *xlog, Buffer buf, int flags)
+{
+	bool		image = pbt_generic_needs_image(BufferGetPage(buf));
+	Page		page = GenericXLogRegisterBuffer(xlog, buf,
+												 image ? GENERIC_XLOG_FULL_IMAGE : flags);
+
+	if (image)
+		PbtPageGetOpaque(page)->flags &= ~PBT_UNLOGGED_HINTS;
+	return page;
+}
+
 /* The first position in [i, end) where a and b differ, or end. */
 static inline int
 first_difference(const char *a, const char *b, int i, int end)
@@ -1146,6 +1162,12 @@ log_generic_changes(int n, const Buffer *bufs, const PGAlignedBlock *before)
 		char	   *d;
 
 		memset((char *) page + hdr->pd_lower, 0, hdr->pd_upper - hdr->pd_lower);
+		if (pbt_generic_needs_image((Page) before[i].data))
+		{
+			PbtPageGetOpaque(page)->flags &= ~PBT_UNLOGGED_HINTS;
+			XLogRegisterBuffer(i, bufs[i], REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+			continue;
+		}
 		d = region_delta(delta[i], before[i].data, (char *) page, 0,
 						 hdr->pd_lower, old->pd_lower, old->pd_upper);
 		d = region_delta(d, before[i].data, (char *) page, hdr->pd_upper,
@@ -1250,7 +1272,8 @@ check_in_place(const char *old, Page page, const PbtByteRange *r, int n)
 /*
  * Without the resource manager, apply an insert that changes only the page
  * header and the bytes ranges_of gives (the layout's insert_ranges; false,
- * changing nothing, if it gives none) to the exclusively locked page in
+ * changing nothing, if it gives none or the page must be logged whole) to
+ * the exclusively locked page in
  * buf, and log it as generic WAL by comparing just those bytes and the ones
  * that leave the hole, instead of copying the page and comparing all of it
  * (log_generic_changes).  Bytes
@@ -1275,7 +1298,7 @@ log_generic_in_place(Buffer buf, PageRanges ranges_of, PageChange apply,
 #endif
 
 	/* the layout's ranges, then the page header */
-	if ((n = ranges_of(page, arg, r)) < 0)
+	if (pbt_generic_needs_image(page) || (n = ranges_of(page, arg, r)) < 0)
 		return false;
 	Assert(n <= PBT_MAX_INSERT_RANGES);
 #ifdef PBT_CHECKS
@@ -1574,19 +1597,19 @@ pbt_log_split(Relation index, PbtState *st, Buffer lbuf, Page lpage, int keep,
 	{
 		GenericXLogState *xlog = GenericXLogStart(index);
 
-		memcpy(GenericXLogRegisterBuffer(xlog, lbuf,
+		memcpy(pbt_generic_register(xlog, lbuf,
 										 keep < 0 ? GENERIC_XLOG_FULL_IMAGE : 0),
 			   lpage, BLCKSZ);
-		memcpy(GenericXLogRegisterBuffer(xlog, rbuf, GENERIC_XLOG_FULL_IMAGE),
+		memcpy(pbt_generic_register(xlog, rbuf, GENERIC_XLOG_FULL_IMAGE),
 			   rpage, BLCKSZ);
 		if (BufferIsValid(sbuf))
-			PbtPageGetOpaque(GenericXLogRegisterBuffer(xlog, sbuf, 0))->prev = rblkno;
+			PbtPageGetOpaque(pbt_generic_register(xlog, sbuf, 0))->prev = rblkno;
 		if (BufferIsValid(cbuf))
-			pbt_clear_incomplete_split(GenericXLogRegisterBuffer(xlog, cbuf, 0));
+			pbt_clear_incomplete_split(pbt_generic_register(xlog, cbuf, 0));
 		/* a leaf has no child to complete: at most four pages */
 		Assert(run_slot < 0 || !BufferIsValid(cbuf));
 		if (run_slot >= 0)
-			pbt_side_run_set(GenericXLogRegisterBuffer(xlog, runbuf, 0),
+			pbt_side_run_set(pbt_generic_register(xlog, runbuf, 0),
 							 run_slot, kept, nkept, true);
 		GenericXLogFinish(xlog);
 	}

@@ -249,6 +249,7 @@ extern void pbt_register_rmgr(void);
 extern char *pbt_generic_fragment(char *d, int offset, const char *bytes,
 								  int len);
 extern void pbt_log_generic_delta(Buffer buf, const char *delta, int len);
+extern Page pbt_generic_register(GenericXLogState *xlog, Buffer buf, int flags);
 extern void pbt_generic_change(Relation index, int n, const Buffer *bufs,
 							   void (*change) (void *arg), void *arg);
 extern void pbt_log_insert(Relation index, Buffer buf, int pos,

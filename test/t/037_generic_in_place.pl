@@ -19,7 +19,10 @@
 # page they replay with the primary's image, which checks the ranges the
 # inserts logged byte for byte (max_wal_size is large enough that those
 # images bring no checkpoint: a leaf stays dirty).  (The PBT_CHECKS build also checks, for every such insert,
-# that no byte outside the ranges it logged changed.)
+# that no byte outside the ranges it logged changed.)  A second table, hnt,
+# gets dead-entry marks and adaption counter steps from a session that does
+# not check generic records, then inserts from one that does: their records
+# of the hinted leaves must log them whole (pbt_generic_needs_image).
 
 use strict;
 use warnings;
@@ -99,12 +102,47 @@ UPDATE g SET k = k + 1 WHERE id BETWEEN 20000 AND 20010;
 INSERT INTO g SELECT i, i % 5, i * 1000003, 'a' FROM generate_series(36001::int8, 40000) i;
 });
 
+# hints that readers set in a session that does not check generic records
+# (the setting is per session): dead-entry marks from index scans after a
+# DELETE, adaption counters stepped by lookups of text keys.  The next
+# generic record of such a leaf, from a session that checks, must carry
+# the whole page (pbt_generic_needs_image), or redo stops at "inconsistent
+# page found" on the standby and in crash recovery.
+$primary->safe_psql('postgres', q{
+CREATE TABLE hnt (k int8, s text) WITH (autovacuum_enabled = off);
+INSERT INTO hnt SELECT i, md5(i::text) FROM generate_series(1, 20000) i;
+CREATE INDEX hnt_k ON hnt USING pagebtree (k) WITH (delta = off);
+CREATE INDEX hnt_s ON hnt USING pagebtree (s COLLATE "C") WITH (delta = off);
+DELETE FROM hnt WHERE k % 3 = 0;
+});
+$primary->safe_psql('postgres', q{
+SET wal_consistency_checking = '';
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT count(*) FROM hnt WHERE k > 0;
+SELECT count(*) FROM hnt WHERE s COLLATE "C" > '';
+SELECT count(*) FROM generate_series(1, 20000) i
+  WHERE EXISTS (SELECT FROM hnt WHERE s COLLATE "C" = md5(i::text));
+});
+cmp_ok($primary->safe_psql('postgres', q{
+SELECT count(*) FROM generate_series(1, pg_relation_size('hnt_s') / 8192 - 1) b,
+  pagebtree_page_stats('hnt_s', b)
+WHERE page_type = 'leaf' AND flags !~ 'ops=2'}),
+	'>', 0, 'lookups stepped the adaption counters of hnt_s\'s leaves');
+$primary->safe_psql('postgres', q{
+INSERT INTO hnt SELECT i, md5(i::text) || 'x' FROM generate_series(3, 20000, 3) i;
+});
+
 my @queries = (
 	[ 'SELECT id FROM g WHERE id BETWEEN 100 AND 39000', 'g_id' ],
 	[ 'SELECT id FROM g WHERE v = 3',                   'g_v' ],
 	[ 'SELECT k FROM g WHERE k > 0',                    'g_k' ],
 	[ q{SELECT id FROM g WHERE pad COLLATE "C" = 'r'}, 'g_pid' ],
-	[ 'SELECT id, v FROM g WHERE id + 1 BETWEEN 101 AND 39001', 'g_idv' ],);
+	[ 'SELECT id, v FROM g WHERE id + 1 BETWEEN 101 AND 39001', 'g_idv' ],
+	[ 'SELECT k FROM hnt WHERE k > 0', 'hnt_k' ],
+	[ q{SELECT s FROM hnt WHERE s COLLATE "C" > ''}, 'hnt_s' ],);
 
 sub check_node
 {
@@ -113,7 +151,7 @@ sub check_node
 	{
 		pbt_index_vs_seqscan($node, 'postgres', $q->[0], $q->[1]);
 	}
-	for my $ix (qw(g_id g_v g_k g_pid g_idv))
+	for my $ix (qw(g_id g_v g_k g_pid g_idv hnt_k hnt_s))
 	{
 		is($node->safe_psql('postgres', "SELECT pagebtree_check('$ix')"),
 			'', "$what: pagebtree_check('$ix') passes");
