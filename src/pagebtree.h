@@ -95,7 +95,10 @@ pbt_unlogged_hints_allowed(void)
 		!wal_consistency_checking[RM_GENERIC_ID];
 }
 
-/* A reader set an unlogged hint on the leaf page: see below. */
+/*
+ * A change of a leaf that WAL does not carry (a reader's hint, the clearing
+ * of HAS_DEAD) sets flags, and PBT_UNLOGGED_HINTS: see below.
+ */
 static inline void
 pbt_note_unlogged_hint(PbtPageOpaque opaque, uint16 flags)
 {

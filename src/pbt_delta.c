@@ -778,7 +778,7 @@ pbt_run_append(Relation index, PbtState *st, Buffer leafbuf, const char *item,
 	{
 		GenericXLogState *xlog = GenericXLogStart(index);
 		Page		p = pbt_generic_register(xlog, sbuf,
-												  init ? GENERIC_XLOG_FULL_IMAGE : 0);
+											 init ? GENERIC_XLOG_FULL_IMAGE : 0);
 
 		if (init)
 			pbt_side_page_init(p, group);

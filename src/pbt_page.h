@@ -54,9 +54,9 @@
 										 * within the first entry's key
 										 * columns, so no entry to the left
 										 * has its key (land_in_group) */
-#define PBT_UNLOGGED_HINTS	(1 << 12)	/* leaves: a reader set a hint (dead
-										 * entries, the adaption counter)
-										 * that WAL may not carry
+#define PBT_UNLOGGED_HINTS	(1 << 12)	/* leaves: a hint changed (dead
+										 * entries, HAS_DEAD, the adaption
+										 * counter) that WAL may not carry
 										 * (pbt_generic_needs_image) */
 
 /*

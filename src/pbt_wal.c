@@ -1273,10 +1273,9 @@ check_in_place(const char *old, Page page, const PbtByteRange *r, int n)
  * Without the resource manager, apply an insert that changes only the page
  * header and the bytes ranges_of gives (the layout's insert_ranges; false,
  * changing nothing, if it gives none or the page must be logged whole) to
- * the exclusively locked page in
- * buf, and log it as generic WAL by comparing just those bytes and the ones
- * that leave the hole, instead of copying the page and comparing all of it
- * (log_generic_changes).  Bytes
+ * the exclusively locked page in buf, and log it as generic WAL by
+ * comparing just those bytes and the ones that leave the hole, instead of
+ * copying the page and comparing all of it (log_generic_changes).  Bytes
  * that leave the hole are logged unless they are zeros, as region_delta
  * treats them; the hole is zeroed, as redo zeroes it.
  */
@@ -1598,7 +1597,7 @@ pbt_log_split(Relation index, PbtState *st, Buffer lbuf, Page lpage, int keep,
 		GenericXLogState *xlog = GenericXLogStart(index);
 
 		memcpy(pbt_generic_register(xlog, lbuf,
-										 keep < 0 ? GENERIC_XLOG_FULL_IMAGE : 0),
+									keep < 0 ? GENERIC_XLOG_FULL_IMAGE : 0),
 			   lpage, BLCKSZ);
 		memcpy(pbt_generic_register(xlog, rbuf, GENERIC_XLOG_FULL_IMAGE),
 			   rpage, BLCKSZ);
