@@ -162,6 +162,7 @@ memsort_cmp(const MemSortEntry *a, const MemSortEntry *b)
 #define ST_SCOPE static
 #define ST_DECLARE
 #define ST_DEFINE
+#define ST_CHECK_FOR_INTERRUPTS
 #include "lib/sort_template.h"
 
 /*
@@ -898,6 +899,24 @@ release_level_page(BuildState *bs, LevelBuilder *lb)
 	UnlockReleaseBuffer(lb->buf);
 	if (bs->leader)
 		hand_over_page(bs, lb->blkno);
+}
+
+/*
+ * The load keeps the current page of every level locked, which holds
+ * interrupts off: let a cancel in every so often.  No other backend uses
+ * the pages meanwhile, and none writes them out: they stay pinned, and
+ * are marked dirty only when finished (release_level_page).
+ */
+static void
+load_interrupt_point(LevelBuilder *lb)
+{
+	for (LevelBuilder *l = lb; l != NULL; l = l->parent)
+		if (BufferIsValid(l->buf))
+			LockBuffer(l->buf, BUFFER_LOCK_UNLOCK);
+	CHECK_FOR_INTERRUPTS();
+	for (LevelBuilder *l = lb; l != NULL; l = l->parent)
+		if (BufferIsValid(l->buf))
+			LockBuffer(l->buf, BUFFER_LOCK_EXCLUSIVE);
 }
 
 /*
@@ -1701,15 +1720,15 @@ load_split_leaves(BuildState *bs, PbtBuildShared *shared)
 /*
  * Reserve count blocks at the end of the index (side blocks of the delta
  * area skipped) for the worker's leaves that a split load's leader copies:
- * the index grows by one write of its last block, the blocks before it
- * being holes that read as zeros, where P_NEW writes a zero page per block
- * (most of the copy's time in a profile of a text build).  Returns the
- * first block.
+ * the index grows by zero blocks written (or allocated) outside shared
+ * buffers, where P_NEW reads each into a buffer (most of the copy's time
+ * in a profile of a text build).  Not by one write of the last block:
+ * the holes before it would first be written at a checkpoint, which fails
+ * if the disk has filled meanwhile.  Returns the first block.
  */
 static BlockNumber
 reserve_blocks(BuildState *bs, int64 count)
 {
-	PGAlignedBlock zero;
 	BlockNumber first;
 	BlockNumber end;
 
@@ -1719,8 +1738,7 @@ reserve_blocks(BuildState *bs, int64 count)
 	for (int64 i = 0; i < count; end++)
 		if (!pbt_is_side_block(bs->st->delta_group, end))
 			i++;
-	memset(zero.data, 0, BLCKSZ);
-	smgrextend(RelationGetSmgr(bs->index), MAIN_FORKNUM, end - 1, zero.data, false);
+	pbt_smgr_zero_extend(RelationGetSmgr(bs->index), first, end - first);
 	UnlockRelationForExtension(bs->index, ExclusiveLock);
 	return first;
 }
@@ -1788,6 +1806,8 @@ append_split_leaves(BuildState *bs)
 		memcpy(lb->page, copy.data, BLCKSZ);
 		PbtPageGetOpaque(lb->page)->prev = prev;
 		PbtPageGetOpaque(lb->page)->next = InvalidBlockNumber;
+		if (i % 64 == 63)
+			load_interrupt_point(lb);
 	}
 	BufFileClose(file);
 	lb->run_span = shared->split_run_span;
@@ -2203,7 +2223,7 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 		if (++loaded % 1024 == 0)
 		{
 			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, loaded);
-			CHECK_FOR_INTERRUPTS();
+			load_interrupt_point(bs.leaf);
 		}
 	}
 	if (bs.split_leader)

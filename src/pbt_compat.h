@@ -23,6 +23,7 @@
 #include "pgstat.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
+#include "storage/smgr.h"
 #include "storage/standby.h"
 #include "utils/rel.h"
 
@@ -133,6 +134,27 @@ pbt_extend_relation(Relation rel)
 							  NULL);
 }
 #define pbt_extend_relation_locked pbt_extend_relation
+#endif
+
+/*
+ * Extend a relation's fork by nblocks zero blocks from block first, the
+ * space allocated now (not holes, whose first write fails when the disk
+ * is full), bypassing shared buffers: 16's smgrzeroextend, which uses
+ * fallocate where it can, and one write per block before it.
+ */
+#if PG_VERSION_NUM >= 160000
+#define pbt_smgr_zero_extend(smgr, first, nblocks) \
+	smgrzeroextend((smgr), MAIN_FORKNUM, (first), (nblocks), false)
+#else
+static inline void
+pbt_smgr_zero_extend(SMgrRelation smgr, BlockNumber first, int nblocks)
+{
+	PGAlignedBlock zero;
+
+	memset(zero.data, 0, BLCKSZ);
+	for (int i = 0; i < nblocks; i++)
+		smgrextend(smgr, MAIN_FORKNUM, first + i, zero.data, false);
+}
 #endif
 
 /* ----------------------------------------------------------------
