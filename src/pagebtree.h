@@ -333,6 +333,17 @@ pbt_lock_linked(Relation index, Buffer buf, int mode)
 	LockBuffer(buf, mode);
 }
 
+/*
+ * The heap TID of an entry VACUUM passes to its callback, which asserts a
+ * valid offset: a damaged one is reported, as scans do.
+ */
+static inline void
+pbt_check_vacuum_tid(Relation index, BlockNumber blkno, ItemPointer tid)
+{
+	if (unlikely(!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(tid))))
+		pbt_page_error(index, blkno, "an entry's heap TID has an offset out of range");
+}
+
 /* a page of this index's tree (not the metapage, not uninitialized) */
 #define PbtIsTreePage(page) \
 	(!PageIsNew(page) && PbtPageGetOpaque(page)->page_id == PBT_PAGE_ID && \

@@ -120,7 +120,12 @@ pbt_check_page(Relation index, Page page, BlockNumber blkno)
 	if (opaque->page_id != PBT_PAGE_ID)
 		corrupt(index, blkno, 0, "not a pagebtree page", NULL);
 	if (opaque->flags & PBT_META)
+	{
+		/* (pagebtree_check reads the metapage itself) */
+		if (blkno != PBT_METAPAGE_BLKNO)
+			corrupt(index, blkno, 0, "metapage flag on a page other than the metapage", NULL);
 		return;
+	}
 	if (PbtIsDeleted(opaque))
 		corrupt(index, blkno, 0, "a deleted page is still linked into the tree", NULL);
 	leaf = PbtIsLeaf(opaque);
@@ -340,9 +345,8 @@ check_side_pages(Relation index, PbtState *st)
 					first = e;
 				if (!is_first && e.reference)
 					corrupt(index, side, slot, "run entry other than the first marked as the run's reference", NULL);
-				if (is_first ? e.shared != 0 :
-					e.shared >= e.len || e.shared > first.len)
-					corrupt(index, side, slot, "run entry shares more bytes than its run's first entry has", NULL);
+				if (is_first ? e.shared != 0 : !pbt_run_shared_valid(&e, first.len))
+					corrupt(index, side, slot, "run entry's count of shared bytes is out of range", NULL);
 				if (first.reference && p == end && e.rest == first.rest)
 					corrupt(index, side, slot, "run holds a reference and no entry", NULL);
 			}
@@ -390,6 +394,8 @@ check_side_pages(Relation index, PbtState *st)
  * that did not change in between.
  */
 #define PBT_CHECK_RETRIES	100
+/* ... and in recovery, how many times it waits 10 ms for redo first */
+#define PBT_CHECK_REDO_WAITS	20
 
 /* copy of the page at blkno, checked as a page of this index */
 static void
@@ -682,6 +688,18 @@ check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
 									pbt_group_block(pbt_delta_group(index, st),
 													gstart, k),
 									copies + (Size) k * BLCKSZ);
+
+		/*
+		 * Redo of a downlink's insert clears the child's INCOMPLETE_SPLIT
+		 * before it changes the parent, each under its own lock (as nbtree's
+		 * does): on a standby an unchanged parent proves nothing until redo
+		 * has had time to get its lock.
+		 */
+		if (stable && RecoveryInProgress() && attempt < PBT_CHECK_REDO_WAITS)
+		{
+			pg_usleep(10 * 1000L);
+			stable = false;
+		}
 		if (stable)
 			corrupt(index, blkno, bad, problem, psprintf("child block %u", child));
 		if (attempt == PBT_CHECK_RETRIES)
@@ -788,8 +806,15 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 		{
 			PbtItem		phk = {prevhikey.data, prevhikey.len};
 
-			count = n + check_run(index, st, buf,
-								  has_prevhikey && from_prev ? &phk : NULL);
+			/*
+			 * (not a subnode rebalanced since the walk entered its group,
+			 * which walks it again below: its lower bound may have moved)
+			 */
+			bool		bounded = has_prevhikey && from_prev &&
+				!(pbt_is_subnode(opaque) && opaque->group_pos > 0 &&
+				  pbt_group_epoch(opaque) != gepoch);
+
+			count = n + check_run(index, st, buf, bounded ? &phk : NULL);
 		}
 		UnlockReleaseBuffer(buf);
 
@@ -1087,6 +1112,13 @@ open_pagebtree(Oid indexoid, LOCKMODE lockmode)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot access temporary indexes of other sessions")));
+	/* its metapage may not be written yet, which is not damage */
+	if (!index->rd_index->indisready)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("index \"%s\" is not built yet",
+						RelationGetRelationName(index)),
+				 errdetail("CREATE INDEX CONCURRENTLY or REINDEX CONCURRENTLY has not built it.")));
 	return index;
 }
 

@@ -522,7 +522,7 @@ pbt_run_read_filtered(Relation index, PbtState *st, Buffer leafbuf,
 		/* damaged bytes must not lead the copies astray */
 		if (e.len == 0 || e.len > PBT_MAX_ITEM_SIZE || p > end ||
 			(is_first ? e.shared != 0 :
-			 e.reference || e.shared >= e.len || e.shared > first_len))
+			 e.reference || !pbt_run_shared_valid(&e, first_len)))
 			pbt_page_error(index, side, "run entries are corrupt");
 		if (e.reference)
 			continue;
@@ -1107,6 +1107,7 @@ pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
 		ItemPointerData tid;
 
 		pbt_item_get_tid(st, run.items[i].data, run.items[i].len, &tid);
+		pbt_check_vacuum_tid(index, leaf, &tid);
 		if (callback && callback(&tid, callback_state))
 			continue;
 		run.items[nlive++] = run.items[i];

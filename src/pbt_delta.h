@@ -158,6 +158,20 @@ pbt_run_entry_next(const char *p, PbtRunEntry *e)
 }
 
 /*
+ * Is a later entry's shared count one its encoder writes: none, or at least
+ * PBT_RUN_MIN_SHARED, less than the entry and within the first entry?  A
+ * rewrite of the run (VACUUM) encodes an entry sharing fewer whole, larger
+ * than it was, and must not overflow the slot in its critical section.
+ */
+static inline bool
+pbt_run_shared_valid(const PbtRunEntry *e, int first_len)
+{
+	return e->shared == 0 ||
+		(e->shared >= PBT_RUN_MIN_SHARED && e->shared < e->len &&
+		 e->shared <= first_len);
+}
+
+/*
  * The entries of a run, counted: the header keeps only their bytes, so that
  * an append changes two bytes of it (a smaller generic WAL record).
  */

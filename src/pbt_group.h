@@ -26,6 +26,8 @@
 
 #include "pagebtree.h"
 
+#include "access/xlog.h"
+
 #define PBT_MAX_GROUP_SIZE	16	/* a group split logs 2N + 1 pages in one
 								 * record: block ids 0 .. XLR_MAX_BLOCK_ID */
 
@@ -151,20 +153,42 @@ typedef struct PbtEpochStep
 	BlockNumber to;
 	uint64		from_epoch;
 	uint64		to_epoch;
+	int			redo_waits;		/* in recovery: waits for redo so far */
 } PbtEpochStep;
 
+/*
+ * In recovery, redo of a group rewrite (ours, or core's XLOG_FPI without
+ * the resource manager) replays and releases one subnode at a time: the
+ * same two epochs may simply not be replayed yet.  How many milliseconds
+ * a reader waits for redo before it calls the disagreement damage.
+ */
+#define PBT_EPOCH_REDO_WAITS 1000
+
+/*
+ * Note a reader's step from subnode from to the subnode in to_buf, locked,
+ * whose epochs differ, and release to_buf: the reader starts again.
+ */
 static inline void
 pbt_note_epoch_step(Relation index, PbtEpochStep *last, BlockNumber from,
-					uint64 from_epoch, BlockNumber to, uint64 to_epoch)
+					uint64 from_epoch, Buffer to_buf)
 {
-	if (last->from == from && last->from_epoch == from_epoch &&
-		last->to == to && last->to_epoch == to_epoch)
-		pbt_page_error(index, to,
-					   "a subnode's group epoch differs from its neighbour's");
+	BlockNumber to = BufferGetBlockNumber(to_buf);
+	uint64		to_epoch = pbt_group_epoch(PbtPageGetOpaque(BufferGetPage(to_buf)));
+	bool		again = last->from == from && last->from_epoch == from_epoch &&
+		last->to == to && last->to_epoch == to_epoch;
+
 	last->from = from;
 	last->from_epoch = from_epoch;
 	last->to = to;
 	last->to_epoch = to_epoch;
+	UnlockReleaseBuffer(to_buf);
+	if (again)
+	{
+		if (!RecoveryInProgress() || ++last->redo_waits > PBT_EPOCH_REDO_WAITS)
+			pbt_page_error(index, to,
+						   "a subnode's group epoch differs from its neighbour's");
+		pg_usleep(1000L);		/* (with no lock: redo needs the subnode's) */
+	}
 }
 
 /* pbt_group.c */

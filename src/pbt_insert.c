@@ -349,9 +349,7 @@ check_unique(Relation index, PbtState *st, Relation heapRel, Buffer buf,
 								PbtPageGetOpaque(page), from.next))
 			{
 				pbt_note_epoch_step(index, &last_restart, fromblk,
-									pbt_group_epoch(&from), from.next,
-									pbt_group_epoch(PbtPageGetOpaque(page)));
-				UnlockReleaseBuffer(nbuf);
+									pbt_group_epoch(&from), nbuf);
 				nbuf = InvalidBuffer;
 				page = BufferGetPage(buf);
 				pos = pbt_binsearch(st, page, prefix);

@@ -913,8 +913,8 @@ pbt_item_text(PbtState *st, const char *item, int len, char *dst, int max)
 
 	Assert(st->normalized && !st->has_include && st->nkeyatts == 1 &&
 		   st->cols[0].kind == PBT_COL_TEXT && st->cols[0].typid != NAMEOID);
-	if (p[0] != MARK_VALUE || tlen > max)
-		return -1;
+	if (p[0] != MARK_VALUE || tlen < 0 || tlen > max)
+		return -1;				/* (too short: damage, which decoding reports) */
 	if (st->cols[0].desc)
 	{
 		for (int i = 0; i < tlen; i++)

@@ -348,7 +348,8 @@ heads_iter_tids(PbtIter *it, int n, ItemPointerData *tids, bool *dead)
 		 * An item has more than PBT_TID_BYTES bytes.  (The one entry of a
 		 * leaf that heads_load made is all prefix: len is 0.)
 		 */
-		Assert(hdr->prefix_len + len > PBT_TID_BYTES);
+		if (unlikely(hdr->prefix_len + len <= PBT_TID_BYTES))
+			pbt_page_damaged("has an item shorter than a heap TID");
 		if (len <= HEAD_BYTES)
 			tail = prefix_tail << (8 * len) |
 				(uint64) slot->head >> (8 * (HEAD_BYTES - len));
@@ -455,7 +456,11 @@ heads_downlink(Page page, int pos)
 	return (char *) page + heads_slots(page)[pos].off;
 }
 
-/* item bytes still referenced: slots' bytes, the prefix and the high key */
+/*
+ * Item bytes still referenced: slots' bytes, the prefix and the high key.
+ * Checks each slot's bytes: the fit test asks this before an insert that
+ * compacts the page, which reads them all inside its critical section.
+ */
 static int
 heads_live_bytes(Page page)
 {
@@ -464,7 +469,13 @@ heads_live_bytes(Page page)
 	int			live = heads_header(page)->prefix_len + pbt_page_hikey_bytes(page);
 
 	for (int i = 0; i < n; i++)
-		live += stored_bytes(page, &slots[i]);
+	{
+		int			bytes = stored_bytes(page, &slots[i]);
+
+		if (unlikely(bytes > 0 && !pbt_in_item_space(page, slots[i].off, bytes)))
+			pbt_bytes_out_of_bounds();
+		live += bytes;
+	}
 	return live;
 }
 
@@ -518,7 +529,12 @@ heads_item_cost(Page page, const char *data, int len)
 					   hdr->prefix_len))
 		return sizeof(HeadsSlot) + koff + remainder_bytes(klen - hdr->prefix_len);
 
-	/* a rewrite with a shorter prefix: every remainder grows */
+	/*
+	 * A rewrite with a shorter prefix: every remainder grows.  The rewrite
+	 * reads every slot's bytes inside the insert's critical section:
+	 * heads_live_bytes checks them here, before it.
+	 */
+	(void) heads_live_bytes(page);
 	q = prefix_for(page, key, klen);
 	cost = sizeof(HeadsSlot) + koff + remainder_bytes(klen - q) +
 		q - hdr->prefix_len;

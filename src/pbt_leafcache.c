@@ -422,10 +422,12 @@ pbt_leaf_cache_remember(Relation index, PbtState *st, const char *low,
 	int			chunk;
 	int			i;
 
-	Assert(PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))) && len > 0);
+	Assert(len > 0);
 	Assert(pbt_leaf_cache_applies(index, st, BUFFER_LOCK_SHARE));
 	last_entry = NULL;
-	if (lsn == InvalidXLogRecPtr)
+	/* (a damaged downlink's page: its reader reports it) */
+	if (lsn == InvalidXLogRecPtr ||
+		!PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))))
 		return;
 	c = get_cache(index, true);
 	if (c->bypass > 0)

@@ -665,9 +665,7 @@ resume_group_scan(IndexScanDesc scan, ScanDirection dir, Buffer buf)
 	PbtSearchKey key;
 
 	pbt_note_epoch_step(scan->indexRelation, &so->resumed, so->curr.blkno,
-						so->curr.epoch, BufferGetBlockNumber(buf),
-						pbt_group_epoch(PbtPageGetOpaque(BufferGetPage(buf))));
-	UnlockReleaseBuffer(buf);
+						so->curr.epoch, buf);
 	elog(DEBUG2, "pagebtree: scan of \"%s\" reads on from its resume key after a rebalance of the group at block %u",
 		 RelationGetRelationName(scan->indexRelation), so->curr.gstart);
 	/* read on by position: a probe returns the key's entries before it too */
@@ -1158,8 +1156,9 @@ pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir,
 
 	/* a share-locked live leaf; the readers below release the lock */
 	Assert(pbt_buffer_locked(buf, LW_SHARED));
-	Assert(PbtIsTreePage(BufferGetPage(buf)) &&
-		   PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf))));
+	if (unlikely(!PbtIsTreePage(BufferGetPage(buf)) ||
+				 !PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(buf)))))
+		pbt_page_error(scan->indexRelation, blkno, "a scan reached a page that is not a leaf");
 	Assert(!point || !ScanDirectionIsBackward(dir));
 	/*
 	 * A serializable transaction has read the leaf's key space, its pending
@@ -1501,6 +1500,8 @@ walk_left(IndexScanDesc scan, BlockNumber target, BlockNumber prev)
 	Relation	index = scan->indexRelation;
 	Buffer		buf;
 	PbtLinkWalk walk = {0};
+	BlockNumber failed_target = InvalidBlockNumber;
+	BlockNumber failed_left = InvalidBlockNumber;
 
 	if (prev != InvalidBlockNumber)
 	{
@@ -1513,6 +1514,7 @@ walk_left(IndexScanDesc scan, BlockNumber target, BlockNumber prev)
 	for (;;)
 	{
 		PbtPageOpaque opaque;
+		BlockNumber left;
 
 		buf = lock_page(index, target);
 		opaque = PbtPageGetOpaque(BufferGetPage(buf));
@@ -1524,12 +1526,21 @@ walk_left(IndexScanDesc scan, BlockNumber target, BlockNumber prev)
 			buf = lock_page(index, target);
 			opaque = PbtPageGetOpaque(BufferGetPage(buf));
 		}
-		prev = opaque->prev;
+		left = opaque->prev;
 		UnlockReleaseBuffer(buf);
-		if (prev == InvalidBlockNumber)
+		if (left == InvalidBlockNumber)
 			return InvalidBuffer;
 
-		buf = lock_page(index, prev);
+		/*
+		 * The page deletion that makes target's left sibling stop linking
+		 * to it changes target's left-link in the same atomic step: a
+		 * left-link that led to a page not linking back last time and is
+		 * still there is damage, and asking again would loop forever
+		 * (nbtree's check in _bt_walk_left).
+		 */
+		if (target == failed_target && left == failed_left)
+			pbt_page_error(index, target, "the leaf's left-link leads to a page that does not link back");
+		buf = lock_page(index, left);
 		for (;;)
 		{
 			opaque = PbtPageGetOpaque(BufferGetPage(buf));
@@ -1542,6 +1553,9 @@ walk_left(IndexScanDesc scan, BlockNumber target, BlockNumber prev)
 			UnlockReleaseBuffer(buf);
 			buf = lock_page(index, prev);
 		}
+		/* a page stepped to right of left may have changed since: no verdict */
+		failed_target = BufferGetBlockNumber(buf) == left ? target : InvalidBlockNumber;
+		failed_left = left;
 		UnlockReleaseBuffer(buf);
 	}
 }

@@ -507,6 +507,8 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 
 	if (!so->st->normalized)
 	{
+		/* the executor trusts its lengths, which come from the page */
+		pbt_decode_item(so->st, data, pi->tuplen, values, isnull);
 		scan->xs_itup = (IndexTuple) data;
 		return;
 	}

@@ -166,7 +166,9 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 
 		Assert(pbt_buffer_locked(buf, lockmode == BUFFER_LOCK_EXCLUSIVE ?
 								 LW_EXCLUSIVE : LW_SHARED));
-		Assert(PbtIsTreePage(page));
+		if (unlikely(!PbtIsTreePage(page)))
+			pbt_page_error(index, BufferGetBlockNumber(buf),
+						   "the descent reached a page that is not in the tree");
 		/* the rightmost page of a level is never deleted: it has no right-link */
 		Assert(!PbtIsRightmost(opaque) || !PbtIsDeleted(opaque));
 
@@ -218,9 +220,7 @@ moveright(Relation index, PbtState *st, PbtSearchKey *key, Buffer buf,
 							PbtPageGetOpaque(BufferGetPage(buf)), blkno))
 		{
 			pbt_note_epoch_step(index, &last_restart, fromblk,
-								pbt_group_epoch(&from), blkno,
-								pbt_group_epoch(PbtPageGetOpaque(BufferGetPage(buf))));
-			UnlockReleaseBuffer(buf);
+								pbt_group_epoch(&from), buf);
 			buf = ReadBuffer(index, pbt_group_start(st->delta_group, &from, fromblk));
 			LockBuffer(buf, lockmode);
 			group_subnode_reads++;
@@ -579,6 +579,10 @@ descend(Relation index, PbtState *st, PbtSearchKey *key, Buffer *bufp,
 
 		page = BufferGetPage(buf);
 		opaque = PbtPageGetOpaque(page);
+		/* (the child was locked for the level its parent gave it) */
+		if (child_level >= 0 && opaque->level != child_level)
+			pbt_page_error(index, BufferGetBlockNumber(buf),
+						   "descent reached an unexpected level");
 		/* a reader needs no call when there is nothing to move right past */
 		if (forupdate || PbtIsDeleted(opaque) || pbt_beyond_hikey(st, page, key))
 		{

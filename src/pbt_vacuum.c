@@ -156,6 +156,9 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	pbt_lock_linked(index, rbuf, BUFFER_LOCK_EXCLUSIVE);
 	if (PbtPageGetOpaque(BufferGetPage(rbuf))->prev != lblk)
 		goto out;
+	if (!PbtIsTreePage(BufferGetPage(rbuf)) ||
+		!PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(rbuf))))
+		pbt_page_error(index, rblk, "a leaf's right-link leads to a page that is not a leaf");
 
 	pbuf = ReadBuffer(index, pblk);
 	pbt_lock_linked(index, pbuf, BUFFER_LOCK_EXCLUSIVE);
@@ -232,6 +235,7 @@ vacuum_leaf(Relation index, PbtState *st, Buffer buf,
 			ItemPointerData tid;
 
 			pbt_item_get_tid(st, item.data, item.len, &tid);
+			pbt_check_vacuum_tid(index, BufferGetBlockNumber(buf), &tid);
 			if (callback(&tid, callback_state))
 				deletable[ndel++] = it.pos;
 		}
@@ -376,6 +380,26 @@ typedef struct GroupPass
 } GroupPass;
 
 /*
+ * The pass finds a subnode's group, and reclaims or deletes it, by the
+ * subnode's special space: damage there must not send it to other blocks.
+ */
+static void
+check_subnode(Relation index, PbtState *st, uint32 delta_group, Page page,
+			  BlockNumber blkno)
+{
+	PbtPageOpaque opaque = PbtPageGetOpaque(page);
+	const char *problem = pbt_special_problem(page);
+
+	if (problem == NULL && opaque->group_size != st->group_size)
+		problem = "a subnode's group size differs from the index's";
+	if (problem == NULL &&
+		opaque->group_pos >= pbt_block_ordinal(delta_group, blkno))
+		problem = "a leaf group would start at or before the metapage";
+	if (problem != NULL)
+		pbt_page_error(index, blkno, problem);
+}
+
+/*
  * VACUUM's pass over the index: every block in order, as btvacuumscan
  * reads them, which is a sequential read however the leaves were
  * allocated.  It cleans the leaves, hands deleted and zero pages to the
@@ -436,6 +460,8 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		opaque = PbtPageGetOpaque(page);
+		if (PbtIsTreePage(page) && pbt_is_subnode(opaque))
+			check_subnode(index, st, delta_group, page, blkno);
 		if (PbtIsTreePage(page) && pbt_is_subnode(opaque) &&
 			(opaque->flags & PBT_HOLE) && opaque->group_pos == 0)
 		{
@@ -477,9 +503,7 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 					elog(DEBUG2, "pagebtree: VACUUM of \"%s\" reads the leaf group at block %u again",
 						 RelationGetRelationName(index), group.start);
 					pbt_note_epoch_step(index, &last_restart, group.start,
-										group.epoch, blkno,
-										pbt_group_epoch(opaque));
-					UnlockReleaseBuffer(buf);
+										group.epoch, buf);
 					blkno = group.start - 1;
 					live = group.live_before;
 					group.start = InvalidBlockNumber;

@@ -1,0 +1,253 @@
+# Damage that once crashed a server, stopped it (PANIC) or looped, found by
+# fuzzing pages (session 83): each must now give an ERROR, with the library
+# preloaded, so that changes run in critical sections where an error is a
+# PANIC; restart_after_crash is off, so a crash would also fail every test
+# after it.
+# - A leaf whose left sibling is flagged deleted but still links to it: a
+#   backward scan asked the leaf for its left-link forever.
+# - A leaf flagged as a metapage (and as a split without its downlink): the
+#   verifier skipped its checks and read its high key at a wild offset.
+# - A numeric (comparator mode) entry whose varlena header claims 300 MB:
+#   an index-only scan handed it to the executor, which read past it.
+# - A heads entry whose heap TID offset is 0, and a leaf of an index without
+#   groups flagged as the first hole of a group: VACUUM passed the TID to
+#   the heap's callback, and reclaimed a "group" of no blocks in a
+#   critical section.
+# - Pending entries of a run re-coded to share 7 bytes with its first, which
+#   the encoder never writes (it shares 8 or more, or none): VACUUM's
+#   rewrite of the run stored them whole, overflowing the slot (PANIC).
+# - A plain leaf with garbage and no room in its hole, one of whose slots
+#   points past the page: an insert compacted it in its critical section.
+
+use strict;
+use warnings;
+
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use PagebtreeTest;
+
+my $node = pbt_new_node('damage_errors', rmgr => 1, delta_always => 1,
+	conf => "autovacuum = off\nignore_checksum_failure = on\n");
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION pagebtree;
+CREATE TABLE wl (k int8);
+INSERT INTO wl SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX wl_i ON wl USING pagebtree (k) WITH (layout = heads);
+CREATE TABLE mf (k int8);
+INSERT INTO mf SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX mf_i ON mf USING pagebtree (k) WITH (layout = heads);
+CREATE TABLE nm (n numeric);
+INSERT INTO nm SELECT g::numeric / 7 FROM generate_series(1, 5000) g;
+CREATE INDEX nm_i ON nm USING pagebtree (n);
+CREATE TABLE t0 (k int8);
+INSERT INTO t0 SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX t0_i ON t0 USING pagebtree (k) WITH (layout = heads);
+CREATE TABLE og (k int8);
+INSERT INTO og SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX og_i ON og USING pagebtree (k) WITH (layout = heads);
+CREATE TABLE rg (u text COLLATE "C");
+INSERT INTO rg SELECT 'https://example.com/some/long/path/' || lpad((g * 10)::text, 8, '0')
+FROM generate_series(1, 30000) g;
+CREATE INDEX rg_i ON rg USING pagebtree (u) WITH (delta = on, fillfactor = 100);
+CREATE TABLE pc (k int8);
+CREATE INDEX pc_i ON pc USING pagebtree (k) WITH (layout = plain, fillfactor = 100);
+INSERT INTO pc SELECT g * 10 FROM generate_series(1, 20000) g;
+VACUUM wl, mf, nm, t0, og, rg, pc;
+});
+
+my $special = 8192 - 32;
+my $flags_off = $special + 18;
+
+sub path_of
+{
+	my ($idx) = @_;
+	return $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$idx')");
+}
+
+sub read_block
+{
+	my ($file, $blk) = @_;
+	open(my $fh, '<', $file) or die "open $file: $!";
+	binmode $fh;
+	seek($fh, $blk * 8192, 0) or die "seek: $!";
+	read($fh, my $page, 8192) == 8192 or die "read: $!";
+	close($fh);
+	return $page;
+}
+
+sub write_block
+{
+	my ($file, $blk, $page) = @_;
+	open(my $fh, '+<', $file) or die "open $file: $!";
+	binmode $fh;
+	seek($fh, $blk * 8192, 0) or die "seek: $!";
+	print $fh $page;
+	close($fh);
+}
+
+sub u16 { return unpack('v', substr($_[0], $_[1], 2)); }
+sub set16 { substr($_[0], $_[1], 2) = pack('v', $_[2]); }
+
+# the first leaf after block 5 with a left sibling
+sub some_leaf
+{
+	my ($idx) = @_;
+	return $node->safe_psql('postgres', qq{
+SELECT min(b) FROM generate_series(6, pg_relation_size('$idx') / 8192 - 1) b,
+  pagebtree_page_stats('$idx', b) s
+WHERE s.page_type = 'leaf' AND s.prev IS NOT NULL});
+}
+
+# plain: fill leaf 2 (keys up to its high key) until its hole cannot take
+# an entry (15 bytes and a 4-byte slot, with MAXALIGN's slack), with
+# garbage from deleted entries, so that the next insert there compacts it
+my $pc_high = $node->safe_psql('postgres', q{
+SELECT max(k) FROM pc WHERE ctid IN (SELECT heap_tid FROM pagebtree_page_items('pc_i', 2))});
+$node->safe_psql('postgres', qq{
+DELETE FROM pc WHERE k BETWEEN $pc_high - 3000 AND $pc_high - 100 AND k % 30 = 0;
+VACUUM pc;
+DO \$\$
+BEGIN
+	WHILE (SELECT free_size - garbage_size FROM pagebtree_page_stats('pc_i', 2)) >= 27
+	LOOP
+		INSERT INTO pc VALUES ($pc_high - 5);
+	END LOOP;
+END \$\$;
+});
+ok($node->safe_psql('postgres', "SELECT garbage_size > 0 FROM pagebtree_page_stats('pc_i', 2)") eq 't',
+	'pc: leaf 2 has garbage and a full hole');
+
+# the run: entries of one leaf's key range appended to its run
+my $rg_leaf = some_leaf('rg_i');
+my $rg_low = $node->safe_psql('postgres', qq{
+SELECT min(u) FROM rg WHERE ctid IN (SELECT heap_tid FROM pagebtree_page_items('rg_i', $rg_leaf))});
+$node->safe_psql('postgres', qq{
+INSERT INTO rg SELECT '$rg_low' || '-' || substr(md5(g::text), 1, 7) FROM generate_series(1, 12) g});
+my ($rg_side, $rg_entries) = split /\|/, $node->safe_psql('postgres',
+	"SELECT side_block, entries FROM pagebtree_runs('rg_i') WHERE leaf = $rg_leaf");
+is($rg_entries, 12, 'rg: the twelve new keys are pending in the leaf\'s run');
+my $rg_group = $node->safe_psql('postgres', "SELECT delta_group FROM pagebtree_metapage('rg_i')");
+
+my @idx = qw(wl_i mf_i nm_i t0_i og_i rg_i pc_i);
+is($node->safe_psql('postgres', "SELECT pagebtree_check('$_', true)"), '', "$_ passes before the damage")
+  for @idx;
+my %path = map { $_ => path_of($_) } @idx;
+my $wl_leaf = some_leaf('wl_i');
+my $wl_left = $node->safe_psql('postgres', "SELECT prev FROM pagebtree_page_stats('wl_i', $wl_leaf)");
+my $mf_leaf = some_leaf('mf_i');
+my $t0_leaf = some_leaf('t0_i');
+my $og_leaf = some_leaf('og_i');
+$node->stop;
+
+# wl: the left sibling flagged deleted
+my $page = read_block($path{wl_i}, $wl_left);
+set16($page, $flags_off, u16($page, $flags_off) | 0x20);
+write_block($path{wl_i}, $wl_left, $page);
+
+# mf: META | INCOMPLETE_SPLIT, high key offset past the page
+$page = read_block($path{mf_i}, $mf_leaf);
+set16($page, $flags_off, u16($page, $flags_off) | 0x0C);
+set16($page, $special + 20, 0xFFF0);
+write_block($path{mf_i}, $mf_leaf, $page);
+
+# nm: leaf 2's first entry (an IndexTuple: TID, t_info, then the numeric's
+# varlena header at the next MAXALIGN) given a 4-byte header of 302 MB
+$page = read_block($path{nm_i}, 2);
+substr($page, u16($page, 24) + 8, 4) = pack('C4', 0, 0, 0, 0x48);
+write_block($path{nm_i}, 2, $page);
+
+# t0: heads slot 5's remainder ends with its heap TID's offset: set it to 0
+# (slots of 8 bytes after the header and 16 hints, at 24 + 8 + 64)
+$page = read_block($path{t0_i}, $t0_leaf);
+my $slot5 = 96 + 5 * 8;
+my $tid_end = u16($page, $slot5) + (u16($page, $slot5 + 2) & 0x7fff) - 4;
+set16($page, $tid_end - 2, 0);
+write_block($path{t0_i}, $t0_leaf, $page);
+
+# og: GROUP | HOLE, group position 0 of 2, in an index without groups
+$page = read_block($path{og_i}, $og_leaf);
+set16($page, $flags_off, u16($page, $flags_off) | 0x300);
+substr($page, $special + 29, 2) = pack('C2', 0, 2);
+write_block($path{og_i}, $og_leaf, $page);
+
+# rg: the run's later entries that share 8 or more bytes re-coded to share
+# 7 (their stored bytes unchanged, so each stands for a shorter key)
+my $slot_size = int(int(8136 / $rg_group) / 8) * 8;
+my $slot_off = 24 + (($rg_leaf - 1) % ($rg_group + 1) - 1) * $slot_size;
+$page = read_block($path{rg_i}, $rg_side);
+my $p = $slot_off + 8;
+my $end = $p + u16($page, $slot_off + 2);
+my ($first, $recoded) = (1, 0);
+while ($p < $end)
+{
+	my $word = u16($page, $p);
+	my $len = $word & 0x3fff;
+	my $shared = ($word & 0x8000) ? ord(substr($page, $p + 2, 1)) : 0;
+	if (!$first && $shared > 7)
+	{
+		set16($page, $p, ($len - ($shared - 7)) | 0x8000);
+		substr($page, $p + 2, 1) = chr(7);
+		$recoded++;
+	}
+	$p += 2 + (($word & 0x8000) ? 1 : 0) + $len - $shared;
+	$first = 0;
+}
+write_block($path{rg_i}, $rg_side, $page);
+ok($recoded > 0, "rg: $recoded pending entries re-coded to share 7 bytes");
+
+# pc: leaf 2's slot 1 points past the page (plain slots {off, len} at 24)
+$page = read_block($path{pc_i}, 2);
+set16($page, 24 + 4, 8185);
+write_block($path{pc_i}, 2, $page);
+$node->start;
+
+sub fails_with
+{
+	my ($sql, $re, $name) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"SET statement_timeout = '60s'; SET enable_seqscan = off; SET enable_bitmapscan = off; $sql");
+	like($err, $re, $name);
+}
+
+fails_with('SELECT count(*) FROM (SELECT k FROM wl ORDER BY k DESC) s',
+	qr/index "wl_i" block $wl_leaf: the leaf's left-link leads to a page that does not link back/,
+	'wl: a backward scan stops with an error instead of asking again forever');
+
+fails_with("SELECT pagebtree_check('mf_i')",
+	qr/index "mf_i" is corrupt at block $mf_leaf.*metapage flag on a page other than the metapage/,
+	'mf: the verifier reports the flag instead of skipping the page');
+fails_with('SELECT count(*) FROM (SELECT k FROM mf ORDER BY k) s',
+	qr/index "mf_i" block $mf_leaf: a scan reached a page that is not a leaf/,
+	'mf: a scan stops with an error');
+
+like($node->safe_psql('postgres',
+	'SET enable_seqscan = off; SET enable_bitmapscan = off; EXPLAIN (COSTS OFF) SELECT n FROM nm ORDER BY n'),
+	qr/Index Only Scan using nm_i/, 'nm: the ordered read is an index-only scan');
+fails_with('SELECT count(*), max(length(n::text)) FROM (SELECT n FROM nm ORDER BY n) s',
+	qr/item out of bounds/, 'nm: the index-only scan stops with an error');
+
+fails_with('DELETE FROM t0 WHERE k % 10 = 0; VACUUM t0',
+	qr/index "t0_i" block $t0_leaf: an entry's heap TID has an offset out of range/,
+	't0: VACUUM reports the heap TID instead of passing it on');
+
+fails_with('VACUUM og', qr/index "og_i" block $og_leaf: a subnode's group size differs from the index's/,
+	'og: VACUUM reports the group flags of an index without groups');
+
+fails_with("SELECT pagebtree_check('rg_i')",
+	qr/index "rg_i" (is corrupt at )?block $rg_side.*run entr/,
+	'rg: the verifier reports the re-coded entries');
+fails_with("DELETE FROM rg WHERE u > 'https://example.com/some/long/path/0020'; VACUUM rg",
+	qr/index "rg_i" block $rg_side: run entries are corrupt/,
+	'rg: VACUUM stops with an error before it rewrites the run');
+
+fails_with("INSERT INTO pc VALUES ($pc_high - 5)", qr/item out of bounds/,
+	'pc: an insert that would compact the leaf stops with an error, not a PANIC');
+
+is($node->safe_psql('postgres', 'SELECT 1'), '1', 'the server is still up: no crash, no PANIC');
+$node->stop('immediate');
+done_testing();
