@@ -32,23 +32,17 @@ use PagebtreeTest;
 my $node = pbt_new_node('damage_errors', rmgr => 1, delta_always => 1,
 	conf => "autovacuum = off\nignore_checksum_failure = on\n");
 $node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION pagebtree');
+# one heads index of 20,000 int8 keys per case of leaf damage
+$node->safe_psql('postgres', qq{
+CREATE TABLE $_ (k int8);
+INSERT INTO $_ SELECT g FROM generate_series(1, 20000) g;
+CREATE INDEX ${_}_i ON $_ USING pagebtree (k) WITH (layout = heads);
+}) for qw(wl mf t0 og);
 $node->safe_psql('postgres', q{
-CREATE EXTENSION pagebtree;
-CREATE TABLE wl (k int8);
-INSERT INTO wl SELECT g FROM generate_series(1, 20000) g;
-CREATE INDEX wl_i ON wl USING pagebtree (k) WITH (layout = heads);
-CREATE TABLE mf (k int8);
-INSERT INTO mf SELECT g FROM generate_series(1, 20000) g;
-CREATE INDEX mf_i ON mf USING pagebtree (k) WITH (layout = heads);
 CREATE TABLE nm (n numeric);
 INSERT INTO nm SELECT g::numeric / 7 FROM generate_series(1, 5000) g;
 CREATE INDEX nm_i ON nm USING pagebtree (n);
-CREATE TABLE t0 (k int8);
-INSERT INTO t0 SELECT g FROM generate_series(1, 20000) g;
-CREATE INDEX t0_i ON t0 USING pagebtree (k) WITH (layout = heads);
-CREATE TABLE og (k int8);
-INSERT INTO og SELECT g FROM generate_series(1, 20000) g;
-CREATE INDEX og_i ON og USING pagebtree (k) WITH (layout = heads);
 CREATE TABLE rg (u text COLLATE "C");
 INSERT INTO rg SELECT 'https://example.com/some/long/path/' || lpad((g * 10)::text, 8, '0')
 FROM generate_series(1, 30000) g;
