@@ -1181,6 +1181,9 @@ pagebtree_check(PG_FUNCTION_ARGS)
 			break;
 		if (attempt == PBT_CHECK_RETRIES)
 			corrupt(index, meta.root, 0, problem, NULL);
+		/* on a standby, redo makes the new root after the root's split */
+		if (RecoveryInProgress())
+			pg_usleep(10 * 1000L);
 	}
 
 	/*
