@@ -334,14 +334,19 @@ pbt_lock_linked(Relation index, Buffer buf, int mode)
 }
 
 /*
- * The heap TID of an entry VACUUM passes to its callback, which asserts a
- * valid offset: a damaged one is reported, as scans do.
+ * A heap TID read from block blkno whose offset is 0 or past max_offset is
+ * damage, reported (scans, and VACUUM, whose table callback asserts a
+ * valid one; MaxOffsetNumber where any table access method may read it).
  */
 static inline void
-pbt_check_vacuum_tid(Relation index, BlockNumber blkno, ItemPointer tid)
+pbt_check_heap_tid(Relation index, BlockNumber blkno, ItemPointer tid,
+				   OffsetNumber max_offset)
 {
-	if (unlikely(!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(tid))))
-		pbt_page_error(index, blkno, "an entry's heap TID has an offset out of range");
+	OffsetNumber off = ItemPointerGetOffsetNumberNoCheck(tid);
+
+	if (unlikely(off < FirstOffsetNumber || off > max_offset))
+		pbt_page_error(index, blkno,
+					   "an entry's heap TID has an offset out of range");
 }
 
 /* a page of this index's tree (not the metapage, not uninitialized) */

@@ -1107,7 +1107,7 @@ pbt_run_vacuum(Relation index, PbtState *st, Buffer leafbuf,
 		ItemPointerData tid;
 
 		pbt_item_get_tid(st, run.items[i].data, run.items[i].len, &tid);
-		pbt_check_vacuum_tid(index, leaf, &tid);
+		pbt_check_heap_tid(index, leaf, &tid, MaxOffsetNumber);
 		if (callback && callback(&tid, callback_state))
 			continue;
 		run.items[nlive++] = run.items[i];

@@ -572,12 +572,8 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 static inline void
 check_heap_tid(IndexScanDesc scan, ItemPointer tid, OffsetNumber max_offset)
 {
-	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
-	OffsetNumber off = ItemPointerGetOffsetNumberNoCheck(tid);
-
-	if (unlikely(off < FirstOffsetNumber || off > max_offset))
-		pbt_page_error(scan->indexRelation, so->curr.blkno,
-					   "an entry's heap TID has an offset out of range");
+	pbt_check_heap_tid(scan->indexRelation,
+					   ((PbtScanOpaque) scan->opaque)->curr.blkno, tid, max_offset);
 }
 
 /* Hand the batch's item at index to the executor. */

@@ -235,7 +235,8 @@ vacuum_leaf(Relation index, PbtState *st, Buffer buf,
 			ItemPointerData tid;
 
 			pbt_item_get_tid(st, item.data, item.len, &tid);
-			pbt_check_vacuum_tid(index, BufferGetBlockNumber(buf), &tid);
+			pbt_check_heap_tid(index, BufferGetBlockNumber(buf), &tid,
+							   MaxOffsetNumber);
 			if (callback(&tid, callback_state))
 				deletable[ndel++] = it.pos;
 		}
@@ -461,13 +462,14 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		page = BufferGetPage(buf);
 		opaque = PbtPageGetOpaque(page);
 		if (PbtIsTreePage(page) && pbt_is_subnode(opaque))
-			check_subnode(index, st, delta_group, page, blkno);
-		if (PbtIsTreePage(page) && pbt_is_subnode(opaque) &&
-			(opaque->flags & PBT_HOLE) && opaque->group_pos == 0)
 		{
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-			pbt_group_reclaim_orphan(index, st, blkno);
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			check_subnode(index, st, delta_group, page, blkno);
+			if ((opaque->flags & PBT_HOLE) && opaque->group_pos == 0)
+			{
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				pbt_group_reclaim_orphan(index, st, blkno);
+				LockBuffer(buf, BUFFER_LOCK_SHARE);
+			}
 		}
 		if (PageIsNew(page) || (PbtIsTreePage(page) && PbtIsDeleted(opaque)))
 			recycle_page(index, delta_group, blkno, page, stats);
