@@ -1045,25 +1045,38 @@ heap_tuple_indexed(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 	hs->checked++;
 }
 
-static void
+/* an index named before its lock was taken, dropped meanwhile */
+pg_noreturn static void
+index_dropped(const char *name)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_TABLE),
+			 errmsg("index \"%s\" does not exist", name),
+			 errdetail("It was dropped while the function waited for its lock.")));
+}
+
+/* relid's name, if it is an index with pages of its own */
+static char *
 check_is_index(Oid relid)
 {
+	char	   *name = get_rel_name(relid);
 	char		relkind = get_rel_relkind(relid);
 
-	if (relkind == '\0')
+	if (name == NULL || relkind == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", relid)));
 	if (relkind == RELKIND_PARTITIONED_INDEX)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is a partitioned index", get_rel_name(relid)),
+				 errmsg("\"%s\" is a partitioned index", name),
 				 errdetail("A partitioned index has no pages of its own."),
 				 errhint("Pass the index of one partition.")));
 	if (relkind != RELKIND_INDEX)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not an index", get_rel_name(relid))));
+				 errmsg("\"%s\" is not an index", name)));
+	return name;
 }
 
 /*
@@ -1096,13 +1109,14 @@ may_read_keys(Relation index)
 	return true;
 }
 
+/* the index that check_is_index named, locked and checked */
 static Relation
-open_pagebtree(Oid indexoid, LOCKMODE lockmode)
+open_named_pagebtree(Oid indexoid, const char *name, LOCKMODE lockmode)
 {
-	Relation	index;
+	Relation	index = try_relation_open(indexoid, lockmode);
 
-	check_is_index(indexoid);
-	index = index_open(indexoid, lockmode);
+	if (index == NULL)
+		index_dropped(name);
 	if (index->rd_indam->ambuild != pbtbuild)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -1122,11 +1136,19 @@ open_pagebtree(Oid indexoid, LOCKMODE lockmode)
 	return index;
 }
 
+static Relation
+open_pagebtree(Oid indexoid, LOCKMODE lockmode)
+{
+	return open_named_pagebtree(indexoid, check_is_index(indexoid), lockmode);
+}
+
 Datum
 pagebtree_check(PG_FUNCTION_ARGS)
 {
 	Oid			indexoid = PG_GETARG_OID(0);
 	bool		heapallindexed = PG_GETARG_BOOL(1);
+	char	   *name;
+	Oid			heapoid;
 	Relation	heap;
 	Relation	index;
 	PbtState   *st;
@@ -1138,9 +1160,12 @@ pagebtree_check(PG_FUNCTION_ARGS)
 	Snapshot	snapshot = NULL;
 
 	/* lock the table before its index, as the executor does */
-	check_is_index(indexoid);
-	heap = table_open(IndexGetRelation(indexoid, false), AccessShareLock);
-	index = open_pagebtree(indexoid, AccessShareLock);
+	name = check_is_index(indexoid);
+	heapoid = IndexGetRelation(indexoid, true);
+	if (!OidIsValid(heapoid) ||
+		(heap = try_relation_open(heapoid, AccessShareLock)) == NULL)
+		index_dropped(name);
+	index = open_named_pagebtree(indexoid, name, AccessShareLock);
 	st = pbt_build_state(index, CurrentMemoryContext);
 
 	if (!index->rd_index->indisvalid)
