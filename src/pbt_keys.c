@@ -431,10 +431,10 @@ pbt_column_width(PbtColKind kind)
 
 /*
  * Length of the encoded string value (marker included) that starts at p,
- * for pbt_column_span.
+ * or -1 if its terminator is not within avail bytes.
  */
-int
-pbt_string_column_length(PbtColumn *col, const char *item, int avail)
+static int
+string_column_end(PbtColumn *col, const char *item, int avail)
 {
 	const unsigned char *p = (const unsigned char *) item;
 	unsigned char flip = col->desc ? 0xFF : 0x00;
@@ -444,9 +444,7 @@ pbt_string_column_length(PbtColumn *col, const char *item, int avail)
 	{
 		const unsigned char *end = memchr(p + 1, flip, avail - 1);
 
-		if (end == NULL)
-			elog(ERROR, "unterminated text key in pagebtree item");
-		return (end - p) + 1;
+		return end == NULL ? -1 : (end - p) + 1;
 	}
 	Assert(col->kind == PBT_COL_BYTEA);
 	for (int i = 1; i + 1 < avail; i++)
@@ -458,8 +456,49 @@ pbt_string_column_length(PbtColumn *col, const char *item, int avail)
 			i++;				/* escaped NUL */
 		}
 	}
-	elog(ERROR, "unterminated bytea key in pagebtree item");
-	return 0;
+	return -1;
+}
+
+/* string_column_end of a value that must end there, for pbt_column_span */
+int
+pbt_string_column_length(PbtColumn *col, const char *item, int avail)
+{
+	int			n = string_column_end(col, item, avail);
+
+	if (n < 0)
+		elog(ERROR, "unterminated %s key in pagebtree item",
+			 col->kind == PBT_COL_TEXT ? "text" : "bytea");
+	return n;
+}
+
+/*
+ * Where a normalized item's key columns end, or -1 if they do not end
+ * within its first avail bytes (the verifier: a damaged length or
+ * terminator).
+ */
+static int
+keys_end_within(PbtState *st, const char *item, int avail)
+{
+	int			off = 0;
+
+	for (int i = 0; i < st->nkeyatts; i++)
+	{
+		PbtColumn  *col = &st->cols[i];
+		int			n;
+
+		if (off >= avail)
+			return -1;
+		if ((unsigned char) item[off] != PBT_MARK_VALUE)
+			n = 1;
+		else if (col->width > 0)
+			n = col->width <= avail - off ? col->width : -1;
+		else
+			n = string_column_end(col, item + off, avail - off);
+		if (n < 0)
+			return -1;
+		off += n;
+	}
+	return off;
 }
 
 static void
@@ -1019,11 +1058,16 @@ item_tid_problem(PbtState *st, const char *item, int len, int *start, int *size)
 		return "an item is shorter than its heap TID";
 	*start = 0;
 	*size = 0;
-	if (st->normalized && !st->has_include)
-		return NULL;
-	for (int i = 0; st->normalized && i < st->nkeyatts; i++)
-		keys_len += pbt_encoded_column_length(&st->cols[i], item + keys_len,
-											  len - keys_len);
+	if (st->normalized)
+	{
+		/* a stretched length would place the TID in the next item's bytes */
+		keys_len = keys_end_within(st, item, len - TID_BYTES);
+		if (keys_len < 0)
+			return "an item's key columns run into its heap TID";
+		if (!st->has_include)
+			return keys_len == len - TID_BYTES ? NULL :
+				"an item's length disagrees with its key columns";
+	}
 	*start = tuple_part(st, item, len, keys_len, size);
 	return *start < 0 ?
 		"an item's INCLUDE payload length disagrees with its keys" : NULL;

@@ -169,6 +169,7 @@ logged_in(Page page, const uint16 *log_block, int b)
 
 /* pbt_layout_bpa.c */
 extern void bpa_route_log(Page page, uint16 *log_block);
+extern const char *bpa_slots_problem(Page page);
 extern void bpa_load_run(Page page, const uint16 *log_block, int b,
 						 BpaRun *run);
 extern PbtSlot *bpa_slot_at(Page page, int pos);

@@ -415,15 +415,30 @@ bpa_item_cost(Page page, const char *data, int len)
 	BpaHeader  *hdr = bpa_header(page);
 	PageHeader	phdr = (PageHeader) page;
 	int			elen = len - hdr->prefix_len;
-	int			need = elen;
+	int			need;
+	/* (the item's prefix is before its heap TID) */
+	bool		has_prefix = pbt_has_prefix(data, len - PBT_TID_BYTES,
+											bpa_prefix(page), hdr->prefix_len);
 
-	/* the item's prefix, before its heap TID */
-	if (!pbt_has_prefix(data, len - PBT_TID_BYTES, bpa_prefix(page),
-						hdr->prefix_len))
+	/* an append, or an entry the log takes without filling */
+	if (has_prefix)
+	{
+		need = append_need(page, data + hdr->prefix_len, elen);
+		if (need >= 0 && phdr->pd_upper - phdr->pd_lower >= need)
+			return need;
+		if (hdr->log_count + 1 < hdr->log_cap &&
+			phdr->pd_upper - phdr->pd_lower >= elen)
+			return elen;
+	}
+
+	/*
+	 * The insert flushes the log or rebuilds the page, reading every entry
+	 * inside its critical section: their slots are checked here, before it.
+	 */
+	if (bpa_slots_problem(page) != NULL)
+		pbt_page_damaged("has a BPA item out of bounds");
+	if (!has_prefix)
 		return shrink_cost(page, data, len);
-	need = append_need(page, data + hdr->prefix_len, elen);
-	if (need >= 0 && phdr->pd_upper - phdr->pd_lower >= need)
-		return need;
 	need = elen;
 	if (hdr->log_count == hdr->log_cap)
 	{

@@ -1419,6 +1419,16 @@ pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
 	xl_pbt_delete xlrec;
 	uint16		pos16[PBT_MAX_ITEMS_PER_PAGE];
 	DeleteArgs	args = {positions, n};
+	Page		page = BufferGetPage(buf);
+	const char *problem = pbt_layout(page)->check(page);
+
+	/*
+	 * The layout rewrites the page inside a critical section, where damage
+	 * it met would be a PANIC: the page's structure is checked first.  Only
+	 * pages that lose entries pay for reading their bytes once more.
+	 */
+	if (problem != NULL)
+		pbt_page_error(index, BufferGetBlockNumber(buf), problem);
 
 	Assert(!vacuum || !TransactionIdIsValid(snapshotConflictHorizon));
 	xlrec.snapshotConflictHorizon = snapshotConflictHorizon;

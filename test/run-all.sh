@@ -447,6 +447,8 @@ as_tester() {
 		[ -n "${!v:-}" ] && envs+=("$v=${!v}")
 	done
 	[ -n "${PG_TEST_TIMEOUT_DEFAULT:-}" ] && envs+=(PG_TEST_TIMEOUT_DEFAULT="$PG_TEST_TIMEOUT_DEFAULT")
+	# (tests whose damaged pages the PBT_CHECKS build's page checks read)
+	[ "$CHECKS" = 1 ] && envs+=(PBT_CHECKS=1)
 	[ -n "${PG_TEST_NOCLEAN:-}" ] && envs+=(PG_TEST_NOCLEAN="$PG_TEST_NOCLEAN")
 	[ -n "${TEMP_CONFIG_FILE:-}" ] && envs+=(TEMP_CONFIG="$TEMP_CONFIG_FILE")
 	if [ "$IS_ROOT" = 1 ]; then

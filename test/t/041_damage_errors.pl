@@ -18,6 +18,15 @@
 #   rewrite of the run stored them whole, overflowing the slot (PANIC).
 # - A plain leaf with garbage and no room in its hole, one of whose slots
 #   points past the page: an insert compacted it in its critical section.
+# Found then and fixed later (session 84):
+# - A lists leaf whose key directory gives two keys wrong first positions,
+#   which scans pass over: VACUUM's deletion met them in its critical
+#   section (PANIC).
+# - A BPA leaf whose logged entry's length points past the page: the insert
+#   that filled the log flushed it in its critical section (PANIC).
+# - A heads entry's length stretched within the page, so that its heap TID
+#   is read from the next entry's bytes: scans returned one row twice and
+#   missed another, and the verifier passed.
 
 use strict;
 use warnings;
@@ -38,7 +47,7 @@ $node->safe_psql('postgres', qq{
 CREATE TABLE $_ (k int8);
 INSERT INTO $_ SELECT g FROM generate_series(1, 20000) g;
 CREATE INDEX ${_}_i ON $_ USING pagebtree (k) WITH (layout = heads);
-}) for qw(wl mf t0 og);
+}) for qw(wl mf t0 og sl);
 $node->safe_psql('postgres', q{
 CREATE TABLE nm (n numeric);
 INSERT INTO nm SELECT g::numeric / 7 FROM generate_series(1, 5000) g;
@@ -50,7 +59,13 @@ CREATE INDEX rg_i ON rg USING pagebtree (u) WITH (delta = on, fillfactor = 100);
 CREATE TABLE pc (k int8);
 CREATE INDEX pc_i ON pc USING pagebtree (k) WITH (layout = plain, fillfactor = 100);
 INSERT INTO pc SELECT g * 10 FROM generate_series(1, 20000) g;
-VACUUM wl, mf, nm, t0, og, rg, pc;
+CREATE TABLE ls (k int8);
+INSERT INTO ls SELECT g / 20 FROM generate_series(1, 40000) g;
+CREATE INDEX ls_i ON ls USING pagebtree (k) WITH (delta = off);
+CREATE TABLE bp (k int8);
+CREATE INDEX bp_i ON bp USING pagebtree (k) WITH (layout = bpa, delta = off);
+INSERT INTO bp SELECT (g * 7919) % 50000 FROM generate_series(1, 50000) g;
+VACUUM wl, mf, nm, t0, og, rg, pc, sl, ls, bp;
 });
 
 my $special = 8192 - 32;
@@ -127,7 +142,37 @@ my ($rg_side, $rg_entries) = split /\|/, $node->safe_psql('postgres',
 is($rg_entries, 12, 'rg: the twelve new keys are pending in the leaf\'s run');
 my $rg_group = $node->safe_psql('postgres', "SELECT delta_group FROM pagebtree_metapage('rg_i')");
 
-my @idx = qw(wl_i mf_i nm_i t0_i og_i rg_i pc_i);
+# lists: a leaf of at least 16 keys
+my $ls_leaf = $node->safe_psql('postgres', q{
+SELECT min(b) FROM generate_series(1, pg_relation_size('ls_i') / 8192 - 1) b,
+  pagebtree_page_stats('ls_i', b) s
+WHERE s.layout = 'lists' AND s.next IS NOT NULL});
+ok($ls_leaf, "ls: leaf $ls_leaf has the lists layout");
+
+# BPA: a leaf whose log holds entries and has room for two more (header
+# after the page header: nblocks, log_count, log_cap, block_cap, nitems,
+# prefix_len), and one of its keys, to insert again
+my ($bp_leaf, $bp_log_cap, $bp_key);
+$node->safe_psql('postgres', 'CHECKPOINT');
+my $bp_path = path_of('bp_i');
+for my $b (1 .. $node->safe_psql('postgres', "SELECT pg_relation_size('bp_i') / 8192 - 1"))
+{
+	next unless $node->safe_psql('postgres',
+		"SELECT layout = 'bpa' AND page_type = 'leaf' FROM pagebtree_page_stats('bp_i', $b)") eq 't';
+	my $page = read_block($bp_path, $b);
+	my ($log_count, $log_cap) = (u16($page, 26), ord(substr($page, 28, 1)));
+	if ($log_count > 0 && $log_count < $log_cap - 2)
+	{
+		($bp_leaf, $bp_log_cap) = ($b, $log_cap);
+		last;
+	}
+}
+ok($bp_leaf, "bp: leaf $bp_leaf has entries in its log");
+$bp_key = $node->safe_psql('postgres', qq{
+SELECT k FROM bp WHERE ctid = (SELECT heap_tid FROM pagebtree_page_items('bp_i', $bp_leaf) LIMIT 1 OFFSET 5)});
+
+my $sl_leaf = some_leaf('sl_i');
+my @idx = qw(wl_i mf_i nm_i t0_i og_i rg_i pc_i sl_i ls_i bp_i);
 is($node->safe_psql('postgres', "SELECT pagebtree_check('$_', true)"), '', "$_ passes before the damage")
   for @idx;
 my %path = map { $_ => path_of($_) } @idx;
@@ -198,6 +243,35 @@ ok($recoded > 0, "rg: $recoded pending entries re-coded to share 7 bytes");
 $page = read_block($path{pc_i}, 2);
 set16($page, 24 + 4, 8185);
 write_block($path{pc_i}, 2, $page);
+
+# ls: directory entries (first, off, len: 6 bytes from 24 + 10) 9, 10, 13
+# and 14 given first positions that leave 9 to 13 unreached by a scan's
+# binary search, and 14's past the leaf's entries
+$page = read_block($path{ls_i}, $ls_leaf);
+my $dir = 34;
+set16($page, $dir + 9 * 6, 2 * u16($page, $dir + 9 * 6));
+set16($page, $dir + 10 * 6, 0);
+set16($page, $dir + 13 * 6, u16($page, $dir + 13 * 6) + 16);
+set16($page, $dir + 14 * 6, 8160);
+write_block($path{ls_i}, $ls_leaf, $page);
+
+# bp: the log's first entry (slots {off, len} after the header and its
+# prefix, 2-aligned) given a length past the page
+$page = read_block($path{bp_i}, $bp_leaf);
+my $prefix_len = u16($page, 32);
+set16($page, 34 + $prefix_len + ($prefix_len & 1) + 2, 0x7fff);
+write_block($path{bp_i}, $bp_leaf, $page);
+
+# sl: the heads slot whose entry is lowest in the page, its length
+# stretched by 150 bytes, still within the item space
+$page = read_block($path{sl_i}, $sl_leaf);
+my ($sl_slot, $sl_low);
+for (my $o = 96; $o < u16($page, 12); $o += 8)
+{
+	($sl_slot, $sl_low) = ($o, u16($page, $o)) if !defined $sl_low || u16($page, $o) < $sl_low;
+}
+set16($page, $sl_slot + 2, u16($page, $sl_slot + 2) + 150);
+write_block($path{sl_i}, $sl_leaf, $page);
 $node->start;
 
 sub fails_with
@@ -241,6 +315,28 @@ fails_with("DELETE FROM rg WHERE u > 'https://example.com/some/long/path/0020'; 
 
 fails_with("INSERT INTO pc VALUES ($pc_high - 5)", qr/item out of bounds/,
 	'pc: an insert that would compact the leaf stops with an error, not a PANIC');
+
+fails_with('DELETE FROM ls WHERE k % 3 = 0; VACUUM ls',
+	qr/index "ls_i" block $ls_leaf: lists/,
+	'ls: VACUUM reports the directory before it deletes entries, not in a PANIC');
+
+my $bp_err = '';
+for (1 .. $bp_log_cap)
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "INSERT INTO bp VALUES ($bp_key)");
+	if ($ret != 0)
+	{
+		$bp_err = $err;
+		last;
+	}
+}
+# (a PBT_CHECKS build checks the page after each insert, and reports it)
+like($bp_err, qr/ERROR:  (pagebtree page has a BPA item out of bounds|index "bp_i" is corrupt at block $bp_leaf, item 0: BPA log item out of bounds)/,
+	'bp: the insert that would flush the log stops with an error, not a PANIC');
+
+fails_with("SELECT pagebtree_check('sl_i')",
+	qr/index "sl_i" is corrupt at block $sl_leaf.*length disagrees with its key columns/,
+	'sl: the verifier reports the stretched entry');
 
 is($node->safe_psql('postgres', 'SELECT 1'), '1', 'the server is still up: no crash, no PANIC');
 $node->stop('immediate');
