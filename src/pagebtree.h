@@ -149,6 +149,7 @@ extern uint8 pbt_adapt_on_read(Buffer buf, bool point);
 
 /* pbt_page.c */
 extern Buffer pbt_new_page(Relation index);
+extern void pbt_set_vacuum_scan(Relation index, bool on);
 extern bool pbt_vacuum_scanning(Relation index);
 extern bool pbt_page_has_room(Page page, int need);
 extern void pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,

@@ -192,20 +192,64 @@ pbt_meta_settings(Relation index, PbtState *st, const PbtMetaPageData *meta)
 }
 
 /*
+ * Mark in the metapage whether a VACUUM is reading the leaves in block
+ * order, so that splits take no page from the free space map meanwhile
+ * (pbt_new_page).  Logged, so that a standby's metapage stays the same.
+ */
+void
+pbt_set_vacuum_scan(Relation index, bool on)
+{
+	Buffer		metabuf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
+	GenericXLogState *xlog;
+	Page		meta;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	xlog = GenericXLogStart(index);
+	meta = pbt_generic_register(xlog, metabuf, 0);
+	PbtPageGetMeta(meta)->vacuum_scan = on;
+	/* logged before any removal of this VACUUM: see pbtcanreturn */
+	if (on)
+		PbtPageGetMeta(meta)->vacuum_generic = !pbt_rmgr_registered;
+	/* an older index's metapage ends before the fields: not in the hole */
+	((PageHeader) meta)->pd_lower =
+		Max(((PageHeader) meta)->pd_lower,
+			(char *) (PbtPageGetMeta(meta) + 1) - (char *) meta);
+	GenericXLogFinish(xlog);
+	UnlockReleaseBuffer(metabuf);
+}
+
+/*
  * Is a VACUUM reading the index in block order (vacuum_blocks)?  Then no
  * free page may be reused: ask with the pages to reuse locked, so that a
  * VACUUM that starts later reads them after the caller's change.
+ *
+ * A pass that ended in an error, or a crash or a recovery that ended
+ * during one, leaves the flag set with no pass running.  Every pass runs
+ * under its VACUUM's ShareUpdateExclusiveLock on the table, and VACUUM
+ * takes no page itself: a caller that gets that lock without waiting knows
+ * that no pass runs, and clears the flag.  (LockAcquire, not
+ * ConditionalLockRelationOid: the caller is inside a split, and must not
+ * process invalidations that would free the index's cached state.)
  */
 bool
 pbt_vacuum_scanning(Relation index)
 {
 	Buffer		metabuf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
+	LOCKTAG		table;
 	bool		on;
 
 	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
 	on = PbtPageGetMeta(BufferGetPage(metabuf))->vacuum_scan != 0;
 	UnlockReleaseBuffer(metabuf);
-	return on;
+	if (!on)
+		return false;
+	SET_LOCKTAG_RELATION(table, MyDatabaseId, index->rd_index->indrelid);
+	if (LockAcquire(&table, ShareUpdateExclusiveLock, false, true) ==
+		LOCKACQUIRE_NOT_AVAIL)
+		return true;
+	pbt_set_vacuum_scan(index, false);
+	LockRelease(&table, ShareUpdateExclusiveLock, false);
+	return false;
 }
 
 /*

@@ -326,33 +326,6 @@ recycle_page(Relation index, uint32 group, BlockNumber blkno, Page page,
 	}
 }
 
-/*
- * Mark in the metapage whether a VACUUM is reading the leaves in block
- * order, so that splits take no page from the free space map meanwhile
- * (pbt_new_page).  Logged, so that a standby's metapage stays the same.
- */
-static void
-set_vacuum_scan(Relation index, bool on)
-{
-	Buffer		metabuf = ReadBuffer(index, PBT_METAPAGE_BLKNO);
-	GenericXLogState *xlog;
-	Page		meta;
-
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	xlog = GenericXLogStart(index);
-	meta = pbt_generic_register(xlog, metabuf, 0);
-	PbtPageGetMeta(meta)->vacuum_scan = on;
-	/* logged before any removal of this VACUUM: see pbtcanreturn */
-	if (on)
-		PbtPageGetMeta(meta)->vacuum_generic = !pbt_rmgr_registered;
-	/* an older index's metapage ends before the fields: not in the hole */
-	((PageHeader) meta)->pd_lower =
-		Max(((PageHeader) meta)->pd_lower,
-			(char *) (PbtPageGetMeta(meta) + 1) - (char *) meta);
-	GenericXLogFinish(xlog);
-	UnlockReleaseBuffer(metabuf);
-}
-
 typedef struct BlockRange
 {
 	BlockNumber next;
@@ -409,7 +382,7 @@ check_subnode(Relation index, PbtState *st, uint32 delta_group, Page page,
  *
  * A concurrent split moves entries from its page to a new right sibling
  * (a group split, to a new group).  If that is a block the pass has gone
- * by, the entries would escape it; so while the pass runs, set_vacuum_scan
+ * by, the entries would escape it; so while the pass runs, pbt_set_vacuum_scan
  * makes splits extend the index instead of reusing pages, and the pass
  * reads on to the index's end as it grows.  A split that took pages from
  * the free space map before had them locked when it found the flag clear,
@@ -436,7 +409,7 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	PbtEpochStep last_restart = {0};
 
 	if (callback)
-		set_vacuum_scan(index, true);
+		pbt_set_vacuum_scan(index, true);
 	range.next = PBT_METAPAGE_BLKNO + 1;
 	range.end = index_blocks(index);
 	pbt_readahead_begin(ra, index, st, pbt_sequential_distance(index), true,
@@ -536,7 +509,7 @@ vacuum_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		 RelationGetRelationName(index), ra->from_stream, ra->direct);
 	pfree(ra);
 	if (callback)
-		set_vacuum_scan(index, false);
+		pbt_set_vacuum_scan(index, false);
 	IndexFreeSpaceMapVacuum(index);
 	delete_empty(index, st, stats, empty);
 	stats->num_index_tuples = live;

@@ -1,0 +1,149 @@
+
+# Operations that a crash cuts in two, with and without the resource
+# manager.  gdb stops a backend in the middle, another commit flushes the
+# WAL written so far, and the server is killed.  The same states follow
+# from a recovery that stops there (a recovery target, a promotion).
+#
+# - A root split is one record, the new root above it another: the next
+#   insert that passes the root makes it.  Until then the verifier accepts
+#   a root with a right sibling that its split flag announces, and scans
+#   read both halves.
+# - VACUUM's pass in block order sets the metapage's vacuum_scan, which
+#   keeps splits from reusing free pages, and clears it at its end.  A pass
+#   cut short leaves it set with no VACUUM running: the next split that
+#   finds a free page clears it and reuses the page.
+#
+# Skipped where gdb cannot stop a backend.
+
+use strict;
+use warnings;
+
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use IPC::Run;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use PagebtreeTest;
+
+plan skip_all => 'gdb is not installed'
+  unless system('gdb --version >/dev/null 2>&1') == 0;
+
+# Run $sql in a backend that gdb stops at $break, flush the WAL it wrote
+# with another commit, and kill the server.  False where gdb cannot stop
+# the backend.
+sub crash_at
+{
+	my ($node, $sql, $break) = @_;
+	my ($out, $err) = ('', '');
+	my $backend = IPC::Run::start(
+		[
+			'psql', '-X', '-A', '-t', '-d', $node->connstr('postgres'),
+			'-c', "LOAD 'pagebtree'",    # gdb's breakpoint needs it loaded
+			'-c', 'SELECT pg_backend_pid()',
+			'-c', 'SELECT pg_sleep(2)',
+			'-c', $sql
+		],
+		'<', \undef, '>', \$out, '2>', \$err);
+	my $deadline = time + 60;
+	$backend->pump while $out !~ /^(\d+)$/m && time < $deadline;
+	my ($pid) = $out =~ /^(\d+)$/m;
+	my ($gdb, $gdb_out) = pbt_gdb_pause($pid, $break, 10);
+	if (!$gdb)
+	{
+		diag($gdb_out);
+		$backend->kill_kill;
+		return 0;
+	}
+	$gdb->pump while $$gdb_out !~ /HIT/ && time < $deadline;
+	my $hit = $$gdb_out =~ /HIT/;
+	$node->safe_psql('postgres', 'CREATE TABLE flush (); DROP TABLE flush;');
+	kill 'KILL', $pid;
+	$gdb->kill_kill;
+	$backend->kill_kill;
+	$node->kill9;
+	pbt_start_after_crash($node);
+	return $hit;
+}
+
+sub index_matches_seqscan
+{
+	my ($node, $query, $name) = @_;
+	is( $node->safe_psql(
+			'postgres', qq{SET enable_seqscan = off; SET enable_bitmapscan = off;
+$query}),
+		$node->safe_psql(
+			'postgres', qq{SET enable_indexscan = off; SET enable_indexonlyscan = off;
+SET enable_bitmapscan = off; $query}),
+		$name);
+}
+
+for my $rmgr (1, 0)
+{
+	my $mode = $rmgr ? 'preloaded' : 'generic WAL';
+	my $node = pbt_new_node("interrupted_$rmgr", rmgr => $rmgr,
+		conf => "autovacuum = off\n");
+	$node->start;
+	$node->safe_psql(
+		'postgres', q{
+CREATE EXTENSION pagebtree;
+CREATE TABLE r (k int8) WITH (autovacuum_enabled = off);
+CREATE INDEX r_k ON r USING pagebtree (k) WITH (delta = off);
+INSERT INTO r SELECT (g * 7919) % 100003 FROM generate_series(1, 100) g;
+CREATE TABLE v (k int8) WITH (autovacuum_enabled = off);
+INSERT INTO v SELECT g FROM generate_series(1, 200000) g;
+CREATE INDEX v_k ON v USING pagebtree (k) WITH (delta = off);
+DELETE FROM v WHERE k <= 100000;
+VACUUM v;
+SELECT txid_current();
+DELETE FROM v WHERE k % 1000 = 1;
+VACUUM v;
+DELETE FROM v WHERE k % 1000 = 2;
+CHECKPOINT;
+});
+
+	# the root leaf splits; the backend dies before it makes the new root
+	if (!crash_at($node,
+			'INSERT INTO r SELECT (g * 7919) % 100003 FROM generate_series(101, 3000) g',
+			'break new_root'))
+	{
+		$node->stop('immediate');
+		plan skip_all => 'gdb cannot stop a backend';
+	}
+	my $root = q{SELECT m.level || ' ' || s.flags
+		FROM pagebtree_metapage('r_k') m, pagebtree_page_stats('r_k', m.root) s};
+	like($node->safe_psql('postgres', $root), qr/^0 .*incomplete_split/,
+		"$mode: after the crash the root leaf is split, with no new root");
+	is($node->safe_psql('postgres', q{SELECT pagebtree_check('r_k', true)}), '',
+		"$mode: pagebtree_check passes with the root's split unfinished");
+	index_matches_seqscan($node,
+		q{SELECT count(*), sum(k) FROM r WHERE k > 0},
+		"$mode: an index scan finds what a sequential scan does");
+	index_matches_seqscan($node,
+		q{SELECT string_agg(k::text, ',') FROM (SELECT k FROM r WHERE k > 50000 ORDER BY k DESC) s},
+		"$mode: so does a backward scan");
+	$node->safe_psql('postgres', 'INSERT INTO r VALUES (5)');
+	like($node->safe_psql('postgres', $root), qr/^1 /,
+		"$mode: the next insert makes the new root");
+	is($node->safe_psql('postgres', q{SELECT pagebtree_check('r_k', true)}), '',
+		"$mode: pagebtree_check passes after it");
+
+	# VACUUM's pass dies in its first deletion, with vacuum_scan set
+	my $size = q{SELECT pg_relation_size('v_k') / 8192};
+	my $size0 = $node->safe_psql('postgres', $size);
+	ok(crash_at($node, 'VACUUM v', 'break pbt_log_delete'),
+		"$mode: VACUUM stopped in its pass");
+	$node->safe_psql('postgres',
+		'INSERT INTO v SELECT g FROM generate_series(1, 100000) g');
+	my $size1 = $node->safe_psql('postgres', $size);
+	cmp_ok($size1 - $size0, '<', 10,
+		"$mode: splits after the crash reuse the free pages ($size0 blocks, then $size1)");
+	is($node->safe_psql('postgres', q{SELECT pagebtree_check('v_k', true)}), '',
+		"$mode: pagebtree_check passes");
+	index_matches_seqscan($node,
+		q{SELECT count(*), sum(k) FROM v WHERE k BETWEEN 50000 AND 150000},
+		"$mode: the index returns what a sequential scan does");
+	$node->stop;
+}
+
+done_testing();
