@@ -476,6 +476,18 @@ right_link_is(Relation index, BlockNumber blkno, BlockNumber next)
 	return is;
 }
 
+/* is the root still root_blkno, at level? */
+static bool
+root_is(Relation index, BlockNumber root_blkno, uint32 level)
+{
+	Buffer		buf = read_locked(index, PBT_METAPAGE_BLKNO);
+	PbtMetaPageData *meta = PbtPageGetMeta(BufferGetPage(buf));
+	bool		is = meta->root == root_blkno && meta->level == level;
+
+	UnlockReleaseBuffer(buf);
+	return is;
+}
+
 /*
  * Does subnode page, flagged PBT_KEY_START, hold key columns at or above its
  * left neighbour prev's high key only, as land_in_group trusts?  Its first
@@ -717,9 +729,9 @@ check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
 }
 
 /*
- * Check one level, left to right.  Returns the leftmost page of the level
- * below (InvalidBlockNumber at the leaf level) and adds leaf items to
- * *nitems.
+ * Check one level, left to right (top: the root's, leftmost being the
+ * root).  Returns the leftmost page of the level below (InvalidBlockNumber
+ * at the leaf level) and adds leaf items to *nitems.
  *
  * Leaf groups: the walk enters a group at its first subnode.  A rebalance
  * while the walk is inside a group moves entries between subnodes read
@@ -731,7 +743,7 @@ check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
  */
 static BlockNumber
 check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
-			double *nitems, bool *exact)
+			bool top, double *nitems, bool *exact)
 {
 	BlockNumber blkno = leftmost;
 	BlockNumber prevblk = InvalidBlockNumber;
@@ -800,6 +812,23 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 			corrupt(index, blkno, 0, "a tree page is on a side page's block", NULL);
 		if (opaque->level != level)
 			corrupt(index, blkno, 0, "page is on the wrong level", NULL);
+
+		/*
+		 * The root's level has no parent to check its pages against: every
+		 * page there but the last awaits the new root that finishes its
+		 * split, and only the first is the root.  Unless a new root was
+		 * made since the walk began.
+		 */
+		if (top && !PbtIsRightmost(opaque) &&
+			!(opaque->flags & PBT_INCOMPLETE_SPLIT) &&
+			root_is(index, leftmost, level))
+			corrupt(index, blkno, 0,
+					"a page of the root's level has a right sibling but no split to finish",
+					NULL);
+		if (top && blkno != leftmost && PbtIsRoot(opaque) &&
+			root_is(index, leftmost, level))
+			corrupt(index, blkno, 0, "a page other than the root is flagged as the root",
+					NULL);
 		n = pbt_layout(page)->count(page);
 		/* a leaf's run is read under the leaf's lock (pbt_delta.c) */
 		if (PbtIsLeaf(opaque))
@@ -1225,7 +1254,8 @@ pagebtree_check(PG_FUNCTION_ARGS)
 
 	blkno = meta.root;
 	for (int64 level = meta.level; level >= 0; level--)
-		blkno = check_level(index, st, blkno, (uint32) level, &nitems, &exact);
+		blkno = check_level(index, st, blkno, (uint32) level,
+							level == meta.level, &nitems, &exact);
 	check_side_pages(index, st);
 
 	if (heapallindexed)

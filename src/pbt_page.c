@@ -226,10 +226,11 @@ pbt_set_vacuum_scan(Relation index, bool on)
  * A pass that ended in an error, or a crash or a recovery that ended
  * during one, leaves the flag set with no pass running.  Every pass runs
  * under its VACUUM's ShareUpdateExclusiveLock on the table, and VACUUM
- * takes no page itself: a caller that gets that lock without waiting knows
- * that no pass runs, and clears the flag.  (LockAcquire, not
- * ConditionalLockRelationOid: the caller is inside a split, and must not
- * process invalidations that would free the index's cached state.)
+ * takes no page itself: a caller that gets that lock without waiting, and
+ * did not hold it already (as its own VACUUM would), knows that no pass
+ * runs, and clears the flag.  (LockAcquire, not ConditionalLockRelationOid:
+ * the caller is inside a split, and must not process invalidations that
+ * would free the index's cached state.)
  */
 bool
 pbt_vacuum_scanning(Relation index)
@@ -244,12 +245,20 @@ pbt_vacuum_scanning(Relation index)
 	if (!on)
 		return false;
 	SET_LOCKTAG_RELATION(table, MyDatabaseId, index->rd_index->indrelid);
-	if (LockAcquire(&table, ShareUpdateExclusiveLock, false, true) ==
-		LOCKACQUIRE_NOT_AVAIL)
-		return true;
-	pbt_set_vacuum_scan(index, false);
+	switch (LockAcquire(&table, ShareUpdateExclusiveLock, false, true))
+	{
+		case LOCKACQUIRE_NOT_AVAIL:
+			return true;
+		case LOCKACQUIRE_OK:
+			pbt_set_vacuum_scan(index, false);
+			on = false;
+			break;
+		default:
+			/* held already: this backend cannot tell */
+			break;
+	}
 	LockRelease(&table, ShareUpdateExclusiveLock, false);
-	return false;
+	return on;
 }
 
 /*
