@@ -2,7 +2,9 @@
 # Queue churn: the oldest rows are deleted and VACUUMed, as many new ones
 # appended at the right end, cycle after cycle, with a btree and a
 # pagebtree index over the same keys.  Prints the pages of both indexes,
-# pagebtree's inner pages and leaves, and the buffers that min(k) reads.
+# pagebtree's inner pages and leaves, the buffers that min(k) reads, and
+# the WAL each cycle's VACUUM writes (after a checkpoint, so that both
+# indexes log the first change of each page whole).
 #
 # usage: bash bench/queue-churn.sh [CYCLES] [COLLATION] [ROWS] [PER_CYCLE]
 #   defaults: 15 cycles, "und-x-icu" (comparator mode: wide keys, about 25
@@ -54,22 +56,32 @@ report() {
 	sizes=$(q -c "SELECT pg_relation_size('qb_k') / 8192 || ' | ' || pg_relation_size('qp_k') / 8192")
 	inner=$(q -c "SELECT coalesce(sum(pages), 0) FROM pagebtree_layout_summary('qp_k') WHERE page_type = 'inner'")
 	leaves=$(q -c "SELECT coalesce(sum(pages), 0) FROM pagebtree_layout_summary('qp_k') WHERE page_type = 'leaf'")
-	echo "| $1 | $sizes | $inner | $leaves | $(min_buffers qb) | $(min_buffers qp) |"
+	echo "| $1 | $sizes | $inner | $leaves | $(min_buffers qb) | $(min_buffers qp) | ${2:-} |"
 }
 
 echo "Queue churn: $ROWS rows of 212-byte text keys (COLLATE \"$COLL\"), $PER deleted and appended a cycle"
 echo
-echo "| cycle | btree pages | pagebtree pages | pagebtree inner | pagebtree leaves | min(k) buffers, btree | min(k) buffers, pagebtree |"
-echo "|---|---|---|---|---|---|---|"
-report 0
+echo "| cycle | btree pages | pagebtree pages | pagebtree inner | pagebtree leaves | min(k) buffers, btree | min(k) buffers, pagebtree | VACUUM WAL kB, btree | VACUUM WAL kB, pagebtree |"
+echo "|---|---|---|---|---|---|---|---|---|"
+report 0 " | "
+# WAL bytes of a VACUUM of table $1
+vacuum_wal() {
+	local before
+	before=$(q -c "SELECT pg_current_wal_insert_lsn()")
+	q -c "VACUUM $1"
+	q -c "SELECT round(pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '$before') / 1024.0)"
+}
 for c in $(seq 1 "$CYCLES"); do
 	qf <<SQL
+CHECKPOINT;
 DELETE FROM qb WHERE n < (SELECT min(n) FROM qb) + $PER;
 DELETE FROM qp WHERE n < (SELECT min(n) FROM qp) + $PER;
-VACUUM qb; VACUUM qp;
+SQL
+	wal="$(vacuum_wal qb) | $(vacuum_wal qp)"
+	qf <<SQL
 INSERT INTO qb SELECT g, $key FROM generate_series((SELECT max(n) FROM qb) + 1, (SELECT max(n) FROM qb) + $PER) g;
 INSERT INTO qp SELECT g, $key FROM generate_series((SELECT max(n) FROM qp) + 1, (SELECT max(n) FROM qp) + $PER) g;
 SQL
 	q -c "SELECT pagebtree_check('qp_k', true)" >/dev/null
-	report "$c"
+	report "$c" "$wal"
 done

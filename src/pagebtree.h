@@ -291,7 +291,8 @@ extern IndexBulkDeleteResult *pbtvacuumcleanup(IndexVacuumInfo *info,
 											   IndexBulkDeleteResult *stats);
 extern BlockNumber pbt_parent_by_key(Relation index, PbtState *st,
 									 char *sep, int len, uint32 level);
-extern int	pbt_downlink_pair(Page parent, BlockNumber left, BlockNumber right);
+extern int	pbt_downlink_pair(Page parent, uint32 level, BlockNumber left,
+							  BlockNumber right);
 
 /*
  * Debian's server is built without assertions, so this module's Asserts

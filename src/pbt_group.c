@@ -1298,7 +1298,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 	pbt_lock_linked(index, pbuf, BUFFER_LOCK_EXCLUSIVE);
 	bufs[nbufs++] = pbuf;
 	ppage = BufferGetPage(pbuf);
-	rpos = pbt_downlink_pair(ppage, start, rblk);
+	rpos = pbt_downlink_pair(ppage, 1, start, rblk);
 	if (rpos < 0)
 		goto out;				/* different parents, or moved: leave it */
 

@@ -63,15 +63,16 @@ pbt_parent_by_key(Relation index, PbtState *st, char *sep, int len,
 
 /*
  * The position of the downlink to right right after the one to left on the
- * locked page parent, if it is a live level-1 page that has them so; else
- * -1 (the two hang under different parents, or moved).
+ * locked page parent, if it is a live page of the given level that has them
+ * so; else -1 (the two hang under different parents, or moved).
  */
 int
-pbt_downlink_pair(Page parent, BlockNumber left, BlockNumber right)
+pbt_downlink_pair(Page parent, uint32 level, BlockNumber left, BlockNumber right)
 {
 	int			n;
 
-	if (PbtIsDeleted(PbtPageGetOpaque(parent)) || PbtPageGetOpaque(parent)->level != 1)
+	if (PbtIsDeleted(PbtPageGetOpaque(parent)) ||
+		PbtPageGetOpaque(parent)->level != level)
 		return -1;
 	n = pbt_layout(parent)->count(parent);
 	for (int i = 1; i < n; i++)
@@ -81,129 +82,303 @@ pbt_downlink_pair(Page parent, BlockNumber left, BlockNumber right)
 }
 
 /*
- * Delete the empty leaf lblk: its key space goes to its right sibling R,
- * which must hang under the same parent.  One generic WAL record changes
- * four pages, locked left to right and then upward like any writer:
- *   left sibling: next = R;  R: prev = left sibling;
- *   lblk: flagged deleted, links kept so that scans holding them move on;
- *   parent: the downlink to lblk now points to R, and R's own downlink
- *   (whose separator was lblk's high key) is removed.
- * Returns false, changing nothing, if any condition does not hold.
+ * A page to unlink and its neighbours on its level.  A deletion unlinks an
+ * empty leaf and, above it, each ancestor whose only child is the page
+ * unlinked below it; the last one's parent keeps other children.
+ */
+typedef struct UnlinkLevel
+{
+	BlockNumber left;			/* InvalidBlockNumber: leftmost of its level */
+	BlockNumber target;
+	BlockNumber right;
+} UnlinkLevel;
+
+/* deeper chains are left alone: the pages would not fit one record */
+#define PBT_MAX_UNLINK_LEVELS	8
+
+/*
+ * Can the page in tbuf, with its neighbours lbuf (or InvalidBuffer) and
+ * rbuf, all locked, be unlinked as level level of a deletion whose level
+ * below is below (NULL for the leaf)?  Everything the deletion found
+ * without locks is checked again here.
  */
 static bool
-delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
+level_unlinkable(Relation index, PbtState *st, uint32 level, const UnlinkLevel *u,
+				 const UnlinkLevel *below, Buffer lbuf, Buffer tbuf, Buffer rbuf)
 {
-	Buffer		lbuf,
-				llbuf = InvalidBuffer,
-				rbuf = InvalidBuffer,
-				pbuf = InvalidBuffer;
-	PbtPageOpaque lo;
-	BlockNumber llblk,
-				rblk,
-				pblk;
-	StringInfoData hikey;
-	PbtItem		hk;
-	Page		ppage;
-	const PbtLayout *playout;
-	int			rpos;
-	GenericXLogState *xlog;
-	bool		ok = false;
+	Page		tpage = BufferGetPage(tbuf);
+	Page		rpage = BufferGetPage(rbuf);
+	PbtPageOpaque to = PbtPageGetOpaque(tpage);
+	PbtPageOpaque ro = PbtPageGetOpaque(rpage);
 
-	/* find the parent through the high key, which is R's separator */
-	lbuf = ReadBuffer(index, lblk);
-	LockBuffer(lbuf, BUFFER_LOCK_SHARE);
-	lo = PbtPageGetOpaque(BufferGetPage(lbuf));
-	/* a group's subnodes go only with the whole group (pbt_group_delete) */
-	if (!PbtIsLeaf(lo) || PbtIsDeleted(lo) || PbtIsRoot(lo) || PbtIsRightmost(lo) ||
-		(lo->flags & (PBT_INCOMPLETE_SPLIT | PBT_GROUP)) ||
-		pbt_layout(BufferGetPage(lbuf))->count(BufferGetPage(lbuf)) != 0)
+	if (BufferIsValid(lbuf))
 	{
-		UnlockReleaseBuffer(lbuf);
-		return false;
+		PbtPageOpaque lo = PbtPageGetOpaque(BufferGetPage(lbuf));
+
+		if (lo->next != u->target || (lo->flags & PBT_INCOMPLETE_SPLIT))
+			return false;
 	}
-	pbt_page_get_hikey(BufferGetPage(lbuf), &hk);
+	if (!PbtIsTreePage(tpage) || to->prev != u->left || to->next != u->right ||
+		to->level != level || PbtIsDeleted(to) || PbtIsRoot(to) ||
+		PbtIsRightmost(to) ||
+		(to->flags & (PBT_INCOMPLETE_SPLIT | PBT_GROUP)) || ro->prev != u->target)
+		return false;
+	if (!PbtIsTreePage(rpage) || ro->level != level)
+		pbt_page_error(index, u->right, "a right-link leads to a page of another level");
+	if (below == NULL)
+	{
+		/* entries pending for the leaf keep it (its lock keeps them coming) */
+		return pbt_layout(tpage)->count(tpage) == 0 &&
+			!pbt_run_exists(index, st, tbuf);
+	}
+	/* the only child of its page; what it hands right goes to the right's first */
+	return pbt_layout(tpage)->count(tpage) == 1 &&
+		pbt_page_child(tpage, 0) == below->target &&
+		pbt_layout(rpage)->count(rpage) > 0 &&
+		pbt_page_child(rpage, 0) == below->right;
+}
+
+/*
+ * Find, without locks, what deleting the empty leaf lblk unlinks: fills
+ * chain[0 .. n) from the leaf up and *parent with the page that keeps the
+ * downlinks to the top one and its right sibling; returns n, or 0 if the
+ * leaf cannot go (the caller rechecks everything under locks).
+ */
+static int
+find_unlink_chain(Relation index, PbtState *st, BlockNumber lblk,
+				  UnlinkLevel *chain, BlockNumber *parent)
+{
+	Buffer		buf;
+	Page		page;
+	PbtPageOpaque o;
+	PbtItem		hk;
+	StringInfoData hikey;
+	int			n = 0;
+
+	buf = ReadBuffer(index, lblk);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	o = PbtPageGetOpaque(page);
+	/* a group's subnodes go only with the whole group (pbt_group_delete) */
+	if (!PbtIsTreePage(page) || !PbtIsLeaf(o) || PbtIsDeleted(o) ||
+		PbtIsRoot(o) || PbtIsRightmost(o) ||
+		(o->flags & (PBT_INCOMPLETE_SPLIT | PBT_GROUP)) ||
+		pbt_layout(page)->count(page) != 0)
+	{
+		UnlockReleaseBuffer(buf);
+		return 0;
+	}
+	chain[0].left = o->prev;
+	chain[0].target = lblk;
+	chain[0].right = o->next;
+	pbt_page_get_hikey(page, &hk);
 	initStringInfo(&hikey);
 	appendBinaryStringInfo(&hikey, hk.data, hk.len);
-	UnlockReleaseBuffer(lbuf);
-	pblk = pbt_parent_by_key(index, st, hikey.data, hikey.len, 1);
-	pfree(hikey.data);
+	UnlockReleaseBuffer(buf);
 
-	/* lock left to right, then the parent; recheck everything */
-	lbuf = ReadBuffer(index, lblk);
-	LockBuffer(lbuf, BUFFER_LOCK_SHARE);
-	llblk = PbtPageGetOpaque(BufferGetPage(lbuf))->prev;
-	UnlockReleaseBuffer(lbuf);
-	if (llblk != InvalidBlockNumber)
+	/*
+	 * The high key is the right sibling's separator, and also the high key
+	 * of every ancestor of which the leaf is the last descendant: the page
+	 * of the level above that holds it is the one with the downlink to the
+	 * right sibling.  If that page has the downlink to ours just before it,
+	 * it is the parent to keep.  Else, if it leads first to the right
+	 * sibling, ours may be the only child of its left neighbour, which then
+	 * goes too.
+	 */
+	for (n = 1; n <= PBT_MAX_UNLINK_LEVELS; n++)
 	{
-		llbuf = ReadBuffer(index, llblk);
-		LockBuffer(llbuf, BUFFER_LOCK_EXCLUSIVE);
-	}
-	lbuf = ReadBuffer(index, lblk);
-	pbt_lock_linked(index, lbuf, BUFFER_LOCK_EXCLUSIVE);
-	lo = PbtPageGetOpaque(BufferGetPage(lbuf));
-	rblk = lo->next;
-	if (lo->prev != llblk || PbtIsDeleted(lo) || PbtIsRightmost(lo) ||
-		(lo->flags & PBT_INCOMPLETE_SPLIT) ||
-		pbt_layout(BufferGetPage(lbuf))->count(BufferGetPage(lbuf)) != 0 ||
-		(BufferIsValid(llbuf) &&
-		 (PbtPageGetOpaque(BufferGetPage(llbuf))->next != lblk ||
-		  (PbtPageGetOpaque(BufferGetPage(llbuf))->flags & PBT_INCOMPLETE_SPLIT))))
-		goto out;
-	/* entries pending for the page keep it (its lock keeps them coming) */
-	if (pbt_run_exists(index, st, lbuf))
-		goto out;
-	rbuf = ReadBuffer(index, rblk);
-	pbt_lock_linked(index, rbuf, BUFFER_LOCK_EXCLUSIVE);
-	if (PbtPageGetOpaque(BufferGetPage(rbuf))->prev != lblk)
-		goto out;
-	if (!PbtIsTreePage(BufferGetPage(rbuf)) ||
-		!PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(rbuf))))
-		pbt_page_error(index, rblk, "a leaf's right-link leads to a page that is not a leaf");
+		UnlinkLevel *below = &chain[n - 1];
+		BlockNumber pblk = pbt_parent_by_key(index, st, hikey.data,
+											 hikey.len, n);
 
+		buf = ReadBuffer(index, pblk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		o = PbtPageGetOpaque(page);
+		if (pbt_downlink_pair(page, n, below->target, below->right) >= 0)
+		{
+			UnlockReleaseBuffer(buf);
+			*parent = pblk;
+			break;
+		}
+		if (n == PBT_MAX_UNLINK_LEVELS || PbtIsDeleted(o) || o->level != n ||
+			pbt_page_child(page, 0) != below->right)
+		{
+			UnlockReleaseBuffer(buf);
+			n = 0;
+			break;
+		}
+		chain[n].target = o->prev;
+		chain[n].right = pblk;
+		UnlockReleaseBuffer(buf);
+		if (chain[n].target == InvalidBlockNumber)
+		{
+			n = 0;
+			break;
+		}
+
+		buf = ReadBuffer(index, chain[n].target);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		o = PbtPageGetOpaque(page);
+		chain[n].left = o->prev;
+
+		/*
+		 * (A page of the root's level has no level above to search; one
+		 * that is not the root and whose split is done has.)
+		 */
+		if (!PbtIsTreePage(page) || PbtIsDeleted(o) || PbtIsRoot(o) ||
+			PbtIsRightmost(o) || (o->flags & PBT_INCOMPLETE_SPLIT) ||
+			o->level != n || pbt_layout(page)->count(page) != 1 ||
+			pbt_page_child(page, 0) != below->target)
+		{
+			UnlockReleaseBuffer(buf);
+			n = 0;
+			break;
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	pfree(hikey.data);
+	return n;
+}
+
+/*
+ * Make the deletion's changes on pages, in the order its buffers were
+ * locked: on each level the left sibling (if any), the page, its right
+ * sibling; then the parent, whose new contents are newparent.
+ */
+static void
+unlink_pages(const UnlinkLevel *chain, int nlevels, Page *pages,
+			 const char *newparent, FullTransactionId safexid)
+{
+	int			p = 0;
+
+	for (int i = 0; i < nlevels; i++)
+	{
+		const UnlinkLevel *u = &chain[i];
+		PbtPageOpaque to;
+
+		if (u->left != InvalidBlockNumber)
+			PbtPageGetOpaque(pages[p++])->next = u->right;
+		to = PbtPageGetOpaque(pages[p++]);
+		to->flags |= PBT_DELETED;
+		to->safexid = safexid;
+		PbtPageGetOpaque(pages[p++])->prev = u->left;
+	}
+	memcpy(pages[p], newparent, BLCKSZ);
+}
+
+/*
+ * Delete the empty leaf lblk: its key space goes to its right sibling R.
+ * If lblk is the only child of its parent, the parent goes too, and so on
+ * up (nbtree deletes such a subtree in steps, through a half-dead leaf;
+ * here the whole change is one record).  Pages are locked as every writer
+ * locks them, left to right on a level and then the level above.  On each
+ * level, with L the page that goes:
+ *   L's left sibling: next = L's right sibling;  the right sibling: prev =
+ *   L's left sibling;  L: flagged deleted, links kept so that readers
+ *   holding them move on.
+ * On the level above the top one, the downlink to L is redirected to its
+ * right sibling and the right sibling's own downlink removed, so the right
+ * sibling inherits the key space (and below it, the first page of each
+ * level, that of the page that goes there).  A leaf alone is one generic
+ * record of four pages; with ancestors, the pages go whole in one core
+ * XLOG_FPI record, in either mode (rare: once per emptied parent).
+ * Returns the pages deleted: 0 if any condition does not hold.
+ */
+static int
+delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
+{
+	UnlinkLevel chain[PBT_MAX_UNLINK_LEVELS];
+	Buffer		bufs[3 * PBT_MAX_UNLINK_LEVELS + 1];
+	int			nbufs = 0;
+	int			nlevels;
+	BlockNumber pblk;
+	Buffer		pbuf;
+	Page		ppage;
+	char	   *newparent;
+	int			rpos;
+	FullTransactionId safexid;
+	int			deleted = 0;
+
+	nlevels = find_unlink_chain(index, st, lblk, chain, &pblk);
+	if (nlevels == 0)
+		return 0;
+
+	for (int i = 0; i < nlevels; i++)
+	{
+		UnlinkLevel *u = &chain[i];
+		Buffer		lbuf = InvalidBuffer;
+		Buffer		tbuf;
+		Buffer		rbuf;
+
+		if (u->left != InvalidBlockNumber)
+		{
+			lbuf = ReadBuffer(index, u->left);
+			pbt_lock_linked(index, lbuf, BUFFER_LOCK_EXCLUSIVE);
+			bufs[nbufs++] = lbuf;
+		}
+		tbuf = ReadBuffer(index, u->target);
+		pbt_lock_linked(index, tbuf, BUFFER_LOCK_EXCLUSIVE);
+		bufs[nbufs++] = tbuf;
+		rbuf = ReadBuffer(index, u->right);
+		pbt_lock_linked(index, rbuf, BUFFER_LOCK_EXCLUSIVE);
+		bufs[nbufs++] = rbuf;
+		if (!level_unlinkable(index, st, i, u, i > 0 ? &chain[i - 1] : NULL,
+							  lbuf, tbuf, rbuf))
+			goto out;
+	}
 	pbuf = ReadBuffer(index, pblk);
 	pbt_lock_linked(index, pbuf, BUFFER_LOCK_EXCLUSIVE);
+	bufs[nbufs++] = pbuf;
 	ppage = BufferGetPage(pbuf);
-	rpos = pbt_downlink_pair(ppage, lblk, rblk);
+	rpos = pbt_downlink_pair(ppage, nlevels, chain[nlevels - 1].target,
+							 chain[nlevels - 1].right);
 	if (rpos < 0)
 		goto out;				/* different parents, or moved: leave it */
-	playout = pbt_layout(ppage);
 
-	/* left sibling, page, right sibling, parent: all exclusively locked */
-	Assert(!BufferIsValid(llbuf) || pbt_buffer_locked(llbuf, LW_EXCLUSIVE));
-	Assert(pbt_buffer_locked(lbuf, LW_EXCLUSIVE) &&
-		   pbt_buffer_locked(rbuf, LW_EXCLUSIVE) &&
-		   pbt_buffer_locked(pbuf, LW_EXCLUSIVE));
-	Assert(PbtIsLeaf(lo) && !PbtIsRoot(lo) &&
-		   PbtIsLeaf(PbtPageGetOpaque(BufferGetPage(rbuf))));
-	/* the key space goes to R, with its readers' predicate locks */
-	PredicateLockPageCombine(index, lblk, rblk);
-	xlog = GenericXLogStart(index);
+	/* the new parent, built where nothing can fail in a critical section */
+	newparent = palloc(BLCKSZ);
+	memcpy(newparent, ppage, BLCKSZ);
+	pbt_page_set_child(newparent, rpos - 1, chain[nlevels - 1].right);
+	pbt_layout(newparent)->delete(newparent, &rpos, 1);
+	safexid = ReadNextFullTransactionId();
+	/* the leaf's key space goes to R, with its readers' predicate locks */
+	PredicateLockPageCombine(index, chain[0].target, chain[0].right);
+
+	if (nlevels == 1)
 	{
-		Page		lpage = pbt_generic_register(xlog, lbuf, 0);
-		Page		rpage = pbt_generic_register(xlog, rbuf, 0);
-		Page		wppage = pbt_generic_register(xlog, pbuf, 0);
+		GenericXLogState *xlog = GenericXLogStart(index);
+		Page		pages[4];
 
-		if (BufferIsValid(llbuf))
-			PbtPageGetOpaque(pbt_generic_register(xlog, llbuf, 0))->next = rblk;
-		PbtPageGetOpaque(rpage)->prev = llblk;
-		PbtPageGetOpaque(lpage)->flags |= PBT_DELETED;
-		PbtPageGetOpaque(lpage)->safexid = ReadNextFullTransactionId();
-		pbt_page_set_child(wppage, rpos - 1, rblk);
-		playout->delete(wppage, &rpos, 1);
+		for (int i = 0; i < nbufs; i++)
+			pages[i] = pbt_generic_register(xlog, bufs[i], 0);
+		unlink_pages(chain, 1, pages, newparent, safexid);
+		GenericXLogFinish(xlog);
 	}
-	GenericXLogFinish(xlog);
-	PBT_CHECK_PAGE(index, BufferGetPage(pbuf), pblk);
-	ok = true;
+	else
+	{
+		Page		pages[3 * PBT_MAX_UNLINK_LEVELS + 1];
+
+		if (RelationNeedsWAL(index))
+			XLogEnsureRecordSpace(nbufs - 1, 0);
+		for (int i = 0; i < nbufs; i++)
+			pages[i] = BufferGetPage(bufs[i]);
+		START_CRIT_SECTION();
+		unlink_pages(chain, nlevels, pages, newparent, safexid);
+		pbt_log_group_pages(index, bufs, NULL, nbufs);
+		END_CRIT_SECTION();
+		elog(DEBUG2, "pagebtree: deletion of the leaf at block %u of index \"%s\" with %d of its ancestors",
+			 lblk, RelationGetRelationName(index), nlevels - 1);
+	}
+	pfree(newparent);
+	PBT_CHECK_PAGE(index, ppage, pblk);
+	deleted = nlevels;
 
 out:
-	if (BufferIsValid(pbuf))
-		UnlockReleaseBuffer(pbuf);
-	if (BufferIsValid(rbuf))
-		UnlockReleaseBuffer(rbuf);
-	UnlockReleaseBuffer(lbuf);
-	if (BufferIsValid(llbuf))
-		UnlockReleaseBuffer(llbuf);
-	return ok;
+	for (int i = nbufs - 1; i >= 0; i--)
+		UnlockReleaseBuffer(bufs[i]);
+	return deleted;
 }
 
 /*
@@ -260,23 +435,40 @@ vacuum_leaf(Relation index, PbtState *st, Buffer buf,
 	return pbt_layout(page)->count(page) + pending;
 }
 
-/* Delete the empty leaves (or groups, by their first block) listed. */
+/*
+ * Delete the empty leaves (or groups, by their first block) listed.  A
+ * parent's last leaf can go only with the parent, once its other leaves
+ * have gone: those that could not go are tried again while a round
+ * deletes something, for as many rounds as a deletion has levels.
+ */
 static void
 delete_empty(Relation index, PbtState *st, IndexBulkDeleteResult *stats,
 			 List *empty)
 {
-	ListCell   *lc;
-
-	foreach(lc, empty)
+	for (int round = 0; empty != NIL && round < PBT_MAX_UNLINK_LEVELS; round++)
 	{
-		BlockNumber blk = (BlockNumber) lfirst_int(lc);
-		int			ndeleted;
+		List	   *kept = NIL;
+		bool		progress = false;
+		ListCell   *lc;
 
-		pbt_vacuum_delay_point();
-		ndeleted = st->group_size > 0 ? pbt_group_delete(index, st, blk) :
-			(int) delete_leaf(index, st, blk);
-		stats->pages_newly_deleted += ndeleted;
-		stats->pages_deleted += ndeleted;
+		foreach(lc, empty)
+		{
+			BlockNumber blk = (BlockNumber) lfirst_int(lc);
+			int			ndeleted;
+
+			pbt_vacuum_delay_point();
+			ndeleted = st->group_size > 0 ? pbt_group_delete(index, st, blk) :
+				delete_leaf(index, st, blk);
+			stats->pages_newly_deleted += ndeleted;
+			stats->pages_deleted += ndeleted;
+			if (ndeleted == 0)
+				kept = lappend_int(kept, (int) blk);
+			progress |= ndeleted > 0;
+		}
+		list_free(empty);
+		empty = progress ? kept : NIL;
+		if (!progress)
+			list_free(kept);
 	}
 	list_free(empty);
 }

@@ -971,12 +971,13 @@ pbt_log_rebuild(Relation index, PbtState *st, Buffer leafbuf, Page newpage,
 }
 
 /*
- * Log the changed pages of a leaf group operation, exclusively locked in
- * bufs[0, n), in one record, in block id order; inside the caller's
- * critical section, which XLogEnsureRecordSpace(n - 1, ...) preceded (a
- * record takes five blocks without it).  Without descs, every page whole in
- * a core XLOG_FPI record (new groups, deletions, and any operation without
- * the resource manager).  With them (pbt_group_overflow, preloaded) as
+ * Log the changed pages of a leaf group operation or of the deletion of a
+ * leaf with its ancestors, exclusively locked in bufs[0, n), in one record,
+ * in block id order; inside the caller's critical section, which
+ * XLogEnsureRecordSpace(n - 1, ...) preceded (a record takes five blocks
+ * without it).  Without descs, every page whole in a core XLOG_FPI record
+ * (new groups, deletions, and any operation without the resource
+ * manager).  With them (pbt_group_overflow, preloaded) as
  * XLOG_PBT_GROUP_REWRITE: a page whose descs[i] is NULL whole, the others
  * with descs[i] as block data (pbt_describe_page, or the new left-link),
  * reserved as XLogEnsureRecordSpace(n - 1, n).  Not inlined, so that a

@@ -408,8 +408,93 @@ SELECT idx, bytes <= (SELECT bytes FROM bd_mem_seen WHERE idx = 'btree (k)') + 2
 FROM bd_mem_seen ORDER BY idx;
 SELECT pagebtree_check('bd_upd_k', true);
 
+-- 20. Queue churn: the oldest rows are deleted and VACUUMed, as many
+-- appended at the right end, cycle after cycle.  A parent whose last leaf
+-- empties goes with it (and its parent, if that was its only child), so
+-- the index keeps its size and its inner pages as btree's does, and keeps
+-- no empty leaves for a scan from the left end to step over.  Arrays are
+-- compared by their comparator: wide keys, a few dozen downlinks a page,
+-- so each cycle empties several parents.
+CREATE TABLE bd_queue (n int8, k int8[]) WITH (autovacuum_enabled = off);
+CREATE TABLE bd_queue_bt (n int8, k int8[]) WITH (autovacuum_enabled = off);
+CREATE INDEX bd_queue_k ON bd_queue USING pagebtree (k);
+CREATE INDEX bd_queue_bt_k ON bd_queue_bt USING btree (k);
+CREATE TABLE bd_queue_seen (cycle int, pages int8, btree_pages int8,
+    inner_pages int8, empty_leaves int8, deleted_inner int8);
+-- a cycle: delete the oldest 5,000 rows (none at first), VACUUM, count
+-- pages, append 5,000 rows
+CREATE PROCEDURE bd_queue_delete() LANGUAGE sql AS $$
+    DELETE FROM bd_queue WHERE n <= (SELECT max(n) FROM bd_queue) - 15000;
+    DELETE FROM bd_queue_bt WHERE n <= (SELECT max(n) FROM bd_queue_bt) - 15000;
+$$;
+CREATE PROCEDURE bd_queue_append(c int) LANGUAGE sql AS $$
+    INSERT INTO bd_queue_seen
+    SELECT c, pg_relation_size('bd_queue_k') / 8192,
+           pg_relation_size('bd_queue_bt_k') / 8192,
+           count(*) FILTER (WHERE s.page_type = 'inner'),
+           count(*) FILTER (WHERE s.page_type = 'leaf' AND s.live_items = 0 AND s.next <> 0),
+           count(*) FILTER (WHERE s.page_type = 'deleted' AND s.level > 0)
+    FROM generate_series(1, pg_relation_size('bd_queue_k') / 8192 - 1) b,
+         LATERAL pagebtree_page_stats('bd_queue_k', b) s;
+    INSERT INTO bd_queue
+    SELECT g, ARRAY(SELECT g * 100 + j FROM generate_series(1, 24) j)
+    FROM generate_series(coalesce((SELECT max(n) FROM bd_queue), 0) + 1,
+                         coalesce((SELECT max(n) FROM bd_queue), 0) + 5000) g;
+    INSERT INTO bd_queue_bt SELECT * FROM bd_queue
+    WHERE n > coalesce((SELECT max(n) FROM bd_queue_bt), 0);
+$$;
+CALL bd_queue_delete();
+VACUUM bd_queue, bd_queue_bt;
+CALL bd_queue_append(0);
+CALL bd_queue_delete();
+VACUUM bd_queue, bd_queue_bt;
+CALL bd_queue_append(0);
+CALL bd_queue_delete();
+VACUUM bd_queue, bd_queue_bt;
+CALL bd_queue_append(0);
+CALL bd_queue_delete();
+VACUUM bd_queue, bd_queue_bt;
+CALL bd_queue_append(0);
+CALL bd_queue_delete();
+VACUUM bd_queue, bd_queue_bt;
+CALL bd_queue_append(1);
+CALL bd_queue_delete();
+VACUUM bd_queue, bd_queue_bt;
+CALL bd_queue_append(2);
+CALL bd_queue_delete();
+VACUUM bd_queue, bd_queue_bt;
+CALL bd_queue_append(3);
+CALL bd_queue_delete();
+VACUUM bd_queue, bd_queue_bt;
+CALL bd_queue_append(4);
+CALL bd_queue_delete();
+VACUUM bd_queue, bd_queue_bt;
+CALL bd_queue_append(5);
+CALL bd_queue_delete();
+VACUUM bd_queue, bd_queue_bt;
+CALL bd_queue_append(6);
+SELECT pagebtree_check('bd_queue_k', true);
+-- (pages are counted after VACUUM; those deleted in a cycle are reused
+-- from the next but one, as btree's are, so both grow until cycle 2)
+SELECT cycle,
+       pages - (SELECT pages FROM bd_queue_seen WHERE cycle = 2) <= 2 AS size_held,
+       btree_pages - (SELECT btree_pages FROM bd_queue_seen WHERE cycle = 2) <= 2
+           AS btree_size_held,
+       inner_pages <= (SELECT max(inner_pages) FROM bd_queue_seen WHERE cycle = 0) + 1
+           AS inner_held,
+       empty_leaves, deleted_inner > 0 AS inner_deleted
+FROM bd_queue_seen WHERE cycle > 2 ORDER BY cycle;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT n FROM bd_queue ORDER BY k',
+    'SELECT n FROM bd_queue ORDER BY k DESC',
+    'SELECT n FROM bd_queue WHERE k < ARRAY[4000000::int8]',
+    'SELECT k AS c FROM bd_queue ORDER BY k LIMIT 10',
+    'SELECT count(*) FROM bd_queue WHERE k >= ARRAY[0::int8]'
+]);
+
 -- clean up
 DROP TABLE bd, bd_ff, bd_empty, bd_unl, bd_tmp, bd_big, bd_sort, bd_cmp, bd_mem, bd_mem_seen,
-    bd_upd;
+    bd_upd, bd_queue, bd_queue_bt, bd_queue_seen;
 DROP SEQUENCE bd_upd_rows;
+DROP PROCEDURE bd_queue_delete(), bd_queue_append(int);
 DROP FUNCTION bd_verify(), bd_executor_bytes(), bd_upd_note();

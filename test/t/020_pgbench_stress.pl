@@ -36,7 +36,16 @@
 # must happen.  Afterwards both pass pagebtree_check and return
 # the rows of a sequential scan, in both directions.
 #
-# The table does not truncate at VACUUM: a truncating VACUUM waits up to 5 s
+# A queue (table sq, a pagebtree index over wide keys: arrays, compared by
+# their comparator, a few dozen downlinks a page) takes a fourth script
+# (one transaction in seven): appends of 300 rows at the right end,
+# deletes of the 300 oldest, scans from the left end and back from the
+# right, and VACUUM, which deletes emptied parents with their last leaves
+# under the other clients (logged at debug2; such deletions must happen).
+# Afterwards sq_k passes pagebtree_check and returns the rows of a
+# sequential scan in both directions.
+#
+# The tables do not truncate at VACUUM: a truncating VACUUM waits up to 5 s
 # for its exclusive lock while the other clients' VACUUMs queue behind it,
 # and such a convoy (seen in a 600 s run) stops the workload for minutes.
 
@@ -81,6 +90,11 @@ CREATE INDEX st_dn ON st USING pagebtree ((n * 3), id) WITH (delta = on);
 CREATE INDEX st_gk ON st USING pagebtree ((-k)) INCLUDE (k)
   WITH (leaf_group_size = 4, fillfactor = 100);
 CREATE INDEX st_gt ON st USING pagebtree (reverse(t)) WITH (leaf_group_size = 4, delta = on);
+CREATE TABLE sq (n int8, k int8[]) WITH (vacuum_truncate = false);
+CREATE SEQUENCE sq_seq;
+INSERT INTO sq SELECT g, ARRAY(SELECT g * 100 + j FROM generate_series(1, 24) j)
+  FROM (SELECT nextval('sq_seq') g FROM generate_series(1, 20000)) s;
+CREATE INDEX sq_k ON sq USING pagebtree (k);
 });
 
 my $script = q{
@@ -164,6 +178,25 @@ DELETE FROM st WHERE -k BETWEEN -:k - 100 AND -:k;
 \endif
 };
 
+# the queue
+my $queue_script = q{
+\set r random(1, 100)
+\if :r <= 35
+INSERT INTO sq SELECT g, ARRAY(SELECT g * 100 + j FROM generate_series(1, 24) j)
+  FROM (SELECT nextval('sq_seq') g FROM generate_series(1, 300)) s;
+\elif :r <= 70
+DELETE FROM sq WHERE n < (SELECT min(n) FROM sq) + 300;
+\elif :r <= 85
+SELECT n FROM sq ORDER BY k LIMIT 20;
+\elif :r <= 95
+SELECT n FROM sq WHERE k < ARRAY[(SELECT max(n) FROM sq) * 100 - 5000] ORDER BY k DESC LIMIT 200;
+\else
+SET log_min_messages = debug2;
+VACUUM sq;
+RESET log_min_messages;
+\endif
+};
+
 # pending entries and folds of the delta indexes, sampled during the run
 my $runs_q = q{SELECT sum(r.entries), sum(r.folds)
   FROM unnest(ARRAY['st_did', 'st_dkt', 'st_dn']) i, LATERAL pagebtree_runs(i::regclass) r};
@@ -181,8 +214,12 @@ $node->pgbench(
 	"--no-vacuum --client=8 --jobs=2 --time=$seconds",
 	0, [qr{processed: [1-9]}, qr{number of failed transactions: 0}], [qr{^$}],
 	'8 clients of mixed reads, inserts, updates, deletes and VACUUM',
-	{ 'stress@4' => $script, 'delta@1' => $delta_script, 'group@1' => $group_script });
+	{ 'stress@4' => $script, 'delta@1' => $delta_script, 'group@1' => $group_script,
+	  'queue@1' => $queue_script });
 $sampler->finish;
+my $subtrees = () = substr(PostgreSQL::Test::Utils::slurp_file($node->logfile), $logpos)
+  =~ /deletion of the leaf at block \d+ of index "sq_k" with \d+ of its ancestors/g;
+ok($subtrees > 0, "sq_k: VACUUM deleted $subtrees parents with their last leaves during the run");
 
 my $gops = pbt_group_ops(
 	substr(PostgreSQL::Test::Utils::slurp_file($node->logfile), $logpos),
@@ -283,6 +320,20 @@ for my $idx (sort keys %q)
 	my $viaseq = $node->safe_psql('postgres',
 		"SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; SELECT md5(string_agg(x::text, ',')) FROM ($q{$idx}) x");
 	is($viaindex, $viaseq, "$idx returns the same rows as a sequential scan");
+}
+my ($ret, $out, $err) = $node->psql('postgres', "SELECT pagebtree_check('sq_k', true)");
+is($ret, 0, 'pagebtree_check(sq_k) passes after the stress run') or diag($err);
+for my $dir ('', ' DESC')
+{
+	my $q = "SELECT n FROM sq WHERE k > '{}' ORDER BY k$dir";
+	my $off = 'SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off;';
+	like($node->safe_psql('postgres', "$off EXPLAIN (COSTS OFF) $q"),
+		qr/Index (Only )?Scan (Backward )?using sq_k /, "sq_k is used for <$q>");
+	my $agg = "SELECT count(*), md5(string_agg(x::text, ',')) FROM ($q) x";
+	is($node->safe_psql('postgres', "$off $agg"),
+		$node->safe_psql('postgres',
+			"SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $agg"),
+		"sq_k returns the rows of a sequential scan: <$q>");
 }
 my $deleted = $node->safe_psql('postgres', q{
 	SELECT count(*) FROM generate_series(1, (SELECT nblocks - 1 FROM pagebtree_metapage('st_id'))) b,
