@@ -12,13 +12,17 @@
 #   rows, 10,000 a cycle.  "C" gives normalized keys.
 # Runs a throwaway cluster of the server whose bin directory is $PG_BIN
 # (default: pg_config --bindir), with pagebtree installed there, as the
-# user postgres when run as root.
+# user postgres when run as root.  PRELOAD=0 runs it without
+# shared_preload_libraries (generic WAL); CHECKPOINT=0 leaves out the
+# checkpoint before each cycle's VACUUM.
 set -euo pipefail
 CYCLES=${1:-15}
 COLL=${2:-und-x-icu}
 ROWS=${3:-40000}
 PER=${4:-10000}
 PG_BIN=${PG_BIN:-$(pg_config --bindir)}
+PRELOAD=${PRELOAD:-1}
+CHECKPOINT=${CHECKPOINT:-1}
 DIR=$(mktemp -d /tmp/pagebtree-queue.XXXXXX)
 RUN=()
 if [ "$(id -u)" = 0 ]; then
@@ -28,7 +32,7 @@ fi
 trap '"${RUN[@]}" "$PG_BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
 "${RUN[@]}" "$PG_BIN/initdb" -D "$DIR/data" -A trust >/dev/null
 "${RUN[@]}" "$PG_BIN/pg_ctl" -D "$DIR/data" -l "$DIR/log" -w -o \
-	"-c listen_addresses='' -c unix_socket_directories='$DIR' -c port=5499 -c autovacuum=off -c shared_preload_libraries=pagebtree" \
+	"-c listen_addresses='' -c unix_socket_directories='$DIR' -c port=5499 -c autovacuum=off $([ "$PRELOAD" = 1 ] && echo "-c shared_preload_libraries=pagebtree")" \
 	start >/dev/null
 q() { "${RUN[@]}" "$PG_BIN/psql" -h "$DIR" -p 5499 -d postgres -X -q -A -t -v ON_ERROR_STOP=1 "$@"; }
 # statements from standard input, each in its own transaction
@@ -59,7 +63,7 @@ report() {
 	echo "| $1 | $sizes | $inner | $leaves | $(min_buffers qb) | $(min_buffers qp) | ${2:-} |"
 }
 
-echo "Queue churn: $ROWS rows of 212-byte text keys (COLLATE \"$COLL\"), $PER deleted and appended a cycle"
+echo "Queue churn: $ROWS rows of 212-byte text keys (COLLATE \"$COLL\"), $PER deleted and appended a cycle (preloaded: $PRELOAD, checkpoint before VACUUM: $CHECKPOINT)"
 echo
 echo "| cycle | btree pages | pagebtree pages | pagebtree inner | pagebtree leaves | min(k) buffers, btree | min(k) buffers, pagebtree | VACUUM WAL kB, btree | VACUUM WAL kB, pagebtree |"
 echo "|---|---|---|---|---|---|---|---|---|"
@@ -72,8 +76,8 @@ vacuum_wal() {
 	q -c "SELECT round(pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '$before') / 1024.0)"
 }
 for c in $(seq 1 "$CYCLES"); do
+	[ "$CHECKPOINT" = 1 ] && q -c CHECKPOINT
 	qf <<SQL
-CHECKPOINT;
 DELETE FROM qb WHERE n < (SELECT min(n) FROM qb) + $PER;
 DELETE FROM qp WHERE n < (SELECT min(n) FROM qp) + $PER;
 SQL

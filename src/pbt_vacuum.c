@@ -93,9 +93,6 @@ typedef struct UnlinkLevel
 	BlockNumber right;
 } UnlinkLevel;
 
-/* deeper chains are left alone: the pages would not fit one record */
-#define PBT_MAX_UNLINK_LEVELS	8
-
 /*
  * Can the page in tbuf, with its neighbours lbuf (or InvalidBuffer) and
  * rbuf, all locked, be unlinked as level level of a deletion whose level
@@ -243,32 +240,6 @@ find_unlink_chain(Relation index, PbtState *st, BlockNumber lblk,
 }
 
 /*
- * Make the deletion's changes on pages, in the order its buffers were
- * locked: on each level the left sibling (if any), the page, its right
- * sibling; then the parent, whose new contents are newparent.
- */
-static void
-unlink_pages(const UnlinkLevel *chain, int nlevels, Page *pages,
-			 const char *newparent, FullTransactionId safexid)
-{
-	int			p = 0;
-
-	for (int i = 0; i < nlevels; i++)
-	{
-		const UnlinkLevel *u = &chain[i];
-		PbtPageOpaque to;
-
-		if (u->left != InvalidBlockNumber)
-			PbtPageGetOpaque(pages[p++])->next = u->right;
-		to = PbtPageGetOpaque(pages[p++]);
-		to->flags |= PBT_DELETED;
-		to->safexid = safexid;
-		PbtPageGetOpaque(pages[p++])->prev = u->left;
-	}
-	memcpy(pages[p], newparent, BLCKSZ);
-}
-
-/*
  * Delete the empty leaf lblk: its key space goes to its right sibling R.
  * If lblk is the only child of its parent, the parent goes too, and so on
  * up (nbtree deletes such a subtree in steps, through a half-dead leaf;
@@ -281,9 +252,8 @@ unlink_pages(const UnlinkLevel *chain, int nlevels, Page *pages,
  * On the level above the top one, the downlink to L is redirected to its
  * right sibling and the right sibling's own downlink removed, so the right
  * sibling inherits the key space (and below it, the first page of each
- * level, that of the page that goes there).  A leaf alone is one generic
- * record of four pages; with ancestors, the pages go whole in one core
- * XLOG_FPI record, in either mode (rare: once per emptied parent).
+ * level, that of the page that goes there), logged as one record
+ * (pbt_log_unlink).
  * Returns the pages deleted: 0 if any condition does not hold.
  */
 static int
@@ -298,7 +268,7 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	Page		ppage;
 	char	   *newparent;
 	int			rpos;
-	FullTransactionId safexid;
+	xl_pbt_unlink xlrec;
 	int			deleted = 0;
 
 	nlevels = find_unlink_chain(index, st, lblk, chain, &pblk);
@@ -340,37 +310,20 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	/* the new parent, built where nothing can fail in a critical section */
 	newparent = palloc(BLCKSZ);
 	memcpy(newparent, ppage, BLCKSZ);
-	pbt_page_set_child(newparent, rpos - 1, chain[nlevels - 1].right);
-	pbt_layout(newparent)->delete(newparent, &rpos, 1);
-	safexid = ReadNextFullTransactionId();
+	pbt_unlink_parent(newparent, rpos, chain[nlevels - 1].right);
+	xlrec.safexid = ReadNextFullTransactionId();
+	xlrec.rpos = rpos;
+	xlrec.nlevels = nlevels;
+	xlrec.has_left = 0;
+	for (int i = 0; i < nlevels; i++)
+		if (chain[i].left != InvalidBlockNumber)
+			xlrec.has_left |= 1 << i;
 	/* the leaf's key space goes to R, with its readers' predicate locks */
 	PredicateLockPageCombine(index, chain[0].target, chain[0].right);
-
-	if (nlevels == 1)
-	{
-		GenericXLogState *xlog = GenericXLogStart(index);
-		Page		pages[4];
-
-		for (int i = 0; i < nbufs; i++)
-			pages[i] = pbt_generic_register(xlog, bufs[i], 0);
-		unlink_pages(chain, 1, pages, newparent, safexid);
-		GenericXLogFinish(xlog);
-	}
-	else
-	{
-		Page		pages[3 * PBT_MAX_UNLINK_LEVELS + 1];
-
-		if (RelationNeedsWAL(index))
-			XLogEnsureRecordSpace(nbufs - 1, 0);
-		for (int i = 0; i < nbufs; i++)
-			pages[i] = BufferGetPage(bufs[i]);
-		START_CRIT_SECTION();
-		unlink_pages(chain, nlevels, pages, newparent, safexid);
-		pbt_log_group_pages(index, bufs, NULL, nbufs);
-		END_CRIT_SECTION();
+	pbt_log_unlink(index, &xlrec, bufs, nbufs, newparent);
+	if (nlevels > 1)
 		elog(DEBUG2, "pagebtree: deletion of the leaf at block %u of index \"%s\" with %d of its ancestors",
 			 lblk, RelationGetRelationName(index), nlevels - 1);
-	}
 	pfree(newparent);
 	PBT_CHECK_PAGE(index, ppage, pblk);
 	deleted = nlevels;

@@ -393,6 +393,91 @@ pbt_redo_rebuild(XLogReaderState *record)
 }
 
 /* Redo XLOG_PBT_GROUP_REWRITE: its blocks one at a time, in order. */
+/*
+ * The parent's part of a page deletion: the downlink before rpos, to the
+ * top page deleted, leads to its right sibling right, whose own downlink
+ * at rpos goes.
+ */
+void
+pbt_unlink_parent(Page parent, int rpos, BlockNumber right)
+{
+	Assert(rpos > 0 && pbt_page_child(parent, rpos) == right);
+	pbt_page_set_child(parent, rpos - 1, right);
+	pbt_layout(parent)->delete(parent, &rpos, 1);
+}
+
+/*
+ * Make the change of XLOG_PBT_UNLINK on pages[], the pages of the record's
+ * blocks blknos[] in its order; a NULL page is left alone (redo found it
+ * done, or the caller changes the parent itself).
+ */
+void
+pbt_unlink_apply(const xl_pbt_unlink *xlrec, Page *pages,
+				 const BlockNumber *blknos)
+{
+	int			b = 0;
+
+	for (int i = 0; i < xlrec->nlevels; i++)
+	{
+		bool		has_left = (xlrec->has_left & (1 << i)) != 0;
+		BlockNumber left = has_left ? blknos[b] : InvalidBlockNumber;
+		int			target = b + (has_left ? 1 : 0);
+		BlockNumber right = blknos[target + 1];
+
+		if (has_left && pages[b])
+			PbtPageGetOpaque(pages[b])->next = right;
+		if (pages[target])
+		{
+			PbtPageGetOpaque(pages[target])->flags |= PBT_DELETED;
+			PbtPageGetOpaque(pages[target])->safexid = xlrec->safexid;
+		}
+		if (pages[target + 1])
+			PbtPageGetOpaque(pages[target + 1])->prev = left;
+		b = target + 2;
+	}
+	/* the parent follows the top level's right sibling */
+	if (pages[b])
+		pbt_unlink_parent(pages[b], xlrec->rpos, blknos[b - 1]);
+}
+
+/*
+ * All the record's pages are locked before any is changed and released
+ * after, as on the primary, so that a standby scan sees all or none of it.
+ */
+static void
+pbt_redo_unlink(XLogReaderState *record)
+{
+	xl_pbt_unlink *xlrec = (xl_pbt_unlink *) XLogRecGetData(record);
+	int			n = XLogRecMaxBlockId(record) + 1;
+	Buffer		bufs[3 * PBT_MAX_UNLINK_LEVELS + 1];
+	Page		pages[3 * PBT_MAX_UNLINK_LEVELS + 1];
+	BlockNumber blknos[3 * PBT_MAX_UNLINK_LEVELS + 1] = {0};
+	int			expected = 1;
+
+	for (int i = 0; i < xlrec->nlevels; i++)
+		expected += (xlrec->has_left & (1 << i)) ? 3 : 2;
+	if (n != expected || n > lengthof(bufs))
+		elog(PANIC, "pagebtree redo: a page deletion of %d levels with %d blocks",
+			 xlrec->nlevels, n);
+	for (int i = 0; i < n; i++)
+	{
+		XLogRecGetBlockTag(record, i, NULL, NULL, &blknos[i]);
+		pages[i] = XLogReadBufferForRedo(record, i, &bufs[i]) == BLK_NEEDS_REDO ?
+			BufferGetPage(bufs[i]) : NULL;
+	}
+	pbt_unlink_apply(xlrec, pages, blknos);
+	for (int i = 0; i < n; i++)
+	{
+		if (pages[i])
+		{
+			PageSetLSN(pages[i], record->EndRecPtr);
+			MarkBufferDirty(bufs[i]);
+		}
+		if (BufferIsValid(bufs[i]))
+			UnlockReleaseBuffer(bufs[i]);
+	}
+}
+
 static void
 pbt_redo_group_rewrite(XLogReaderState *record)
 {
@@ -444,6 +529,11 @@ pbt_redo(XLogReaderState *record)
 	if (info == XLOG_PBT_REBUILD)
 	{
 		pbt_redo_rebuild(record);
+		return;
+	}
+	if (info == XLOG_PBT_UNLINK)
+	{
+		pbt_redo_unlink(record);
 		return;
 	}
 	if (info == XLOG_PBT_RUN_APPEND)
@@ -604,6 +694,15 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 		appendStringInfo(buf, "%d pages, %d of them described",
 						 XLogRecMaxBlockId(record) + 1, described);
 	}
+	else if (info == XLOG_PBT_UNLINK)
+	{
+		xl_pbt_unlink *xlrec = (xl_pbt_unlink *) XLogRecGetData(record);
+
+		appendStringInfo(buf, "levels %u, parent pos %u, safexid %u:%u",
+						 xlrec->nlevels, xlrec->rpos,
+						 EpochFromFullTransactionId(xlrec->safexid),
+						 XidFromFullTransactionId(xlrec->safexid));
+	}
 	else if (info == XLOG_PBT_RUN_APPEND)
 	{
 		xl_pbt_run_append *xlrec = (xl_pbt_run_append *) XLogRecGetData(record);
@@ -645,6 +744,8 @@ pbt_identify(uint8 info)
 			return "GROUP_REWRITE";
 		case XLOG_PBT_REBUILD:
 			return "REBUILD";
+		case XLOG_PBT_UNLINK:
+			return "UNLINK";
 	}
 	return NULL;
 }
@@ -985,7 +1086,7 @@ pbt_log_rebuild(Relation index, PbtState *st, Buffer leafbuf, Page newpage,
  * record.
  */
 pg_noinline void
-pbt_log_group_pages(Relation index, Buffer *bufs, StringInfo *descs, int n)
+pbt_log_group_pages(Relation index, const Buffer *bufs, StringInfo *descs, int n)
 {
 	XLogRecPtr	recptr;
 
@@ -1012,6 +1113,69 @@ pbt_log_group_pages(Relation index, Buffer *bufs, StringInfo *descs, int n)
 		recptr = XLogInsert(RM_XLOG_ID, XLOG_FPI);
 	for (int i = 0; i < n; i++)
 		PageSetLSN(BufferGetPage(bufs[i]), recptr);
+}
+
+/*
+ * Make a page deletion (pbt_vacuum.c, delete_leaf) on bufs, exclusively
+ * locked in XLOG_PBT_UNLINK's block order, and log it: as that record when
+ * the resource manager is registered; without it, a leaf alone as a
+ * generic record of its four pages, and one with ancestors (more pages
+ * than a generic record takes) as whole pages in one XLOG_FPI record.
+ * newparent is the parent's new contents, built before, where an error is
+ * no PANIC.
+ */
+void
+pbt_log_unlink(Relation index, const xl_pbt_unlink *xlrec, const Buffer *bufs,
+			   int nbufs, const char *newparent)
+{
+	Page		pages[3 * PBT_MAX_UNLINK_LEVELS + 1];
+	BlockNumber blknos[3 * PBT_MAX_UNLINK_LEVELS + 1];
+	Page		parent = BufferGetPage(bufs[nbufs - 1]);
+
+	Assert(nbufs <= lengthof(pages));
+	for (int i = 0; i < nbufs; i++)
+		blknos[i] = BufferGetBlockNumber(bufs[i]);
+	if (!pbt_rmgr_registered && xlrec->nlevels == 1)
+	{
+		GenericXLogState *xlog = GenericXLogStart(index);
+
+		for (int i = 0; i < nbufs; i++)
+			pages[i] = pbt_generic_register(xlog, bufs[i], 0);
+		memcpy(pages[nbufs - 1], newparent, BLCKSZ);
+		pages[nbufs - 1] = NULL;
+		pbt_unlink_apply(xlrec, pages, blknos);
+		GenericXLogFinish(xlog);
+		return;
+	}
+
+	if (RelationNeedsWAL(index))
+		XLogEnsureRecordSpace(nbufs - 1, 0);
+	for (int i = 0; i < nbufs - 1; i++)
+		pages[i] = BufferGetPage(bufs[i]);
+	pages[nbufs - 1] = NULL;
+	START_CRIT_SECTION();
+	memcpy(parent, newparent, BLCKSZ);
+	pbt_unlink_apply(xlrec, pages, blknos);
+	if (!pbt_rmgr_registered)
+		pbt_log_group_pages(index, bufs, NULL, nbufs);
+	else
+	{
+		for (int i = 0; i < nbufs; i++)
+			MarkBufferDirty(bufs[i]);
+		if (RelationNeedsWAL(index))
+		{
+			XLogRecPtr	recptr;
+
+			XLogBeginInsert();
+			XLogRegisterData((char *) xlrec, SizeOfPbtUnlink);
+			for (int i = 0; i < nbufs; i++)
+				XLogRegisterBuffer(i, bufs[i], REGBUF_STANDARD);
+			recptr = XLogInsert(PBT_RMGR_ID, XLOG_PBT_UNLINK);
+			for (int i = 0; i < nbufs; i++)
+				PageSetLSN(BufferGetPage(bufs[i]), recptr);
+		}
+	}
+	END_CRIT_SECTION();
 }
 
 /*

@@ -22,8 +22,8 @@
  * The custom resource manager, registered only when the library is
  * preloaded (shared_preload_libraries).  Without it every change below is
  * logged as generic WAL (access/generic_xlog.h) with the same page effect,
- * and the structural changes that have no record here (page deletion, new
- * root, metapage, build) always are.
+ * and the structural changes that have no record here (new root, metapage,
+ * build) always are.
  *
  * The record types, in the high 4 bits of xl_info:
  */
@@ -38,6 +38,8 @@
 #define XLOG_PBT_CONVERT	0x70	/* a reader's conversion of a leaf */
 #define XLOG_PBT_GROUP_REWRITE 0x80 /* a leaf group rebalanced or split */
 #define XLOG_PBT_REBUILD	0x90	/* a leaf rebuilt with more entries */
+#define XLOG_PBT_UNLINK		0xA0	/* an empty leaf deleted, with the
+										 * ancestors it empties */
 
 /*
  * XLOG_PBT_INSERT: an item added at ordered position pos (the layout's
@@ -242,6 +244,30 @@ typedef struct xl_pbt_delete
 /* logged size, without the trailing padding (it would be uninitialized) */
 #define SizeOfPbtDelete (offsetof(xl_pbt_delete, vacuum) + sizeof(bool))
 
+/*
+ * XLOG_PBT_UNLINK: VACUUM's deletion of an empty leaf with the ancestors it
+ * empties (pbt_vacuum.c, delete_leaf).  On each of nlevels levels from the
+ * leaf up, the page's left sibling's next and its right sibling's prev
+ * skip it, and it is flagged deleted with safexid; in the parent that
+ * keeps the top page's right sibling, the downlink before rpos (to the top
+ * page) is redirected to that right sibling and the one at rpos removed
+ * (pbt_unlink_apply).
+ *
+ * Backup blocks, in order: on each level from the leaf up, the page's left
+ * sibling if bit i of has_left is set, the page, its right sibling; then
+ * the parent.
+ */
+typedef struct xl_pbt_unlink
+{
+	FullTransactionId safexid;
+	uint16		rpos;
+	uint8		nlevels;
+	uint8		has_left;
+} xl_pbt_unlink;
+
+#define SizeOfPbtUnlink (offsetof(xl_pbt_unlink, has_left) + sizeof(uint8))
+#define PBT_MAX_UNLINK_LEVELS	8	/* the bits of has_left */
+
 /* generic_xlog.c's delta format: fragments of offset, length, bytes */
 #define GENERIC_FRAGMENT_HEADER (2 * (int) sizeof(OffsetNumber))
 
@@ -267,13 +293,19 @@ extern void pbt_log_split(Relation index, PbtState *st, Buffer lbuf,
 extern void pbt_log_reuse_page(Relation index, BlockNumber blkno,
 							   FullTransactionId safexid);
 extern void pbt_log_convert(Relation index, Buffer buf, Page newpage);
+extern void pbt_unlink_parent(Page parent, int rpos, BlockNumber right);
+extern void pbt_unlink_apply(const xl_pbt_unlink *xlrec, Page *pages,
+							 const BlockNumber *blknos);
+extern void pbt_log_unlink(Relation index, const xl_pbt_unlink *xlrec,
+						   const Buffer *bufs, int nbufs,
+						   const char *newparent);
 extern bool pbt_log_rebuild(Relation index, PbtState *st, Buffer leafbuf,
 							Page newpage, const PbtItem *items, int nitems,
 							Buffer sbuf, int run_slot);
 extern bool pbt_describe_page(PbtState *st, Page before, Page after,
 							  const PbtItem *items, int nitems,
 							  StringInfo out);
-extern void pbt_log_group_pages(Relation index, Buffer *bufs,
+extern void pbt_log_group_pages(Relation index, const Buffer *bufs,
 								StringInfo *descs, int n);
 
 #endif							/* PBT_XLOG_H */

@@ -5,7 +5,8 @@
 # server).  Dense leaves that convert instead of splitting log REBUILD
 # records; with a checkpoint after every 80 inserts, many of them are their
 # leaf's first change since the checkpoint and carry its image instead of
-# its description.  A leaf group index and VACUUM add the other records.
+# its description.  A leaf group index and VACUUM add the other records
+# (VACUUM deletes leaves emptied by a range delete: UNLINK).
 # Skipped where pg_walinspect is not installed.
 
 use strict;
@@ -50,6 +51,8 @@ DO $$ BEGIN FOR b IN 0..249 LOOP
 END LOOP; END $$;
 DELETE FROM wg WHERE k % 3 = 0;
 VACUUM wg;
+DELETE FROM wodd WHERE k < 20000;
+VACUUM wodd;
 SELECT pg_switch_wal();
 });
 
@@ -70,6 +73,7 @@ for my $line (split /\n/, $records)
 ok($n{REBUILD} && $n{REBUILD}{fpis} > 0,
 	'REBUILD records with a full-page image were described (' . ($n{REBUILD}{fpis} // 0) . ')');
 ok($n{GROUP_REWRITE} && $n{GROUP_REWRITE}{count} > 0, 'GROUP_REWRITE records were described');
+ok($n{UNLINK} && $n{UNLINK}{count} > 0, 'UNLINK records (page deletions) were described');
 is( $node->safe_psql(
 		'postgres', qq{
 SELECT count(*) FROM pg_get_wal_records_info('$start', pg_current_wal_flush_lsn())
