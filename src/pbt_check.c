@@ -407,13 +407,6 @@ copy_page_raw(Relation index, BlockNumber blkno, Page copy)
 	UnlockReleaseBuffer(buf);
 }
 
-static void
-copy_page(Relation index, BlockNumber blkno, Page copy)
-{
-	copy_page_raw(index, blkno, copy);
-	pbt_check_page(index, copy, blkno);
-}
-
 /* does the page at blkno still hold what copy holds? */
 static bool
 page_unchanged(Relation index, BlockNumber blkno, Page copy)
@@ -724,7 +717,15 @@ check_children(Relation index, PbtState *st, BlockNumber blkno, Page page,
 				pfree(copies);
 			return first;
 		}
-		copy_page(index, blkno, page);
+		copy_page_raw(index, blkno, page);
+		/* deleted with the children that disagreed: its right sibling has its keys */
+		if (PbtIsDeleted(PbtPageGetOpaque(page)))
+		{
+			if (copies)
+				pfree(copies);
+			return first;
+		}
+		pbt_check_page(index, page, blkno);
 	}
 }
 
@@ -941,7 +942,12 @@ check_level(Relation index, PbtState *st, BlockNumber leftmost, uint32 level,
 		{
 			BlockNumber first = check_children(index, st, blkno, page, level);
 
-			if (blkno == leftmost)
+			/*
+			 * (the first live page: if VACUUM deleted the leftmost since,
+			 * with its children, its right sibling's first child is the
+			 * leftmost page of the level below)
+			 */
+			if (firstchild == InvalidBlockNumber)
 				firstchild = first;
 		}
 		copy_hikey(page, &prevhikey, &has_prevhikey);

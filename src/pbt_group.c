@@ -1197,6 +1197,7 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 	int			n = st->group_size;
 	uint32		g = st->delta_group;
 	Buffer		bufs[PBT_MAX_GROUP_SIZE + 3];
+	Buffer		logorder[PBT_MAX_GROUP_SIZE + 3];
 	int			nbufs = 0;
 	Buffer		llbuf = InvalidBuffer;
 	Buffer		rbuf;
@@ -1330,7 +1331,11 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 		o->prev = llblk;
 		o->next = rblk;
 	}
-	pbt_log_group_pages(index, bufs, NULL, nbufs);
+	/* the right neighbour first (as pbt_log_unlink orders its blocks) */
+	logorder[0] = rbuf;
+	memcpy(logorder + 1, bufs, (nbufs - 2) * sizeof(Buffer));
+	logorder[nbufs - 1] = pbuf;
+	pbt_log_group_pages(index, logorder, NULL, nbufs);
 	END_CRIT_SECTION();
 	PBT_CHECK_PAGE(index, ppage, pblk);
 	elog(DEBUG2, "pagebtree: deletion of the leaf group at block %u of index \"%s\" (%d subnodes in use)",

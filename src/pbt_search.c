@@ -464,7 +464,11 @@ pbt_get_root(Relation index, PbtState *st, int access)
 		buf = pbt_read_hot(index, st->root);
 		LockBuffer(buf, access);
 		if (PbtIsRoot(PbtPageGetOpaque(BufferGetPage(buf))))
+		{
+			/* (a deleted inner page may come back as a higher root) */
+			st->rootlevel = PbtPageGetOpaque(BufferGetPage(buf))->level;
 			return buf;
+		}
 		UnlockReleaseBuffer(buf);
 	}
 
@@ -473,8 +477,8 @@ pbt_get_root(Relation index, PbtState *st, int access)
 	LockBuffer(buf, access);
 
 	/*
-	 * A page keeps its level, and a root split only adds a level above: a
-	 * root at another level is damage, which would also lead a split back
+	 * The metapage names the root and its level together: a root at
+	 * another level is damage, which would also lead a split back
 	 * to a leaf it holds, to wait on its own lock.
 	 */
 	if (!PbtIsTreePage(BufferGetPage(buf)) ||

@@ -1157,7 +1157,31 @@ pbt_log_unlink(Relation index, const xl_pbt_unlink *xlrec, const Buffer *bufs,
 	memcpy(parent, newparent, BLCKSZ);
 	pbt_unlink_apply(xlrec, pages, blknos);
 	if (!pbt_rmgr_registered)
-		pbt_log_group_pages(index, bufs, NULL, nbufs);
+	{
+		/*
+		 * XLOG_FPI's redo restores and releases its pages one at a time, in
+		 * block order: on each level the right sibling goes first, so that
+		 * no standby scan meets the page deleted while its right sibling
+		 * still links back to it (walk_left would take that for damage).
+		 */
+		Buffer		ordered[3 * PBT_MAX_UNLINK_LEVELS + 1];
+		int			k = 0;
+		int			b = 0;
+
+		for (int i = 0; i < xlrec->nlevels; i++)
+		{
+			int			target = b + ((xlrec->has_left & (1 << i)) ? 1 : 0);
+
+			ordered[k++] = bufs[target + 1];
+			if (target > b)
+				ordered[k++] = bufs[b];
+			ordered[k++] = bufs[target];
+			b = target + 2;
+		}
+		ordered[k++] = bufs[b];
+		Assert(k == nbufs);
+		pbt_log_group_pages(index, ordered, NULL, nbufs);
+	}
 	else
 	{
 		for (int i = 0; i < nbufs; i++)

@@ -14,6 +14,14 @@
 #     starts at its right-link;
 #   - the leaf after it, when the walk has read the leftmost one: the leaf
 #     is now leftmost.
+# VACUUM also deletes an inner page whose leaves it empties, with its last
+# leaf (wide keys, compared by their comparator: a level-2 tree).  Checked
+# with heapallindexed, so that a walk that skipped a level would be caught
+# by its count:
+#   - the leftmost level-1 page, deleted before the walk of its level
+#     reaches it: the level below starts at its right sibling's first child;
+#   - the same page deleted while the check reads its first child: the
+#     parent, now deleted, hands its children's check to its right sibling.
 # Skipped where gdb cannot stop a backend, or not on x86-64.
 
 use strict;
@@ -59,18 +67,40 @@ for my $case (
 	{ name => 'the deleted leaf', delete => 3, read => 3 },
 	{ name => 'the leaf after a deleted one', delete => 3, read => 4, insert => 1 },
 	{ name => 'the deleted leftmost leaf', delete => 0, read => 0 },
-	{ name => 'the leaf after a deleted leftmost one', delete => 0, read => 1 })
+	{ name => 'the leaf after a deleted leftmost one', delete => 0, read => 1 },
+	{ name => 'the deleted leftmost inner page', inner => 1, read => 'inner' },
+	{ name => 'the first child of a deleted inner page', inner => 1, read => 'child', first_read => 1 })
 {
+	my $type = $case->{inner} ? 'int8[]' : 'int8';
+	my $key = $case->{inner} ? 'ARRAY(SELECT g * 100 + j FROM generate_series(1, 24) j)' : 'g';
 	$node->safe_psql(
-		'postgres', q{
+		'postgres', qq{
 DROP TABLE IF EXISTS r;
-CREATE TABLE r (k int8) WITH (autovacuum_enabled = off);
-INSERT INTO r SELECT g FROM generate_series(1, 20000) g;
+CREATE TABLE r (k $type) WITH (autovacuum_enabled = off);
+INSERT INTO r SELECT $key FROM generate_series(1, 20000) g;
 CREATE INDEX r_k ON r USING pagebtree (k) WITH (delta = off);
 });
-	my @leaves = leaves();
-	my ($deleted, $target) = @leaves[ $case->{delete}, $case->{read} ];
-	my $tids = "ctid = ANY (ARRAY(SELECT heap_tid FROM pagebtree_page_items('r_k', $deleted)))";
+	my ($deleted, $target, $tids);
+	if ($case->{inner})
+	{
+		# the leftmost page of level 1, and all the rows of its leaves
+		$deleted = $node->safe_psql('postgres', q{
+SELECT s.blkno FROM generate_series(1, pg_relation_size('r_k') / 8192 - 1) b,
+     LATERAL pagebtree_page_stats('r_k', b) s
+WHERE s.page_type = 'inner' AND s.level = 1 AND s.prev = -1});
+		$target = $case->{read} eq 'inner' ? $deleted : $node->safe_psql('postgres',
+			"SELECT child FROM pagebtree_page_items('r_k', $deleted) WHERE itemno = 1");
+		$tids = "ctid = ANY (ARRAY(SELECT i.heap_tid FROM pagebtree_page_items('r_k', $deleted) c, "
+		  . "LATERAL pagebtree_page_items('r_k', c.child) i))";
+		is($node->safe_psql('postgres', q{SELECT level FROM pagebtree_metapage('r_k')}),
+			'2', "$case->{name}: the index has two levels above its leaves");
+	}
+	else
+	{
+		my @leaves = leaves();
+		($deleted, $target) = @leaves[ $case->{delete}, $case->{read} ];
+		$tids = "ctid = ANY (ARRAY(SELECT heap_tid FROM pagebtree_page_items('r_k', $deleted)))";
+	}
 	my $lowest = $node->safe_psql('postgres', "SELECT min(k) FROM r WHERE $tids");
 	$node->safe_psql('postgres', "DELETE FROM r WHERE $tids");
 
@@ -81,7 +111,7 @@ CREATE INDEX r_k ON r USING pagebtree (k) WITH (delta = off);
 			'psql', '-X', '-A', '-t', '-d', $node->connstr('postgres'),
 			'-c', 'SELECT pg_backend_pid()',
 			'-c', 'SELECT pg_sleep(2)',
-			'-c', q{SELECT 'check:' || pagebtree_check('r_k')}
+			'-c', "SELECT 'check:' || pagebtree_check('r_k', " . ($case->{inner} ? 'true' : 'false') . ')'
 		],
 		'<', \undef, '>', \$out, '2>', \$err);
 	my $deadline = time + 60;
@@ -89,14 +119,14 @@ CREATE INDEX r_k ON r USING pagebtree (k) WITH (delta = off);
 	my ($pid) = $out =~ /^(\d+)$/m;
 
 	# its second read of the block: the first is the parent's check of
-	# its children, the second the walk of the leaf level (the relation's
-	# file number, first in RelationData after two Oids, tells the index
-	# from catalogs)
+	# its children, the second the walk of the block's level (the
+	# relation's file number, first in RelationData after two Oids, tells
+	# the index from catalogs); or its first
 	my $file = $node->safe_psql('postgres', q{SELECT pg_relation_filenode('r_k')});
 	my ($gdb, $gdb_out) = pbt_gdb_pause($pid,
 		[
 			"break *ReadBuffer if \$rsi == $target && *(unsigned int *) (\$rdi + 8) == $file",
-			'ignore 1 1'
+			$case->{first_read} ? () : 'ignore 1 1'
 		],
 		5);
 	if (!$gdb)
@@ -116,7 +146,7 @@ CREATE INDEX r_k ON r USING pagebtree (k) WITH (delta = off);
 	$node->safe_psql('postgres', 'VACUUM r');
 	like($node->safe_psql('postgres',
 			"SELECT flags FROM pagebtree_page_stats('r_k', $deleted)"),
-		qr/deleted/, "$case->{name}: VACUUM deleted leaf $deleted meanwhile");
+		qr/deleted/, "$case->{name}: VACUUM deleted page $deleted meanwhile");
 	$node->safe_psql('postgres', "INSERT INTO r VALUES ($lowest)")
 	  if $case->{insert};
 	$gdb->finish;
