@@ -443,36 +443,10 @@ CREATE PROCEDURE bd_queue_append(c int) LANGUAGE sql AS $$
     INSERT INTO bd_queue_bt SELECT * FROM bd_queue
     WHERE n > coalesce((SELECT max(n) FROM bd_queue_bt), 0);
 $$;
-CALL bd_queue_delete();
-VACUUM bd_queue, bd_queue_bt;
-CALL bd_queue_append(0);
-CALL bd_queue_delete();
-VACUUM bd_queue, bd_queue_bt;
-CALL bd_queue_append(0);
-CALL bd_queue_delete();
-VACUUM bd_queue, bd_queue_bt;
-CALL bd_queue_append(0);
-CALL bd_queue_delete();
-VACUUM bd_queue, bd_queue_bt;
-CALL bd_queue_append(0);
-CALL bd_queue_delete();
-VACUUM bd_queue, bd_queue_bt;
-CALL bd_queue_append(1);
-CALL bd_queue_delete();
-VACUUM bd_queue, bd_queue_bt;
-CALL bd_queue_append(2);
-CALL bd_queue_delete();
-VACUUM bd_queue, bd_queue_bt;
-CALL bd_queue_append(3);
-CALL bd_queue_delete();
-VACUUM bd_queue, bd_queue_bt;
-CALL bd_queue_append(4);
-CALL bd_queue_delete();
-VACUUM bd_queue, bd_queue_bt;
-CALL bd_queue_append(5);
-CALL bd_queue_delete();
-VACUUM bd_queue, bd_queue_bt;
-CALL bd_queue_append(6);
+-- four cycles fill the queue (counted as cycle 0), six churn it
+SELECT 'CALL bd_queue_delete()', 'VACUUM bd_queue, bd_queue_bt',
+       format('CALL bd_queue_append(%s)', greatest(c - 3, 0))
+FROM generate_series(0, 9) c ORDER BY c \gexec
 SELECT pagebtree_check('bd_queue_k', true);
 -- (pages are counted after VACUUM; those deleted in a cycle are reused
 -- from the next but one, as btree's are, so both grow until cycle 2)
