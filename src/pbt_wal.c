@@ -392,7 +392,6 @@ pbt_redo_rebuild(XLogReaderState *record)
 		UnlockReleaseBuffer(buf);
 }
 
-/* Redo XLOG_PBT_GROUP_REWRITE: its blocks one at a time, in order. */
 /*
  * The parent's part of a page deletion: the downlink before rpos, to the
  * top page deleted, leads to its right sibling right, whose own downlink
@@ -478,6 +477,7 @@ pbt_redo_unlink(XLogReaderState *record)
 	}
 }
 
+/* Redo XLOG_PBT_GROUP_REWRITE: its blocks one at a time, in order. */
 static void
 pbt_redo_group_rewrite(XLogReaderState *record)
 {
