@@ -1373,7 +1373,8 @@ pbt_get_parent(Relation index, PbtState *st, PbtStack stack,
 		}
 
 		layout = pbt_layout_checked_in(st, page);
-		n = layout->count(page);
+		/* a deleted page's key space, and so the downlink, went right */
+		n = PbtIsDeleted(opaque) ? 0 : layout->count(page);
 		start = Min(start, n);
 		for (int k = 0; k < n; k++)
 		{
