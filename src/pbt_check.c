@@ -1288,8 +1288,12 @@ pagebtree_check(PG_FUNCTION_ARGS)
 							   heap_tuple_indexed, &hs, scan);
 		UnregisterSnapshot(snapshot);
 		if (hs.checked > nitems && exact)
-			corrupt(index, InvalidBlockNumber, 0,
-					"more visible heap tuples than index entries", NULL);
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" is corrupt: more visible heap tuples than index entries",
+							RelationGetRelationName(index)),
+					 errdetail("The heap has %.0f visible tuples, the index %.0f entries.",
+							   (double) hs.checked, nitems)));
 	}
 
 	index_close(index, AccessShareLock);
