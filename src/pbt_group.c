@@ -48,7 +48,6 @@ pbt_init_subnode(Page page, PbtState *st, int pos, int n, uint64 epoch)
 }
 
 /* what makes a page a subnode, cleared when its group is deleted */
-#define SUBNODE_FLAGS	(PBT_GROUP | PBT_HOLE | PBT_KEY_START)
 
 /*
  * Flag subnode page PBT_KEY_START if its low fence (its left neighbour's
@@ -69,53 +68,129 @@ pbt_group_mark_key_start(PbtState *st, Page page, const char *fence,
 		PbtPageGetOpaque(page)->flags |= PBT_KEY_START;
 }
 
+/* Whether page is block pos of a deleted group of n deleted with safexid */
+static bool
+deleted_group_block(Page page, int pos, int n, FullTransactionId safexid)
+{
+	PbtPageOpaque o = PbtPageGetOpaque(page);
+
+	return !PageIsNew(page) && PbtIsDeleted(o) && PbtIsLeaf(o) &&
+		o->group_pos == pos && o->group_size == n &&
+		FullTransactionIdEquals(o->safexid, safexid);
+}
+
 /*
- * The n blocks of a group that VACUUM deleted (pbt_group_delete) and that
+ * The first block of the deleted group of n blocks that the deleted leaf
+ * at blkno belonged to, or InvalidBlockNumber if it belonged to none.
+ */
+static BlockNumber
+deleted_group_start(uint32 g, int n, BlockNumber blkno, PbtPageOpaque o)
+{
+	if (o->group_size != n || o->group_pos >= n ||
+		pbt_block_ordinal(g, blkno) < o->group_pos)
+		return InvalidBlockNumber;
+	return pbt_ordinal_block(g, pbt_block_ordinal(g, blkno) - o->group_pos);
+}
+
+/*
+ * Whether the deleted leaf at blkno, whose page the caller has locked, is
+ * a block of a deleted group that a new group can still take whole
+ * (reuse_deleted_group): pbt_new_page leaves those to new groups while the
+ * map offers other pages.  A block it cannot read without waiting counts
+ * as such.
+ */
+bool
+pbt_in_deleted_group(Relation index, PbtState *st, BlockNumber blkno,
+					 Page page)
+{
+	PbtPageOpaque o = PbtPageGetOpaque(page);
+	uint32		g = st->delta_group;
+	BlockNumber start = deleted_group_start(g, st->group_size, blkno, o);
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+
+	if (!PbtIsLeaf(o) || start == InvalidBlockNumber)
+		return false;
+	for (int i = 0; i < st->group_size; i++)
+	{
+		BlockNumber b = pbt_group_block(g, start, i);
+		Buffer		buf;
+		bool		member;
+
+		if (b == blkno)
+			continue;
+		if (b >= nblocks)
+			return false;
+		buf = ReadBuffer(index, b);
+		if (!ConditionalLockBuffer(buf))
+		{
+			ReleaseBuffer(buf);
+			return true;
+		}
+		member = deleted_group_block(BufferGetPage(buf), i, st->group_size,
+									 o->safexid);
+		UnlockReleaseBuffer(buf);
+		if (!member)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The n blocks of a group that VACUUM deleted (delete_subtree) and that
  * no scan can reach any more, exclusively locked in bufs, found through the
- * free space map; false if it offers none.  The map lists single pages: a
- * block it offers that does not start such a group goes back to it, for
- * pbt_new_page, and a few tries bound the search.
+ * free space map; false if it offers none.  The map lists a group's blocks
+ * one by one and may offer any of them; a block it offers that belongs to
+ * no such group goes back to it, for pbt_new_page.  The tries are bounded,
+ * but generously: under a queue's churn the map holds a few dozen single
+ * pages among the groups' blocks, and with 4 tries new groups extended
+ * the index while deleted ones waited in the map.
  */
 static bool
 reuse_deleted_group(Relation index, uint32 g, int n, Buffer *bufs)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 
-	for (int tries = 0; tries < 4; tries++)
+	for (int tries = 0; tries < 32; tries++)
 	{
-		BlockNumber start = GetFreeIndexPage(index);
+		BlockNumber offered = GetFreeIndexPage(index);
+		BlockNumber start = InvalidBlockNumber;
 		FullTransactionId safexid = InvalidFullTransactionId;
 		bool		recyclable = false;
-		int			i;
+		Buffer		buf;
+		int			i = 0;
 
-		if (start == InvalidBlockNumber)
+		if (offered == InvalidBlockNumber)
 			return false;
-		for (i = 0; i < n && pbt_group_block(g, start, i) < nblocks; i++)
+		buf = ReadBuffer(index, offered);
+		if (ConditionalLockBuffer(buf))
 		{
-			Page		page;
-			PbtPageOpaque o;
-			bool		free_page;
+			Page		page = BufferGetPage(buf);
+			PbtPageOpaque o = PbtPageGetOpaque(page);
 
+			/* it goes back to the map if no deleted group is reused here */
+			recyclable = PageIsNew(page) ||
+				(PbtIsDeleted(o) &&
+				 GlobalVisCheckRemovableFullXid(NULL, o->safexid));
+			if (recyclable && !PageIsNew(page) && PbtIsLeaf(o))
+			{
+				start = deleted_group_start(g, n, offered, o);
+				safexid = o->safexid;
+			}
+			UnlockReleaseBuffer(buf);
+		}
+		else
+			ReleaseBuffer(buf);
+		for (; start != InvalidBlockNumber && i < n &&
+			 pbt_group_block(g, start, i) < nblocks; i++)
+		{
 			bufs[i] = ReadBuffer(index, pbt_group_block(g, start, i));
 			if (!ConditionalLockBuffer(bufs[i]))
 			{
 				ReleaseBuffer(bufs[i]);
 				break;
 			}
-			page = BufferGetPage(bufs[i]);
-			o = PbtPageGetOpaque(page);
-			free_page = !PageIsNew(page) && PbtIsDeleted(o) && PbtIsLeaf(o) &&
-				GlobalVisCheckRemovableFullXid(NULL, o->safexid);
-			if (i == 0)
-			{
-				/* it goes back to the map if no deleted group starts here */
-				recyclable = free_page || PageIsNew(page);
-				if (free_page)
-					safexid = o->safexid;
-			}
 			/* a deleted group's blocks keep their position and size */
-			if (!free_page || o->group_pos != i || o->group_size != n ||
-				!FullTransactionIdEquals(o->safexid, safexid))
+			if (!deleted_group_block(BufferGetPage(bufs[i]), i, n, safexid))
 			{
 				UnlockReleaseBuffer(bufs[i]);
 				break;
@@ -126,14 +201,15 @@ reuse_deleted_group(Relation index, uint32 g, int n, Buffer *bufs)
 		{
 			while (--i >= 0)
 				UnlockReleaseBuffer(bufs[i]);
-			RecordFreeIndexPage(index, start);
+			RecordFreeIndexPage(index, offered);
 			return false;
 		}
 		if (i == n)
 		{
 			pbt_log_reuse_page(index, start, safexid);
-			for (i = 1; i < n; i++)
-				RecordUsedIndexPage(index, pbt_group_block(g, start, i));
+			for (i = 0; i < n; i++)
+				if (pbt_group_block(g, start, i) != offered)
+					RecordUsedIndexPage(index, pbt_group_block(g, start, i));
 			elog(DEBUG2, "pagebtree: reuse of the leaf group at block %u of index \"%s\"",
 				 start, RelationGetRelationName(index));
 			return true;
@@ -141,7 +217,7 @@ reuse_deleted_group(Relation index, uint32 g, int n, Buffer *bufs)
 		while (--i >= 0)
 			UnlockReleaseBuffer(bufs[i]);
 		if (recyclable)
-			RecordFreeIndexPage(index, start);
+			RecordFreeIndexPage(index, offered);
 	}
 	return false;
 }
@@ -1175,55 +1251,25 @@ pbt_group_overflow(Relation index, PbtState *st, Buffer buf, PbtStack stack,
 }
 
 /*
- * Delete the group that starts at start if all its subnodes are empty: its
- * key space goes to the group on its right, which must hang under the same
- * parent (as delete_leaf does for a single leaf, pbt_vacuum.c).  One record
- * logs every page it changes, locked left to right and then upward like
- * any writer:
- *	 left neighbour: next = the right group's first subnode R;
- *	 R: prev = left neighbour;
- *	 all N blocks of the group: deleted leaves, no longer in a group, linked
- *	 to R (a reader that held a link into the group moves on to R);
- *	 parent: the group's downlink now points to R with R's hints, and R's
- *	 own downlink (whose separator was the group's high key) is removed.
- * The blocks keep their position and size, so that once no scan can reach
- * them a new group can take all of them (reuse_deleted_group); single
- * pages may take them one by one before that.  Returns the pages deleted: N, or 0
- * if any condition does not hold.
+ * Whether the group that starts at start is empty, read one page at a time
+ * (VACUUM deletes it, delete_subtree in pbt_vacuum.c, and checks again
+ * under its locks, pbt_group_lock_empty): if so, sets *left and *right to
+ * the pages before and after it and hikey to its high key, the separator
+ * of the group on its right.
  */
-int
-pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
+bool
+pbt_group_find_empty(Relation index, PbtState *st, BlockNumber start,
+					 BlockNumber *left, BlockNumber *right, StringInfo hikey)
 {
-	int			n = st->group_size;
 	uint32		g = st->delta_group;
-	Buffer		bufs[PBT_MAX_GROUP_SIZE + 3];
-	Buffer		logorder[PBT_MAX_GROUP_SIZE + 3];
-	int			nbufs = 0;
-	Buffer		llbuf = InvalidBuffer;
-	Buffer		rbuf;
-	Buffer		pbuf;
-	BlockNumber llblk = InvalidBlockNumber,
-				rblk = InvalidBlockNumber,
-				pblk;
-	StringInfoData hikey;
-	Page		ppage;
-	Page		newparent = NULL;
-	int			nactive = 0;
-	int			rpos = -1;
-	uint64		epoch = 0;
-	FullTransactionId safexid;
-	int			deleted = 0;
 
-	Assert(n >= 2 && st->normalized);
-
-	/* the group's high key (its right neighbour's separator), if all empty */
-	initStringInfo(&hikey);
-	for (int i = 0; i < n; i++)
+	Assert(st->group_size >= 2 && st->normalized);
+	for (int i = 0; i < st->group_size; i++)
 	{
-		Buffer		buf = ReadBuffer(index, pbt_group_block(g, start, i));
+		BlockNumber blk = pbt_group_block(g, start, i);
+		Buffer		buf = ReadBuffer(index, blk);
 		Page		page = BufferGetPage(buf);
 		PbtPageOpaque o = PbtPageGetOpaque(page);
-		bool		last;
 		PbtItem		hk;
 
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -1232,122 +1278,71 @@ pbt_group_delete(Relation index, PbtState *st, BlockNumber start)
 			pbt_layout(page)->count(page) != 0)
 		{
 			UnlockReleaseBuffer(buf);
-			pfree(hikey.data);
-			return 0;
+			return false;
 		}
 		if (i == 0)
-			llblk = o->prev;
-		last = !pbt_in_group(g, o, pbt_group_block(g, start, i), o->next);
-		if (last && pbt_page_get_hikey(page, &hk))
-			appendBinaryStringInfo(&hikey, hk.data, hk.len);
-		UnlockReleaseBuffer(buf);
-		if (last)
-			break;
-	}
-	if (hikey.len == 0)
-	{
-		pfree(hikey.data);
-		return 0;
-	}
-	pblk = pbt_parent_by_key(index, st, hikey.data, hikey.len, 1);
-	pfree(hikey.data);
+			*left = o->prev;
+		if (!pbt_in_group(g, o, blk, o->next))
+		{
+			/* the last subnode in use */
+			bool		found = pbt_page_get_hikey(page, &hk);
 
-	/* lock left to right, then the parent; recheck everything */
-	if (llblk != InvalidBlockNumber)
-	{
-		llbuf = ReadBuffer(index, llblk);
-		LockBuffer(llbuf, BUFFER_LOCK_EXCLUSIVE);
-		bufs[nbufs++] = llbuf;
-		if (PbtPageGetOpaque(BufferGetPage(llbuf))->next != start ||
-			(PbtPageGetOpaque(BufferGetPage(llbuf))->flags & PBT_INCOMPLETE_SPLIT))
-			goto out;
+			if (found)
+				appendBinaryStringInfo(hikey, hk.data, hk.len);
+			*right = o->next;
+			UnlockReleaseBuffer(buf);
+			return found;
+		}
+		UnlockReleaseBuffer(buf);
 	}
-	for (int i = 0; i < n; i++)
+	return false;
+}
+
+/*
+ * Lock exclusively the blocks of the group that starts at start, which
+ * VACUUM deletes with left before it (locked by the caller) and right after
+ * it, adding them to bufs[*nbufs ..).  Returns the last subnode in use, or
+ * InvalidBlockNumber if the group is not empty or not so linked any more.
+ */
+BlockNumber
+pbt_group_lock_empty(Relation index, PbtState *st, BlockNumber start,
+					 BlockNumber left, BlockNumber right, Buffer *bufs,
+					 int *nbufs)
+{
+	uint32		g = st->delta_group;
+	uint64		epoch = 0;
+	BlockNumber last = InvalidBlockNumber;
+
+	for (int i = 0; i < st->group_size; i++)
 	{
-		Buffer		buf = ReadBuffer(index, pbt_group_block(g, start, i));
+		BlockNumber blk = pbt_group_block(g, start, i);
+		Buffer		buf = ReadBuffer(index, blk);
 		Page		page = BufferGetPage(buf);
 		PbtPageOpaque o = PbtPageGetOpaque(page);
 
 		pbt_lock_linked(index, buf, BUFFER_LOCK_EXCLUSIVE);
-		bufs[nbufs++] = buf;
+		bufs[(*nbufs)++] = buf;
 		if (PageIsNew(page) || !pbt_is_subnode(o) || o->group_pos != i ||
-			(i == 0 && o->prev != llblk) ||
+			(i == 0 && o->prev != left) ||
 			(i > 0 && pbt_group_epoch(o) != epoch))
-			goto out;
+			return InvalidBlockNumber;
 		epoch = pbt_group_epoch(o);
 		/* subnodes in use: a prefix, up to where the chain leaves the group */
-		if (((o->flags & PBT_HOLE) != 0) != (rblk != InvalidBlockNumber))
-			goto out;
-		if (rblk != InvalidBlockNumber)
+		if (((o->flags & PBT_HOLE) != 0) != (last != InvalidBlockNumber))
+			return InvalidBlockNumber;
+		if (last != InvalidBlockNumber)
 			continue;
 		if ((o->flags & PBT_INCOMPLETE_SPLIT) || PbtIsRightmost(o) ||
 			pbt_layout(page)->count(page) != 0 || pbt_run_exists(index, st, buf))
-			goto out;
-		nactive++;
-		if (!pbt_in_group(g, o, pbt_group_block(g, start, i), o->next))
-			rblk = o->next;
+			return InvalidBlockNumber;
+		if (!pbt_in_group(g, o, blk, o->next))
+		{
+			if (o->next != right)
+				return InvalidBlockNumber;
+			last = blk;
+		}
 	}
-	if (rblk == InvalidBlockNumber)
-		goto out;
-	rbuf = ReadBuffer(index, rblk);
-	pbt_lock_linked(index, rbuf, BUFFER_LOCK_EXCLUSIVE);
-	bufs[nbufs++] = rbuf;
-	if (PbtPageGetOpaque(BufferGetPage(rbuf))->prev != pbt_group_block(g, start, nactive - 1))
-		goto out;
-
-	pbuf = ReadBuffer(index, pblk);
-	pbt_lock_linked(index, pbuf, BUFFER_LOCK_EXCLUSIVE);
-	bufs[nbufs++] = pbuf;
-	ppage = BufferGetPage(pbuf);
-	rpos = pbt_downlink_pair(ppage, 1, start, rblk);
-	if (rpos < 0)
-		goto out;				/* different parents, or moved: leave it */
-
-	/* the new parent, built where nothing can fail in a critical section */
-	newparent = palloc(BLCKSZ);
-	memcpy(newparent, ppage, BLCKSZ);
-	memcpy(pbt_layout(newparent)->downlink(newparent, rpos - 1),
-		   pbt_layout(newparent)->downlink(newparent, rpos),
-		   pbt_page_downlink_size(newparent));
-	pbt_layout(newparent)->delete(newparent, &rpos, 1);
-	safexid = ReadNextFullTransactionId();
-	/* the key space goes to R, with its readers' predicate locks */
-	for (int i = 0; i < nactive; i++)
-		PredicateLockPageCombine(index, pbt_group_block(g, start, i), rblk);
-
-	if (RelationNeedsWAL(index))
-		XLogEnsureRecordSpace(nbufs - 1, 0);
-	START_CRIT_SECTION();
-	memcpy(ppage, newparent, BLCKSZ);
-	if (BufferIsValid(llbuf))
-		PbtPageGetOpaque(BufferGetPage(llbuf))->next = rblk;
-	PbtPageGetOpaque(BufferGetPage(rbuf))->prev = llblk;
-	for (int i = 0; i < n; i++)
-	{
-		PbtPageOpaque o = PbtPageGetOpaque(BufferGetPage(bufs[nbufs - n - 2 + i]));
-
-		o->flags = (o->flags & ~SUBNODE_FLAGS) | PBT_DELETED;
-		o->safexid = safexid;
-		o->prev = llblk;
-		o->next = rblk;
-	}
-	/* the right neighbour first (as pbt_log_unlink orders its blocks) */
-	logorder[0] = rbuf;
-	memcpy(logorder + 1, bufs, (nbufs - 2) * sizeof(Buffer));
-	logorder[nbufs - 1] = pbuf;
-	pbt_log_group_pages(index, logorder, NULL, nbufs);
-	END_CRIT_SECTION();
-	PBT_CHECK_PAGE(index, ppage, pblk);
-	elog(DEBUG2, "pagebtree: deletion of the leaf group at block %u of index \"%s\" (%d subnodes in use)",
-		 start, RelationGetRelationName(index), nactive);
-	deleted = n;
-
-out:
-	if (newparent)
-		pfree(newparent);
-	for (int i = nbufs - 1; i >= 0; i--)
-		UnlockReleaseBuffer(bufs[i]);
-	return deleted;
+	return last;
 }
 
 /*
@@ -1356,7 +1351,7 @@ out:
  * record of the split that links it, so a first subnode that is still a
  * hole when we can lock it is one whose split never came (a crash or an
  * error between the two).  Its blocks become a deleted group, as
- * pbt_group_delete leaves one, for reuse_deleted_group; no scan ever
+ * VACUUM leaves one, for reuse_deleted_group; no scan ever
  * reached them, so they are free at once.  Returns the pages deleted: N,
  * or 0.
  */
@@ -1399,7 +1394,7 @@ pbt_group_reclaim_orphan(Relation index, PbtState *st, BlockNumber start)
 	{
 		PbtPageOpaque o = PbtPageGetOpaque(BufferGetPage(bufs[i]));
 
-		o->flags = (o->flags & ~SUBNODE_FLAGS) | PBT_DELETED;
+		o->flags = (o->flags & ~PBT_SUBNODE_FLAGS) | PBT_DELETED;
 		o->safexid = FirstNormalFullTransactionId;
 	}
 	pbt_log_group_pages(index, bufs, NULL, n);

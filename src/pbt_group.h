@@ -16,8 +16,9 @@
  * group split spreads them over the group and a new one; both give every
  * subnode of the group a new epoch, so that a reader stepping from one
  * subnode to the next sees that the boundaries it relied on have moved.
- * VACUUM deletes a group all of whose subnodes are empty, whole: its blocks
- * become deleted pages of no group (pbt_group_delete).
+ * VACUUM deletes a group all of whose subnodes are empty, whole, with the
+ * ancestors that it empties: its blocks become deleted pages of no group
+ * (delete_subtree in pbt_vacuum.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -197,7 +198,15 @@ extern Buffer pbt_new_group(Relation index, PbtState *st, int n,
 extern void pbt_init_subnode(Page page, PbtState *st, int pos, int n,
 							 uint64 epoch);
 extern Buffer pbt_group_hole_after(Relation index, PbtState *st, Buffer buf);
-extern int	pbt_group_delete(Relation index, PbtState *st, BlockNumber start);
+extern bool pbt_in_deleted_group(Relation index, PbtState *st,
+								 BlockNumber blkno, Page page);
+extern bool pbt_group_find_empty(Relation index, PbtState *st,
+								 BlockNumber start, BlockNumber *left,
+								 BlockNumber *right, StringInfo hikey);
+extern BlockNumber pbt_group_lock_empty(Relation index, PbtState *st,
+										BlockNumber start, BlockNumber left,
+										BlockNumber right, Buffer *bufs,
+										int *nbufs);
 extern int	pbt_group_reclaim_orphan(Relation index, PbtState *st,
 									 BlockNumber start);
 extern bool pbt_group_overflow(Relation index, PbtState *st, Buffer buf,

@@ -269,11 +269,14 @@ pbt_vacuum_scanning(Relation index)
 Buffer
 pbt_new_page(Relation index)
 {
-	Buffer		buf;
+	Buffer		buf = InvalidBuffer;
 
 	/* 16's ExtendBufferedRel takes the extension lock itself */
 	bool		needlock = PBT_EXTEND_NEEDS_LOCK && !RELATION_IS_LOCAL(index);
-	uint32		group = pbt_delta_group(index, pbt_get_state(index));
+	PbtState   *st = pbt_get_state(index);
+	uint32		group = pbt_delta_group(index, st);
+	BlockNumber skipped[32];
+	int			nskipped = 0;
 
 	for (;;)
 	{
@@ -302,18 +305,30 @@ pbt_new_page(Relation index)
 			{
 				RecordFreeIndexPage(index, blkno);
 				UnlockReleaseBuffer(buf);
+				buf = InvalidBuffer;
 				break;
 			}
-			if (reusable)
+
+			/* a deleted group's blocks are left to a new group */
+			if (reusable && st->group_size > 0 && !PageIsNew(page) &&
+				nskipped < lengthof(skipped) &&
+				pbt_in_deleted_group(index, st, blkno, page))
+				skipped[nskipped++] = blkno;
+			else if (reusable)
 			{
 				if (!PageIsNew(page))
 					pbt_log_reuse_page(index, blkno, opaque->safexid);
-				return buf;
+				break;
 			}
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		}
 		ReleaseBuffer(buf);
+		buf = InvalidBuffer;
 	}
+	for (int i = 0; i < nskipped; i++)
+		RecordFreeIndexPage(index, skipped[i]);
+	if (BufferIsValid(buf))
+		return buf;
 
 	if (needlock)
 		LockRelationForExtension(index, ExclusiveLock);

@@ -9,7 +9,8 @@
  * move entries behind the pass.
  *
  * Empty leaves, and leaf groups all of whose subnodes are empty, are then
- * deleted in one atomic step each (delete_leaf, pbt_group_delete).
+ * deleted in one atomic step each, with the ancestors they empty
+ * (delete_subtree).
  * Deleted pages that no scan can reach any more go to the free space map
  * (recycle_page) when a later pass reads them.
  *
@@ -83,8 +84,9 @@ pbt_downlink_pair(Page parent, uint32 level, BlockNumber left, BlockNumber right
 
 /*
  * A page to unlink and its neighbours on its level.  A deletion unlinks an
- * empty leaf and, above it, each ancestor whose only child is the page
- * unlinked below it; the last one's parent keeps other children.
+ * empty leaf, or an empty group (target is its first block), and above it
+ * each ancestor whose only child is the page unlinked below it; the last
+ * one's parent keeps other children.
  */
 typedef struct UnlinkLevel
 {
@@ -94,52 +96,92 @@ typedef struct UnlinkLevel
 } UnlinkLevel;
 
 /*
- * Can the page in tbuf, with its neighbours lbuf (or InvalidBuffer) and
- * rbuf, all locked, be unlinked as level level of a deletion whose level
- * below is below (NULL for the leaf)?  Everything the deletion found
- * without locks is checked again here.
+ * Can the page in tbuf, locked, be unlinked as level level of a deletion
+ * whose level below is below (NULL for the leaf)?  Everything the deletion
+ * found without locks is checked again here.
  */
 static bool
-level_unlinkable(Relation index, PbtState *st, uint32 level, const UnlinkLevel *u,
-				 const UnlinkLevel *below, Buffer lbuf, Buffer tbuf, Buffer rbuf)
+page_unlinkable(Relation index, PbtState *st, uint32 level, const UnlinkLevel *u,
+				const UnlinkLevel *below, Buffer tbuf)
 {
 	Page		tpage = BufferGetPage(tbuf);
-	Page		rpage = BufferGetPage(rbuf);
 	PbtPageOpaque to = PbtPageGetOpaque(tpage);
-	PbtPageOpaque ro = PbtPageGetOpaque(rpage);
 
-	if (BufferIsValid(lbuf))
-	{
-		PbtPageOpaque lo = PbtPageGetOpaque(BufferGetPage(lbuf));
-
-		if (lo->next != u->target || (lo->flags & PBT_INCOMPLETE_SPLIT))
-			return false;
-	}
 	if (!PbtIsTreePage(tpage) || to->prev != u->left || to->next != u->right ||
 		to->level != level || PbtIsDeleted(to) || PbtIsRoot(to) ||
-		PbtIsRightmost(to) ||
-		(to->flags & (PBT_INCOMPLETE_SPLIT | PBT_GROUP)) || ro->prev != u->target)
+		PbtIsRightmost(to) || (to->flags & (PBT_INCOMPLETE_SPLIT | PBT_GROUP)))
 		return false;
-	if (!PbtIsTreePage(rpage) || ro->level != level)
-		pbt_page_error(index, u->right, "a right-link leads to a page of another level");
 	if (below == NULL)
 	{
 		/* entries pending for the leaf keep it (its lock keeps them coming) */
 		return pbt_layout(tpage)->count(tpage) == 0 &&
 			!pbt_run_exists(index, st, tbuf);
 	}
-	/* the only child of its page; what it hands right goes to the right's first */
 	return pbt_layout(tpage)->count(tpage) == 1 &&
-		pbt_page_child(tpage, 0) == below->target &&
-		pbt_layout(rpage)->count(rpage) > 0 &&
-		pbt_page_child(rpage, 0) == below->right;
+		pbt_page_child(tpage, 0) == below->target;
+}
+
+/* Read and exclusively lock blkno as the next of bufs[*nbufs ..) */
+static Buffer
+lock_for_unlink(Relation index, BlockNumber blkno, Buffer *bufs, int *nbufs)
+{
+	Buffer		buf = ReadBuffer(index, blkno);
+
+	pbt_lock_linked(index, buf, BUFFER_LOCK_EXCLUSIVE);
+	bufs[(*nbufs)++] = buf;
+	return buf;
 }
 
 /*
- * Find, without locks, what deleting the empty leaf lblk unlinks: fills
- * chain[0 .. n) from the leaf up and *parent with the page that keeps the
- * downlinks to the top one and its right sibling; returns n, or 0 if the
- * leaf cannot go (the caller rechecks everything under locks).
+ * Lock level level of a deletion, as every writer locks a level, left to
+ * right: the left sibling, the pages that go, the right sibling, adding
+ * them to bufs[*nbufs ..); returns whether they can be unlinked.
+ */
+static bool
+lock_level(Relation index, PbtState *st, uint32 level, const UnlinkLevel *u,
+		   const UnlinkLevel *below, Buffer *bufs, int *nbufs)
+{
+	BlockNumber last = u->target;	/* the right sibling's prev */
+	Buffer		rbuf;
+	Page		rpage;
+	PbtPageOpaque ro;
+
+	if (u->left != InvalidBlockNumber)
+	{
+		Buffer		lbuf = lock_for_unlink(index, u->left, bufs, nbufs);
+		PbtPageOpaque lo = PbtPageGetOpaque(BufferGetPage(lbuf));
+
+		if (lo->next != u->target || (lo->flags & PBT_INCOMPLETE_SPLIT))
+			return false;
+	}
+	if (level == 0 && st->group_size > 0)
+	{
+		last = pbt_group_lock_empty(index, st, u->target, u->left, u->right,
+									bufs, nbufs);
+		if (last == InvalidBlockNumber)
+			return false;
+	}
+	else if (!page_unlinkable(index, st, level, u, below,
+							  lock_for_unlink(index, u->target, bufs, nbufs)))
+		return false;
+	rbuf = lock_for_unlink(index, u->right, bufs, nbufs);
+	rpage = BufferGetPage(rbuf);
+	ro = PbtPageGetOpaque(rpage);
+	if (!PbtIsTreePage(rpage) || ro->level != level)
+		pbt_page_error(index, u->right, "a right-link leads to a page of another level");
+	if (ro->prev != last)
+		return false;
+	/* what the page hands right goes to the right sibling's first child */
+	return below == NULL ||
+		(pbt_layout(rpage)->count(rpage) > 0 &&
+		 pbt_page_child(rpage, 0) == below->right);
+}
+
+/*
+ * Find, without locks, what deleting the empty leaf or group lblk unlinks:
+ * fills chain[0 .. n) from the leaf up and *parent with the page that keeps
+ * the downlinks to the top one and its right sibling; returns n, or 0 if
+ * it cannot go (the caller rechecks everything under locks).
  */
 static int
 find_unlink_chain(Relation index, PbtState *st, BlockNumber lblk,
@@ -148,30 +190,48 @@ find_unlink_chain(Relation index, PbtState *st, BlockNumber lblk,
 	Buffer		buf;
 	Page		page;
 	PbtPageOpaque o;
-	PbtItem		hk;
 	StringInfoData hikey;
 	int			n = 0;
 
-	buf = ReadBuffer(index, lblk);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	o = PbtPageGetOpaque(page);
-	/* a group's subnodes go only with the whole group (pbt_group_delete) */
-	if (!PbtIsTreePage(page) || !PbtIsLeaf(o) || PbtIsDeleted(o) ||
-		PbtIsRoot(o) || PbtIsRightmost(o) ||
-		(o->flags & (PBT_INCOMPLETE_SPLIT | PBT_GROUP)) ||
-		pbt_layout(page)->count(page) != 0)
-	{
-		UnlockReleaseBuffer(buf);
-		return 0;
-	}
-	chain[0].left = o->prev;
-	chain[0].target = lblk;
-	chain[0].right = o->next;
-	pbt_page_get_hikey(page, &hk);
+	/* a record holds the group, its two siblings and three pages a level */
+	int			maxlevels = st->group_size == 0 ? PBT_MAX_UNLINK_LEVELS :
+		Min(PBT_MAX_UNLINK_LEVELS,
+			1 + (PBT_MAX_UNLINK_BLOCKS - st->group_size - 3) / 3);
+
 	initStringInfo(&hikey);
-	appendBinaryStringInfo(&hikey, hk.data, hk.len);
-	UnlockReleaseBuffer(buf);
+	chain[0].target = lblk;
+	if (st->group_size > 0)
+	{
+		if (!pbt_group_find_empty(index, st, lblk, &chain[0].left,
+								  &chain[0].right, &hikey))
+		{
+			pfree(hikey.data);
+			return 0;
+		}
+	}
+	else
+	{
+		PbtItem		hk;
+
+		buf = ReadBuffer(index, lblk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		o = PbtPageGetOpaque(page);
+		if (!PbtIsTreePage(page) || !PbtIsLeaf(o) || PbtIsDeleted(o) ||
+			PbtIsRoot(o) || PbtIsRightmost(o) ||
+			(o->flags & (PBT_INCOMPLETE_SPLIT | PBT_GROUP)) ||
+			pbt_layout(page)->count(page) != 0)
+		{
+			UnlockReleaseBuffer(buf);
+			pfree(hikey.data);
+			return 0;
+		}
+		chain[0].left = o->prev;
+		chain[0].right = o->next;
+		pbt_page_get_hikey(page, &hk);
+		appendBinaryStringInfo(&hikey, hk.data, hk.len);
+		UnlockReleaseBuffer(buf);
+	}
 
 	/*
 	 * The high key is the right sibling's separator, and also the high key
@@ -182,7 +242,7 @@ find_unlink_chain(Relation index, PbtState *st, BlockNumber lblk,
 	 * sibling, ours may be the only child of its left neighbour, which then
 	 * goes too.
 	 */
-	for (n = 1; n <= PBT_MAX_UNLINK_LEVELS; n++)
+	for (n = 1; n <= maxlevels; n++)
 	{
 		UnlinkLevel *below = &chain[n - 1];
 		BlockNumber pblk = pbt_parent_by_key(index, st, hikey.data,
@@ -198,7 +258,7 @@ find_unlink_chain(Relation index, PbtState *st, BlockNumber lblk,
 			*parent = pblk;
 			break;
 		}
-		if (n == PBT_MAX_UNLINK_LEVELS || PbtIsDeleted(o) || o->level != n ||
+		if (n == maxlevels || PbtIsDeleted(o) || o->level != n ||
 			pbt_page_child(page, 0) != below->right)
 		{
 			UnlockReleaseBuffer(buf);
@@ -240,34 +300,37 @@ find_unlink_chain(Relation index, PbtState *st, BlockNumber lblk,
 }
 
 /*
- * Delete the empty leaf lblk: its key space goes to its right sibling R.
- * If lblk is the only child of its parent, the parent goes too, and so on
- * up (nbtree deletes such a subtree in steps, through a half-dead leaf;
- * here the whole change is one record).  Pages are locked as every writer
- * locks them, left to right on a level and then the level above.  On each
- * level, with L the page that goes:
- *   L's left sibling: next = L's right sibling;  the right sibling: prev =
- *   L's left sibling;  L: flagged deleted, links kept so that readers
- *   holding them move on.
- * On the level above the top one, the downlink to L is redirected to its
- * right sibling and the right sibling's own downlink removed, so the right
- * sibling inherits the key space (and below it, the first page of each
- * level, that of the page that goes there), logged as one record
- * (pbt_log_unlink).
+ * Delete the empty leaf, or the empty group that starts at, lblk: its key
+ * space goes to its right sibling R.  If it is the only child of its
+ * parent, the parent goes too, and so on up (nbtree deletes such a subtree
+ * in steps, through a half-dead leaf; here the whole change is one
+ * record).  Pages are locked as every writer locks them, left to right on
+ * a level and then the level above.  On each level, with L the pages that
+ * go:
+ *   L's left sibling: next = R;  R: prev = L's left sibling;  L: flagged
+ *   deleted, linked to both, so that readers holding links to L move on.
+ * On the level above the top one, the downlink to L takes R's downlink,
+ * which goes, so R inherits the key space (and below it, the first page of
+ * each level, that of the pages that go there), logged as one record
+ * (pbt_log_unlink).  A group's blocks keep their place and size, so that a
+ * new group can take them whole once no scan can reach them
+ * (reuse_deleted_group in pbt_group.c).
  * Returns the pages deleted: 0 if any condition does not hold.
  */
 static int
-delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
+delete_subtree(Relation index, PbtState *st, BlockNumber lblk)
 {
 	UnlinkLevel chain[PBT_MAX_UNLINK_LEVELS];
-	Buffer		bufs[3 * PBT_MAX_UNLINK_LEVELS + 1];
+	Buffer		bufs[PBT_MAX_UNLINK_BLOCKS];
 	int			nbufs = 0;
 	int			nlevels;
-	BlockNumber pblk;
+	BlockNumber pblk = InvalidBlockNumber;
 	Buffer		pbuf;
 	Page		ppage;
 	char	   *newparent;
 	int			rpos;
+	int			nleaves = Max(st->group_size, 1);
+	int			first;			/* the first leaf's position in bufs */
 	xl_pbt_unlink xlrec;
 	int			deleted = 0;
 
@@ -275,32 +338,12 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	if (nlevels == 0)
 		return 0;
 
+	first = chain[0].left != InvalidBlockNumber ? 1 : 0;
 	for (int i = 0; i < nlevels; i++)
-	{
-		UnlinkLevel *u = &chain[i];
-		Buffer		lbuf = InvalidBuffer;
-		Buffer		tbuf;
-		Buffer		rbuf;
-
-		if (u->left != InvalidBlockNumber)
-		{
-			lbuf = ReadBuffer(index, u->left);
-			pbt_lock_linked(index, lbuf, BUFFER_LOCK_EXCLUSIVE);
-			bufs[nbufs++] = lbuf;
-		}
-		tbuf = ReadBuffer(index, u->target);
-		pbt_lock_linked(index, tbuf, BUFFER_LOCK_EXCLUSIVE);
-		bufs[nbufs++] = tbuf;
-		rbuf = ReadBuffer(index, u->right);
-		pbt_lock_linked(index, rbuf, BUFFER_LOCK_EXCLUSIVE);
-		bufs[nbufs++] = rbuf;
-		if (!level_unlinkable(index, st, i, u, i > 0 ? &chain[i - 1] : NULL,
-							  lbuf, tbuf, rbuf))
+		if (!lock_level(index, st, i, &chain[i], i > 0 ? &chain[i - 1] : NULL,
+						bufs, &nbufs))
 			goto out;
-	}
-	pbuf = ReadBuffer(index, pblk);
-	pbt_lock_linked(index, pbuf, BUFFER_LOCK_EXCLUSIVE);
-	bufs[nbufs++] = pbuf;
+	pbuf = lock_for_unlink(index, pblk, bufs, &nbufs);
 	ppage = BufferGetPage(pbuf);
 	rpos = pbt_downlink_pair(ppage, nlevels, chain[nlevels - 1].target,
 							 chain[nlevels - 1].right);
@@ -310,23 +353,30 @@ delete_leaf(Relation index, PbtState *st, BlockNumber lblk)
 	/* the new parent, built where nothing can fail in a critical section */
 	newparent = palloc(BLCKSZ);
 	memcpy(newparent, ppage, BLCKSZ);
-	pbt_unlink_parent(newparent, rpos, chain[nlevels - 1].right);
+	pbt_unlink_parent(newparent, rpos);
 	xlrec.safexid = ReadNextFullTransactionId();
 	xlrec.rpos = rpos;
 	xlrec.nlevels = nlevels;
 	xlrec.has_left = 0;
+	xlrec.group_size = st->group_size;
 	for (int i = 0; i < nlevels; i++)
 		if (chain[i].left != InvalidBlockNumber)
 			xlrec.has_left |= 1 << i;
-	/* the leaf's key space goes to R, with its readers' predicate locks */
-	PredicateLockPageCombine(index, chain[0].target, chain[0].right);
+	/* the leaves' key space goes to R, with its readers' predicate locks */
+	for (int i = 0; i < nleaves; i++)
+		PredicateLockPageCombine(index, BufferGetBlockNumber(bufs[first + i]),
+								 chain[0].right);
 	pbt_log_unlink(index, &xlrec, bufs, nbufs, newparent);
 	if (nlevels > 1)
-		elog(DEBUG2, "pagebtree: deletion of the leaf at block %u of index \"%s\" with %d of its ancestors",
-			 lblk, RelationGetRelationName(index), nlevels - 1);
+		elog(DEBUG2, "pagebtree: deletion of the leaf%s at block %u of index \"%s\" with %d of its ancestors",
+			 st->group_size > 0 ? " group" : "", lblk,
+			 RelationGetRelationName(index), nlevels - 1);
+	else if (st->group_size > 0)
+		elog(DEBUG2, "pagebtree: deletion of the leaf group at block %u of index \"%s\"",
+			 lblk, RelationGetRelationName(index));
 	pfree(newparent);
 	PBT_CHECK_PAGE(index, ppage, pblk);
-	deleted = nlevels;
+	deleted = nleaves + nlevels - 1;
 
 out:
 	for (int i = nbufs - 1; i >= 0; i--)
@@ -410,8 +460,7 @@ delete_empty(Relation index, PbtState *st, IndexBulkDeleteResult *stats,
 			int			ndeleted;
 
 			pbt_vacuum_delay_point();
-			ndeleted = st->group_size > 0 ? pbt_group_delete(index, st, blk) :
-				delete_leaf(index, st, blk);
+			ndeleted = delete_subtree(index, st, blk);
 			stats->pages_newly_deleted += ndeleted;
 			stats->pages_deleted += ndeleted;
 			if (ndeleted == 0)

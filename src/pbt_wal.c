@@ -394,15 +394,40 @@ pbt_redo_rebuild(XLogReaderState *record)
 
 /*
  * The parent's part of a page deletion: the downlink before rpos, to the
- * top page deleted, leads to its right sibling right, whose own downlink
- * at rpos goes.
+ * top page deleted, takes the one at rpos, to its right sibling (with its
+ * group's hints), which goes.
  */
 void
-pbt_unlink_parent(Page parent, int rpos, BlockNumber right)
+pbt_unlink_parent(Page parent, int rpos)
 {
-	Assert(rpos > 0 && pbt_page_child(parent, rpos) == right);
-	pbt_page_set_child(parent, rpos - 1, right);
-	pbt_layout(parent)->delete(parent, &rpos, 1);
+	const PbtLayout *layout = pbt_layout(parent);
+
+	Assert(rpos > 0);
+	memcpy(layout->downlink(parent, rpos - 1), layout->downlink(parent, rpos),
+		   pbt_page_downlink_size(parent));
+	layout->delete(parent, &rpos, 1);
+}
+
+/*
+ * Fill roles[0 .. nlevels) with the positions of each level's blocks in the
+ * record; returns the number of blocks (the parent is the last).
+ */
+int
+pbt_unlink_roles(const xl_pbt_unlink *xlrec, PbtUnlinkRoles *roles)
+{
+	int			b = 0;
+
+	for (int i = 0; i < xlrec->nlevels; i++)
+	{
+		bool		has_left = (xlrec->has_left & (1 << i)) != 0;
+
+		roles[i].left = has_left ? b : -1;
+		roles[i].first = b + (has_left ? 1 : 0);
+		roles[i].right = roles[i].first +
+			(i == 0 && xlrec->group_size > 0 ? xlrec->group_size : 1);
+		b = roles[i].right + 1;
+	}
+	return b + 1;
 }
 
 /*
@@ -414,29 +439,35 @@ void
 pbt_unlink_apply(const xl_pbt_unlink *xlrec, Page *pages,
 				 const BlockNumber *blknos)
 {
-	int			b = 0;
+	PbtUnlinkRoles roles[PBT_MAX_UNLINK_LEVELS];
+	int			nblocks = pbt_unlink_roles(xlrec, roles);
 
 	for (int i = 0; i < xlrec->nlevels; i++)
 	{
-		bool		has_left = (xlrec->has_left & (1 << i)) != 0;
-		BlockNumber left = has_left ? blknos[b] : InvalidBlockNumber;
-		int			target = b + (has_left ? 1 : 0);
-		BlockNumber right = blknos[target + 1];
+		PbtUnlinkRoles *r = &roles[i];
+		BlockNumber left = r->left >= 0 ? blknos[r->left] : InvalidBlockNumber;
+		BlockNumber right = blknos[r->right];
 
-		if (has_left && pages[b])
-			PbtPageGetOpaque(pages[b])->next = right;
-		if (pages[target])
+		if (r->left >= 0 && pages[r->left])
+			PbtPageGetOpaque(pages[r->left])->next = right;
+		for (int b = r->first; b < r->right; b++)
 		{
-			PbtPageGetOpaque(pages[target])->flags |= PBT_DELETED;
-			PbtPageGetOpaque(pages[target])->safexid = xlrec->safexid;
+			PbtPageOpaque o;
+
+			if (pages[b] == NULL)
+				continue;
+			/* links kept to both sides, so that readers holding them move on */
+			o = PbtPageGetOpaque(pages[b]);
+			o->flags = (o->flags & ~PBT_SUBNODE_FLAGS) | PBT_DELETED;
+			o->safexid = xlrec->safexid;
+			o->prev = left;
+			o->next = right;
 		}
-		if (pages[target + 1])
-			PbtPageGetOpaque(pages[target + 1])->prev = left;
-		b = target + 2;
+		if (pages[r->right])
+			PbtPageGetOpaque(pages[r->right])->prev = left;
 	}
-	/* the parent follows the top level's right sibling */
-	if (pages[b])
-		pbt_unlink_parent(pages[b], xlrec->rpos, blknos[b - 1]);
+	if (pages[nblocks - 1])
+		pbt_unlink_parent(pages[nblocks - 1], xlrec->rpos);
 }
 
 /*
@@ -448,14 +479,13 @@ pbt_redo_unlink(XLogReaderState *record)
 {
 	xl_pbt_unlink *xlrec = (xl_pbt_unlink *) XLogRecGetData(record);
 	int			n = XLogRecMaxBlockId(record) + 1;
-	Buffer		bufs[3 * PBT_MAX_UNLINK_LEVELS + 1];
-	Page		pages[3 * PBT_MAX_UNLINK_LEVELS + 1];
-	BlockNumber blknos[3 * PBT_MAX_UNLINK_LEVELS + 1] = {0};
-	int			expected = 1;
+	Buffer		bufs[PBT_MAX_UNLINK_BLOCKS];
+	Page		pages[PBT_MAX_UNLINK_BLOCKS];
+	BlockNumber blknos[PBT_MAX_UNLINK_BLOCKS] = {0};
+	PbtUnlinkRoles roles[PBT_MAX_UNLINK_LEVELS];
 
-	for (int i = 0; i < xlrec->nlevels; i++)
-		expected += (xlrec->has_left & (1 << i)) ? 3 : 2;
-	if (n != expected || n > lengthof(bufs))
+	if (xlrec->nlevels < 1 || xlrec->nlevels > PBT_MAX_UNLINK_LEVELS ||
+		n != pbt_unlink_roles(xlrec, roles))
 		elog(PANIC, "pagebtree redo: a page deletion of %d levels with %d blocks",
 			 xlrec->nlevels, n);
 	for (int i = 0; i < n; i++)
@@ -698,8 +728,8 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 	{
 		xl_pbt_unlink *xlrec = (xl_pbt_unlink *) XLogRecGetData(record);
 
-		appendStringInfo(buf, "levels %u, parent pos %u, safexid %u:%u",
-						 xlrec->nlevels, xlrec->rpos,
+		appendStringInfo(buf, "levels %u, group size %u, parent pos %u, safexid %u:%u",
+						 xlrec->nlevels, xlrec->group_size, xlrec->rpos,
 						 EpochFromFullTransactionId(xlrec->safexid),
 						 XidFromFullTransactionId(xlrec->safexid));
 	}
@@ -1116,26 +1146,27 @@ pbt_log_group_pages(Relation index, const Buffer *bufs, StringInfo *descs, int n
 }
 
 /*
- * Make a page deletion (pbt_vacuum.c, delete_leaf) on bufs, exclusively
+ * Make a page deletion (pbt_vacuum.c, delete_subtree) on bufs, exclusively
  * locked in XLOG_PBT_UNLINK's block order, and log it: as that record when
  * the resource manager is registered; without it, a leaf alone as a
- * generic record of its four pages, and one with ancestors (more pages
- * than a generic record takes) as whole pages in one XLOG_FPI record.
- * newparent is the parent's new contents, built before, where an error is
- * no PANIC.
+ * generic record of its four pages, and anything more (more pages than a
+ * generic record takes) as whole pages in one XLOG_FPI record.  newparent
+ * is the parent's new contents, built before, where an error is no PANIC.
  */
 void
 pbt_log_unlink(Relation index, const xl_pbt_unlink *xlrec, const Buffer *bufs,
 			   int nbufs, const char *newparent)
 {
-	Page		pages[3 * PBT_MAX_UNLINK_LEVELS + 1];
-	BlockNumber blknos[3 * PBT_MAX_UNLINK_LEVELS + 1];
+	Page		pages[PBT_MAX_UNLINK_BLOCKS];
+	BlockNumber blknos[PBT_MAX_UNLINK_BLOCKS];
 	Page		parent = BufferGetPage(bufs[nbufs - 1]);
+	PbtUnlinkRoles roles[PBT_MAX_UNLINK_LEVELS];
+	int			nroles PG_USED_FOR_ASSERTS_ONLY = pbt_unlink_roles(xlrec, roles);
 
-	Assert(nbufs <= lengthof(pages));
+	Assert(nbufs == nroles);
 	for (int i = 0; i < nbufs; i++)
 		blknos[i] = BufferGetBlockNumber(bufs[i]);
-	if (!pbt_rmgr_registered && xlrec->nlevels == 1)
+	if (!pbt_rmgr_registered && nbufs <= MAX_GENERIC_XLOG_PAGES)
 	{
 		GenericXLogState *xlog = GenericXLogStart(index);
 
@@ -1161,24 +1192,21 @@ pbt_log_unlink(Relation index, const xl_pbt_unlink *xlrec, const Buffer *bufs,
 		/*
 		 * XLOG_FPI's redo restores and releases its pages one at a time, in
 		 * block order: on each level the right sibling goes first, so that
-		 * no standby scan meets the page deleted while its right sibling
+		 * no standby scan meets a page deleted while its right sibling
 		 * still links back to it (walk_left would take that for damage).
 		 */
-		Buffer		ordered[3 * PBT_MAX_UNLINK_LEVELS + 1];
+		Buffer		ordered[PBT_MAX_UNLINK_BLOCKS];
 		int			k = 0;
-		int			b = 0;
 
 		for (int i = 0; i < xlrec->nlevels; i++)
 		{
-			int			target = b + ((xlrec->has_left & (1 << i)) ? 1 : 0);
-
-			ordered[k++] = bufs[target + 1];
-			if (target > b)
+			ordered[k++] = bufs[roles[i].right];
+			if (roles[i].left >= 0)
+				ordered[k++] = bufs[roles[i].left];
+			for (int b = roles[i].first; b < roles[i].right; b++)
 				ordered[k++] = bufs[b];
-			ordered[k++] = bufs[target];
-			b = target + 2;
 		}
-		ordered[k++] = bufs[b];
+		ordered[k++] = bufs[nbufs - 1];
 		Assert(k == nbufs);
 		pbt_log_group_pages(index, ordered, NULL, nbufs);
 	}

@@ -245,17 +245,19 @@ typedef struct xl_pbt_delete
 #define SizeOfPbtDelete (offsetof(xl_pbt_delete, vacuum) + sizeof(bool))
 
 /*
- * XLOG_PBT_UNLINK: VACUUM's deletion of an empty leaf with the ancestors it
- * empties (pbt_vacuum.c, delete_leaf).  On each of nlevels levels from the
- * leaf up, the page's left sibling's next and its right sibling's prev
- * skip it, and it is flagged deleted with safexid; in the parent that
- * keeps the top page's right sibling, the downlink before rpos (to the top
- * page) is redirected to that right sibling and the one at rpos removed
- * (pbt_unlink_apply).
+ * XLOG_PBT_UNLINK: VACUUM's deletion of an empty leaf, or of an empty leaf
+ * group's group_size blocks, with the ancestors it empties (pbt_vacuum.c,
+ * delete_subtree).  On each of nlevels levels from the leaf up, the left
+ * sibling's next and the right sibling's prev skip the pages that go, and
+ * those are flagged deleted with safexid, no longer subnodes, linked to
+ * both siblings; in the parent that keeps the top page's right sibling,
+ * the downlink before rpos (to the top page) takes the one at rpos, to that
+ * right sibling, which is removed (pbt_unlink_apply).
  *
- * Backup blocks, in order: on each level from the leaf up, the page's left
- * sibling if bit i of has_left is set, the page, its right sibling; then
- * the parent.
+ * Backup blocks, in order: on each level from the leaf up, the left sibling
+ * if bit i of has_left is set, the pages that go (group_size on the leaf
+ * level of a group, else one), the right sibling; then the parent
+ * (pbt_unlink_roles).
  */
 typedef struct xl_pbt_unlink
 {
@@ -263,10 +265,20 @@ typedef struct xl_pbt_unlink
 	uint16		rpos;
 	uint8		nlevels;
 	uint8		has_left;
+	uint8		group_size;		/* 0: the leaf level is one leaf */
 } xl_pbt_unlink;
 
-#define SizeOfPbtUnlink (offsetof(xl_pbt_unlink, has_left) + sizeof(uint8))
+#define SizeOfPbtUnlink (offsetof(xl_pbt_unlink, group_size) + sizeof(uint8))
 #define PBT_MAX_UNLINK_LEVELS	8	/* the bits of has_left */
+#define PBT_MAX_UNLINK_BLOCKS	(XLR_MAX_BLOCK_ID + 1)
+
+/* The positions of one level's blocks in an XLOG_PBT_UNLINK record */
+typedef struct PbtUnlinkRoles
+{
+	int			left;			/* -1: the pages that go lead their level */
+	int			first;			/* the pages that go: first .. right - 1 */
+	int			right;
+} PbtUnlinkRoles;
 
 /* generic_xlog.c's delta format: fragments of offset, length, bytes */
 #define GENERIC_FRAGMENT_HEADER (2 * (int) sizeof(OffsetNumber))
@@ -293,7 +305,8 @@ extern void pbt_log_split(Relation index, PbtState *st, Buffer lbuf,
 extern void pbt_log_reuse_page(Relation index, BlockNumber blkno,
 							   FullTransactionId safexid);
 extern void pbt_log_convert(Relation index, Buffer buf, Page newpage);
-extern void pbt_unlink_parent(Page parent, int rpos, BlockNumber right);
+extern void pbt_unlink_parent(Page parent, int rpos);
+extern int	pbt_unlink_roles(const xl_pbt_unlink *xlrec, PbtUnlinkRoles *roles);
 extern void pbt_unlink_apply(const xl_pbt_unlink *xlrec, Page *pages,
 							 const BlockNumber *blknos);
 extern void pbt_log_unlink(Relation index, const xl_pbt_unlink *xlrec,

@@ -949,11 +949,58 @@ INSERT INTO g_q VALUES
   ('g_long', 'SELECT md5(t) FROM g_long WHERE t < repeat(''x'', 2584) || ''4'' ORDER BY t DESC');
 SELECT * FROM g_verify('g_long_t');
 
+-- 11. Queue churn: the oldest rows are deleted and VACUUMed, as many
+-- appended at the right end, cycle after cycle.  An emptied group whose
+-- parent has no other child goes with the parent, as a leaf does
+-- (build_and_dml.sql, section 20), so the index keeps its size and inner
+-- pages.  Plain pages keep long separators whole: a few dozen downlinks a
+-- page, so each cycle empties several parents.
+CREATE TABLE g_queue (n int8, t text COLLATE "C") WITH (autovacuum_enabled = off);
+CREATE INDEX g_queue_t ON g_queue USING pagebtree (t)
+  WITH (leaf_group_size = 2, layout = plain, delta = off);
+CREATE TABLE g_queue_seen (cycle int, pages int8, inner_pages int8,
+    deleted_groups int8, deleted_inner int8);
+CREATE PROCEDURE g_queue_append(c int) LANGUAGE sql AS $$
+    INSERT INTO g_queue_seen
+    SELECT c, pg_relation_size('g_queue_t') / 8192,
+           count(*) FILTER (WHERE s.page_type = 'inner'),
+           count(*) FILTER (WHERE s.page_type = 'deleted' AND s.level = 0) / 2,
+           count(*) FILTER (WHERE s.page_type = 'deleted' AND s.level > 0)
+    FROM generate_series(1, pg_relation_size('g_queue_t') / 8192 - 1) b,
+         LATERAL pagebtree_page_stats('g_queue_t', b) s;
+    INSERT INTO g_queue
+    SELECT g, repeat('q', 300) || lpad(g::text, 8, '0')
+    FROM generate_series(coalesce((SELECT max(n) FROM g_queue), 0) + 1,
+                         coalesce((SELECT max(n) FROM g_queue), 0) + 5000) g;
+$$;
+-- a cycle: delete the oldest 5,000 rows (none at first), VACUUM, count
+-- pages, append 5,000 rows; four cycles fill the queue (counted as cycle
+-- 0), six churn it
+SELECT 'DELETE FROM g_queue WHERE n <= (SELECT max(n) FROM g_queue) - 15000',
+       'VACUUM g_queue', format('CALL g_queue_append(%s)', greatest(c - 3, 0))
+FROM generate_series(0, 9) c ORDER BY c \gexec
+SELECT g_ok('g_queue_t', 2);
+-- (deleted pages are reused from the next cycle but one; without the
+-- parents' deletion the index grew 24 pages a cycle)
+SELECT cycle,
+       pages - (SELECT pages FROM g_queue_seen WHERE cycle = 2) <= 8 AS size_held,
+       inner_pages <= (SELECT max(inner_pages) FROM g_queue_seen WHERE cycle = 0) + 1
+           AS inner_held,
+       deleted_groups > 0 AS groups_deleted, deleted_inner > 0 AS inner_deleted
+FROM g_queue_seen WHERE cycle > 2 ORDER BY cycle;
+INSERT INTO g_q VALUES
+  ('g_queue', 'SELECT n FROM g_queue ORDER BY t'),
+  ('g_queue', 'SELECT n FROM g_queue ORDER BY t DESC'),
+  ('g_queue', 'SELECT n FROM g_queue WHERE t < repeat(''q'', 300) || ''00040000'''),
+  ('g_queue', 'SELECT count(*) FROM g_queue WHERE t >= repeat(''q'', 300)');
+SELECT * FROM g_verify('g_queue_t');
+
 DROP TABLE g_rand, g_half, g_ser, g_txt, g_dup, g_comp, g_asc, g_desc, g_rnd,
     g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h12, g_h0, g_hs, g_hc, g_hdup, g_fk32, g_fkdup, g_probe,
     g_dl, g_dl_unl, g_rp, g_rp_got, g_layouts, g_ly_plain, g_ly_heads,
     g_ly_dense, g_ly_semidense, g_ly_bpa, g_ly_fingerprint, g_ly_lists,
-    g_ly_posting, g_wide, g_three, g_long;
+    g_ly_posting, g_wide, g_three, g_long, g_queue, g_queue_seen;
+DROP PROCEDURE g_queue_append(int);
 DROP FUNCTION g_layout_step(text, text, text, text[], int, int);
 DROP FUNCTION g_lookups(text, text), g_first_keys(text, regclass), g_root_items(regclass),
     g_delta(regclass);
