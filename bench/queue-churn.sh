@@ -14,7 +14,8 @@
 # (default: pg_config --bindir), with pagebtree installed there, as the
 # user postgres when run as root.  PRELOAD=0 runs it without
 # shared_preload_libraries (generic WAL); CHECKPOINT=0 leaves out the
-# checkpoint before each cycle's VACUUM.
+# checkpoint before each cycle's VACUUM; PBT_OPTIONS gives the pagebtree
+# index's storage parameters (PBT_OPTIONS="leaf_group_size = 4").
 set -euo pipefail
 CYCLES=${1:-15}
 COLL=${2:-und-x-icu}
@@ -46,7 +47,7 @@ CREATE TABLE qp (n int8, k text COLLATE "$COLL") WITH (autovacuum_enabled = off)
 INSERT INTO qb SELECT g, $key FROM generate_series(1, $ROWS) g;
 INSERT INTO qp SELECT * FROM qb;
 CREATE INDEX qb_k ON qb USING btree (k);
-CREATE INDEX qp_k ON qp USING pagebtree (k);
+CREATE INDEX qp_k ON qp USING pagebtree (k) ${PBT_OPTIONS:+WITH ($PBT_OPTIONS)};
 VACUUM qb; VACUUM qp;
 SQL
 
@@ -63,7 +64,7 @@ report() {
 	echo "| $1 | $sizes | $inner | $leaves | $(min_buffers qb) | $(min_buffers qp) | ${2:-} |"
 }
 
-echo "Queue churn: $ROWS rows of 212-byte text keys (COLLATE \"$COLL\"), $PER deleted and appended a cycle (preloaded: $PRELOAD, checkpoint before VACUUM: $CHECKPOINT)"
+echo "Queue churn: $ROWS rows of 212-byte text keys (COLLATE \"$COLL\"), $PER deleted and appended a cycle (preloaded: $PRELOAD, checkpoint before VACUUM: $CHECKPOINT${PBT_OPTIONS:+, pagebtree WITH ($PBT_OPTIONS)})"
 echo
 echo "| cycle | btree pages | pagebtree pages | pagebtree inner | pagebtree leaves | min(k) buffers, btree | min(k) buffers, pagebtree | VACUUM WAL kB, btree | VACUUM WAL kB, pagebtree |"
 echo "|---|---|---|---|---|---|---|---|---|"
