@@ -47,8 +47,6 @@ pbt_init_subnode(Page page, PbtState *st, int pos, int n, uint64 epoch)
 	pbt_set_group_epoch(opaque, epoch);
 }
 
-/* what makes a page a subnode, cleared when its group is deleted */
-
 /*
  * Flag subnode page PBT_KEY_START if its low fence (its left neighbour's
  * high key, fencelen bytes at fence) is a prefix of its first entry's key

@@ -58,6 +58,7 @@
 										 * entries, HAS_DEAD, the adaption
 										 * counter) that WAL may not carry
 										 * (pbt_generic_needs_image) */
+/* what makes a page a subnode, cleared when its group is deleted */
 #define PBT_SUBNODE_FLAGS	(PBT_GROUP | PBT_HOLE | PBT_KEY_START)
 
 /*

@@ -14,7 +14,7 @@
 # place and rebuilt, right pages as images and as their entries), leaves
 # converted instead of split, downlinks, deletions of dead entries, page deletion and reuse, adaptive
 # layout conversions, and the deletion of emptied parents with their last
-# leaves (queue churn over wide keys).  Then:
+# leaves or leaf groups (queue churn over wide keys).  Then:
 #   - a streaming standby replays it all and returns the primary's rows;
 #   - the primary, stopped immediately, replays its WAL from the last
 #     checkpoint in crash recovery;
@@ -459,29 +459,36 @@ WHERE s.flags LIKE '%ops=%'}) > 0, 'wctr_b: splits started leaves\' adaption cou
 }
 
 # queue churn over wide keys (arrays, compared by their comparator: few
-# downlinks a page): VACUUM deletes parents with their last leaves, all
-# their pages in one XLOG_FPI record; their reuse is logged as any page's
+# downlinks a page; and long text keys in groups of two on plain pages):
+# VACUUM deletes parents with their last leaves or groups, all their pages
+# in one UNLINK record; their reuse is logged as any page's
+my %queues = (
+	wq => [ 'int8[]', '(k)', q{ARRAY(SELECT g * 100 + j FROM generate_series(1, 24) j)} ],
+	wgq => [ 'text COLLATE "C"', q{(k) WITH (leaf_group_size = 2, layout = plain, delta = off)},
+		q{repeat('q', 300) || lpad(g::text, 8, '0')} ]);
+for my $t (sort keys %queues)
 {
-	my $append = q{INSERT INTO wq SELECT g, ARRAY(SELECT g * 100 + j FROM generate_series(1, 24) j)
-  FROM generate_series(coalesce((SELECT max(n) FROM wq), 0) + 1,
-                       coalesce((SELECT max(n) FROM wq), 0) + 5000) g};
-	$primary->safe_psql('postgres', q{
-CREATE TABLE wq (n int8, k int8[]) WITH (autovacuum_enabled = off);
-CREATE INDEX wq_k ON wq USING pagebtree (k);});
+	my ($type, $def, $key) = @{ $queues{$t} };
+	my $append = qq{INSERT INTO $t SELECT g, $key
+  FROM generate_series(coalesce((SELECT max(n) FROM $t), 0) + 1,
+                       coalesce((SELECT max(n) FROM $t), 0) + 5000) g};
+	$primary->safe_psql('postgres', qq{
+CREATE TABLE $t (n int8, k $type) WITH (autovacuum_enabled = off);
+CREATE INDEX ${t}_k ON $t USING pagebtree $def;});
 	$primary->safe_psql('postgres', $append) for 1 .. 4;
 	my $deleted_inner = 0;
 	for my $cycle (1 .. 3)
 	{
 		$primary->safe_psql('postgres',
-			q{DELETE FROM wq WHERE n <= (SELECT max(n) FROM wq) - 15000});
-		$primary->safe_psql('postgres', 'VACUUM wq');
-		$deleted_inner = $primary->safe_psql('postgres', q{
-SELECT count(*) FROM generate_series(1, pg_relation_size('wq_k') / 8192 - 1) b,
-  pagebtree_page_stats('wq_k', b) s
+			qq{DELETE FROM $t WHERE n <= (SELECT max(n) FROM $t) - 15000});
+		$primary->safe_psql('postgres', "VACUUM $t");
+		$deleted_inner = $primary->safe_psql('postgres', qq{
+SELECT count(*) FROM generate_series(1, pg_relation_size('${t}_k') / 8192 - 1) b,
+  pagebtree_page_stats('${t}_k', b) s
 WHERE s.page_type = 'deleted' AND s.level > 0});
 		$primary->safe_psql('postgres', $append);
 	}
-	ok($deleted_inner > 0, 'wq_k: VACUUM deleted inner pages')
+	ok($deleted_inner > 0, "${t}_k: VACUUM deleted inner pages")
 	  or diag("deleted inner pages: $deleted_inner");
 }
 
@@ -525,16 +532,19 @@ is($standby->safe_psql('postgres', $digest), $expected,
 	'standby: index scan returns the rows of a sequential scan on the primary');
 my $wgr_q = q{SELECT count(*), sum(k), md5(string_agg(k::text, ',')) FROM (SELECT k FROM wgr ORDER BY k) x};
 ordered_scan_ok($standby, 'wgr_k', $wgr_q, 1, 'standby: wgr_k returns the rows of a sequential scan');
-my $wq_q = q{SELECT count(*), sum(n), md5(string_agg(k::text, ',')) FROM (SELECT k, n FROM wq ORDER BY k) x};
-ordered_scan_ok($standby, 'wq_k', $wq_q, 1, 'standby: wq_k returns the rows of a sequential scan');
+my %queue_q = map {
+	$_ => "SELECT count(*), sum(n), md5(string_agg(k::text, ',')) FROM (SELECT k, n FROM $_ ORDER BY k) x"
+} keys %queues;
+ordered_scan_ok($standby, "${_}_k", $queue_q{$_}, 1,
+	"standby: ${_}_k returns the rows of a sequential scan") for sort keys %queues;
 my %wodd_q = map {
 	$_ => "SELECT count(*), sum($_), md5(string_agg(${_}::text, ',')) FROM (SELECT $_ FROM wodd ORDER BY $_) x"
 } qw(k kd);
 ordered_scan_ok($standby, "wodd_$_", $wodd_q{$_}, 1,
 	"standby: wodd_$_ returns the rows of a sequential scan") for qw(k kd);
 
-for my $idx (sort(keys %indexes), 'wd_s', 'wgr_k', 'wodd_k', 'wodd_kd', 'wctr_b', 'wq_k',
-	sort keys %groups)
+for my $idx (sort(keys %indexes), 'wd_s', 'wgr_k', 'wodd_k', 'wodd_kd', 'wctr_b',
+	(map { "${_}_k" } sort keys %queues), sort keys %groups)
 {
 	my ($ret, $out, $err) =
 	  $standby->psql('postgres', "SELECT pagebtree_check('$idx', true)");
@@ -560,8 +570,12 @@ pbt_check_indexes($primary, 'primary after crash recovery', table => 'wodd');
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'wctr');
 ordered_scan_ok($primary, "wodd_$_", $wodd_q{$_}, 1,
 	"primary after crash recovery: wodd_$_ returns the rows of a sequential scan") for qw(k kd);
-pbt_check_indexes($primary, 'primary after crash recovery', table => 'wq');
-ordered_scan_ok($primary, 'wq_k', $wq_q, 1, 'primary after crash recovery: wq_k returns the rows of a sequential scan');
+for my $t (sort keys %queues)
+{
+	pbt_check_indexes($primary, 'primary after crash recovery', table => $t);
+	ordered_scan_ok($primary, "${t}_k", $queue_q{$t}, 1,
+		"primary after crash recovery: ${t}_k returns the rows of a sequential scan");
+}
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'w');
 pbt_check_indexes($primary, 'primary after crash recovery', table => 'wd');
 my $wd_q = q{SELECT count(*), md5(string_agg(s || id, ',' ORDER BY s, id)) FROM wd WHERE s > ''};
