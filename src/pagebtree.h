@@ -149,6 +149,8 @@ extern uint8 pbt_adapt_on_read(Buffer buf, bool point);
 
 /* pbt_page.c */
 extern Buffer pbt_new_page(Relation index);
+extern void pbt_return_free_pages(Relation index, const BlockNumber *blocks,
+								  int n, bool dry);
 extern void pbt_set_vacuum_scan(Relation index, bool on);
 extern bool pbt_vacuum_scanning(Relation index);
 extern bool pbt_page_has_room(Page page, int need);

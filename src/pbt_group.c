@@ -137,28 +137,30 @@ pbt_in_deleted_group(Relation index, PbtState *st, BlockNumber blkno,
  * The n blocks of a group that VACUUM deleted (delete_subtree) and that
  * no scan can reach any more, exclusively locked in bufs, found through the
  * free space map; false if it offers none.  The map lists a group's blocks
- * one by one and may offer any of them; a block it offers that belongs to
- * no such group goes back to it, for pbt_new_page.  The tries are bounded,
- * but generously: under a queue's churn the map holds a few dozen single
- * pages among the groups' blocks, and with 4 tries new groups extended
- * the index while deleted ones waited in the map.
+ * one by one and may offer any of them; the blocks it offers that belong
+ * to no such group go back to it at the end, for pbt_new_page.  The tries
+ * are bounded, but generously: under a queue's churn the map holds a few
+ * dozen single pages among the groups' blocks, and with 4 tries new groups
+ * extended the index while deleted ones waited in the map.
  */
 static bool
 reuse_deleted_group(Relation index, uint32 g, int n, Buffer *bufs)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	BlockNumber passed[32];
+	int			npassed = 0;
+	BlockNumber offered = InvalidBlockNumber;
+	bool		found = false;
 
-	for (int tries = 0; tries < 32; tries++)
+	while (!found && npassed < lengthof(passed) &&
+		   (offered = GetFreeIndexPage(index)) != InvalidBlockNumber)
 	{
-		BlockNumber offered = GetFreeIndexPage(index);
 		BlockNumber start = InvalidBlockNumber;
 		FullTransactionId safexid = InvalidFullTransactionId;
 		bool		recyclable = false;
 		Buffer		buf;
 		int			i = 0;
 
-		if (offered == InvalidBlockNumber)
-			return false;
 		buf = ReadBuffer(index, offered);
 		if (ConditionalLockBuffer(buf))
 		{
@@ -199,8 +201,8 @@ reuse_deleted_group(Relation index, uint32 g, int n, Buffer *bufs)
 		{
 			while (--i >= 0)
 				UnlockReleaseBuffer(bufs[i]);
-			RecordFreeIndexPage(index, offered);
-			return false;
+			passed[npassed++] = offered;
+			break;
 		}
 		if (i == n)
 		{
@@ -210,14 +212,17 @@ reuse_deleted_group(Relation index, uint32 g, int n, Buffer *bufs)
 					RecordUsedIndexPage(index, pbt_group_block(g, start, i));
 			elog(DEBUG2, "pagebtree: reuse of the leaf group at block %u of index \"%s\"",
 				 start, RelationGetRelationName(index));
-			return true;
+			found = true;
+			break;
 		}
 		while (--i >= 0)
 			UnlockReleaseBuffer(bufs[i]);
 		if (recyclable)
-			RecordFreeIndexPage(index, offered);
+			passed[npassed++] = offered;
 	}
-	return false;
+	pbt_return_free_pages(index, passed, npassed,
+						  offered == InvalidBlockNumber);
+	return found;
 }
 
 /*

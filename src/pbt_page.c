@@ -16,6 +16,7 @@
 #include "pbt_delta.h"
 #include "pbt_group.h"
 
+#include "storage/freespace.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
@@ -262,6 +263,30 @@ pbt_vacuum_scanning(Relation index)
 }
 
 /*
+ * Put back into the free space map the blocks that searches of it took and
+ * did not use.  RecordFreeIndexPage updates the map's bottom page only; if
+ * a search found the map empty (dry), it has marked its upper levels so,
+ * and the blocks would stay hidden from searches until VACUUM's
+ * IndexFreeSpaceMapVacuum unless those levels are updated too.
+ */
+void
+pbt_return_free_pages(Relation index, const BlockNumber *blocks, int n,
+					  bool dry)
+{
+	BlockNumber first = InvalidBlockNumber;
+	BlockNumber last = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		RecordFreeIndexPage(index, blocks[i]);
+		first = Min(first, blocks[i]);
+		last = Max(last, blocks[i]);
+	}
+	if (dry && n > 0)
+		FreeSpaceMapVacuumRange(index, first, last + 1);
+}
+
+/*
  * An exclusively locked page for the caller to initialize: a page from the
  * free space map, deleted once no scan can still reach it or all zero (see
  * recycle_page), else a new one at the end of the index.
@@ -277,13 +302,10 @@ pbt_new_page(Relation index)
 	uint32		group = pbt_delta_group(index, st);
 	BlockNumber skipped[32];
 	int			nskipped = 0;
+	BlockNumber blkno;
 
-	for (;;)
+	while ((blkno = GetFreeIndexPage(index)) != InvalidBlockNumber)
 	{
-		BlockNumber blkno = GetFreeIndexPage(index);
-
-		if (blkno == InvalidBlockNumber)
-			break;
 		buf = ReadBuffer(index, blkno);
 		if (ConditionalLockBuffer(buf))
 		{
@@ -325,8 +347,7 @@ pbt_new_page(Relation index)
 		ReleaseBuffer(buf);
 		buf = InvalidBuffer;
 	}
-	for (int i = 0; i < nskipped; i++)
-		RecordFreeIndexPage(index, skipped[i]);
+	pbt_return_free_pages(index, skipped, nskipped, blkno == InvalidBlockNumber);
 	if (BufferIsValid(buf))
 		return buf;
 

@@ -470,6 +470,17 @@ pbt_unlink_apply(const xl_pbt_unlink *xlrec, Page *pages,
 		pbt_unlink_parent(pages[nblocks - 1], xlrec->rpos);
 }
 
+/* The record's main data; records of session 86 end before group_size */
+static xl_pbt_unlink
+unlink_record(XLogReaderState *record)
+{
+	xl_pbt_unlink xlrec = {0};
+
+	memcpy(&xlrec, XLogRecGetData(record),
+		   Min(XLogRecGetDataLen(record), SizeOfPbtUnlink));
+	return xlrec;
+}
+
 /*
  * All the record's pages are locked before any is changed and released
  * after, as on the primary, so that a standby scan sees all or none of it.
@@ -477,7 +488,8 @@ pbt_unlink_apply(const xl_pbt_unlink *xlrec, Page *pages,
 static void
 pbt_redo_unlink(XLogReaderState *record)
 {
-	xl_pbt_unlink *xlrec = (xl_pbt_unlink *) XLogRecGetData(record);
+	xl_pbt_unlink rec = unlink_record(record);
+	xl_pbt_unlink *xlrec = &rec;
 	int			n = XLogRecMaxBlockId(record) + 1;
 	Buffer		bufs[PBT_MAX_UNLINK_BLOCKS];
 	Page		pages[PBT_MAX_UNLINK_BLOCKS];
@@ -726,7 +738,8 @@ pbt_desc(StringInfo buf, XLogReaderState *record)
 	}
 	else if (info == XLOG_PBT_UNLINK)
 	{
-		xl_pbt_unlink *xlrec = (xl_pbt_unlink *) XLogRecGetData(record);
+		xl_pbt_unlink rec = unlink_record(record);
+		xl_pbt_unlink *xlrec = &rec;
 
 		appendStringInfo(buf, "levels %u, group size %u, parent pos %u, safexid %u:%u",
 						 xlrec->nlevels, xlrec->group_size, xlrec->rpos,

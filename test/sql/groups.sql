@@ -995,11 +995,42 @@ INSERT INTO g_q VALUES
   ('g_queue', 'SELECT count(*) FROM g_queue WHERE t >= repeat(''q'', 300)');
 SELECT * FROM g_verify('g_queue_t');
 
+-- 12. Deleted groups stay visible in the free space map.  A run of groups
+-- emptied in the middle of the index is deleted and, two VACUUMs later,
+-- recycled; inserts at the right end then split groups, whose new groups
+-- take the deleted ones' blocks, and an inner page, which passes over the
+-- deleted groups' blocks (new groups take them whole) until the map runs
+-- dry.  The blocks it put back must stay visible to the next group
+-- splits: once hidden, new groups extended the index until the next
+-- VACUUM while 4 deleted pages waited in the map.
+CREATE TABLE g_fsm (n int8, t text COLLATE "C") WITH (autovacuum_enabled = off);
+CREATE INDEX g_fsm_t ON g_fsm USING pagebtree (t)
+  WITH (leaf_group_size = 2, layout = plain, delta = off);
+INSERT INTO g_fsm SELECT g, repeat('q', 300) || lpad(g::text, 8, '0')
+FROM generate_series(1, 3000) g;
+DELETE FROM g_fsm WHERE n BETWEEN 1000 AND 1800;
+VACUUM g_fsm;
+SELECT txid_current() > 0 AS xid;
+VACUUM g_fsm;
+SELECT count(*) FILTER (WHERE s.page_type = 'deleted') AS deleted
+FROM generate_series(1, pg_relation_size('g_fsm_t') / 8192 - 1) b,
+     LATERAL pagebtree_page_stats('g_fsm_t', b) s;
+INSERT INTO g_fsm SELECT g, repeat('q', 300) || lpad(g::text, 8, '0')
+FROM generate_series(3001, 3900) g;
+SELECT count(*) FILTER (WHERE s.page_type = 'deleted') AS deleted
+FROM generate_series(1, pg_relation_size('g_fsm_t') / 8192 - 1) b,
+     LATERAL pagebtree_page_stats('g_fsm_t', b) s;
+SELECT g_ok('g_fsm_t', 2);
+INSERT INTO g_q VALUES
+  ('g_fsm', 'SELECT n FROM g_fsm ORDER BY t'),
+  ('g_fsm', 'SELECT n FROM g_fsm WHERE t > repeat(''q'', 300) || ''00002000''');
+SELECT * FROM g_verify('g_fsm_t');
+
 DROP TABLE g_rand, g_half, g_ser, g_txt, g_dup, g_comp, g_asc, g_desc, g_rnd,
     g_uq, g_unl, g_q, g_before, g_two, g_h32, g_h12, g_h0, g_hs, g_hc, g_hdup, g_fk32, g_fkdup, g_probe,
     g_dl, g_dl_unl, g_rp, g_rp_got, g_layouts, g_ly_plain, g_ly_heads,
     g_ly_dense, g_ly_semidense, g_ly_bpa, g_ly_fingerprint, g_ly_lists,
-    g_ly_posting, g_wide, g_three, g_long, g_queue, g_queue_seen;
+    g_ly_posting, g_wide, g_three, g_long, g_queue, g_queue_seen, g_fsm;
 DROP PROCEDURE g_queue_append(int);
 DROP FUNCTION g_layout_step(text, text, text, text[], int, int);
 DROP FUNCTION g_lookups(text, text), g_first_keys(text, regclass), g_root_items(regclass),
