@@ -151,6 +151,13 @@ extern uint8 pbt_adapt_on_read(Buffer buf, bool point);
 extern Buffer pbt_new_page(Relation index);
 extern void pbt_return_free_pages(Relation index, const BlockNumber *blocks,
 								  int n, bool dry);
+
+/*
+ * The blocks a search of the free space map passes over before it gives
+ * up: generous, since in a group index single pages and deleted groups'
+ * blocks share the map (decisions.md, "Session 87")
+ */
+#define PBT_FREE_PAGE_TRIES 32
 extern void pbt_set_vacuum_scan(Relation index, bool on);
 extern bool pbt_vacuum_scanning(Relation index);
 extern bool pbt_page_has_room(Page page, int need);

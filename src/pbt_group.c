@@ -147,7 +147,7 @@ static bool
 reuse_deleted_group(Relation index, uint32 g, int n, Buffer *bufs)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-	BlockNumber passed[32];
+	BlockNumber passed[PBT_FREE_PAGE_TRIES];
 	int			npassed = 0;
 	BlockNumber offered = InvalidBlockNumber;
 	bool		found = false;

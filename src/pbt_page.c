@@ -300,7 +300,7 @@ pbt_new_page(Relation index)
 	bool		needlock = PBT_EXTEND_NEEDS_LOCK && !RELATION_IS_LOCAL(index);
 	PbtState   *st = pbt_get_state(index);
 	uint32		group = pbt_delta_group(index, st);
-	BlockNumber skipped[32];
+	BlockNumber skipped[PBT_FREE_PAGE_TRIES];
 	int			nskipped = 0;
 	BlockNumber blkno;
 

@@ -193,7 +193,7 @@ find_unlink_chain(Relation index, PbtState *st, BlockNumber lblk,
 	StringInfoData hikey;
 	int			n = 0;
 
-	/* a record holds the group, its two siblings and three pages a level */
+	/* a record holds the group, its siblings, 3 pages a level, the parent */
 	int			maxlevels = st->group_size == 0 ? PBT_MAX_UNLINK_LEVELS :
 		Min(PBT_MAX_UNLINK_LEVELS,
 			1 + (PBT_MAX_UNLINK_BLOCKS - st->group_size - 3) / 3);
