@@ -174,6 +174,7 @@ extern int	pbt_page_hikey_bytes(Page page);
 extern int	pbt_page_alloc(Page page, int len);
 extern void pbt_page_rebuild(Page page, PbtItem *items, int nitems,
 							 PbtItem *hikey);
+extern void pbt_page_delete(Page page, const int *positions, int n);
 extern void pbt_page_rebuild_as(Page page, uint8 tag, PbtState *st,
 								PbtItem *items, int nitems, PbtItem *hikey);
 extern void pbt_page_convert(Page page, int pos, const char *data, int len);

@@ -470,18 +470,13 @@ pbt_page_set_hikey(Page page, const char *data, int len)
 }
 
 /*
- * Rewrite the item area of page to hold exactly the given items (in order)
- * and high key, squeezing out garbage.  The inputs may point into the page
- * itself.  Header fields other than pd_lower/pd_upper, the special space and
- * the layout tag are kept.
+ * Lay out in tmp an empty copy of page: its header fields other than
+ * pd_lower/pd_upper, its special space and layout tag, the layout's empty
+ * item area and the high key (which may point into page).
  */
-void
-pbt_page_rebuild(Page page, PbtItem *items, int nitems, PbtItem *hikey)
+static void
+page_start_rebuild(Page tmp, Page page, PbtItem *hikey)
 {
-	PGAlignedBlock copy;
-	Page		tmp = copy.data;
-	PbtPageOpaque opaque;
-	const PbtLayout *layout;
 	char	   *base = (char *) page;
 
 	/* the whole block goes back to shared buffers: no undefined hole */
@@ -492,15 +487,55 @@ pbt_page_rebuild(Page page, PbtItem *items, int nitems, PbtItem *hikey)
 		   BLCKSZ - ((PageHeader) page)->pd_special);
 	((PageHeader) tmp)->pd_lower = SizeOfPageHeaderData;
 	((PageHeader) tmp)->pd_upper = ((PageHeader) tmp)->pd_special;
-	opaque = PbtPageGetOpaque(tmp);
-	opaque->hikey_off = opaque->hikey_len = 0;
-	layout = pbt_layout(tmp);
-	layout->init(tmp);
+	PbtPageGetOpaque(tmp)->hikey_off = PbtPageGetOpaque(tmp)->hikey_len = 0;
+	pbt_layout(tmp)->init(tmp);
 
 	if (hikey && !pbt_page_set_hikey(tmp, hikey->data, hikey->len))
 		elog(ERROR, "pagebtree page rebuild: high key does not fit");
-	layout->load(tmp, items, nitems);
-	memcpy(page, tmp, BLCKSZ);
+}
+
+/*
+ * Rewrite the item area of page to hold exactly the given items (in order)
+ * and high key, squeezing out garbage.  The inputs may point into the page
+ * itself.  Header fields other than pd_lower/pd_upper, the special space and
+ * the layout tag are kept.
+ */
+void
+pbt_page_rebuild(Page page, PbtItem *items, int nitems, PbtItem *hikey)
+{
+	PGAlignedBlock copy;
+
+	page_start_rebuild(copy.data, page, hikey);
+	pbt_layout(copy.data)->load(copy.data, items, nitems);
+	memcpy(page, copy.data, BLCKSZ);
+}
+
+/*
+ * Delete the items at ordered positions (ascending) from a leaf, on the
+ * primary and in redo.  A leaf left empty keeps only its high key: layouts
+ * leave deleted items' bytes below pd_upper until they need the room, and
+ * a full-page image carries them.  A leaf that VACUUM empties is logged
+ * whole with its first change after a checkpoint, and again with its
+ * deletion where that logs pages whole; rebuilt, each image is its header,
+ * high key and special space, not most of a page.  (The high key was on
+ * the page, so it fits: no error inside the caller's critical section.)
+ */
+void
+pbt_page_delete(Page page, const int *positions, int n)
+{
+	const PbtLayout *layout = pbt_layout(page);
+
+	Assert(PbtIsLeaf(PbtPageGetOpaque(page)));
+	layout->delete(page, positions, n);
+	if (layout->count(page) == 0)
+	{
+		PGAlignedBlock copy;
+		PbtItem		hikey;
+
+		page_start_rebuild(copy.data, page,
+						   pbt_page_get_hikey(page, &hikey) ? &hikey : NULL);
+		memcpy(page, copy.data, BLCKSZ);
+	}
 }
 
 /*

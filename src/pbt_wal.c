@@ -66,7 +66,7 @@ pbt_redo_delete(XLogReaderState *record)
 
 		for (int i = 0; i < xlrec->ndeleted; i++)
 			positions[i] = pos16[i];
-		pbt_layout(page)->delete(page, positions, xlrec->ndeleted);
+		pbt_page_delete(page, positions, xlrec->ndeleted);
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(buf);
 	}
@@ -1632,7 +1632,7 @@ apply_delete(Page page, void *arg)
 {
 	DeleteArgs *d = (DeleteArgs *) arg;
 
-	pbt_layout(page)->delete(page, d->positions, d->n);
+	pbt_page_delete(page, d->positions, d->n);
 }
 
 /*
