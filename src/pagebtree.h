@@ -174,7 +174,14 @@ extern int	pbt_page_hikey_bytes(Page page);
 extern int	pbt_page_alloc(Page page, int len);
 extern void pbt_page_rebuild(Page page, PbtItem *items, int nitems,
 							 PbtItem *hikey);
-extern void pbt_page_delete(Page page, const int *positions, int n);
+/*
+ * The garbage at which a deletion compacts a leaf that keeps entries, where
+ * that costs no WAL (pbt_page_delete): less is not worth a rewrite of the
+ * page (a BPA leaf about to split compacts instead from the same amount).
+ */
+#define PBT_COMPACT_GARBAGE (BLCKSZ / 16)
+extern void pbt_page_delete(Page page, const int *positions, int n,
+							bool compact);
 extern void pbt_page_rebuild_as(Page page, uint8 tag, PbtState *st,
 								PbtItem *items, int nitems, PbtItem *hikey);
 extern void pbt_page_convert(Page page, int pos, const char *data, int len);

@@ -245,6 +245,13 @@ typedef struct PbtLayout
 	int			(*low_end) (Page page);
 	/* bytes of dead item space that a compaction would reclaim */
 	int			(*garbage) (Page page);
+	/*
+	 * Optional: squeeze the garbage out, keeping the items, their order and
+	 * the high key; deterministic, and without palloc (it runs inside
+	 * critical sections and in redo).  NULL where deletions leave none
+	 * worth it (pbt_page_delete).
+	 */
+	void		(*compact) (Page page);
 	/* hint that an entry's heap tuple is dead to all (not WAL-logged) */
 	void		(*set_dead) (Page page, int pos);
 	bool		(*is_dead) (Page page, int pos);

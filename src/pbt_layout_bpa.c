@@ -742,6 +742,7 @@ const PbtLayout pbt_layout_bpa = {
 	.fits = bpa_fits,
 	.free_space = bpa_free_space,
 	.garbage = bpa_garbage,
+	.compact = bpa_reload_sorted,
 	.set_dead = bpa_set_dead,
 	.is_dead = bpa_is_dead,
 	.mask = bpa_mask,
@@ -752,5 +753,5 @@ const PbtLayout pbt_layout_bpa = {
 	.probe = bpa_probe,
 	.param = bpa_param,
 	.describe = bpa_describe,
-	.finish_build = bpa_finish_build,
+	.finish_build = bpa_reload_sorted,
 };

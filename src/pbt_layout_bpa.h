@@ -189,6 +189,6 @@ extern int	bpa_item_cost(Page page, const char *data, int len);
 extern void bpa_delete(Page page, const int *positions, int n);
 extern void bpa_truncate(Page page, int n);
 extern void bpa_set_dead(Page page, int pos);
-extern void bpa_finish_build(Page page);
+extern void bpa_reload_sorted(Page page);
 
 #endif							/* PBT_LAYOUT_BPA_H */

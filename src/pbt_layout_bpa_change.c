@@ -139,14 +139,15 @@ bpa_rebuild(Page page, const char *data, int len)
 }
 
 /*
- * A leaf the bulk build has finished, filled by appends (no prefix, full
- * blocks): reload it with its items sorted, after their prefix, in blocks
- * 3/4 full if it fits so, which it does at the default fillfactor, so that
- * random inserts after the build take free slots instead of splitting
- * blocks; else leave it as it is.
+ * Reload the page with its items sorted, after their prefix, without
+ * garbage, in blocks 3/4 full if it fits so; else leave it as it is.  For
+ * a leaf the bulk build has finished, filled by appends (no prefix, full
+ * blocks), it fits at the default fillfactor, so that random inserts after
+ * the build take free slots instead of splitting blocks; and for a leaf
+ * whose deletions left garbage (compact).
  */
 void
-bpa_finish_build(Page page)
+bpa_reload_sorted(Page page)
 {
 	(void) bpa_rebuild(page, NULL, 0);
 }

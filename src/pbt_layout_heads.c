@@ -771,6 +771,21 @@ heads_insert_ranges(Page page, int pos, const char *data, int len,
 	return nranges;
 }
 
+/*
+ * The same prefix and items without garbage (dead hints dropped).  They fit,
+ * having fitted with the garbage; if not, the page stays as it is.
+ */
+static void
+heads_compact(Page page)
+{
+	HeadsHeader *hdr = heads_header(page);
+	bool		fitted PG_USED_FOR_ASSERTS_ONLY;
+
+	fitted = rewrite(page, (char *) page + hdr->prefix_off, hdr->prefix_len,
+					 -1, NULL, 0);
+	Assert(fitted);
+}
+
 static void
 heads_load(Page page, PbtItem *items, int n)
 {
@@ -1074,6 +1089,7 @@ heads_check(Page page)
 	.fits = heads_fits, \
 	.free_space = heads_free_space, \
 	.garbage = heads_garbage, \
+	.compact = heads_compact, \
 	.set_dead = heads_set_dead, \
 	.is_dead = heads_is_dead, \
 	.mask = heads_mask, \

@@ -292,7 +292,7 @@ lists_free_space(Page page)
 
 /* drop the garbage above pd_upper: rewrite the keys and the high key */
 static void
-compact(Page page)
+lists_compact(Page page)
 {
 	PageHeader	phdr = (PageHeader) page;
 	ListsHeader *hdr = lists_header(page);
@@ -393,7 +393,7 @@ lists_insert(Page page, int pos, const char *data, int len)
 	{
 		if (need > lists_free_space(page))
 			return false;
-		compact(page);
+		lists_compact(page);
 	}
 	if (hdr->count == 0)
 	{
@@ -897,6 +897,7 @@ const PbtLayout pbt_layout_lists = {
 	.fits = lists_fits,
 	.free_space = lists_free_space,
 	.garbage = lists_garbage,
+	.compact = lists_compact,
 	.set_dead = lists_set_dead,
 	.is_dead = lists_is_dead,
 	.mask = lists_mask,

@@ -248,6 +248,7 @@ const PbtLayout pbt_layout_plain = {
 	.fits = plain_fits,
 	.free_space = plain_free_space,
 	.garbage = plain_garbage,
+	.compact = plain_compact,
 	.set_dead = plain_set_dead,
 	.is_dead = plain_is_dead,
 	.mask = plain_mask,

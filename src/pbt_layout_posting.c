@@ -157,7 +157,7 @@ posting_free_space(Page page)
 
 /* drop the garbage above pd_upper: rewrite the prefix and the high key */
 static void
-compact(Page page)
+posting_compact(Page page)
 {
 	PageHeader	phdr = (PageHeader) page;
 	PostingHeader *hdr = posting_header(page);
@@ -188,7 +188,7 @@ make_room(Page page, int bytes)
 		return true;
 	if (posting_free_space(page) < bytes)
 		return false;
-	compact(page);
+	posting_compact(page);
 	return true;
 }
 
@@ -583,6 +583,7 @@ const PbtLayout pbt_layout_posting = {
 	.fits = posting_fits,
 	.free_space = posting_free_space,
 	.garbage = posting_garbage,
+	.compact = posting_compact,
 	.set_dead = posting_set_dead,
 	.is_dead = posting_is_dead,
 	.mask = posting_mask,

@@ -565,7 +565,7 @@ sdl_clear_slot(Page page, int slot)
  * the entries in slot order, as a load lays them out.  Deterministic.
  */
 static void
-compact(Page page)
+sdl_compact(Page page)
 {
 	PGAlignedBlock copy;
 	PageHeader	phdr = (PageHeader) page;
@@ -621,7 +621,7 @@ sdl_insert(Page page, int pos, const char *data, int len)
 		{
 			if (sdl_free_space(page) < esize)
 				return false;
-			compact(page);
+			sdl_compact(page);
 		}
 		put_entry(page, slot, data + hdr->key_len, esize);
 		return true;
@@ -939,6 +939,7 @@ const PbtLayout pbt_layout_semidense = {
 	.fits = sdl_fits,
 	.free_space = sdl_free_space,
 	.garbage = sdl_garbage,
+	.compact = sdl_compact,
 	.set_dead = sdl_set_dead,
 	.is_dead = sdl_is_dead,
 	.mask = sdl_mask,

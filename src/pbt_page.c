@@ -512,22 +512,28 @@ pbt_page_rebuild(Page page, PbtItem *items, int nitems, PbtItem *hikey)
 
 /*
  * Delete the items at ordered positions (ascending) from a leaf, on the
- * primary and in redo.  A leaf left empty keeps only its high key: layouts
- * leave deleted items' bytes below pd_upper until they need the room, and
- * a full-page image carries them.  A leaf that VACUUM empties is logged
- * whole with its first change after a checkpoint, and again with its
- * deletion where that logs pages whole; rebuilt, each image is its header,
- * high key and special space, not most of a page.  (The high key was on
- * the page, so it fits: no error inside the caller's critical section.)
+ * primary and in redo.  Layouts leave deleted items' bytes below pd_upper
+ * until they need the room, and a full-page image carries them: btree's
+ * VACUUM compacts as it deletes, so after a checkpoint its images of
+ * thinned leaves are smaller than ours were.  So a leaf left empty keeps
+ * only its high key (which was on the page, so it fits: no error inside
+ * the caller's critical section), and with compact, a leaf left with
+ * PBT_COMPACT_GARBAGE bytes of garbage or more is compacted.  The caller
+ * passes compact where the compaction costs no WAL: redo of our record
+ * repeats it, and a generic record that logs the page whole anyway does
+ * not care what moved.
  */
 void
-pbt_page_delete(Page page, const int *positions, int n)
+pbt_page_delete(Page page, const int *positions, int n, bool compact)
 {
 	const PbtLayout *layout = pbt_layout(page);
 
 	Assert(PbtIsLeaf(PbtPageGetOpaque(page)));
 	layout->delete(page, positions, n);
-	if (layout->count(page) == 0)
+	if (compact && layout->compact && layout->count(page) > 0 &&
+		layout->garbage(page) >= PBT_COMPACT_GARBAGE)
+		layout->compact(page);
+	else if (layout->count(page) == 0)
 	{
 		PGAlignedBlock copy;
 		PbtItem		hikey;

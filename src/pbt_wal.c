@@ -66,7 +66,7 @@ pbt_redo_delete(XLogReaderState *record)
 
 		for (int i = 0; i < xlrec->ndeleted; i++)
 			positions[i] = pos16[i];
-		pbt_page_delete(page, positions, xlrec->ndeleted);
+		pbt_page_delete(page, positions, xlrec->ndeleted, true);
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(buf);
 	}
@@ -1625,6 +1625,7 @@ typedef struct DeleteArgs
 {
 	const int  *positions;
 	int			n;
+	bool		compact;
 } DeleteArgs;
 
 static void
@@ -1632,7 +1633,7 @@ apply_delete(Page page, void *arg)
 {
 	DeleteArgs *d = (DeleteArgs *) arg;
 
-	pbt_page_delete(page, d->positions, d->n);
+	pbt_page_delete(page, d->positions, d->n, d->compact);
 }
 
 /*
@@ -1648,7 +1649,7 @@ pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
 {
 	xl_pbt_delete xlrec;
 	uint16		pos16[PBT_MAX_ITEMS_PER_PAGE];
-	DeleteArgs	args = {positions, n};
+	DeleteArgs	args = {positions, n, true};
 	Page		page = BufferGetPage(buf);
 	const char *problem = pbt_layout(page)->check(page);
 
@@ -1671,6 +1672,14 @@ pbt_log_delete(Relation index, Buffer buf, const int *positions, int n,
 #endif
 	for (int i = 0; i < n; i++)
 		pos16[i] = positions[i];
+
+	/*
+	 * A compaction costs no WAL where our record's redo repeats it, or where
+	 * the generic record logs the page whole anyway (its first change after
+	 * a checkpoint): pbt_page_delete.
+	 */
+	if (RelationNeedsWAL(index) && !pbt_rmgr_registered)
+		args.compact = XLogCheckBufferNeedsBackup(buf);
 	if (!pbt_rmgr_registered && TransactionIdIsNormal(snapshotConflictHorizon))
 		log_conflict(index, BufferGetBlockNumber(buf),
 					 full_xid(snapshotConflictHorizon));
