@@ -115,10 +115,12 @@ WHERE s.page_type = 'leaf' AND s.prev IS NOT NULL});
 # plain: fill leaf 2 (keys up to its high key) until its hole cannot take
 # an entry (15 bytes and a 4-byte slot, with MAXALIGN's slack), with
 # garbage from deleted entries, so that the next insert there compacts it
+# (less than PBT_COMPACT_GARBAGE's 512 bytes in all, which VACUUM would
+# compact away itself: the leaf has some 330 from its splits' high keys)
 my $pc_high = $node->safe_psql('postgres', q{
 SELECT max(k) FROM pc WHERE ctid IN (SELECT heap_tid FROM pagebtree_page_items('pc_i', 2))});
 $node->safe_psql('postgres', qq{
-DELETE FROM pc WHERE k BETWEEN $pc_high - 3000 AND $pc_high - 100 AND k % 30 = 0;
+DELETE FROM pc WHERE k BETWEEN $pc_high - 3000 AND $pc_high - 100 AND k % 1000 = 0;
 VACUUM pc;
 DO \$\$
 BEGIN
