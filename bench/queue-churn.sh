@@ -21,21 +21,9 @@ CYCLES=${1:-15}
 COLL=${2:-und-x-icu}
 ROWS=${3:-40000}
 PER=${4:-10000}
-PG_BIN=${PG_BIN:-$(pg_config --bindir)}
-PRELOAD=${PRELOAD:-1}
 CHECKPOINT=${CHECKPOINT:-1}
-DIR=$(mktemp -d /tmp/pagebtree-queue.XXXXXX)
-RUN=()
-if [ "$(id -u)" = 0 ]; then
-	chown postgres "$DIR"
-	RUN=(runuser -u postgres --)
-fi
-trap '"${RUN[@]}" "$PG_BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
-"${RUN[@]}" "$PG_BIN/initdb" -D "$DIR/data" -A trust >/dev/null
-"${RUN[@]}" "$PG_BIN/pg_ctl" -D "$DIR/data" -l "$DIR/log" -w -o \
-	"-c listen_addresses='' -c unix_socket_directories='$DIR' -c port=5499 -c autovacuum=off $([ "$PRELOAD" = 1 ] && echo "-c shared_preload_libraries=pagebtree")" \
-	start >/dev/null
-q() { "${RUN[@]}" "$PG_BIN/psql" -h "$DIR" -p 5499 -d postgres -X -q -A -t -v ON_ERROR_STOP=1 "$@"; }
+PORT=5499
+. "$(dirname "$0")/throwaway-cluster.sh"
 # statements from standard input, each in its own transaction
 qf() { q -f -; }
 

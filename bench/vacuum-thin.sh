@@ -19,21 +19,10 @@
 set -euo pipefail
 ROWS=${1:-200000}
 SHARES=${2:-1 3 5 9}
-PG_BIN=${PG_BIN:-$(pg_config --bindir)}
-PRELOAD=${PRELOAD:-1}
 CHECKPOINT=${CHECKPOINT:-1}
-DIR=$(mktemp -d /tmp/pagebtree-thin.XXXXXX)
-RUN=()
-if [ "$(id -u)" = 0 ]; then
-	chown postgres "$DIR"
-	RUN=(runuser -u postgres --)
-fi
-trap '"${RUN[@]}" "$PG_BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
-"${RUN[@]}" "$PG_BIN/initdb" -D "$DIR/data" -A trust >/dev/null
-"${RUN[@]}" "$PG_BIN/pg_ctl" -D "$DIR/data" -l "$DIR/log" -w -o \
-	"-c listen_addresses='' -c unix_socket_directories='$DIR' -c port=5498 -c autovacuum=off -c max_wal_size=10GB -c checkpoint_timeout=1h $([ "$PRELOAD" = 1 ] && echo "-c shared_preload_libraries=pagebtree")" \
-	start >/dev/null
-q() { "${RUN[@]}" "$PG_BIN/psql" -h "$DIR" -p 5498 -d postgres -X -q -A -t -v ON_ERROR_STOP=1 "$@"; }
+PORT=5498
+SERVER_OPTS="-c max_wal_size=10GB -c checkpoint_timeout=1h"
+. "$(dirname "$0")/throwaway-cluster.sh"
 
 # kB of WAL in records of the given resource managers between two LSNs
 index_wal() {
