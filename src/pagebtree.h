@@ -169,9 +169,18 @@ extern void pbt_meta_init(Page page, uint32 key_mode);
 extern void pbt_meta_settings(Relation index, PbtState *st,
 							  const PbtMetaPageData *meta);
 extern bool pbt_page_get_hikey(Page page, PbtItem *hikey);
+
+/* the page's high key for pbt_page_rebuild: in hikey, or NULL if none */
+static inline PbtItem *
+pbt_page_hikey_or_null(Page page, PbtItem *hikey)
+{
+	return pbt_page_get_hikey(page, hikey) ? hikey : NULL;
+}
+
 extern bool pbt_page_set_hikey(Page page, const char *data, int len);
 extern int	pbt_page_hikey_bytes(Page page);
 extern int	pbt_page_alloc(Page page, int len);
+extern void pbt_page_start_rebuild(Page tmp, Page page, PbtItem *hikey);
 extern void pbt_page_rebuild(Page page, PbtItem *items, int nitems,
 							 PbtItem *hikey);
 /*

@@ -95,11 +95,14 @@ deleted_group_start(uint32 g, int n, BlockNumber blkno, PbtPageOpaque o)
  * a block of a deleted group that a new group can still take whole
  * (reuse_deleted_group): pbt_new_page leaves those to new groups while the
  * map offers other pages.  A block it cannot read without waiting counts
- * as such.
+ * as such.  *known is the first block of the last group found so
+ * (InvalidBlockNumber at first): the map tends to offer its other blocks
+ * next, and they are not read again (a block wrongly taken for one only
+ * stays in the map).
  */
 bool
 pbt_in_deleted_group(Relation index, PbtState *st, BlockNumber blkno,
-					 Page page)
+					 Page page, BlockNumber *known)
 {
 	PbtPageOpaque o = PbtPageGetOpaque(page);
 	uint32		g = st->delta_group;
@@ -108,6 +111,8 @@ pbt_in_deleted_group(Relation index, PbtState *st, BlockNumber blkno,
 
 	if (!PbtIsLeaf(o) || start == InvalidBlockNumber)
 		return false;
+	if (start == *known)
+		return true;
 	for (int i = 0; i < st->group_size; i++)
 	{
 		BlockNumber b = pbt_group_block(g, start, i);
@@ -130,6 +135,7 @@ pbt_in_deleted_group(Relation index, PbtState *st, BlockNumber blkno,
 		if (!member)
 			return false;
 	}
+	*known = start;
 	return true;
 }
 

@@ -199,7 +199,8 @@ extern void pbt_init_subnode(Page page, PbtState *st, int pos, int n,
 							 uint64 epoch);
 extern Buffer pbt_group_hole_after(Relation index, PbtState *st, Buffer buf);
 extern bool pbt_in_deleted_group(Relation index, PbtState *st,
-								 BlockNumber blkno, Page page);
+								 BlockNumber blkno, Page page,
+								 BlockNumber *known);
 extern bool pbt_group_find_empty(Relation index, PbtState *st,
 								 BlockNumber start, BlockNumber *left,
 								 BlockNumber *right, StringInfo hikey);

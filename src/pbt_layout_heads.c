@@ -645,31 +645,6 @@ put_item(Page page, int pos, const char *data, int len)
 }
 
 /*
- * Start rewriting page into tmp: the same header, special space and high
- * key, no items.
- */
-static void
-begin_rewrite(Page tmp, Page page)
-{
-	PageHeader	phdr = (PageHeader) page;
-	PbtPageOpaque opaque;
-	PbtItem		hikey;
-
-	/* the whole block goes back to shared buffers: no undefined hole */
-	memset(tmp, 0, BLCKSZ);
-	memcpy(tmp, page, SizeOfPageHeaderData);
-	memcpy((char *) tmp + phdr->pd_special, (char *) page + phdr->pd_special,
-		   BLCKSZ - phdr->pd_special);
-	((PageHeader) tmp)->pd_upper = phdr->pd_special;
-	heads_init(tmp);
-	opaque = PbtPageGetOpaque(tmp);
-	opaque->hikey_off = opaque->hikey_len = 0;
-	if (pbt_page_get_hikey(page, &hikey) &&
-		!pbt_page_set_hikey(tmp, hikey.data, hikey.len))
-		elog(ERROR, "pagebtree heads layout: high key does not fit");
-}
-
-/*
  * Rewrite the page with the first plen bytes of prefix as its prefix,
  * squeezing out garbage and dropping dead hints, optionally inserting an
  * item at newpos (-1: none).  Returns false, leaving the page unchanged,
@@ -682,10 +657,11 @@ rewrite(Page page, const char *prefix, int plen, int newpos,
 	PGAlignedBlock copy;
 	Page		tmp = copy.data;
 	PbtItemBuf	buf;
+	PbtItem		hikey;
 	int			n = heads_count(page);
 	int			k = 0;
 
-	begin_rewrite(tmp, page);
+	pbt_page_start_rebuild(tmp, page, pbt_page_hikey_or_null(page, &hikey));
 	if (!set_prefix(tmp, prefix, plen))
 		return false;
 	for (int i = 0; i <= n; i++)

@@ -302,6 +302,7 @@ pbt_new_page(Relation index)
 	uint32		group = pbt_delta_group(index, st);
 	BlockNumber skipped[PBT_FREE_PAGE_TRIES];
 	int			nskipped = 0;
+	BlockNumber deleted_group = InvalidBlockNumber;
 	BlockNumber blkno;
 
 	while ((blkno = GetFreeIndexPage(index)) != InvalidBlockNumber)
@@ -334,7 +335,7 @@ pbt_new_page(Relation index)
 			/* a deleted group's blocks are left to a new group */
 			if (reusable && st->group_size > 0 && !PageIsNew(page) &&
 				nskipped < lengthof(skipped) &&
-				pbt_in_deleted_group(index, st, blkno, page))
+				pbt_in_deleted_group(index, st, blkno, page, &deleted_group))
 				skipped[nskipped++] = blkno;
 			else if (reusable)
 			{
@@ -474,8 +475,8 @@ pbt_page_set_hikey(Page page, const char *data, int len)
  * pd_lower/pd_upper, its special space and layout tag, the layout's empty
  * item area and the high key (which may point into page).
  */
-static void
-page_start_rebuild(Page tmp, Page page, PbtItem *hikey)
+void
+pbt_page_start_rebuild(Page tmp, Page page, PbtItem *hikey)
 {
 	char	   *base = (char *) page;
 
@@ -505,7 +506,7 @@ pbt_page_rebuild(Page page, PbtItem *items, int nitems, PbtItem *hikey)
 {
 	PGAlignedBlock copy;
 
-	page_start_rebuild(copy.data, page, hikey);
+	pbt_page_start_rebuild(copy.data, page, hikey);
 	pbt_layout(copy.data)->load(copy.data, items, nitems);
 	memcpy(page, copy.data, BLCKSZ);
 }
@@ -530,18 +531,18 @@ pbt_page_delete(Page page, const int *positions, int n, bool compact)
 
 	Assert(PbtIsLeaf(PbtPageGetOpaque(page)));
 	layout->delete(page, positions, n);
-	if (compact && layout->compact && layout->count(page) > 0 &&
-		layout->garbage(page) >= PBT_COMPACT_GARBAGE)
-		layout->compact(page);
-	else if (layout->count(page) == 0)
+	if (layout->count(page) == 0)
 	{
 		PGAlignedBlock copy;
 		PbtItem		hikey;
 
-		page_start_rebuild(copy.data, page,
-						   pbt_page_get_hikey(page, &hikey) ? &hikey : NULL);
+		pbt_page_start_rebuild(copy.data, page,
+							   pbt_page_hikey_or_null(page, &hikey));
 		memcpy(page, copy.data, BLCKSZ);
 	}
+	else if (compact && layout->compact &&
+			 layout->garbage(page) >= PBT_COMPACT_GARBAGE)
+		layout->compact(page);
 }
 
 /*

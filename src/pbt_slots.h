@@ -172,13 +172,6 @@ pbt_slots_garbage(Page page, int live)
 	return phdr->pd_special - phdr->pd_upper - live;
 }
 
-/* the page's high key for pbt_page_rebuild: in hikey, or NULL if none */
-static inline PbtItem *
-pbt_page_hikey_or_null(Page page, PbtItem *hikey)
-{
-	return pbt_page_get_hikey(page, hikey) ? hikey : NULL;
-}
-
 /*
  * Rebuild the page with n sorted parts, which may point into old (a copy of
  * the page): pbt_page_rebuild leaves it empty but for its high key, then
