@@ -26,8 +26,11 @@ SERVER_OPTS="-c max_wal_size=10GB -c checkpoint_timeout=1h"
 
 # kB of WAL in records of the given resource managers between two LSNs
 index_wal() {
-	# (it reads up to the end LSN, which may not be flushed yet: no status)
-	{ "${RUN[@]}" "$PG_BIN/pg_waldump" -p "$DIR/data/pg_wal" -s "$1" -e "$2" --stats=rmgr 2>/dev/null || true; } |
+	# VACUUM's commit does not flush its WAL (a commit does only when its
+	# transaction wrote some), and pg_waldump reads what is on disk: a
+	# switch to the next segment flushes it
+	q -c "SELECT pg_switch_wal()" >/dev/null
+	"${RUN[@]}" "$PG_BIN/pg_waldump" -p "$DIR/data/pg_wal" -s "$1" -e "$2" --stats=rmgr |
 		awk -v rm="$3" '{ gsub(/\([^)]*\)/, "") } $1 ~ rm { sum += $5 } END { printf "%d", sum / 1024 }'
 }
 
