@@ -531,6 +531,34 @@ normalized_keytid_len(PbtState *st, const char *item, int len)
 }
 
 /*
+ * The bytes of a tuple that index_form_tuple() just formed, without the
+ * padding to MAXALIGN at its end, and at least its header: an INCLUDE
+ * payload stores no more (readers copy it to aligned memory, and decode
+ * what IndexTupleSize bounds, so libraries that store the padding read
+ * it too).
+ */
+static Size
+tuple_size_unpadded(TupleDesc desc, IndexTuple itup)
+{
+	Size		hoff = IndexInfoFindDataOffset(itup->t_info);
+	char	   *tp = (char *) itup + hoff;
+	bits8	   *bp = (bits8 *) ((char *) itup + sizeof(IndexTupleData));
+	Size		off = 0;
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (IndexTupleHasNulls(itup) && att_isnull(i, bp))
+			continue;
+		off = att_align_pointer(off, att->attalign, att->attlen, tp + off);
+		off = att_addlength_pointer(off, att->attlen, tp + off);
+	}
+	Assert(hoff + off <= IndexTupleSize(itup));
+	return hoff + off;
+}
+
+/*
  * Form the leaf item for an index entry into buf (reset first).  Returns its
  * length.  In comparator mode the item is a MAXALIGNed IndexTuple.
  */
@@ -560,8 +588,9 @@ pbt_form_leaf_item(PbtState *st, Datum *values, bool *isnull,
 	{
 		IndexTuple	itup = index_form_tuple(st->incdesc, values + st->nkeyatts,
 											isnull + st->nkeyatts);
-		uint16		plen = IndexTupleSize(itup);
+		uint16		plen = tuple_size_unpadded(st->incdesc, itup);
 
+		itup->t_info = (itup->t_info & ~INDEX_SIZE_MASK) | plen;
 		appendBinaryStringInfo(buf, (char *) itup, plen);
 		appendBinaryStringInfo(buf, (char *) &plen, sizeof(plen));
 		pfree(itup);

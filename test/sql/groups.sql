@@ -141,8 +141,10 @@ $$;
 
 -- 1. built on existing data, then inserts that split and rebalance groups
 --
--- (a) scrambled int8 keys with an INCLUDE column, groups of 4
-CREATE TABLE g_rand (k int8, pad int4) WITH (autovacuum_enabled = off);
+-- (a) scrambled int8 keys with an INCLUDE column, groups of 4 (an int8
+-- payload: an int4 one, cut after its value, leaves the groups too empty
+-- for the rebalances below)
+CREATE TABLE g_rand (k int8, pad int8) WITH (autovacuum_enabled = off);
 INSERT INTO g_rand SELECT (i * 7919) % 100003, i FROM generate_series(1, 15000) i;
 CREATE INDEX g_rand_k ON g_rand USING pagebtree (k) INCLUDE (pad)
     WITH (leaf_group_size = 4, delta = off);
