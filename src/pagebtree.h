@@ -76,6 +76,7 @@ typedef PbtStackData *PbtStack;
 /* pbt_handler.c */
 extern bool pbt_rmgr_registered;
 extern bool pbt_ablate_leaf_hints;
+extern bool pbt_short_include_payloads;
 extern bool pbt_delta_append_always;
 extern bool pbt_prefetch_arrays_always;
 extern PbtState *pbt_get_state(Relation index);
@@ -165,7 +166,7 @@ extern void pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
 						  struct PbtState *st);
 extern void pbt_page_set_layout(Page page, uint8 layout, struct PbtState *st);
 extern void pbt_probe_sort(const char **tids, bool *dead, int n);
-extern void pbt_meta_init(Page page, uint32 key_mode);
+extern void pbt_meta_init(Page page, uint32 key_mode, uint32 version);
 extern void pbt_meta_settings(Relation index, PbtState *st,
 							  const PbtMetaPageData *meta);
 extern bool pbt_page_get_hikey(Page page, PbtItem *hikey);

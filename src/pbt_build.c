@@ -752,7 +752,7 @@ used_space(Page page)
 
 static void add_to_level(BuildState *bs, LevelBuilder *lb, const char *item, int len);
 static void hand_over_page(BuildState *bs, BlockNumber blkno);
-static int	build_group_size(Relation index, PbtState *st, bool notice);
+static int	build_format(Relation index, PbtState *st, bool notice);
 
 /*
  * Could the leaf being filled store keys once (a posting or lists leaf):
@@ -1257,8 +1257,6 @@ write_metapage(Relation index, PbtState *st, BlockNumber root, uint32 level)
 	meta->root = root;
 	meta->level = level;
 	meta->delta_group = st->delta_group;
-	/* only a group index gets the version that earlier releases refuse */
-	meta->version = st->group_size > 0 ? PBT_GROUP_VERSION : PBT_VERSION;
 	meta->group_size = st->group_size;
 	meta->group_hint_bits = st->group_hint_bits;
 	MarkBufferDirty(buf);
@@ -2048,7 +2046,7 @@ pbt_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	bs.heap = table_open(shared->heaprelid, heaplock);
 	bs.index = index_open(shared->indexrelid, indexlock);
 	bs.st = pbt_get_state(bs.index);
-	(void) build_group_size(bs.index, bs.st, false);	/* for the item limit */
+	(void) build_format(bs.index, bs.st, false);	/* items and their limit */
 	initStringInfo(&bs.item);
 	indexInfo = BuildIndexInfo(bs.index);
 	indexInfo->ii_Concurrent = shared->isconcurrent;
@@ -2101,17 +2099,20 @@ pbt_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 }
 
 /*
- * The leaf group size the index is built with: its reloption, unless its
- * keys are not normalized (the group code plans with key bytes).  Sets it
- * and the hint bits in st.  Says, if notice, what of the options it
- * ignores: at every build, but not again for the init fork of the same
- * index.
+ * The format the index is built in, set in st: the form of INCLUDE
+ * payloads (pagebtree.short_include_payloads), and the leaf group size
+ * (returned) with its hint bits: the reloption, unless the keys are not
+ * normalized (the group code plans with key bytes).  Says, if notice,
+ * what of the options it ignores: at every build, but not again for the
+ * init fork of the same index.
  */
 static int
-build_group_size(Relation index, PbtState *st, bool notice)
+build_format(Relation index, PbtState *st, bool notice)
 {
 	PbtOptions *opts = (PbtOptions *) index->rd_options;
 
+	st->short_payloads = st->normalized && st->has_include &&
+		pbt_short_include_payloads;
 	st->group_size = 0;
 	st->group_hint_bits = 0;
 	if (opts == NULL || opts->leaf_group_size == 0)
@@ -2183,14 +2184,18 @@ pbtbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	initStringInfo(&bs.prev);
 	bs.pageflags = bs.st->normalized ? 0 : PBT_ALIGNED_ITEMS;
 	initStringInfo(&bs.item);
-	bs.group_size = build_group_size(index, bs.st, true);
+	bs.group_size = build_format(index, bs.st, true);
 
-	/* metapage first, so that it is block 0 */
+	/*
+	 * Metapage first, so that it is block 0, with the format version at
+	 * once: parallel workers read it (pbt_meta_settings) to form items.
+	 */
 	bs.st->delta_group = 0;
 	bs.st->delta_known = true;
 	metabuf = pbt_new_page(index);
 	pbt_meta_init(BufferGetPage(metabuf),
-				  bs.st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR);
+				  bs.st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR,
+				  pbt_version_for(bs.group_size > 0, bs.st->short_payloads));
 	MarkBufferDirty(metabuf);
 	UnlockReleaseBuffer(metabuf);
 
@@ -2290,14 +2295,15 @@ pbtbuildempty(Relation index)
 	PGAlignedBlock meta;
 	PGAlignedBlock root;
 	PbtMetaPageData *m;
-	int			group_size = build_group_size(index, st, false);
+	int			group_size = build_format(index, st, false);
 	uint32		group = pbt_delta_group_for_build(index, 0);
 	/* block 1 is the first side page of a delta area, all zeros until used */
 	BlockNumber first = pbt_is_side_block(group, 1) ? 2 : 1;
 	BlockNumber rootblk = first;
 	uint16		alignflag = st->normalized ? 0 : PBT_ALIGNED_ITEMS;
 
-	pbt_meta_init(meta.data, st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR);
+	pbt_meta_init(meta.data, st->normalized ? PBT_KEYS_NORMALIZED : PBT_KEYS_COMPARATOR,
+				  pbt_version_for(group_size > 0, st->short_payloads));
 	m = PbtPageGetMeta(meta.data);
 	m->delta_group = group;
 	if (group_size > 0)
@@ -2305,7 +2311,6 @@ pbtbuildempty(Relation index)
 		char		downlink[sizeof(BlockNumber) + PBT_GROUP_HINT_MAX_BYTES] = {0};
 		BlockNumber start = first;
 
-		m->version = PBT_GROUP_VERSION;
 		m->group_size = group_size;
 		m->group_hint_bits = st->group_hint_bits;
 		rootblk = pbt_group_block(group, start, group_size);

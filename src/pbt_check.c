@@ -1225,7 +1225,7 @@ pagebtree_check(PG_FUNCTION_ARGS)
 		meta = *PbtPageGetMeta(BufferGetPage(metabuf));
 		UnlockReleaseBuffer(metabuf);
 		if (meta.magic != PBT_MAGIC ||
-			(meta.version != PBT_VERSION && meta.version != PBT_GROUP_VERSION))
+			!pbt_version_known(meta.version))
 			corrupt(index, PBT_METAPAGE_BLKNO, 0, "bad metapage magic or version", NULL);
 		/* the delta area's and leaf groups' geometry, fixed at build */
 		pbt_meta_settings(index, st, &meta);

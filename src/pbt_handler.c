@@ -47,6 +47,13 @@ bool		pbt_delta_append_always = false;
  */
 bool		pbt_prefetch_arrays_always = false;
 
+/*
+ * pagebtree.short_include_payloads: builds store INCLUDE payloads without
+ * their tuple header's TID, in a format version that libraries before it
+ * refuse; off builds indexes that they read (a standby or a downgrade).
+ */
+bool		pbt_short_include_payloads = true;
+
 /* delta: a boolean before "auto" existed, so its spellings stay valid */
 static relopt_enum_elt_def pbt_delta_values[] = {
 	{"auto", PBT_DELTA_AUTO},
@@ -121,6 +128,15 @@ _PG_init(void)
 							 false,
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("pagebtree.short_include_payloads",
+							 "Index builds store INCLUDE values without the 6 unused bytes of their tuple header.",
+							 "Off builds them in format version 3 (6 with leaf "
+							 "groups), which earlier pagebtree libraries read.",
+							 &pbt_short_include_payloads,
+							 true,
+							 PGC_USERSET,
+							 0,
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("pagebtree.leaf_cache_size",
 							"Memory of this backend's map from key ranges to the leaves its reads reached.",

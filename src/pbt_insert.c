@@ -539,10 +539,11 @@ pbtinsert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		initStringInfo(&st->insert_item);
 		MemoryContextSwitchTo(oldcxt);
 	}
+	/* (the item's form and its limit depend on the metapage's settings) */
+	(void) pbt_group_size(index, st);
 	item = st->insert_item;
 	pbt_form_leaf_item(st, values, isnull, ht_ctid, &item);
 	st->insert_item = item;
-	(void) pbt_group_size(index, st);	/* (the limit depends on it) */
 	pbt_check_item_size(index, heapRel, st, ht_ctid, item.len);
 	pbt_key_from_item(st, item.data, item.len, &key);
 

@@ -531,11 +531,20 @@ normalized_keytid_len(PbtState *st, const char *item, int len)
 }
 
 /*
+ * An INCLUDE payload is the IndexTuple that index_form_tuple() forms over
+ * the INCLUDE columns, stored without the padding to MAXALIGN at its end
+ * and, in indexes of format PBT_SHORT_PAYLOAD_VERSION (st->short_payloads),
+ * without its TID, which is never set: it starts at t_info.  Readers tell
+ * the forms apart by the first two bytes, zeros only where the TID is
+ * stored (t_info holds the tuple's size).
+ */
+#define PAYLOAD_TID_BYTES	offsetof(IndexTupleData, t_info)
+
+/*
  * The bytes of a tuple that index_form_tuple() just formed, without the
- * padding to MAXALIGN at its end, and at least its header: an INCLUDE
- * payload stores no more (readers copy it to aligned memory, and decode
- * what IndexTupleSize bounds, so libraries that store the padding read
- * it too).
+ * padding to MAXALIGN at its end, and at least its header (readers copy
+ * a payload to aligned memory, and decode what IndexTupleSize bounds, so
+ * libraries that store the padding read these too).
  */
 static Size
 tuple_size_unpadded(TupleDesc desc, IndexTuple itup)
@@ -588,10 +597,13 @@ pbt_form_leaf_item(PbtState *st, Datum *values, bool *isnull,
 	{
 		IndexTuple	itup = index_form_tuple(st->incdesc, values + st->nkeyatts,
 											isnull + st->nkeyatts);
-		uint16		plen = tuple_size_unpadded(st->incdesc, itup);
+		Size		size = tuple_size_unpadded(st->incdesc, itup);
+		int			skip = st->short_payloads ? PAYLOAD_TID_BYTES : 0;
+		uint16		plen = size - skip;
 
-		itup->t_info = (itup->t_info & ~INDEX_SIZE_MASK) | plen;
-		appendBinaryStringInfo(buf, (char *) itup, plen);
+		Assert(ItemPointerGetBlockNumberNoCheck(&itup->t_tid) == 0);
+		itup->t_info = (itup->t_info & ~INDEX_SIZE_MASK) | size;
+		appendBinaryStringInfo(buf, (char *) itup + skip, plen);
 		appendBinaryStringInfo(buf, (char *) &plen, sizeof(plen));
 		pfree(itup);
 	}
@@ -1074,6 +1086,32 @@ tuple_part(PbtState *st, const char *item, int len, int keys_len, int *size)
 }
 
 /*
+ * Is an INCLUDE payload (of at least two bytes: tuple_part places its
+ * length after it) stored without its TID?
+ */
+static inline bool
+payload_is_short(const char *payload)
+{
+	return payload[0] != 0 || payload[1] != 0;
+}
+
+/*
+ * The IndexTuple of an INCLUDE payload (size bytes at payload) in aligned
+ * memory, which the decoded values point into, whichever form it is
+ * stored in; its size in *tuple_size.
+ */
+static IndexTuple
+payload_tuple(const char *payload, int size, int *tuple_size)
+{
+	int			skip = payload_is_short(payload) ? PAYLOAD_TID_BYTES : 0;
+	char	   *copy = palloc0(size + skip);
+
+	memcpy(copy + skip, payload, size);
+	*tuple_size = size + skip;
+	return (IndexTuple) copy;
+}
+
+/*
  * Why the leaf item's lengths do not place its heap TID within it (the
  * INCLUDE payload's length, read from its end, included), or NULL; then
  * start and size give the part of the item after the TID (tuple_part).
@@ -1126,7 +1164,7 @@ pbt_leaf_item_problem(PbtState *st, const char *item, int len)
 {
 	int			start;
 	int			size;
-	char	   *copy;
+	IndexTuple	tuple;
 	const char *problem;
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
@@ -1138,13 +1176,21 @@ pbt_leaf_item_problem(PbtState *st, const char *item, int len)
 	pbt_item_get_tid(st, item, len, &tid);
 	if (!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(&tid)))
 		return "an item's heap TID has an invalid offset";
-	if (st->normalized && !st->has_include)
+	if (!st->normalized)
+	{
+		tuple = palloc(size);	/* aligned, as the tuple's offsets assume */
+		memcpy(tuple, item + start, size);
+	}
+	else if (!st->has_include)
 		return NULL;
-	copy = palloc(size);		/* aligned, as the tuple's offsets assume */
-	memcpy(copy, item + start, size);
+	else if (st->delta_known &&
+			 payload_is_short(item + start) != st->short_payloads)
+		return "an item's INCLUDE payload is of another format version than its index";
+	else
+		tuple = payload_tuple(item + start, size, &size);
 	problem = deform_bounded(st->normalized ? st->incdesc : st->tupdesc,
-							 (IndexTuple) copy, size, values, isnull);
-	pfree(copy);
+							 tuple, size, values, isnull);
+	pfree(tuple);
 	return problem;
 }
 
@@ -1160,7 +1206,7 @@ pbt_decode_item(PbtState *st, const char *item, int len,
 	int			off = 0;
 	int			start;
 	int			size;
-	char	   *payload;
+	IndexTuple	payload;
 
 	if (!st->normalized)
 	{
@@ -1182,10 +1228,8 @@ pbt_decode_item(PbtState *st, const char *item, int len,
 	start = tuple_part(st, item, len, off, &size);
 	if (start < 0)
 		pbt_bytes_out_of_bounds();
-	/* copy to aligned memory; the decoded values point into it */
-	payload = palloc(size);
-	memcpy(payload, item + start, size);
-	if (deform_bounded(st->incdesc, (IndexTuple) payload, size,
+	payload = payload_tuple(item + start, size, &size);
+	if (deform_bounded(st->incdesc, payload, size,
 					   values + st->nkeyatts, isnull + st->nkeyatts))
 		pbt_bytes_out_of_bounds();
 }

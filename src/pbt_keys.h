@@ -84,6 +84,9 @@ typedef struct PbtState
 								 * metapage with delta_group */
 	uint32		group_hint_bits;	/* bits per subnode of a group's hints in
 									 * its downlink (0 to 32), likewise */
+	bool		short_payloads; /* INCLUDE payloads are formed without their
+								 * tuple header's TID (version
+								 * PBT_SHORT_PAYLOAD_VERSION), likewise */
 	PbtColumn	cols[INDEX_MAX_KEYS];
 } PbtState;
 

@@ -145,14 +145,14 @@ pbt_page_init(Page page, uint16 level, uint16 flags, uint8 layout,
 }
 
 void
-pbt_meta_init(Page page, uint32 key_mode)
+pbt_meta_init(Page page, uint32 key_mode, uint32 version)
 {
 	PbtMetaPageData *meta;
 
 	pbt_page_init(page, 0, PBT_META, PBT_META_LAYOUT, NULL);
 	meta = PbtPageGetMeta(page);
 	meta->magic = PBT_MAGIC;
-	meta->version = PBT_VERSION;
+	meta->version = version;
 	meta->root = InvalidBlockNumber;
 	meta->level = 0;
 	meta->key_mode = key_mode;
@@ -171,15 +171,18 @@ pbt_meta_settings(Relation index, PbtState *st, const PbtMetaPageData *meta)
 {
 	if (meta->magic != PBT_MAGIC)
 		pbt_page_error(index, PBT_METAPAGE_BLKNO, "not a pagebtree metapage");
-	if (meta->version != PBT_VERSION && meta->version != PBT_GROUP_VERSION)
+	if (!pbt_version_known(meta->version))
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" has pagebtree version %u, expected %u or %u",
+				 errmsg("index \"%s\" has pagebtree version %u, expected %u, %u, %u or %u",
 						RelationGetRelationName(index), meta->version,
-						PBT_VERSION, PBT_GROUP_VERSION),
+						PBT_VERSION, PBT_GROUP_VERSION,
+						PBT_SHORT_PAYLOAD_VERSION,
+						PBT_GROUP_SHORT_PAYLOAD_VERSION),
 				 errhint("REINDEX the index.")));
 	st->delta_group = meta->delta_group;
-	st->group_size = meta->version == PBT_GROUP_VERSION ? meta->group_size : 0;
+	st->group_size = pbt_version_has_groups(meta->version) ? meta->group_size : 0;
+	st->short_payloads = pbt_version_has_short_payloads(meta->version);
 	st->group_hint_bits = st->group_size > 0 ? meta->group_hint_bits : 0;
 	/* a build makes delta_group a power of two (pbt_delta_group_for_build) */
 	if ((st->delta_group != 0 &&

@@ -26,6 +26,10 @@
 									 * earlier versions must not write (4
 									 * and 5: hints of whole bytes, hints
 									 * without a base; read no more) */
+#define PBT_SHORT_PAYLOAD_VERSION 7 /* PBT_VERSION with INCLUDE payloads
+									 * stored without their tuple header's
+									 * first 6 bytes (pbt_keys.c) */
+#define PBT_GROUP_SHORT_PAYLOAD_VERSION 8	/* both */
 #define PBT_PAGE_ID			0xFF91
 #define PBT_METAPAGE_BLKNO	0
 
@@ -180,6 +184,41 @@ typedef struct PbtMetaPageData
 } PbtMetaPageData;
 
 #define PbtPageGetMeta(page) ((PbtMetaPageData *) PageGetContents(page))
+
+/*
+ * The format versions this library reads, and what each one has.  A build
+ * writes the lowest version that has what the index uses, so that earlier
+ * libraries keep reading what they can.
+ */
+static inline bool
+pbt_version_known(uint32 version)
+{
+	return version == PBT_VERSION || version == PBT_GROUP_VERSION ||
+		version == PBT_SHORT_PAYLOAD_VERSION ||
+		version == PBT_GROUP_SHORT_PAYLOAD_VERSION;
+}
+
+static inline bool
+pbt_version_has_groups(uint32 version)
+{
+	return version == PBT_GROUP_VERSION ||
+		version == PBT_GROUP_SHORT_PAYLOAD_VERSION;
+}
+
+static inline bool
+pbt_version_has_short_payloads(uint32 version)
+{
+	return version == PBT_SHORT_PAYLOAD_VERSION ||
+		version == PBT_GROUP_SHORT_PAYLOAD_VERSION;
+}
+
+static inline uint32
+pbt_version_for(bool groups, bool short_payloads)
+{
+	if (short_payloads)
+		return groups ? PBT_GROUP_SHORT_PAYLOAD_VERSION : PBT_SHORT_PAYLOAD_VERSION;
+	return groups ? PBT_GROUP_VERSION : PBT_VERSION;
+}
 
 /* heap TID at the end of a normalized key: block and offset, big-endian */
 #define PBT_TID_BYTES		6

@@ -41,6 +41,10 @@
 # garbage sent it) and a lookup stop with an error.
 # A semidense leaf's INCLUDE value changed, well formed: the verifier's
 # heap pass reports it.
+# A semidense leaf's INCLUDE payload stored without its TID (the index's
+# format version) whose t_info was zeroed, the mark of a payload with its
+# TID: the verifier names the other form, and an index-only scan stops
+# with an error.
 # A semidense leaf's INCLUDE value whose varlena header claims more bytes
 # than its entry holds: the verifier reports it, and an index-only scan
 # stops with an error instead of reading past the entry.  A semidense
@@ -109,6 +113,7 @@ INSERT INTO ci SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX c_inc ON ci USING pagebtree (k) INCLUDE (s);
 CREATE INDEX c_incval ON ci USING pagebtree ((k * 2)) INCLUDE (s);
 CREATE INDEX c_incpost ON ci USING pagebtree ((k * 3)) INCLUDE (s);
+CREATE INDEX c_incform ON ci USING pagebtree ((k + 7)) INCLUDE (s);
 VACUUM ci;
 CREATE TABLE cg (k int8);
 INSERT INTO cg SELECT g FROM generate_series(1, 20000) g;
@@ -417,13 +422,16 @@ FROM pagebtree_runs('c_dhole') r, pagebtree_metapage('c_dhole') m WHERE r.entrie
 # bytes, past its entry; in c_incval its first character changed to one
 # no md5 has, so that the entry is well formed and only the heap pass,
 # which compares it with its heap tuple, finds it (index-only scans would
-# return it)
+# return it); in c_incform the payload's t_info before it zeroed
 for my $case (
 	{ idx => 'c_inc', off => \&first_md5_header, bytes => "\xff",
 	  msg => qr/an index tuple's value runs past it/,
 	  scan => 'SELECT sum(length(s)) FROM ci WHERE k > 0' },
 	{ idx => 'c_incval', off => sub { first_md5_header(@_) + 1 }, bytes => 'x',
-	  msg => qr/an entry's INCLUDE values differ from its heap tuple's/ })
+	  msg => qr/an entry's INCLUDE values differ from its heap tuple's/ },
+	{ idx => 'c_incform', off => sub { first_md5_header(@_) - 2 }, bytes => "\x00\x00",
+	  msg => qr/an item's INCLUDE payload is of another format version than its index/,
+	  scan => 'SELECT sum(length(s)) FROM ci WHERE k + 7 > 0' })
 {
 	my $idx = $case->{idx};
 	my $block = leaf_of($idx, 'semidense');
