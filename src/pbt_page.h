@@ -191,14 +191,6 @@ typedef struct PbtMetaPageData
  * libraries keep reading what they can.
  */
 static inline bool
-pbt_version_known(uint32 version)
-{
-	return version == PBT_VERSION || version == PBT_GROUP_VERSION ||
-		version == PBT_SHORT_PAYLOAD_VERSION ||
-		version == PBT_GROUP_SHORT_PAYLOAD_VERSION;
-}
-
-static inline bool
 pbt_version_has_groups(uint32 version)
 {
 	return version == PBT_GROUP_VERSION ||
@@ -210,6 +202,13 @@ pbt_version_has_short_payloads(uint32 version)
 {
 	return version == PBT_SHORT_PAYLOAD_VERSION ||
 		version == PBT_GROUP_SHORT_PAYLOAD_VERSION;
+}
+
+static inline bool
+pbt_version_known(uint32 version)
+{
+	return version == PBT_VERSION || pbt_version_has_groups(version) ||
+		pbt_version_has_short_payloads(version);
 }
 
 static inline uint32
