@@ -49,7 +49,7 @@ bool		pbt_prefetch_arrays_always = false;
 
 /*
  * pagebtree.short_include_payloads: builds store INCLUDE payloads without
- * their tuple header's TID, in a format version that libraries before it
+ * their tuple header's TID and padding, in a format version that libraries before it
  * refuse; off builds indexes that they read (a standby or a downgrade).
  */
 bool		pbt_short_include_payloads = true;
@@ -130,7 +130,7 @@ _PG_init(void)
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
 	DefineCustomBoolVariable("pagebtree.short_include_payloads",
-							 "Index builds store INCLUDE values without the 6 unused bytes of their tuple header.",
+							 "Index builds store INCLUDE values without the unused bytes of their tuple header.",
 							 "Off builds them in format version 3 (6 with leaf "
 							 "groups), which earlier pagebtree libraries read.",
 							 &pbt_short_include_payloads,

@@ -532,13 +532,22 @@ normalized_keytid_len(PbtState *st, const char *item, int len)
 
 /*
  * An INCLUDE payload is the IndexTuple that index_form_tuple() forms over
- * the INCLUDE columns, stored without the padding to MAXALIGN at its end
- * and, in indexes of format PBT_SHORT_PAYLOAD_VERSION (st->short_payloads),
- * without its TID, which is never set: it starts at t_info.  Readers tell
- * the forms apart by the first two bytes, zeros only where the TID is
- * stored (t_info holds the tuple's size).
+ * the INCLUDE columns, stored without the padding to MAXALIGN at its end.
+ * In indexes of format PBT_SHORT_PAYLOAD_VERSION (st->short_payloads) it
+ * is stored without what no reader needs either: the TID, never set, and
+ * the padding before the values; only t_info (the tuple's size and flags),
+ * the null bitmap if there is one, and the values.  Readers tell the forms
+ * apart by the first two bytes, zeros only where the TID is stored.
  */
 #define PAYLOAD_TID_BYTES	offsetof(IndexTupleData, t_info)
+
+/* bytes of a short payload before its values: t_info and the null bitmap */
+static inline int
+short_payload_head(unsigned short t_info)
+{
+	return sizeof(t_info) +
+		((t_info & INDEX_NULL_MASK) ? sizeof(IndexAttributeBitMapData) : 0);
+}
 
 /*
  * The bytes of a tuple that index_form_tuple() just formed, without the
@@ -598,12 +607,22 @@ pbt_form_leaf_item(PbtState *st, Datum *values, bool *isnull,
 		IndexTuple	itup = index_form_tuple(st->incdesc, values + st->nkeyatts,
 											isnull + st->nkeyatts);
 		Size		size = tuple_size_unpadded(st->incdesc, itup);
-		int			skip = st->short_payloads ? PAYLOAD_TID_BYTES : 0;
-		uint16		plen = size - skip;
+		Size		hoff = IndexInfoFindDataOffset(itup->t_info);
+		uint16		plen = size;
 
 		Assert(ItemPointerGetBlockNumberNoCheck(&itup->t_tid) == 0);
 		itup->t_info = (itup->t_info & ~INDEX_SIZE_MASK) | size;
-		appendBinaryStringInfo(buf, (char *) itup + skip, plen);
+		if (st->short_payloads)
+		{
+			int			head = short_payload_head(itup->t_info);
+
+			/* t_info and the bitmap are contiguous, after the TID */
+			appendBinaryStringInfo(buf, (char *) &itup->t_info, head);
+			appendBinaryStringInfo(buf, (char *) itup + hoff, size - hoff);
+			plen = head + (size - hoff);
+		}
+		else
+			appendBinaryStringInfo(buf, (char *) itup, size);
 		appendBinaryStringInfo(buf, (char *) &plen, sizeof(plen));
 		pfree(itup);
 	}
@@ -1098,16 +1117,32 @@ payload_is_short(const char *payload)
 /*
  * The IndexTuple of an INCLUDE payload (size bytes at payload) in aligned
  * memory, which the decoded values point into, whichever form it is
- * stored in; its size in *tuple_size.
+ * stored in; its size in *tuple_size.  A short payload too short for its
+ * head gives a tuple shorter than t_info says, which deform_bounded
+ * reports.
  */
 static IndexTuple
 payload_tuple(const char *payload, int size, int *tuple_size)
 {
-	int			skip = payload_is_short(payload) ? PAYLOAD_TID_BYTES : 0;
-	char	   *copy = palloc0(size + skip);
+	unsigned short t_info;
+	int			head;
+	int			hoff;
+	char	   *copy;
 
-	memcpy(copy + skip, payload, size);
-	*tuple_size = size + skip;
+	if (!payload_is_short(payload))
+	{
+		copy = palloc(size);
+		memcpy(copy, payload, size);
+		*tuple_size = size;
+		return (IndexTuple) copy;
+	}
+	memcpy(&t_info, payload, sizeof(t_info));
+	head = Min(short_payload_head(t_info), size);
+	hoff = IndexInfoFindDataOffset(t_info);
+	*tuple_size = hoff + (size - head);
+	copy = palloc0(*tuple_size);
+	memcpy(copy + PAYLOAD_TID_BYTES, payload, head);
+	memcpy(copy + hoff, payload + head, size - head);
 	return (IndexTuple) copy;
 }
 

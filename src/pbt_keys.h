@@ -85,7 +85,7 @@ typedef struct PbtState
 	uint32		group_hint_bits;	/* bits per subnode of a group's hints in
 									 * its downlink (0 to 32), likewise */
 	bool		short_payloads; /* INCLUDE payloads are formed without their
-								 * tuple header's TID (version
+								 * tuple header's TID and padding (version
 								 * PBT_SHORT_PAYLOAD_VERSION), likewise */
 	PbtColumn	cols[INDEX_MAX_KEYS];
 } PbtState;

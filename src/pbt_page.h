@@ -28,7 +28,7 @@
 									 * without a base; read no more) */
 #define PBT_SHORT_PAYLOAD_VERSION 7 /* PBT_VERSION with INCLUDE payloads
 									 * stored without their tuple header's
-									 * first 6 bytes (pbt_keys.c) */
+									 * TID and padding (pbt_keys.c) */
 #define PBT_GROUP_SHORT_PAYLOAD_VERSION 8	/* both */
 #define PBT_PAGE_ID			0xFF91
 #define PBT_METAPAGE_BLKNO	0
