@@ -49,9 +49,10 @@ LANGUAGE sql AS $$
 $$;
 
 -- g_ok(idx, n): the index is a well-formed index with groups of n: version
--- 6 (8 with INCLUDE columns), only subnodes and holes at the leaf level, each group whole (n blocks
--- other than side pages, positions 0 .. n-1 in order, holes only after the
--- subnodes in use); ord numbers the blocks that are not side pages
+-- 6 (8 with INCLUDE columns), only subnodes and holes at the leaf level,
+-- each group whole (n blocks other than side pages, positions 0 .. n-1 in
+-- order, holes only after the subnodes in use); ord numbers the blocks that
+-- are not side pages
 CREATE FUNCTION g_ok(idx regclass, n int) RETURNS boolean
 LANGUAGE sql AS $$
     WITH p AS (
