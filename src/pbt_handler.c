@@ -49,8 +49,9 @@ bool		pbt_prefetch_arrays_always = false;
 
 /*
  * pagebtree.short_include_payloads: builds store INCLUDE payloads without
- * their tuple header's TID and padding, in a format version that libraries before it
- * refuse; off builds indexes that they read (a standby or a downgrade).
+ * their tuple header's TID and padding, in a format version that libraries
+ * before it refuse; off builds indexes that they read (a standby or a
+ * downgrade).
  */
 bool		pbt_short_include_payloads = true;
 
