@@ -11,7 +11,9 @@
 #   few:  (a, b), a one of 20 values ("tenant"), b unique;
 #   many: (a, b), a unique, b one of 100 values: skipping cannot pay, and
 #         pagebtree gives up after a few values (docs/ARCHITECTURE.md, 7);
-#   tags: the same with b text COLLATE "C" ('tag0' .. 'tag99').
+#   tags: the same with b text COLLATE "C" ('tag0' .. 'tag99');
+#   lang: as few, with a text under a linguistic collation (en_US.UTF-8):
+#         comparator keys.
 # Each statement runs as pgbench -M prepared, one client, PBT_SKIP_SECS
 # seconds (default 5), the methods alternating, REPS times; medians of the
 # mean latencies.  Prints a Markdown report (bench/results/skip-scan-*.md).
@@ -30,7 +32,8 @@ fsync = off
 max_parallel_workers_per_gather = 0"
 . "$HERE/bench/private-server.sh"
 sql() { su postgres -c "$PSQL -At" <<<"$1"; }
-sql "CREATE EXTENSION pagebtree"
+sql "CREATE EXTENSION pagebtree;
+	 CREATE COLLATION bench_libc (provider = libc, locale = 'en_US.UTF-8')"
 for am in btree pagebtree; do
 	sql "CREATE TABLE few_$am AS SELECT (hashint4(g) & 1023) % 20 AS a, g::int8 * 7 AS b, g AS c
 		 FROM generate_series(1, $ROWS) g ORDER BY random();
@@ -41,9 +44,11 @@ for am in btree pagebtree; do
 		 CREATE TABLE tags_$am AS SELECT g::int8 AS a, ('tag' || (hashint4(g) & 1023) % 100) COLLATE \"C\" AS b
 		 FROM generate_series(1, $ROWS) g;
 		 CREATE INDEX tags_${am}_ab ON tags_$am USING $am (a, b);
-		 VACUUM (FREEZE, ANALYZE) few_$am, many_$am, tags_$am;"
+		 CREATE TABLE lang_$am AS SELECT ('tenant ' || a) COLLATE bench_libc AS a, b, c FROM few_$am;
+		 CREATE INDEX lang_${am}_ab ON lang_$am USING $am (a, b);
+		 VACUUM (FREEZE, ANALYZE) few_$am, many_$am, tags_$am, lang_$am;"
 done
-for t in few many tags; do sql "SELECT pagebtree_check('${t}_pagebtree_ab', true)" >/dev/null; done
+for t in few many tags lang; do sql "SELECT pagebtree_check('${t}_pagebtree_ab', true)" >/dev/null; done
 SERVER=$(sql "SELECT version()")
 
 # name|statement (_AM: the access method, in the tables' names)
@@ -60,6 +65,10 @@ SET enable_indexonlyscan = off;
 SET enable_bitmapscan = on;
 SELECT count(*) FROM many_AM WHERE b = 42;"
 	"text b, many values of a: b = 'tag42'|SELECT count(*) FROM tags_AM WHERE b = 'tag42';"
+	"comparator keys (lang): point|\\set k random(1, $ROWS)
+SELECT c FROM lang_AM WHERE b = :k * 7;"
+	"comparator keys (lang): range of 100 rows|\\set k random(1, $ROWS - 100)
+SELECT count(*) FROM lang_AM WHERE b BETWEEN :k * 7 AND (:k + 99) * 7;"
 )
 PLANSET="SET enable_seqscan = off; SET enable_bitmapscan = off;"
 run() {
@@ -98,7 +107,7 @@ echo "Server: $SERVER"
 echo
 echo "$ROWS rows per table, everything in shared buffers (1GB). few: index on (a, b), a one of 20 values,"
 echo "b unique, rows in random order; many: index on (a, b), a unique, b one of 100 values; tags: the same with"
-echo "b text (COLLATE \"C\"), 'tag0' .. 'tag99'. Latency in ms:"
+echo "b text (COLLATE \"C\"), 'tag0' .. 'tag99'; lang: few with a text under en_US.UTF-8 (comparator keys). Latency in ms:"
 echo "\`pgbench -M prepared\`, one client, $SECS s per run, index scans forced (seq and bitmap scans off; the bitmap row: index scans off), the"
 echo "methods alternating, medians of $REPS runs. Buffers: the index scan node's shared buffer accesses (EXPLAIN"
 echo "ANALYZE BUFFERS, k = 1000; heap included where the plan fetches rows)."

@@ -639,13 +639,20 @@ prefetch_array_leaves(IndexScanDesc scan, ScanDirection dir)
  */
 #define SKIP_TRIAL 8
 
-/* a search key of a skip key's value: its first column's bytes alone */
+/* a search key of a skip key's value: the first column alone */
 static void
-value_key(StringInfo value, bool nextkey, PbtSearchKey *key)
+value_key(PbtScanOpaque so, ScanKeyInfo *skip, bool nextkey, PbtSearchKey *key)
 {
-	key->bytes = value->data;
-	key->len = value->len;
+	key->bytes = skip->enc.data;
+	key->len = skip->enc.len;
 	key->nattrs = 0;
+	if (!so->st->normalized)
+	{
+		key->nattrs = 1;
+		key->values[0] = skip->sk->sk_argument;
+		key->isnull[0] = (skip->sk->sk_flags & SK_ISNULL) != 0;
+		key->procs[0] = &skip->cmpproc;
+	}
 	key->has_tid = false;
 	key->nextkey = nextkey;
 }
@@ -654,7 +661,7 @@ static void
 give_up_skipping(IndexScanDesc scan, ScanDirection dir)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
-	StringInfo	value = &so->keys[so->nkeys - 1].enc;
+	ScanKeyInfo *skip = &so->keys[so->nkeys - 1];
 
 	elog(DEBUG2, "pagebtree: skip scan of \"%s\" found %d of %d values on the leaf where the one before ended, and reads on without skipping",
 		 RelationGetRelationName(scan->indexRelation), so->skip_dense,
@@ -665,10 +672,10 @@ give_up_skipping(IndexScanDesc scan, ScanDirection dir)
 	pbt_preprocess_keys(scan);
 	Assert(!so->skip);
 	/*
-	 * Forward from the value's first entry, backward from its last (value:
-	 * the skip key's slot, past the keys now, keeps its bytes)
+	 * Forward from the value's first entry, backward from its last (skip:
+	 * the skip key's slot, past the keys now, keeps its value)
 	 */
-	value_key(value, ScanDirectionIsBackward(dir), &so->resume_key);
+	value_key(so, skip, ScanDirectionIsBackward(dir), &so->resume_key);
 	so->skip_resume = true;
 }
 
@@ -690,7 +697,7 @@ skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
 	bool		found;
 
 	Assert(so->skip && !ScanPosIsValid(so->curr));
-	so->skip_known = skip->encodable = false;
+	pbt_skip_value_known(so, false);
 	so->copy_items = true;
 	so->bitmap = false;
 	/* one entry is all it needs (batches double from there if it is dead) */
@@ -703,7 +710,7 @@ skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
 		PbtSearchKey key;
 
 		/* forward, past the value's entries; backward, before them */
-		value_key(&skip->enc, ScanDirectionIsForward(dir), &key);
+		value_key(so, skip, ScanDirectionIsForward(dir), &key);
 		count_index_scan(scan);
 		(void) set_bounds(so);
 		so->probing = false;
@@ -715,13 +722,8 @@ skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
 	if (found)
 	{
 		ScanPosItem *pi = &so->curr.items[so->curr.itemIndex];
-		const char *item = so->currTuples.data + pi->tupoff;
-		int			start;
-		int			span = pbt_column_span(so->st, item, pi->tuplen, 0, &start);
 
-		resetStringInfo(&skip->enc);
-		appendBinaryStringInfo(&skip->enc, item + start, span);
-		so->skip_known = skip->encodable = true;
+		pbt_set_skip_value(so, so->currTuples.data + pi->tupoff, pi->tuplen);
 		if (!first)
 		{
 			so->skip_values++;
@@ -975,7 +977,7 @@ pbtrestrpos(IndexScanDesc scan)
 		resetStringInfo(&skip->enc);
 		appendBinaryStringInfo(&skip->enc, so->skip_mark.data,
 							   so->skip_mark.len);
-		so->skip_known = skip->encodable = so->skip_mark_known;
+		pbt_skip_value_known(so, so->skip_mark_known);
 	}
 
 	/*

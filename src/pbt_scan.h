@@ -40,7 +40,8 @@ typedef struct ScanKeyInfo
 	bool		nonnull_only;	/* guaranteed for non-NULL values */
 	bool		encodable;		/* normalized mode: enc holds the argument */
 	StringInfoData enc;
-	FmgrInfo	cmpproc;		/* comparator mode: column vs argument */
+	FmgrInfo	cmpproc;		/* comparator mode: column vs argument (a
+								 * skip key's: its enc holds the value) */
 	bool		has_cmpproc;
 	struct ArrayKeyInfo *filter;	/* = ANY checked per item against all of
 									 * its elements (pbt_preprocess_keys) */
@@ -351,6 +352,8 @@ extern void pbt_start_arrays(PbtScanOpaque so, ScanDirection dir);
 extern BlockNumber pbt_array_source_next(void *arg);
 extern bool pbt_advance_arrays(PbtScanOpaque so, ScanDirection dir);
 extern bool pbt_point_lookup(PbtScanOpaque so);
+extern void pbt_skip_value_known(PbtScanOpaque so, bool known);
+extern void pbt_set_skip_value(PbtScanOpaque so, const char *item, int len);
 extern bool pbt_build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 							   StringInfo buf, bool *strict,
 							   ScanKeyInfo **bound);

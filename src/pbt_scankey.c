@@ -19,6 +19,7 @@
 #include "access/nbtree.h"
 #include "executor/instrument.h"
 #include "utils/array.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -169,11 +170,7 @@ pbt_start_arrays(PbtScanOpaque so, ScanDirection dir)
 		pbt_encode_key(so, k);
 	}
 	if (so->skip)
-	{
-		/* the skip key's value is found anew */
-		so->skip_known = false;
-		so->keys[so->nkeys - 1].encodable = false;
-	}
+		pbt_skip_value_known(so, false);	/* found anew */
 	so->pf_array_on = false;
 	so->pf_array_reads = pgBufferUsage.shared_blks_read +
 		pgBufferUsage.local_blks_read;
@@ -335,9 +332,8 @@ pbt_point_lookup(PbtScanOpaque so)
  * in turn, the range its keys give with "= v" added, and finds the next
  * value in the index (pbt_scan.c, skip_to_next_value) instead of reading
  * every entry of v outside the range.  The "= v" is a key of its own at the
- * end of the keys, which makes the second column's keys required.  Only
- * normalized keys, whose values the scan takes from the items' bytes, and
- * no = ANY arrays or parallel scans: those read every entry, as before.
+ * end of the keys, which makes the second column's keys required.  No
+ * = ANY arrays or parallel scans: those read every entry, as before.
  */
 static void
 plan_skip(IndexScanDesc scan)
@@ -347,7 +343,7 @@ plan_skip(IndexScanDesc scan)
 	ScanKeyInfo *k;
 
 	so->skip = false;
-	if (!so->st->normalized || so->st->nkeyatts < 2 || !so->qual_ok ||
+	if (so->st->nkeyatts < 2 || !so->qual_ok ||
 		so->narrays > 0 || scan->parallel_scan != NULL || so->skip_off)
 		return;
 	for (int i = 0; i < so->nkeys; i++)
@@ -370,12 +366,78 @@ plan_skip(IndexScanDesc scan)
 	k->sk = &so->skip_sk;
 	k->col = 0;
 	k->strategy = BTEqualStrategyNumber;
-	k->covered = k->encodable = k->has_cmpproc = false;
+	k->covered = false;
 	k->filter = NULL;
+	if (!so->st->normalized)
+		k->cmpproc = so->st->cols[0].cmp;
 	resetStringInfo(&k->enc);
 	so->skip = true;
-	so->skip_known = false;
+	pbt_skip_value_known(so, false);
 	so->skip_values = so->skip_dense = 0;
+}
+
+/*
+ * The skip key's value is known, in the key's enc, or is being looked for
+ * past the one enc holds.  Normalized keys: enc holds the value's bytes as
+ * the items have them.  Comparator mode: enc holds the Datum's bytes (none
+ * for NULL), and the key positions the scan while it has its comparison
+ * function (key_positions).  Called after every change of enc: the
+ * argument points into it.
+ */
+void
+pbt_skip_value_known(PbtScanOpaque so, bool known)
+{
+	ScanKeyInfo *k = &so->keys[so->nkeys - 1];
+	Datum		value = (Datum) 0;
+
+	Assert(so->skip && k->sk == &so->skip_sk);
+	so->skip_known = known;
+	if (so->st->normalized)
+	{
+		k->encodable = known;
+		return;
+	}
+	k->has_cmpproc = known;
+	so->skip_sk.sk_flags = k->enc.len == 0 ? SK_ISNULL : 0;
+	if (k->enc.len > 0)
+	{
+		if (TupleDescAttr(so->st->tupdesc, 0)->attbyval)
+			memcpy(&value, k->enc.data, sizeof(Datum));
+		else
+			value = PointerGetDatum(k->enc.data);
+	}
+	so->skip_sk.sk_argument = value;
+}
+
+/* The skip key's value: the first column of a leaf item of len bytes */
+void
+pbt_set_skip_value(PbtScanOpaque so, const char *item, int len)
+{
+	StringInfo	value = &so->keys[so->nkeys - 1].enc;
+
+	resetStringInfo(value);
+	if (so->st->normalized)
+	{
+		int			start;
+		int			span = pbt_column_span(so->st, item, len, 0, &start);
+
+		appendBinaryStringInfo(value, item + start, span);
+	}
+	else
+	{
+		Form_pg_attribute att = TupleDescAttr(so->st->tupdesc, 0);
+		bool		isnull;
+		Datum		d = pbt_tuple_attr(so->st, item, len, 0, &isnull);
+
+		if (isnull)
+			;
+		else if (att->attbyval)
+			appendBinaryStringInfo(value, (char *) &d, sizeof(Datum));
+		else
+			appendBinaryStringInfo(value, DatumGetPointer(d),
+								   datumGetSize(d, false, att->attlen));
+	}
+	pbt_skip_value_known(so, true);
 }
 
 /*
@@ -759,7 +821,9 @@ pbt_build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 		else
 		{
 			key->values[col] = eq->sk->sk_argument;
-			key->isnull[col] = (eq->strategy == 0);
+			/* (a skip key's value may be NULL) */
+			key->isnull[col] = eq->strategy == 0 ||
+				(eq->sk->sk_flags & SK_ISNULL) != 0;
 			key->procs[col] = &eq->cmpproc;
 			key->nattrs = col + 1;
 		}

@@ -159,6 +159,94 @@ RESET enable_bitmapscan;
 SELECT sk_cursor_diffs('SELECT a, b FROM sk_u WHERE b BETWEEN 10 AND 12 ORDER BY a, b') AS forward_first,
        sk_cursor_diffs('SELECT a, b FROM sk_u WHERE b BETWEEN 10 AND 12 ORDER BY a DESC, b DESC') AS backward_first;
 
+-- Comparator-mode keys skip too: the value found is the first column's
+-- Datum, passed by value (float8) or by reference (numeric, text under a
+-- linguistic collation), or NULL
+CREATE COLLATION sk_libc (provider = libc, locale = 'en_US.UTF-8');
+CREATE TABLE skc_f (k float8, b int) WITH (autovacuum_enabled = off);
+INSERT INTO skc_f
+SELECT CASE WHEN g % 97 = 0 THEN NULL ELSE (g % 12) / 4.0 - 1 END,
+       CASE WHEN g % 103 = 0 THEN NULL ELSE (g * 7) % 5000 END
+FROM generate_series(1, 100000) g;
+CREATE TABLE skc_n (k numeric, b int) WITH (autovacuum_enabled = off);
+INSERT INTO skc_n SELECT k * 1.25, b FROM skc_f;
+CREATE TABLE skc_t (k text COLLATE sk_libc, b int) WITH (autovacuum_enabled = off);
+INSERT INTO skc_t
+SELECT (ARRAY['apple', 'Apple', 'éclair', 'Eclair', 'banana', 'b-b', 'bb',
+              'cherry', 'Cherry', 'ça', 'd', 'D'])[(k * 4)::int + 5], b
+FROM skc_f;
+CREATE INDEX skc_f_kb ON skc_f USING pagebtree (k, b);
+CREATE INDEX skc_n_kb ON skc_n USING pagebtree (k DESC, b);
+CREATE INDEX skc_t_kb ON skc_t USING pagebtree (k, b);
+VACUUM ANALYZE skc_f, skc_n, skc_t;
+SELECT c.relname, m.key_mode FROM pg_class c, pagebtree_metapage(c.oid) m
+ WHERE c.relname LIKE 'skc\__\_kb' ORDER BY 1;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT k, b FROM skc_f WHERE b = 2500 ORDER BY k, b',
+    'SELECT k, b FROM skc_f WHERE b = 2500 ORDER BY k DESC, b DESC',
+    'SELECT k, b FROM skc_f WHERE b BETWEEN 100 AND 104 ORDER BY k, b',
+    'SELECT k, b FROM skc_f WHERE b IS NULL ORDER BY k DESC, b DESC',
+    'SELECT k, b FROM skc_f WHERE k > 0.5 AND b < 3 ORDER BY k, b',
+    'SELECT count(*) FROM skc_f WHERE b = 2500',
+    'SELECT k, b FROM skc_n WHERE b = 2500 ORDER BY k DESC, b',
+    'SELECT k, b FROM skc_n WHERE b = 2500 ORDER BY k, b DESC',
+    'SELECT k, b FROM skc_n WHERE b IS NULL ORDER BY k DESC, b',
+    'SELECT k, b FROM skc_n WHERE k < 1 AND b BETWEEN 7 AND 21 ORDER BY k DESC, b',
+    'SELECT count(*) FROM skc_n WHERE b >= 4990',
+    'SELECT k, b FROM skc_t WHERE b = 2500 ORDER BY k, b',
+    'SELECT k, b FROM skc_t WHERE b = 2500 ORDER BY k DESC, b DESC',
+    'SELECT k, b FROM skc_t WHERE b IS NULL ORDER BY k, b',
+    'SELECT k, b FROM skc_t WHERE k >= ''b'' AND b <= 10 ORDER BY k DESC, b DESC',
+    'SELECT count(*) FROM skc_t WHERE b BETWEEN 10 AND 20']) \gx
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT sk_buffers('SELECT k, b FROM skc_f WHERE b = 2500') <
+       pg_relation_size('skc_f_kb') / 8192 / 2 AS float8_skips,
+       sk_buffers('SELECT k, b FROM skc_n WHERE b = 2500 ORDER BY k') <
+       pg_relation_size('skc_n_kb') / 8192 / 2 AS numeric_skips,
+       sk_buffers('SELECT k, b FROM skc_t WHERE b = 2500 ORDER BY k DESC') <
+       pg_relation_size('skc_t_kb') / 8192 / 2 AS text_skips;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT sk_cursor_diffs('SELECT k, b FROM skc_t WHERE b BETWEEN 10 AND 12 ORDER BY k, b') AS forward_first,
+       sk_cursor_diffs('SELECT k, b FROM skc_n WHERE b BETWEEN 10 AND 12 ORDER BY k, b DESC') AS backward_first;
+-- a merge join's inner side marks and restores the value found, scanning
+-- backward (numeric, a DESC column)
+CREATE TABLE skc_outer AS SELECT ((g % 12) / 4.0 - 1) * 1.25 AS k
+FROM generate_series(1, 30) g;
+CREATE INDEX skc_outer_k ON skc_outer (k);
+VACUUM ANALYZE skc_outer;
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SET enable_material = off;
+SET enable_sort = off;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF)
+SELECT o.k, s.b FROM skc_outer o LEFT JOIN skc_n s ON s.k = o.k AND s.b BETWEEN 10 AND 300;
+CREATE TEMP TABLE skc_merge AS
+SELECT o.k, s.b FROM skc_outer o LEFT JOIN skc_n s ON s.k = o.k AND s.b BETWEEN 10 AND 300;
+RESET ALL;
+SET client_min_messages = warning;
+CREATE TEMP TABLE skc_hash AS
+SELECT o.k, s.b FROM skc_outer o LEFT JOIN skc_n s ON s.k = o.k AND s.b BETWEEN 10 AND 300;
+SELECT (SELECT count(*) FROM skc_merge) AS merge_rows,
+       (SELECT count(*) FROM (SELECT * FROM skc_merge EXCEPT ALL SELECT * FROM skc_hash) d) AS extra,
+       (SELECT count(*) FROM (SELECT * FROM skc_hash EXCEPT ALL SELECT * FROM skc_merge) d) AS missing;
+-- a unique first column: the scan gives up and reads on
+CREATE TABLE skc_u AS SELECT g::numeric AS a, g % 100 AS b FROM generate_series(1, 50000) g;
+CREATE INDEX skc_u_ab ON skc_u USING pagebtree (a, b);
+VACUUM ANALYZE skc_u;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT a, b FROM skc_u WHERE b = 42 ORDER BY a, b',
+    'SELECT a, b FROM skc_u WHERE b = 42 ORDER BY a DESC, b DESC']) \gx
+SELECT sk_cursor_diffs('SELECT a, b FROM skc_u WHERE b BETWEEN 10 AND 12 ORDER BY a, b') AS forward_first,
+       sk_cursor_diffs('SELECT a, b FROM skc_u WHERE b BETWEEN 10 AND 12 ORDER BY a DESC, b DESC') AS backward_first;
+SELECT pagebtree_check('skc_f_kb', true), pagebtree_check('skc_n_kb', true),
+       pagebtree_check('skc_t_kb', true);
+DROP TABLE skc_f, skc_n, skc_t, skc_outer, skc_u, skc_merge, skc_hash;
+DROP COLLATION sk_libc;
+
 -- descending columns, text keys and a three-column index
 CREATE INDEX sk_ab_desc ON sk USING pagebtree (a DESC, b);
 CREATE INDEX sk_tb ON sk USING pagebtree (t, b, c);
