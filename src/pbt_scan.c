@@ -600,7 +600,7 @@ prefetch_array_leaves(IndexScanDesc scan, ScanDirection dir)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
-	if (so->narrays != 1 || !so->st->normalized ||
+	if (so->narrays != 1 || !so->st->normalized || so->skip ||
 		!ScanDirectionIsForward(dir) || pbt_scan_pf_distance(scan) == 0)
 		return;
 	if (!so->pf_array_on)
@@ -668,6 +668,13 @@ give_up_skipping(IndexScanDesc scan, ScanDirection dir)
 		 so->skip_values);
 	for (int i = 0; i < so->nkeys; i++)
 		so->keys[i].required_fwd = so->keys[i].required_bwd = false;
+	/* the keys' arguments as given, which arrays' elements replaced */
+	for (int i = 0; i < so->narrays; i++)
+		scan->keyData[so->arrays[i].keyidx].sk_argument = so->arrays[i].array;
+	for (int i = 0; i < so->nkeys; i++)
+		if (so->keys[i].filter)
+			scan->keyData[so->keys[i].filter->keyidx].sk_argument =
+				so->keys[i].filter->array;
 	so->skip_off = true;
 	pbt_preprocess_keys(scan);
 	Assert(!so->skip);
@@ -748,6 +755,24 @@ skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
 }
 
 /*
+ * The next range a scan reads once one is done: the arrays' next element
+ * combination, else (the arrays back at their first) a skip scan's next
+ * value.  False at the end.
+ */
+static bool
+next_range(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	if (so->narrays > 0 && pbt_advance_arrays(so, dir))
+	{
+		prefetch_array_leaves(scan, dir);
+		return true;
+	}
+	return so->skip && skip_to_next_value(scan, dir, false);
+}
+
+/*
  * First or next match, moving on through array key combinations and a skip
  * scan's values
  */
@@ -778,15 +803,8 @@ scan_advance(IndexScanDesc scan, ScanDirection dir)
 			found = pbt_read_on(scan, dir);
 		if (found)
 			return true;
-		if (so->skip)
-		{
-			if (!skip_to_next_value(scan, dir, false))
-				return false;
-			continue;
-		}
-		if (so->narrays == 0 || !pbt_advance_arrays(so, dir))
+		if (!next_range(scan, dir))
 			return false;
-		prefetch_array_leaves(scan, dir);
 	}
 }
 
@@ -915,15 +933,8 @@ pbtgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			ntids += so->curr.lastItem - so->curr.firstItem + 1;
 			found = pbt_read_on(scan, ForwardScanDirection);
 		}
-		if (so->skip)
-		{
-			if (!skip_to_next_value(scan, ForwardScanDirection, false))
-				break;
-			continue;
-		}
-		if (so->narrays == 0 || !pbt_advance_arrays(so, ForwardScanDirection))
+		if (!next_range(scan, ForwardScanDirection))
 			break;
-		prefetch_array_leaves(scan, ForwardScanDirection);
 	}
 	/* no leaf stays pinned ahead once the executor has the bitmap */
 	pbt_readahead_stop(scan);

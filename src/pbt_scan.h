@@ -55,6 +55,7 @@ typedef struct ScanKeyInfo
 typedef struct ArrayKeyInfo
 {
 	int			keyidx;
+	Datum		array;			/* the key's argument as given */
 	Datum	   *elems;			/* sorted, distinct */
 	int			nelems;
 	int			cur;

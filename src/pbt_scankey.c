@@ -135,6 +135,7 @@ prepare_array(IndexScanDesc scan, int keyidx, ArrayKeyInfo *ak)
 			}
 	}
 	ak->keyidx = keyidx;
+	ak->array = sk->sk_argument;
 	ak->elems = elems;
 	ak->nelems = kept;
 	ak->cur = 0;
@@ -332,8 +333,9 @@ pbt_point_lookup(PbtScanOpaque so)
  * in turn, the range its keys give with "= v" added, and finds the next
  * value in the index (pbt_scan.c, skip_to_next_value) instead of reading
  * every entry of v outside the range.  The "= v" is a key of its own at the
- * end of the keys, which makes the second column's keys required.  No
- * = ANY arrays or parallel scans: those read every entry, as before.
+ * end of the keys, which makes the second column's keys required; = ANY
+ * arrays among them go through their elements within each value
+ * (pbt_scan.c, next_range).  Parallel scans read every entry, as before.
  */
 static void
 plan_skip(IndexScanDesc scan)
@@ -344,7 +346,7 @@ plan_skip(IndexScanDesc scan)
 
 	so->skip = false;
 	if (so->st->nkeyatts < 2 || !so->qual_ok ||
-		so->narrays > 0 || scan->parallel_scan != NULL || so->skip_off)
+		scan->parallel_scan != NULL || so->skip_off)
 		return;
 	for (int i = 0; i < so->nkeys; i++)
 	{

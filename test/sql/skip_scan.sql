@@ -48,15 +48,29 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT count(*) FROM sk WHERE b = 2500',
     'SELECT count(*) FROM sk WHERE b >= 4990']) \gx
 
--- buffers per scan: a value of a costs a few pages, not all of them
+-- = ANY arrays on the second column go through their elements within each
+-- value of the first
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT a, b FROM sk WHERE b = ANY (''{4999, 7, 2500}'') ORDER BY a, b',
+    'SELECT a, b FROM sk WHERE b = ANY (''{4999, 7, 2500}'') ORDER BY a DESC, b DESC',
+    'SELECT a, b FROM sk WHERE b = ANY (''{7, NULL, 5001}'') ORDER BY a, b',
+    'SELECT a, b FROM sk WHERE a BETWEEN 3 AND 8 AND b = ANY (''{1, 2, 3}'') ORDER BY a DESC, b DESC',
+    'SELECT a, b FROM sk WHERE b = ANY (''{}'')',
+    'SELECT a, b, c FROM sk WHERE b = ANY (''{7, 2500}'') AND c = 3',
+    'SELECT count(*) FROM sk WHERE b = ANY (''{10, 20, 30, 40}'')']) \gx
+
+-- buffers per scan: a value of a costs a few pages, not all of them (the
+-- index scan node's buffers)
 CREATE FUNCTION sk_buffers(q text) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
     ln text;
     m text[];
+    in_index boolean := false;
 BEGIN
     FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+        in_index := in_index OR ln ~ 'Index (Only )?Scan';
         m := regexp_match(ln, 'Buffers: shared(?: hit=(\d+))?(?: read=(\d+))?');
-        IF m IS NOT NULL THEN
+        IF in_index AND m IS NOT NULL THEN
             RETURN coalesce(m[1]::int, 0) + coalesce(m[2]::int, 0);
         END IF;
     END LOOP;
@@ -73,6 +87,15 @@ SELECT pg_relation_size('sk_ab') / 8192 > 150 AS index_over_150_pages,
        pg_relation_size('sk_ab') / 8192 / 2 AS backward_skips,
        sk_buffers('SELECT a, b FROM sk WHERE a BETWEEN 3 AND 5 AND b = 2500') <
        pg_relation_size('sk_ab') / 8192 / 8 AS a_range_skips;
+-- = ANY: a bitmap scan (before 17 the planner makes = ANY on a later column
+-- an index condition of bitmap scans only)
+SET enable_indexscan = off;
+SET enable_indexonlyscan = off;
+SET enable_bitmapscan = on;
+SELECT sk_buffers('SELECT count(*) FROM sk WHERE b = ANY (''{7, 4999}'')') <
+       0.8 * pg_relation_size('sk_ab') / 8192 AS array_skips;
+RESET enable_indexscan;
+RESET enable_indexonlyscan;
 
 -- a scrollable cursor that turns, against the same rows sorted
 CREATE FUNCTION sk_cursor_diffs(q text,
@@ -114,7 +137,8 @@ END $$;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT sk_cursor_diffs('SELECT a, b FROM sk WHERE b BETWEEN 10 AND 12 ORDER BY a, b') AS forward_first,
-       sk_cursor_diffs('SELECT a, b FROM sk WHERE b BETWEEN 10 AND 12 ORDER BY a DESC, b DESC') AS backward_first;
+       sk_cursor_diffs('SELECT a, b FROM sk WHERE b BETWEEN 10 AND 12 ORDER BY a DESC, b DESC') AS backward_first,
+       sk_cursor_diffs('SELECT a, b FROM sk WHERE b = ANY (''{10, 11, 12}'') ORDER BY a, b') AS array_forward_first;
 
 -- a merge join's inner side marks and restores across values of a
 CREATE TABLE sk_outer AS SELECT g % 12 AS a FROM generate_series(1, 30) g;
@@ -197,6 +221,7 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT k, b FROM skc_t WHERE b = 2500 ORDER BY k DESC, b DESC',
     'SELECT k, b FROM skc_t WHERE b IS NULL ORDER BY k, b',
     'SELECT k, b FROM skc_t WHERE k >= ''b'' AND b <= 10 ORDER BY k DESC, b DESC',
+    'SELECT k, b FROM skc_t WHERE b = ANY (''{7, 2500}'') ORDER BY k, b',
     'SELECT count(*) FROM skc_t WHERE b BETWEEN 10 AND 20']) \gx
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
@@ -256,7 +281,9 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT a, b FROM sk WHERE a > 6 AND b < 4 ORDER BY a DESC, b',
     'SELECT t, b, c FROM sk WHERE b = 2500 ORDER BY t, b, c',
     'SELECT t, b, c FROM sk WHERE b = 2500 AND c > 4 ORDER BY t DESC, b DESC, c DESC',
-    'SELECT t, b, c FROM sk WHERE t >= ''v2'' AND b BETWEEN 7 AND 21 ORDER BY t, b, c']) \gx
+    'SELECT t, b, c FROM sk WHERE t >= ''v2'' AND b BETWEEN 7 AND 21 ORDER BY t, b, c',
+    'SELECT t, b, c FROM sk WHERE b = ANY (''{7, 21}'') AND c = ANY (''{0, 3}'') ORDER BY t, b, c',
+    'SELECT t, b, c FROM sk WHERE b = ANY (''{7, 21}'') AND c = ANY (''{0, 3}'') ORDER BY t DESC, b DESC, c DESC']) \gx
 SELECT pagebtree_check('sk_ab_desc', true), pagebtree_check('sk_tb', true);
 
 -- A skip scan that gives up reads on from its value's first entry: here
