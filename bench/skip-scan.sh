@@ -65,6 +65,8 @@ SET enable_indexonlyscan = off;
 SET enable_bitmapscan = on;
 SELECT count(*) FROM many_AM WHERE b = 42;"
 	"text b, many values of a: b = 'tag42'|SELECT count(*) FROM tags_AM WHERE b = 'tag42';"
+	"= ANY of 3 values: b = ANY (...)|\\set k random(1, $ROWS - 100)
+SELECT count(*) FROM few_AM WHERE b = ANY (ARRAY[:k * 7, (:k + 50) * 7, (:k + 99) * 7]);"
 	"comparator keys (lang): point|\\set k random(1, $ROWS)
 SELECT c FROM lang_AM WHERE b = :k * 7;"
 	"comparator keys (lang): range of 100 rows|\\set k random(1, $ROWS - 100)

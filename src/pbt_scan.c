@@ -232,9 +232,9 @@ set_bounds(PbtScanOpaque so)
 		ScanKeyInfo *k = &so->keys[i];
 
 		k->covered = k->nonnull_only = false;
-		/* looking for a skip scan's next value: the first column's keys */
+		/* looking for a skip scan's next value: the skipped columns' keys */
 		if (so->skip && !so->skip_known &&
-			(k->col != 0 || i == so->nkeys - 1))
+			(k->col >= so->skip_cols || i == so->nkeys - 1))
 			k->covered = true;
 	}
 

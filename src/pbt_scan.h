@@ -216,14 +216,16 @@ typedef struct PbtScanOpaqueData
 	ScanDirection walk_dir;
 
 	/*
-	 * A skip scan (plan_skip in pbt_scankey.c): keys on the second column
-	 * but no "=" on the first.  keys[nkeys - 1] is then an "=" on the first
-	 * column whose value is the current one, which the scan finds in the
-	 * index; while it looks for the next (skip_known false) only the first
-	 * column's keys count.  copy_items: save_item keeps the items' bytes
-	 * (index-only scans, and the reads that find the next value).
+	 * A skip scan (plan_skip in pbt_scankey.c): keys on a later column but
+	 * no "=" on the first.  keys[nkeys - 1] is then an "=" on the first
+	 * skip_cols columns whose value is the current one, which the scan
+	 * finds in the index; while it looks for the next (skip_known false)
+	 * only those columns' keys count.  copy_items: save_item keeps the
+	 * items' bytes (index-only scans, and the reads that find the next
+	 * value).
 	 */
 	bool		skip;
+	int			skip_cols;		/* the leading columns it skips */
 	bool		skip_known;
 	bool		copy_items;
 	ScanKeyData skip_sk;

@@ -328,20 +328,22 @@ pbt_point_lookup(PbtScanOpaque so)
 
 /*
  * A skip scan, as btree's since PostgreSQL 18 (whose cost estimate, which
- * pagebtree uses, counts on it): keys on the second column, none of them
- * "=" on the first.  Such a scan reads, for each value v of the first column
- * in turn, the range its keys give with "= v" added, and finds the next
- * value in the index (pbt_scan.c, skip_to_next_value) instead of reading
- * every entry of v outside the range.  The "= v" is a key of its own at the
- * end of the keys, which makes the second column's keys required; = ANY
- * arrays among them go through their elements within each value
- * (pbt_scan.c, next_range).  Parallel scans read every entry, as before.
+ * pagebtree uses, counts on it): keys on a later column, none of them "="
+ * on the first.  Such a scan reads, for each value v of the columns before
+ * the first later one with keys (skip_cols of them) in turn, the range its
+ * keys give with "= v" added, and finds the next value in the index
+ * (pbt_scan.c, skip_to_next_value) instead of reading every entry of v
+ * outside the range.  The "= v" is a key of its own at the end of the keys,
+ * on the first column but spanning skip_cols, which makes the next column's
+ * keys required; = ANY arrays among them go through their elements within
+ * each value (pbt_scan.c, next_range).  Comparator mode skips one column
+ * (a value is one Datum); parallel scans read every entry, as before.
  */
 static void
 plan_skip(IndexScanDesc scan)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
-	bool		second = false;
+	int			skip_cols = 0;
 	ScanKeyInfo *k;
 
 	so->skip = false;
@@ -355,11 +357,14 @@ plan_skip(IndexScanDesc scan)
 							(k->strategy == 0 &&
 							 (k->sk->sk_flags & SK_SEARCHNULL))))
 			return;
-		second |= k->col == 1 && key_positions(so, k) &&
-			(k->strategy != 0 || (k->sk->sk_flags & SK_SEARCHNULL));
+		if (k->col > 0 && key_positions(so, k) &&
+			(k->strategy != 0 || (k->sk->sk_flags & SK_SEARCHNULL)) &&
+			(skip_cols == 0 || k->col < skip_cols))
+			skip_cols = k->col;
 	}
-	if (!second)
+	if (skip_cols == 0 || (skip_cols > 1 && !so->st->normalized))
 		return;
+	so->skip_cols = skip_cols;
 
 	k = &so->keys[so->nkeys++];
 	memset(&so->skip_sk, 0, sizeof(ScanKeyData));
@@ -421,9 +426,12 @@ pbt_set_skip_value(PbtScanOpaque so, const char *item, int len)
 	if (so->st->normalized)
 	{
 		int			start;
-		int			span = pbt_column_span(so->st, item, len, 0, &start);
+		int			last;
+		int			span = pbt_column_span(so->st, item, len,
+										   so->skip_cols - 1, &last);
 
-		appendBinaryStringInfo(value, item + start, span);
+		(void) pbt_column_span(so->st, item, len, 0, &start);
+		appendBinaryStringInfo(value, item + start, last + span - start);
 	}
 	else
 	{
@@ -570,7 +578,7 @@ pbt_preprocess_keys(IndexScanDesc scan)
 			}
 		}
 		if (has_eq)
-			eqcols = col + 1;
+			eqcols = col == 0 && so->skip ? so->skip_cols : col + 1;
 	}
 
 	/*
@@ -819,6 +827,9 @@ pbt_build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 			else
 				memcpy(pbt_reserve_bytes(buf, eq->enc.len), eq->enc.data,
 					   eq->enc.len);
+			/* a skip key's value spans the columns it skips */
+			if (eq->sk == &so->skip_sk)
+				col += so->skip_cols - 1;
 		}
 		else
 		{

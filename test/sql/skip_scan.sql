@@ -272,6 +272,35 @@ SELECT pagebtree_check('skc_f_kb', true), pagebtree_check('skc_n_kb', true),
 DROP TABLE skc_f, skc_n, skc_t, skc_outer, skc_u, skc_merge, skc_hash;
 DROP COLLATION sk_libc;
 
+-- Keys on the third column alone skip the first two (normalized keys): the
+-- value is both columns' bytes, a DESC column and NULLs among them
+CREATE TABLE sk3 AS
+SELECT g % 4 AS a, CASE WHEN g % 97 = 0 THEN NULL ELSE (g / 4) % 4 END AS b, g AS c
+FROM generate_series(1, 200000) g;
+CREATE INDEX sk3_abc ON sk3 USING pagebtree (a, b DESC, c);
+VACUUM ANALYZE sk3;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT a, b, c FROM sk3 WHERE c = 5000 ORDER BY a, b DESC, c',
+    'SELECT a, b, c FROM sk3 WHERE c BETWEEN 100 AND 130 ORDER BY a DESC, b, c DESC',
+    'SELECT a, b, c FROM sk3 WHERE a > 2 AND c < 50 ORDER BY a, b DESC, c',
+    'SELECT a, b, c FROM sk3 WHERE c = ANY (''{7, 900, 45000, 70000}'') ORDER BY a, b DESC, c',
+    'SELECT a, b, c FROM sk3 WHERE c = ANY (''{7, 900, 45000}'') ORDER BY a DESC, b, c DESC',
+    'SELECT a, b, c FROM sk3 WHERE b IS NULL AND c < 3000 ORDER BY a, b DESC, c',
+    'SELECT count(*) FROM sk3 WHERE c > 199990']) \gx
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT pg_relation_size('sk3_abc') / 8192 > 300 AS index_over_300_pages,
+       sk_buffers('SELECT a, b, c FROM sk3 WHERE c = 5000') <
+       pg_relation_size('sk3_abc') / 8192 / 2 AS two_columns_skipped,
+       sk_buffers('SELECT a, b, c FROM sk3 WHERE c = 5000 ORDER BY a DESC') <
+       pg_relation_size('sk3_abc') / 8192 / 2 AS two_columns_skipped_backward;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT sk_cursor_diffs('SELECT a, b, c FROM sk3 WHERE c BETWEEN 10 AND 400 ORDER BY a, b DESC, c') AS forward_first,
+       sk_cursor_diffs('SELECT a, b, c FROM sk3 WHERE c BETWEEN 10 AND 400 ORDER BY a DESC, b, c DESC') AS backward_first;
+SELECT pagebtree_check('sk3_abc', true);
+DROP TABLE sk3;
+
 -- descending columns, text keys and a three-column index
 CREATE INDEX sk_ab_desc ON sk USING pagebtree (a DESC, b);
 CREATE INDEX sk_tb ON sk USING pagebtree (t, b, c);
@@ -283,7 +312,10 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT t, b, c FROM sk WHERE b = 2500 AND c > 4 ORDER BY t DESC, b DESC, c DESC',
     'SELECT t, b, c FROM sk WHERE t >= ''v2'' AND b BETWEEN 7 AND 21 ORDER BY t, b, c',
     'SELECT t, b, c FROM sk WHERE b = ANY (''{7, 21}'') AND c = ANY (''{0, 3}'') ORDER BY t, b, c',
-    'SELECT t, b, c FROM sk WHERE b = ANY (''{7, 21}'') AND c = ANY (''{0, 3}'') ORDER BY t DESC, b DESC, c DESC']) \gx
+    'SELECT t, b, c FROM sk WHERE b = ANY (''{7, 21}'') AND c = ANY (''{0, 3}'') ORDER BY t DESC, b DESC, c DESC',
+    -- (t and b have 25,000 combinations: the scan gives up and reads on)
+    'SELECT t, b, c FROM sk WHERE c = 3 AND t <= ''v1'' ORDER BY t DESC, b DESC, c DESC',
+    'SELECT count(*) FROM sk WHERE c = 3']) \gx
 SELECT pagebtree_check('sk_ab_desc', true), pagebtree_check('sk_tb', true);
 
 -- A skip scan that gives up reads on from its value's first entry: here
