@@ -236,8 +236,9 @@ RESET enable_bitmapscan;
 SELECT sk_cursor_diffs('SELECT k, b FROM skc_t WHERE b BETWEEN 10 AND 12 ORDER BY k, b') AS forward_first,
        sk_cursor_diffs('SELECT k, b FROM skc_n WHERE b BETWEEN 10 AND 12 ORDER BY k, b DESC') AS backward_first;
 -- a merge join's inner side marks and restores the value found, scanning
--- backward (numeric, a DESC column)
-CREATE TABLE skc_outer AS SELECT ((g % 12) / 4.0 - 1) * 1.25 AS k
+-- backward (numeric, a DESC column); the outer side holds the four lowest
+-- values, so that the inner scan can stop early
+CREATE TABLE skc_outer AS SELECT ((g % 4) / 4.0 - 1) * 1.25 AS k
 FROM generate_series(1, 30) g;
 CREATE INDEX skc_outer_k ON skc_outer (k);
 VACUUM ANALYZE skc_outer;
