@@ -236,12 +236,16 @@ RESET enable_bitmapscan;
 SELECT sk_cursor_diffs('SELECT k, b FROM skc_t WHERE b BETWEEN 10 AND 12 ORDER BY k, b') AS forward_first,
        sk_cursor_diffs('SELECT k, b FROM skc_n WHERE b BETWEEN 10 AND 12 ORDER BY k, b DESC') AS backward_first;
 -- a merge join's inner side marks and restores the value found, scanning
--- backward (numeric, a DESC column); the outer side holds the four lowest
--- values, so that the inner scan can stop early
-CREATE TABLE skc_outer AS SELECT ((g % 4) / 4.0 - 1) * 1.25 AS k
-FROM generate_series(1, 30) g;
-CREATE INDEX skc_outer_k ON skc_outer (k);
-VACUUM ANALYZE skc_outer;
+-- backward (numeric, a DESC column).  The outer side is a Merge Append,
+-- which cannot restore a mark, so that skc_n is the inner side in every
+-- WAL mode and on every server.
+CREATE TABLE skc_outer1 AS SELECT ((g % 12) / 4.0 - 1) * 1.25 AS k
+FROM generate_series(1, 15) g;
+CREATE TABLE skc_outer2 AS SELECT * FROM skc_outer1;
+CREATE INDEX skc_outer1_k ON skc_outer1 (k);
+CREATE INDEX skc_outer2_k ON skc_outer2 (k);
+VACUUM ANALYZE skc_outer1, skc_outer2;
+CREATE VIEW skc_outer AS SELECT k FROM skc_outer1 UNION ALL SELECT k FROM skc_outer2;
 SET enable_hashjoin = off;
 SET enable_nestloop = off;
 SET enable_material = off;
@@ -270,7 +274,8 @@ SELECT sk_cursor_diffs('SELECT a, b FROM skc_u WHERE b BETWEEN 10 AND 12 ORDER B
        sk_cursor_diffs('SELECT a, b FROM skc_u WHERE b BETWEEN 10 AND 12 ORDER BY a DESC, b DESC') AS backward_first;
 SELECT pagebtree_check('skc_f_kb', true), pagebtree_check('skc_n_kb', true),
        pagebtree_check('skc_t_kb', true);
-DROP TABLE skc_f, skc_n, skc_t, skc_outer, skc_u, skc_merge, skc_hash;
+DROP VIEW skc_outer;
+DROP TABLE skc_f, skc_n, skc_t, skc_outer1, skc_outer2, skc_u, skc_merge, skc_hash;
 DROP COLLATION sk_libc;
 
 -- Keys on the third column alone skip the first two (normalized keys): the
