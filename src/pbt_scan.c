@@ -645,13 +645,12 @@ value_key(PbtScanOpaque so, ScanKeyInfo *skip, bool nextkey, PbtSearchKey *key)
 {
 	key->bytes = skip->enc.data;
 	key->len = skip->enc.len;
-	key->nattrs = 0;
-	if (!so->st->normalized)
+	key->nattrs = so->st->normalized ? 0 : so->skip_cols;
+	for (int col = 0; col < key->nattrs; col++)
 	{
-		key->nattrs = 1;
-		key->values[0] = skip->sk->sk_argument;
-		key->isnull[0] = (skip->sk->sk_flags & SK_ISNULL) != 0;
-		key->procs[0] = &skip->cmpproc;
+		key->values[col] = so->skip_datums[col];
+		key->isnull[col] = so->skip_nulls[col];
+		key->procs[col] = &so->st->cols[col].cmp;
 	}
 	key->has_tid = false;
 	key->nextkey = nextkey;

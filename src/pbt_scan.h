@@ -40,8 +40,7 @@ typedef struct ScanKeyInfo
 	bool		nonnull_only;	/* guaranteed for non-NULL values */
 	bool		encodable;		/* normalized mode: enc holds the argument */
 	StringInfoData enc;
-	FmgrInfo	cmpproc;		/* comparator mode: column vs argument (a
-								 * skip key's: its enc holds the value) */
+	FmgrInfo	cmpproc;		/* comparator mode: column vs argument */
 	bool		has_cmpproc;
 	struct ArrayKeyInfo *filter;	/* = ANY checked per item against all of
 									 * its elements (pbt_preprocess_keys) */
@@ -226,6 +225,9 @@ typedef struct PbtScanOpaqueData
 	 */
 	bool		skip;
 	int			skip_cols;		/* the leading columns it skips */
+	/* comparator mode: the skip key's value (pbt_skip_value_known) */
+	Datum		skip_datums[INDEX_MAX_KEYS];
+	bool		skip_nulls[INDEX_MAX_KEYS];
 	bool		skip_known;
 	bool		copy_items;
 	ScanKeyData skip_sk;

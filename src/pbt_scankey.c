@@ -336,8 +336,8 @@ pbt_point_lookup(PbtScanOpaque so)
  * outside the range.  The "= v" is a key of its own at the end of the keys,
  * on the first column but spanning skip_cols, which makes the next column's
  * keys required; = ANY arrays among them go through their elements within
- * each value (pbt_scan.c, next_range).  Comparator mode skips one column
- * (a value is one Datum); parallel scans read every entry, as before.
+ * each value (pbt_scan.c, next_range).  Parallel scans read every entry,
+ * as before.
  */
 static void
 plan_skip(IndexScanDesc scan)
@@ -362,7 +362,7 @@ plan_skip(IndexScanDesc scan)
 			(skip_cols == 0 || k->col < skip_cols))
 			skip_cols = k->col;
 	}
-	if (skip_cols == 0 || (skip_cols > 1 && !so->st->normalized))
+	if (skip_cols == 0)
 		return;
 	so->skip_cols = skip_cols;
 
@@ -375,27 +375,33 @@ plan_skip(IndexScanDesc scan)
 	k->strategy = BTEqualStrategyNumber;
 	k->covered = false;
 	k->filter = NULL;
-	if (!so->st->normalized)
-		k->cmpproc = so->st->cols[0].cmp;
 	resetStringInfo(&k->enc);
 	so->skip = true;
 	pbt_skip_value_known(so, false);
 	so->skip_values = so->skip_dense = 0;
 }
 
+static void
+pad_to_maxalign(StringInfo buf)
+{
+	while (buf->len % MAXIMUM_ALIGNOF != 0)
+		appendStringInfoCharMacro(buf, '\0');
+}
+
 /*
  * The skip key's value is known, in the key's enc, or is being looked for
- * past the one enc holds.  Normalized keys: enc holds the value's bytes as
- * the items have them.  Comparator mode: enc holds the Datum's bytes (none
- * for NULL), and the key positions the scan while it has its comparison
- * function (key_positions).  Called after every change of enc: the
- * argument points into it.
+ * past the one enc holds.  Normalized keys: enc holds the skipped columns'
+ * bytes as the items have them.  Comparator mode: for each skipped column,
+ * a size (-1 for NULL) and its Datum's bytes, each MAXALIGNed, decoded into
+ * skip_datums and skip_nulls, which point into enc: called after every
+ * change of enc.  The key positions the scan while its value is known
+ * (key_positions).
  */
 void
 pbt_skip_value_known(PbtScanOpaque so, bool known)
 {
 	ScanKeyInfo *k = &so->keys[so->nkeys - 1];
-	Datum		value = (Datum) 0;
+	int			off = 0;
 
 	Assert(so->skip && k->sk == &so->skip_sk);
 	so->skip_known = known;
@@ -405,18 +411,25 @@ pbt_skip_value_known(PbtScanOpaque so, bool known)
 		return;
 	}
 	k->has_cmpproc = known;
-	so->skip_sk.sk_flags = k->enc.len == 0 ? SK_ISNULL : 0;
-	if (k->enc.len > 0)
+	for (int col = 0; col < so->skip_cols && off < k->enc.len; col++)
 	{
-		if (TupleDescAttr(so->st->tupdesc, 0)->attbyval)
-			memcpy(&value, k->enc.data, sizeof(Datum));
+		int32		size;
+
+		memcpy(&size, k->enc.data + off, sizeof(size));
+		off = MAXALIGN(off + sizeof(size));
+		so->skip_nulls[col] = size < 0;
+		so->skip_datums[col] = (Datum) 0;
+		if (size < 0)
+			continue;
+		if (TupleDescAttr(so->st->tupdesc, col)->attbyval)
+			memcpy(&so->skip_datums[col], k->enc.data + off, sizeof(Datum));
 		else
-			value = PointerGetDatum(k->enc.data);
+			so->skip_datums[col] = PointerGetDatum(k->enc.data + off);
+		off = MAXALIGN(off + size);
 	}
-	so->skip_sk.sk_argument = value;
 }
 
-/* The skip key's value: the first column of a leaf item of len bytes */
+/* The skip key's value: the skipped columns of a leaf item of len bytes */
 void
 pbt_set_skip_value(PbtScanOpaque so, const char *item, int len)
 {
@@ -435,17 +448,22 @@ pbt_set_skip_value(PbtScanOpaque so, const char *item, int len)
 	}
 	else
 	{
-		Form_pg_attribute att = TupleDescAttr(so->st->tupdesc, 0);
-		bool		isnull;
-		Datum		d = pbt_tuple_attr(so->st, item, len, 0, &isnull);
+		for (int col = 0; col < so->skip_cols; col++)
+		{
+			Form_pg_attribute att = TupleDescAttr(so->st->tupdesc, col);
+			bool		isnull;
+			Datum		d = pbt_tuple_attr(so->st, item, len, col, &isnull);
+			int32		size = isnull ? -1 : att->attbyval ? sizeof(Datum) :
+				datumGetSize(d, false, att->attlen);
 
-		if (isnull)
-			;
-		else if (att->attbyval)
-			appendBinaryStringInfo(value, (char *) &d, sizeof(Datum));
-		else
-			appendBinaryStringInfo(value, DatumGetPointer(d),
-								   datumGetSize(d, false, att->attlen));
+			appendBinaryStringInfo(value, (char *) &size, sizeof(size));
+			pad_to_maxalign(value);
+			if (size < 0)
+				continue;
+			appendBinaryStringInfo(value, att->attbyval ? (char *) &d :
+								   DatumGetPointer(d), size);
+			pad_to_maxalign(value);
+		}
 	}
 	pbt_skip_value_known(so, true);
 }
@@ -827,19 +845,27 @@ pbt_build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 			else
 				memcpy(pbt_reserve_bytes(buf, eq->enc.len), eq->enc.data,
 					   eq->enc.len);
-			/* a skip key's value spans the columns it skips */
-			if (eq->sk == &so->skip_sk)
-				col += so->skip_cols - 1;
+		}
+		else if (eq->sk == &so->skip_sk)
+		{
+			for (int c = 0; c < so->skip_cols; c++)
+			{
+				key->values[c] = so->skip_datums[c];
+				key->isnull[c] = so->skip_nulls[c];
+				key->procs[c] = &st->cols[c].cmp;
+			}
+			key->nattrs = so->skip_cols;
 		}
 		else
 		{
 			key->values[col] = eq->sk->sk_argument;
-			/* (a skip key's value may be NULL) */
-			key->isnull[col] = eq->strategy == 0 ||
-				(eq->sk->sk_flags & SK_ISNULL) != 0;
+			key->isnull[col] = (eq->strategy == 0);
 			key->procs[col] = &eq->cmpproc;
 			key->nattrs = col + 1;
 		}
+		/* a skip key's value spans the columns it skips */
+		if (eq->sk == &so->skip_sk)
+			col += so->skip_cols - 1;
 		ncols++;
 		if (eq == ineq)
 		{

@@ -272,10 +272,35 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT a, b FROM skc_u WHERE b = 42 ORDER BY a DESC, b DESC']) \gx
 SELECT sk_cursor_diffs('SELECT a, b FROM skc_u WHERE b BETWEEN 10 AND 12 ORDER BY a, b') AS forward_first,
        sk_cursor_diffs('SELECT a, b FROM skc_u WHERE b BETWEEN 10 AND 12 ORDER BY a DESC, b DESC') AS backward_first;
+-- keys on the third column alone skip the first two: the value is both
+-- columns' Datums (a DESC text column and NULLs among them)
+CREATE TABLE skc3 AS
+SELECT CASE WHEN g % 89 = 0 THEN NULL ELSE (g % 4) * 1.5 END AS a,
+       CASE WHEN g % 97 = 0 THEN NULL
+            ELSE (ARRAY['apple', 'Apple', 'éclair', 'Eclair'])[(g / 4) % 4 + 1]
+       END COLLATE sk_libc AS b,
+       g AS c
+FROM generate_series(1, 200000) g;
+CREATE INDEX skc3_abc ON skc3 USING pagebtree (a, b DESC, c);
+VACUUM ANALYZE skc3;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT a, b, c FROM skc3 WHERE c = 5000 ORDER BY a, b DESC, c',
+    'SELECT a, b, c FROM skc3 WHERE c BETWEEN 100 AND 130 ORDER BY a DESC, b, c DESC',
+    'SELECT a, b, c FROM skc3 WHERE a > 1 AND c < 50 ORDER BY a, b DESC, c',
+    'SELECT a, b, c FROM skc3 WHERE c = ANY (''{7, 900, 45000, 300000}'') ORDER BY a DESC, b, c DESC',
+    'SELECT a, b, c FROM skc3 WHERE b IS NULL AND c < 3000 ORDER BY a, b DESC, c',
+    'SELECT count(*) FROM skc3 WHERE c > 199990']) \gx
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT sk_buffers('SELECT a, b, c FROM skc3 WHERE c = 5000') <
+       pg_relation_size('skc3_abc') / 8192 / 2 AS two_columns_skipped;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT sk_cursor_diffs('SELECT a, b, c FROM skc3 WHERE c BETWEEN 10 AND 400 ORDER BY a, b DESC, c') AS forward_first;
 SELECT pagebtree_check('skc_f_kb', true), pagebtree_check('skc_n_kb', true),
-       pagebtree_check('skc_t_kb', true);
+       pagebtree_check('skc_t_kb', true), pagebtree_check('skc3_abc', true);
 DROP VIEW skc_outer;
-DROP TABLE skc_f, skc_n, skc_t, skc_outer1, skc_outer2, skc_u, skc_merge, skc_hash;
+DROP TABLE skc_f, skc_n, skc_t, skc3, skc_outer1, skc_outer2, skc_u, skc_merge, skc_hash;
 DROP COLLATION sk_libc;
 
 -- Keys on the third column alone skip the first two (normalized keys): the
