@@ -76,6 +76,10 @@ BEGIN
     END LOOP;
     RETURN NULL;
 END $$;
+-- does index scan q skip: fewer buffers than half of index idx's pages
+CREATE FUNCTION sk_skips(q text, idx regclass) RETURNS boolean LANGUAGE sql
+SET enable_seqscan = off SET enable_bitmapscan = off
+AS $$ SELECT sk_buffers(q) < pg_relation_size(idx) / 8192 / 2 $$;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT a, b FROM sk WHERE b = 2500;
@@ -97,10 +101,13 @@ SELECT sk_buffers('SELECT count(*) FROM sk WHERE b = ANY (''{7, 4999}'')') <
 RESET enable_indexscan;
 RESET enable_indexonlyscan;
 
--- a scrollable cursor that turns, against the same rows sorted
+-- a scrollable cursor that turns, against the same rows sorted (the
+-- function's SET clauses keep its settings to itself)
 CREATE FUNCTION sk_cursor_diffs(q text,
                                 steps int[] DEFAULT ARRAY[5, -3, 40, -41, 200, -7, 1000])
-RETURNS int LANGUAGE plpgsql AS $$
+RETURNS int LANGUAGE plpgsql
+SET enable_seqscan = on SET enable_bitmapscan = on
+SET enable_indexscan = on SET enable_indexonlyscan = on AS $$
 DECLARE
     ci refcursor := 'ci';
     cs refcursor := 'cs';
@@ -108,9 +115,14 @@ DECLARE
     rs record;
     diffs int := 0;
     step int;
+    plan text;
 BEGIN
     SET LOCAL enable_seqscan = off;
     SET LOCAL enable_bitmapscan = off;
+    EXECUTE 'EXPLAIN (COSTS OFF) ' || q INTO plan;
+    IF plan !~ '^Index (Only )?Scan' THEN
+        RAISE EXCEPTION 'not an index scan: %', plan;
+    END IF;
     OPEN ci SCROLL FOR EXECUTE q;
     SET LOCAL enable_seqscan = on;
     SET LOCAL enable_indexscan = off;
@@ -140,28 +152,43 @@ SELECT sk_cursor_diffs('SELECT a, b FROM sk WHERE b BETWEEN 10 AND 12 ORDER BY a
        sk_cursor_diffs('SELECT a, b FROM sk WHERE b BETWEEN 10 AND 12 ORDER BY a DESC, b DESC') AS backward_first,
        sk_cursor_diffs('SELECT a, b FROM sk WHERE b = ANY (''{10, 11, 12}'') ORDER BY a, b') AS array_forward_first;
 
--- a merge join's inner side marks and restores across values of a
+-- a merge join's inner side marks and restores across values of a: the
+-- plan (the inner side must be the skip scan), and the rows that differ from
+-- a hash join's
+CREATE FUNCTION sk_merge_join(outer_rel text, inner_rel text, key text,
+                              OUT plan text, OUT merge_rows bigint,
+                              OUT extra bigint, OUT missing bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+    q text := format('SELECT o.%1$I, s.b FROM %2$s o LEFT JOIN %3$I s ON s.%1$I = o.%1$I AND s.b BETWEEN 10 AND 300',
+                     key, outer_rel, inner_rel);
+    ln text;
+BEGIN
+    SET LOCAL enable_hashjoin = off;
+    SET LOCAL enable_nestloop = off;
+    SET LOCAL enable_material = off;
+    SET LOCAL enable_sort = off;
+    SET LOCAL enable_seqscan = off;
+    SET LOCAL enable_bitmapscan = off;
+    plan := '';
+    FOR ln IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        plan := plan || ln || E'\n';
+    END LOOP;
+    EXECUTE 'CREATE TEMP TABLE sk_merge AS ' || q;
+    SET LOCAL enable_hashjoin = on;
+    SET LOCAL enable_mergejoin = off;
+    SET LOCAL enable_seqscan = on;
+    EXECUTE 'CREATE TEMP TABLE sk_hash AS ' || q;
+    SELECT count(*) INTO merge_rows FROM sk_merge;
+    SELECT count(*) INTO extra FROM (SELECT * FROM sk_merge EXCEPT ALL SELECT * FROM sk_hash) d;
+    SELECT count(*) INTO missing FROM (SELECT * FROM sk_hash EXCEPT ALL SELECT * FROM sk_merge) d;
+    DROP TABLE sk_merge, sk_hash;
+END $$;
+-- (a left join, from a small outer table: sk is the inner side)
 CREATE TABLE sk_outer AS SELECT g % 12 AS a FROM generate_series(1, 30) g;
 CREATE INDEX sk_outer_a ON sk_outer (a);
 VACUUM ANALYZE sk_outer;
-SET enable_hashjoin = off;
-SET enable_nestloop = off;
-SET enable_material = off;
-SET enable_sort = off;
-SET enable_seqscan = off;
-SET enable_bitmapscan = off;
--- (a left join, from a small outer table: sk is the inner side)
-EXPLAIN (COSTS OFF)
-SELECT o.a, s.b FROM sk_outer o LEFT JOIN sk s ON s.a = o.a AND s.b BETWEEN 10 AND 300;
-CREATE TEMP TABLE sk_merge AS
-SELECT o.a, s.b FROM sk_outer o LEFT JOIN sk s ON s.a = o.a AND s.b BETWEEN 10 AND 300;
-RESET ALL;
-SET client_min_messages = warning;
-CREATE TEMP TABLE sk_hash AS
-SELECT o.a, s.b FROM sk_outer o LEFT JOIN sk s ON s.a = o.a AND s.b BETWEEN 10 AND 300;
-SELECT (SELECT count(*) FROM sk_merge) AS merge_rows,
-       (SELECT count(*) FROM (SELECT * FROM sk_merge EXCEPT ALL SELECT * FROM sk_hash) d) AS extra,
-       (SELECT count(*) FROM (SELECT * FROM sk_hash EXCEPT ALL SELECT * FROM sk_merge) d) AS missing;
+SELECT * FROM sk_merge_join('sk_outer', 'sk', 'a') \gx
 
 -- many values of a with few entries each: skipping would cost a descent or
 -- two per value, so the scan gives up after a few and reads on
@@ -223,16 +250,9 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT k, b FROM skc_t WHERE k >= ''b'' AND b <= 10 ORDER BY k DESC, b DESC',
     'SELECT k, b FROM skc_t WHERE b = ANY (''{7, 2500}'') ORDER BY k, b',
     'SELECT count(*) FROM skc_t WHERE b BETWEEN 10 AND 20']) \gx
-SET enable_seqscan = off;
-SET enable_bitmapscan = off;
-SELECT sk_buffers('SELECT k, b FROM skc_f WHERE b = 2500') <
-       pg_relation_size('skc_f_kb') / 8192 / 2 AS float8_skips,
-       sk_buffers('SELECT k, b FROM skc_n WHERE b = 2500 ORDER BY k') <
-       pg_relation_size('skc_n_kb') / 8192 / 2 AS numeric_skips,
-       sk_buffers('SELECT k, b FROM skc_t WHERE b = 2500 ORDER BY k DESC') <
-       pg_relation_size('skc_t_kb') / 8192 / 2 AS text_skips;
-RESET enable_seqscan;
-RESET enable_bitmapscan;
+SELECT sk_skips('SELECT k, b FROM skc_f WHERE b = 2500', 'skc_f_kb') AS float8_skips,
+       sk_skips('SELECT k, b FROM skc_n WHERE b = 2500 ORDER BY k', 'skc_n_kb') AS numeric_skips,
+       sk_skips('SELECT k, b FROM skc_t WHERE b = 2500 ORDER BY k DESC', 'skc_t_kb') AS text_skips;
 SELECT sk_cursor_diffs('SELECT k, b FROM skc_t WHERE b BETWEEN 10 AND 12 ORDER BY k, b') AS forward_first,
        sk_cursor_diffs('SELECT k, b FROM skc_n WHERE b BETWEEN 10 AND 12 ORDER BY k, b DESC') AS backward_first;
 -- a merge join's inner side marks and restores the value found, scanning
@@ -245,24 +265,7 @@ CREATE TABLE skc_outer2 AS SELECT * FROM skc_outer1;
 CREATE INDEX skc_outer1_k ON skc_outer1 (k);
 CREATE INDEX skc_outer2_k ON skc_outer2 (k);
 VACUUM ANALYZE skc_outer1, skc_outer2;
-CREATE VIEW skc_outer AS SELECT k FROM skc_outer1 UNION ALL SELECT k FROM skc_outer2;
-SET enable_hashjoin = off;
-SET enable_nestloop = off;
-SET enable_material = off;
-SET enable_sort = off;
-SET enable_seqscan = off;
-SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF)
-SELECT o.k, s.b FROM skc_outer o LEFT JOIN skc_n s ON s.k = o.k AND s.b BETWEEN 10 AND 300;
-CREATE TEMP TABLE skc_merge AS
-SELECT o.k, s.b FROM skc_outer o LEFT JOIN skc_n s ON s.k = o.k AND s.b BETWEEN 10 AND 300;
-RESET ALL;
-SET client_min_messages = warning;
-CREATE TEMP TABLE skc_hash AS
-SELECT o.k, s.b FROM skc_outer o LEFT JOIN skc_n s ON s.k = o.k AND s.b BETWEEN 10 AND 300;
-SELECT (SELECT count(*) FROM skc_merge) AS merge_rows,
-       (SELECT count(*) FROM (SELECT * FROM skc_merge EXCEPT ALL SELECT * FROM skc_hash) d) AS extra,
-       (SELECT count(*) FROM (SELECT * FROM skc_hash EXCEPT ALL SELECT * FROM skc_merge) d) AS missing;
+SELECT * FROM sk_merge_join('(SELECT k FROM skc_outer1 UNION ALL SELECT k FROM skc_outer2)', 'skc_n', 'k') \gx
 -- a unique first column: the scan gives up and reads on
 CREATE TABLE skc_u AS SELECT g::numeric AS a, g % 100 AS b FROM generate_series(1, 50000) g;
 CREATE INDEX skc_u_ab ON skc_u USING pagebtree (a, b);
@@ -272,65 +275,47 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT a, b FROM skc_u WHERE b = 42 ORDER BY a DESC, b DESC']) \gx
 SELECT sk_cursor_diffs('SELECT a, b FROM skc_u WHERE b BETWEEN 10 AND 12 ORDER BY a, b') AS forward_first,
        sk_cursor_diffs('SELECT a, b FROM skc_u WHERE b BETWEEN 10 AND 12 ORDER BY a DESC, b DESC') AS backward_first;
--- keys on the third column alone skip the first two: the value is both
--- columns' Datums (a DESC text column and NULLs among them)
-CREATE TABLE skc3 AS
-SELECT CASE WHEN g % 89 = 0 THEN NULL ELSE (g % 4) * 1.5 END AS a,
-       CASE WHEN g % 97 = 0 THEN NULL
-            ELSE (ARRAY['apple', 'Apple', 'éclair', 'Eclair'])[(g / 4) % 4 + 1]
-       END COLLATE sk_libc AS b,
-       g AS c
-FROM generate_series(1, 200000) g;
-CREATE INDEX skc3_abc ON skc3 USING pagebtree (a, b DESC, c);
-VACUUM ANALYZE skc3;
-SELECT * FROM pbt_verify(ARRAY[
-    'SELECT a, b, c FROM skc3 WHERE c = 5000 ORDER BY a, b DESC, c',
-    'SELECT a, b, c FROM skc3 WHERE c BETWEEN 100 AND 130 ORDER BY a DESC, b, c DESC',
-    'SELECT a, b, c FROM skc3 WHERE a > 1 AND c < 50 ORDER BY a, b DESC, c',
-    'SELECT a, b, c FROM skc3 WHERE c = ANY (''{7, 900, 45000, 300000}'') ORDER BY a DESC, b, c DESC',
-    'SELECT a, b, c FROM skc3 WHERE b IS NULL AND c < 3000 ORDER BY a, b DESC, c',
-    'SELECT count(*) FROM skc3 WHERE c > 199990']) \gx
-SET enable_seqscan = off;
-SET enable_bitmapscan = off;
-SELECT sk_buffers('SELECT a, b, c FROM skc3 WHERE c = 5000') <
-       pg_relation_size('skc3_abc') / 8192 / 2 AS two_columns_skipped;
-RESET enable_seqscan;
-RESET enable_bitmapscan;
-SELECT sk_cursor_diffs('SELECT a, b, c FROM skc3 WHERE c BETWEEN 10 AND 400 ORDER BY a, b DESC, c') AS forward_first;
 SELECT pagebtree_check('skc_f_kb', true), pagebtree_check('skc_n_kb', true),
-       pagebtree_check('skc_t_kb', true), pagebtree_check('skc3_abc', true);
-DROP VIEW skc_outer;
-DROP TABLE skc_f, skc_n, skc_t, skc3, skc_outer1, skc_outer2, skc_u, skc_merge, skc_hash;
-DROP COLLATION sk_libc;
+       pagebtree_check('skc_t_kb', true);
+DROP TABLE skc_f, skc_n, skc_t, skc_outer1, skc_outer2, skc_u;
 
--- Keys on the third column alone skip the first two (normalized keys): the
--- value is both columns' bytes, a DESC column and NULLs among them
+-- Keys on the third column alone skip the first two: the value is both
+-- columns' bytes (sk3, normalized keys) or Datums (skc3, comparator mode),
+-- a DESC column and NULLs among them
 CREATE TABLE sk3 AS
 SELECT g % 4 AS a, CASE WHEN g % 97 = 0 THEN NULL ELSE (g / 4) % 4 END AS b, g AS c
 FROM generate_series(1, 200000) g;
+CREATE TABLE skc3 AS
+SELECT CASE WHEN a IS NULL OR c % 89 = 0 THEN NULL ELSE a * 1.5 END AS a,
+       (ARRAY['apple', 'Apple', 'éclair', 'Eclair'])[b + 1] COLLATE sk_libc AS b, c
+FROM sk3;
 CREATE INDEX sk3_abc ON sk3 USING pagebtree (a, b DESC, c);
-VACUUM ANALYZE sk3;
-SELECT * FROM pbt_verify(ARRAY[
-    'SELECT a, b, c FROM sk3 WHERE c = 5000 ORDER BY a, b DESC, c',
-    'SELECT a, b, c FROM sk3 WHERE c BETWEEN 100 AND 130 ORDER BY a DESC, b, c DESC',
-    'SELECT a, b, c FROM sk3 WHERE a > 2 AND c < 50 ORDER BY a, b DESC, c',
-    'SELECT a, b, c FROM sk3 WHERE c = ANY (''{7, 900, 45000, 70000}'') ORDER BY a, b DESC, c',
-    'SELECT a, b, c FROM sk3 WHERE c = ANY (''{7, 900, 45000}'') ORDER BY a DESC, b, c DESC',
-    'SELECT a, b, c FROM sk3 WHERE b IS NULL AND c < 3000 ORDER BY a, b DESC, c',
-    'SELECT count(*) FROM sk3 WHERE c > 199990']) \gx
-SET enable_seqscan = off;
-SET enable_bitmapscan = off;
-SELECT pg_relation_size('sk3_abc') / 8192 > 300 AS index_over_300_pages,
-       sk_buffers('SELECT a, b, c FROM sk3 WHERE c = 5000') <
-       pg_relation_size('sk3_abc') / 8192 / 2 AS two_columns_skipped,
-       sk_buffers('SELECT a, b, c FROM sk3 WHERE c = 5000 ORDER BY a DESC') <
-       pg_relation_size('sk3_abc') / 8192 / 2 AS two_columns_skipped_backward;
-RESET enable_seqscan;
-RESET enable_bitmapscan;
-SELECT sk_cursor_diffs('SELECT a, b, c FROM sk3 WHERE c BETWEEN 10 AND 400 ORDER BY a, b DESC, c') AS forward_first,
-       sk_cursor_diffs('SELECT a, b, c FROM sk3 WHERE c BETWEEN 10 AND 400 ORDER BY a DESC, b, c DESC') AS backward_first;
-SELECT pagebtree_check('sk3_abc', true);
-DROP TABLE sk3;
+CREATE INDEX skc3_abc ON skc3 USING pagebtree (a, b DESC, c);
+VACUUM ANALYZE sk3, skc3;
+SELECT c.relname, m.key_mode FROM pg_class c, pagebtree_metapage(c.oid) m
+ WHERE c.relname LIKE 's%3\_abc' ORDER BY 1;
+SELECT * FROM pbt_verify(ARRAY(
+    SELECT format(q, t)
+    FROM unnest(ARRAY['sk3', 'skc3']) t,
+         unnest(ARRAY['SELECT a, b, c FROM %I WHERE c = 5000 ORDER BY a, b DESC, c',
+                      'SELECT a, b, c FROM %I WHERE c BETWEEN 100 AND 130 ORDER BY a DESC, b, c DESC',
+                      'SELECT a, b, c FROM %I WHERE a > 2 AND c < 50 ORDER BY a, b DESC, c',
+                      'SELECT a, b, c FROM %I WHERE c = ANY (''{7, 900, 45000, 300000}'') ORDER BY a, b DESC, c',
+                      'SELECT a, b, c FROM %I WHERE c = ANY (''{7, 900, 45000}'') ORDER BY a DESC, b, c DESC',
+                      'SELECT a, b, c FROM %I WHERE b IS NULL AND c < 3000 ORDER BY a, b DESC, c',
+                      'SELECT count(*) FROM %I WHERE c > 199990']) q)) \gx
+SELECT t, pg_relation_size(t || '_abc') / 8192 > 300 AS index_over_300_pages,
+       sk_skips(format('SELECT a, b, c FROM %I WHERE c = 5000', t), t || '_abc') AS two_columns_skipped,
+       sk_skips(format('SELECT a, b, c FROM %I WHERE c = 5000 ORDER BY a DESC', t), t || '_abc')
+           AS two_columns_skipped_backward,
+       sk_cursor_diffs(format('SELECT a, b, c FROM %I WHERE c BETWEEN 10 AND 400 ORDER BY a, b DESC, c', t))
+           AS forward_first,
+       sk_cursor_diffs(format('SELECT a, b, c FROM %I WHERE c BETWEEN 10 AND 400 ORDER BY a DESC, b, c DESC', t))
+           AS backward_first
+FROM unnest(ARRAY['sk3', 'skc3']) t;
+SELECT pagebtree_check('sk3_abc', true), pagebtree_check('skc3_abc', true);
+DROP TABLE sk3, skc3;
+DROP COLLATION sk_libc;
 
 -- descending columns, text keys and a three-column index
 CREATE INDEX sk_ab_desc ON sk USING pagebtree (a DESC, b);
