@@ -639,7 +639,7 @@ prefetch_array_leaves(IndexScanDesc scan, ScanDirection dir)
  */
 #define SKIP_TRIAL 8
 
-/* a search key of a skip key's value: the first column alone */
+/* a search key of a skip key's value: the skipped columns alone */
 static void
 value_key(PbtScanOpaque so, ScanKeyInfo *skip, bool nextkey, PbtSearchKey *key)
 {
