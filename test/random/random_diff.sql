@@ -216,6 +216,8 @@ BEGIN
                 format('SELECT k4, k5 FROM $T WHERE k4 > %s AND k5 IS NULL', a % 500),
                 format('SELECT k6, k4 FROM $T WHERE k4 = %s ORDER BY k6 %s NULLS %s, k4 %s',
                        a % 500, dir, CASE dir WHEN 'ASC' THEN 'FIRST' ELSE 'LAST' END, dir),
+                format('SELECT k6, k4 FROM $T WHERE k4 = ANY(ARRAY[%s, %s, NULL]) ORDER BY k6 %s NULLS %s, k4 %s',
+                       a % 500, b % 500, dir, CASE dir WHEN 'ASC' THEN 'FIRST' ELSE 'LAST' END, dir),
                 format('SELECT k6, k4 FROM $T WHERE k6 < %L ORDER BY k6 %s NULLS %s, k4 %s',
                        '2024-01-01'::timestamptz + (a % 10000000) * interval '1 second', dir,
                        CASE dir WHEN 'ASC' THEN 'FIRST' ELSE 'LAST' END, dir),
