@@ -656,15 +656,12 @@ value_key(PbtScanOpaque so, ScanKeyInfo *skip, bool nextkey, PbtSearchKey *key)
 	key->nextkey = nextkey;
 }
 
+/* The keys classified again without the skip key, for the rest of the scan */
 static void
-give_up_skipping(IndexScanDesc scan, ScanDirection dir)
+stop_skipping(IndexScanDesc scan)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
-	ScanKeyInfo *skip = &so->keys[so->nkeys - 1];
 
-	elog(DEBUG2, "pagebtree: skip scan of \"%s\" found %d of %d values on the leaf where the one before ended, and reads on without skipping",
-		 RelationGetRelationName(scan->indexRelation), so->skip_dense,
-		 so->skip_values);
 	for (int i = 0; i < so->nkeys; i++)
 		so->keys[i].required_fwd = so->keys[i].required_bwd = false;
 	/* the keys' arguments as given, which arrays' elements replaced */
@@ -677,6 +674,18 @@ give_up_skipping(IndexScanDesc scan, ScanDirection dir)
 	so->skip_off = true;
 	pbt_preprocess_keys(scan);
 	Assert(!so->skip);
+}
+
+static void
+give_up_skipping(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	ScanKeyInfo *skip = &so->keys[so->nkeys - 1];
+
+	elog(DEBUG2, "pagebtree: skip scan of \"%s\" found %d of %d values on the leaf where the one before ended, and reads on without skipping",
+		 RelationGetRelationName(scan->indexRelation), so->skip_dense,
+		 so->skip_values);
+	stop_skipping(scan);
 	/*
 	 * Forward from the value's first entry, backward from its last (skip:
 	 * the skip key's slot, past the keys now, keeps its value)
@@ -826,6 +835,38 @@ claim_whole_scan(IndexScanDesc scan)
 }
 
 /*
+ * A parallel skip scan, before it reads anything.  Where skipping pays, by
+ * the trial of skip_to_next_value run ahead over the first values (each
+ * participant on its own, as a serial scan: the descents are all it
+ * reads), the first participant does the whole skip scan as a serial scan
+ * and the others find it done, as with arrays.  Otherwise, or if the
+ * others have begun to share the leaves, it reads every entry with them,
+ * which a skip scan that gives up would read alone.
+ */
+static void
+start_parallel_skip(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	bool		found;
+
+	so->par = false;
+	found = skip_to_next_value(scan, dir, true);
+	while (found && !so->skip_off && so->skip_values < SKIP_TRIAL)
+		found = skip_to_next_value(scan, dir, false);
+	if (!so->skip_off)
+	{
+		pbt_skip_value_known(so, false);
+		so->skip_values = so->skip_dense = 0;
+		if (claim_whole_scan(scan))
+			return;
+		stop_skipping(scan);
+	}
+	/* from the first leaf, with the others */
+	so->skip_resume = false;
+	so->par = true;
+}
+
+/*
  * pbtgettuple beyond the batch in hand: (re)positioning, reading on.  Not
  * inlined, so that the per-row path below keeps a small frame.
  */
@@ -850,6 +891,8 @@ gettuple_slow(IndexScanDesc scan, ScanDirection dir)
 				return false;
 			so->par = false;
 		}
+		else if (so->par && so->skip)
+			start_parallel_skip(scan, dir);
 		pbt_start_arrays(so, dir);
 	}
 	/* the rest of a one-key leaf that the batch left to decode */

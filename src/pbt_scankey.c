@@ -336,8 +336,8 @@ pbt_point_lookup(PbtScanOpaque so)
  * outside the range.  The "= v" is a key of its own at the end of the keys,
  * on the first column but spanning skip_cols, which makes the next column's
  * keys required; = ANY arrays among them go through their elements within
- * each value (pbt_scan.c, next_range).  Parallel scans read every entry,
- * as before.
+ * each value (pbt_scan.c, next_range).  In a parallel scan one participant
+ * does the whole skip scan (pbt_scan.c, gettuple_slow).
  */
 static void
 plan_skip(IndexScanDesc scan)
@@ -347,8 +347,7 @@ plan_skip(IndexScanDesc scan)
 	ScanKeyInfo *k;
 
 	so->skip = false;
-	if (so->st->nkeyatts < 2 || !so->qual_ok ||
-		scan->parallel_scan != NULL || so->skip_off)
+	if (so->st->nkeyatts < 2 || !so->qual_ok || so->skip_off)
 		return;
 	for (int i = 0; i < so->nkeys; i++)
 	{

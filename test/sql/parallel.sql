@@ -175,6 +175,41 @@ SELECT * FROM par_cmp_all(ARRAY[
   'SELECT k FROM par_grp WHERE k < 100000 ORDER BY k LIMIT 50000'
 ]);
 
+--
+-- Skip scans: keys on the second column, none on the first.  Where skipping
+-- pays (a's 5 and h's 6 values, tens of thousands of entries each), one
+-- participant does the whole skip scan as a serial scan, reading the
+-- range's pages of each value (and a few more, each participant's trial of
+-- the first values); where it does not (k, unique), the participants share
+-- the leaves and read every entry.  j and m copy i, so that each query has
+-- one index to use.
+--
+CREATE TABLE par_sk (i int, j int, m int, a int8, h float8, k int8);
+INSERT INTO par_sk SELECT i, i, i, i % 5, (i % 6) / 7.0, k FROM par;
+CREATE INDEX par_sk_ai ON par_sk USING pagebtree (a, i);
+CREATE INDEX par_sk_hj ON par_sk USING pagebtree (h, j);
+CREATE INDEX par_sk_km ON par_sk USING pagebtree (k, m);
+VACUUM ANALYZE par_sk;
+
+SELECT * FROM par_cmp_all(ARRAY[
+  'SELECT a, i FROM par_sk WHERE i BETWEEN 1000 AND 30000',
+  'SELECT count(*), sum(i) FROM par_sk WHERE i BETWEEN 1000 AND 30000',
+  'SELECT a, i FROM par_sk WHERE i < 20000 ORDER BY a DESC, i DESC',
+  'SELECT a, i FROM par_sk WHERE a > 2 AND i >= 150000 ORDER BY a, i',
+  'SELECT h, j FROM par_sk WHERE j BETWEEN 1000 AND 30000',
+  'SELECT count(*), sum(j) FROM par_sk WHERE j BETWEEN 1000 AND 30000',
+  'SELECT h, j FROM par_sk WHERE j >= 170000 ORDER BY h, j',
+  'SELECT k, m FROM par_sk WHERE m < 40000',
+  'SELECT count(*), sum(m) FROM par_sk WHERE m BETWEEN 1000 AND 30000',
+  'SELECT k, m FROM par_sk WHERE m > 190000 ORDER BY k DESC, m DESC'
+]);
+SELECT pbt_index_buffers('SELECT count(*), sum(i) FROM par_sk WHERE i BETWEEN 1000 AND 30000') <
+       0.75 * pg_relation_size('par_sk_ai') / 8192 AS normalized_skips,
+       pbt_index_buffers('SELECT count(*), sum(j) FROM par_sk WHERE j BETWEEN 1000 AND 30000') <
+       0.75 * pg_relation_size('par_sk_hj') / 8192 AS comparator_skips,
+       pbt_index_buffers('SELECT count(*), sum(m) FROM par_sk WHERE m BETWEEN 1000 AND 30000') >
+       0.9 * pg_relation_size('par_sk_km') / 8192 AS unique_first_column_reads_all;
+
 -- a rescanned parallel scan: the Gather on the inner side of a nested loop
 -- runs once per outer row, and the shared state is reset each time
 SET enable_hashjoin = off;
@@ -207,7 +242,7 @@ RESET enable_mergejoin;
 RESET enable_material;
 RESET cpu_operator_cost;
 
-DROP TABLE par, par_bpa, par_plain, par_grp, par_outer;
+DROP TABLE par, par_bpa, par_plain, par_grp, par_sk, par_outer;
 DROP FUNCTION par_cmp_all(text[]);
 DROP FUNCTION par_cmp(text);
 DROP FUNCTION par_plan(text);

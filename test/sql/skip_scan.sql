@@ -59,44 +59,28 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT a, b, c FROM sk WHERE b = ANY (''{7, 2500}'') AND c = 3',
     'SELECT count(*) FROM sk WHERE b = ANY (''{10, 20, 30, 40}'')']) \gx
 
--- buffers per scan: a value of a costs a few pages, not all of them (the
--- index scan node's buffers)
-CREATE FUNCTION sk_buffers(q text) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE
-    ln text;
-    m text[];
-    in_index boolean := false;
-BEGIN
-    FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-        in_index := in_index OR ln ~ 'Index (Only )?Scan';
-        m := regexp_match(ln, 'Buffers: shared(?: hit=(\d+))?(?: read=(\d+))?');
-        IF in_index AND m IS NOT NULL THEN
-            RETURN coalesce(m[1]::int, 0) + coalesce(m[2]::int, 0);
-        END IF;
-    END LOOP;
-    RETURN NULL;
-END $$;
+-- buffers per scan: a value of a costs a few pages, not all of them
 -- does index scan q skip: fewer buffers than half of index idx's pages
 CREATE FUNCTION sk_skips(q text, idx regclass) RETURNS boolean LANGUAGE sql
 SET enable_seqscan = off SET enable_bitmapscan = off
-AS $$ SELECT sk_buffers(q) < pg_relation_size(idx) / 8192 / 2 $$;
+AS $$ SELECT pbt_index_buffers(q) < pg_relation_size(idx) / 8192 / 2 $$;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT a, b FROM sk WHERE b = 2500;
 -- (a leaf with pending entries costs its side page too: see delta.sql)
 SELECT pg_relation_size('sk_ab') / 8192 > 150 AS index_over_150_pages,
-       sk_buffers('SELECT a, b FROM sk WHERE b = 2500') <
+       pbt_index_buffers('SELECT a, b FROM sk WHERE b = 2500') <
        pg_relation_size('sk_ab') / 8192 / 2 AS forward_skips,
-       sk_buffers('SELECT a, b FROM sk WHERE b = 2500 ORDER BY a DESC') <
+       pbt_index_buffers('SELECT a, b FROM sk WHERE b = 2500 ORDER BY a DESC') <
        pg_relation_size('sk_ab') / 8192 / 2 AS backward_skips,
-       sk_buffers('SELECT a, b FROM sk WHERE a BETWEEN 3 AND 5 AND b = 2500') <
+       pbt_index_buffers('SELECT a, b FROM sk WHERE a BETWEEN 3 AND 5 AND b = 2500') <
        pg_relation_size('sk_ab') / 8192 / 8 AS a_range_skips;
 -- = ANY: a bitmap scan (before 17 the planner makes = ANY on a later column
 -- an index condition of bitmap scans only)
 SET enable_indexscan = off;
 SET enable_indexonlyscan = off;
 SET enable_bitmapscan = on;
-SELECT sk_buffers('SELECT count(*) FROM sk WHERE b = ANY (''{7, 4999}'')') <
+SELECT pbt_index_buffers('SELECT count(*) FROM sk WHERE b = ANY (''{7, 4999}'')') <
        0.8 * pg_relation_size('sk_ab') / 8192 AS array_skips;
 RESET enable_indexscan;
 RESET enable_indexonlyscan;
@@ -201,9 +185,9 @@ SELECT * FROM pbt_verify(ARRAY[
     'SELECT a, b FROM sk_u WHERE a > 500 AND b < 2 ORDER BY a, b']) \gx
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-SELECT sk_buffers('SELECT a, b FROM sk_u WHERE b = 42') <
+SELECT pbt_index_buffers('SELECT a, b FROM sk_u WHERE b = 42') <
        1.2 * pg_relation_size('sk_u_ab') / 8192 AS reads_on,
-       sk_buffers('SELECT a, b FROM sk_u WHERE b = 42 ORDER BY a DESC') <
+       pbt_index_buffers('SELECT a, b FROM sk_u WHERE b = 42 ORDER BY a DESC') <
        1.2 * pg_relation_size('sk_u_ab') / 8192 AS reads_on_backward;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
