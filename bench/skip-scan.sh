@@ -51,6 +51,11 @@ done
 for t in few many tags lang; do sql "SELECT pagebtree_check('${t}_pagebtree_ab', true)" >/dev/null; done
 SERVER=$(sql "SELECT version()")
 
+# parallel plans made free (Gather and two workers)
+PARALLEL="SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_index_scan_size = 0;"
 # name|statement (_AM: the access method, in the tables' names)
 QUERIES=(
 	"point|\\set k random(1, $ROWS)
@@ -71,6 +76,11 @@ SELECT count(*) FROM few_AM WHERE b = ANY (ARRAY[:k * 7, (:k + 50) * 7, (:k + 99
 SELECT c FROM lang_AM WHERE b = :k * 7;"
 	"comparator keys (lang): range of 100 rows|\\set k random(1, $ROWS - 100)
 SELECT count(*) FROM lang_AM WHERE b BETWEEN :k * 7 AND (:k + 99) * 7;"
+	"parallel plan: range of 20,000 rows|\\set k random(1, $ROWS - 20000)
+$PARALLEL
+SELECT count(*) FROM few_AM WHERE b BETWEEN :k * 7 AND (:k + 19999) * 7;"
+	"parallel plan, many values of a: b < 5|$PARALLEL
+SELECT count(*) FROM many_AM WHERE b < 5;"
 )
 PLANSET="SET enable_seqscan = off; SET enable_bitmapscan = off;"
 run() {
