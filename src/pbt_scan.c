@@ -344,7 +344,12 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 							  pbt_get_endpoint(scan->indexRelation, so->st, 0, !forward),
 							  forward ? 0 : PBT_MAX_ITEMS_PER_PAGE, dir, NULL);
 	}
-	return found || pbt_read_on(scan, dir);
+	found = found || pbt_read_on(scan, dir);
+	/* a skip scan's value: the leaf where its (first element's) range began */
+	if (so->skip && so->skip_known &&
+		so->skip_start_leaf == InvalidBlockNumber)
+		so->skip_start_leaf = so->curr.blkno;
+	return found;
 }
 
 /* room for an index tuple of size bytes in the scan's buffer */
@@ -632,12 +637,32 @@ prefetch_array_leaves(IndexScanDesc scan, ScanDirection dir)
 /*
  * A skip scan whose values come one after another on the same leaves (many
  * values, few entries each) costs a descent or two per value where reading
- * on would cost nothing: after SKIP_TRIAL values, if more than half were
- * found on the leaf where the range of the one before ended, it gives up.
- * It then reads on from the value just found (the next scan_first), with
- * the keys as they were (plan_skip declines for the rest of the scan).
+ * on would cost nothing: after SKIP_TRIAL values, if the ranges of more
+ * than half began on the leaf where the range of the value before ended
+ * (no leaf skipped), it gives up.  It then reads on from the value just
+ * found (the next scan_first), with the keys as they were (plan_skip
+ * declines for the rest of the scan).
  */
 #define SKIP_TRIAL 8
+
+/* A value's range was read from leaf start to leaf end: count the step to it */
+static void
+count_skip_step(PbtScanOpaque so, BlockNumber start, BlockNumber end)
+{
+	if (so->skip_end_leaf != InvalidBlockNumber)
+	{
+		so->skip_values++;
+		so->skip_dense += start == so->skip_end_leaf;
+	}
+	so->skip_end_leaf = end;
+}
+
+static bool
+skipping_pays(PbtScanOpaque so)
+{
+	return so->skip_values < SKIP_TRIAL ||
+		2 * so->skip_dense <= so->skip_values;
+}
 
 /* a search key of a skip key's value: the skipped columns alone */
 static void
@@ -682,7 +707,7 @@ give_up_skipping(IndexScanDesc scan, ScanDirection dir)
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	ScanKeyInfo *skip = &so->keys[so->nkeys - 1];
 
-	elog(DEBUG2, "pagebtree: skip scan of \"%s\" found %d of %d values on the leaf where the one before ended, and reads on without skipping",
+	elog(DEBUG2, "pagebtree: skip scan of \"%s\" found the ranges of %d of %d values beginning on the leaf where the one before ended, and reads on without skipping",
 		 RelationGetRelationName(scan->indexRelation), so->skip_dense,
 		 so->skip_values);
 	stop_skipping(scan);
@@ -708,10 +733,15 @@ skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 	ScanKeyInfo *skip = &so->keys[so->nkeys - 1];
 	bool		bitmap = so->bitmap;
-	BlockNumber ended = so->curr.blkno;
 	bool		found;
 
 	Assert(so->skip && !ScanPosIsValid(so->curr));
+	/* (the range just read ended where the position was) */
+	if (first)
+		so->skip_end_leaf = InvalidBlockNumber;
+	else if (so->skip_start_leaf != InvalidBlockNumber)
+		count_skip_step(so, so->skip_start_leaf, so->curr.blkno);
+	so->skip_start_leaf = InvalidBlockNumber;
 	pbt_skip_value_known(so, false);
 	so->copy_items = true;
 	so->bitmap = false;
@@ -739,11 +769,6 @@ skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
 		ScanPosItem *pi = &so->curr.items[so->curr.itemIndex];
 
 		pbt_set_skip_value(so, so->currTuples.data + pi->tupoff, pi->tuplen);
-		if (!first)
-		{
-			so->skip_values++;
-			so->skip_dense += so->curr.blkno == ended;
-		}
 	}
 	/* nothing of that read was returned: nothing to kill */
 	Assert(so->nkilled == 0);
@@ -755,8 +780,7 @@ skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
 	 * find the skip key and the bounds it was set under, whose batch ended
 	 * with the value's range
 	 */
-	if (found && so->skip_values >= SKIP_TRIAL &&
-		2 * so->skip_dense > so->skip_values &&
+	if (found && !skipping_pays(so) &&
 		!ScanPosIsValid(so->mark) && so->markItemIndex < 0)
 		give_up_skipping(scan, dir);
 	return found;
@@ -834,33 +858,62 @@ claim_whole_scan(IndexScanDesc scan)
 	return claimed;
 }
 
+/* the leaf where a descent to a bound of the current range ends */
+static BlockNumber
+bound_leaf(IndexScanDesc scan, PbtSearchKey *key)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	Buffer		buf;
+	BlockNumber blkno;
+
+	pbt_free_stack(pbt_search_leaf(scan->indexRelation, so->st, key, &buf,
+								   BUFFER_LOCK_SHARE));
+	blkno = BufferGetBlockNumber(buf);
+	UnlockReleaseBuffer(buf);
+	return blkno;
+}
+
 /*
- * A parallel skip scan, before it reads anything.  Where skipping pays, by
- * the trial of skip_to_next_value run ahead over the first values (each
- * participant on its own, as a serial scan: the descents are all it
- * reads), the first participant does the whole skip scan as a serial scan
- * and the others find it done, as with arrays.  Otherwise, or if the
- * others have begun to share the leaves, it reads every entry with them,
- * which a skip scan that gives up would read alone.
+ * A parallel skip scan, before it reads anything.  Each participant runs
+ * the trial of giving up over the first values on its own, as a serial
+ * scan that reads no range: the leaves where each value's range would
+ * begin and end are those its bounds descend to.  Where skipping pays, the
+ * first participant does the whole skip scan as a serial scan and the
+ * others find it done, as with arrays.  Otherwise, or if the others have
+ * begun to share the leaves, it reads every entry with them, which a skip
+ * scan that gives up would read alone.
  */
 static void
 start_parallel_skip(IndexScanDesc scan, ScanDirection dir)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+	bool		forward = ScanDirectionIsForward(dir);
 	bool		found;
 
 	so->par = false;
+	pbt_start_arrays(so, dir);
 	found = skip_to_next_value(scan, dir, true);
 	while (found && !so->skip_off && so->skip_values < SKIP_TRIAL)
-		found = skip_to_next_value(scan, dir, false);
-	if (!so->skip_off)
+	{
+		BlockNumber start;
+
+		(void) set_bounds(so);
+		Assert(so->has_lower && so->has_upper);	/* the skip key positions */
+		start = bound_leaf(scan, forward ? &so->lowerkey : &so->upperkey);
+		count_skip_step(so, start,
+						bound_leaf(scan, forward ? &so->upperkey : &so->lowerkey));
+		if (so->skip_values < SKIP_TRIAL)
+			found = skip_to_next_value(scan, dir, false);
+	}
+	if (!so->skip_off && skipping_pays(so))
 	{
 		pbt_skip_value_known(so, false);
 		so->skip_values = so->skip_dense = 0;
 		if (claim_whole_scan(scan))
 			return;
-		stop_skipping(scan);
 	}
+	if (!so->skip_off)
+		stop_skipping(scan);
 	/* from the first leaf, with the others */
 	so->skip_resume = false;
 	so->par = true;
@@ -878,6 +931,9 @@ gettuple_slow(IndexScanDesc scan, ScanDirection dir)
 	/* (re)start array keys when (re)positioning, now that dir is known */
 	if (!ScanPosIsValid(so->curr) && so->qual_ok)
 	{
+		if (so->par && so->skip)
+			start_parallel_skip(scan, dir);
+
 		/*
 		 * A parallel scan with = ANY arrays: the first participant does the
 		 * whole scan, every element, as a serial scan; the others find it
@@ -891,8 +947,6 @@ gettuple_slow(IndexScanDesc scan, ScanDirection dir)
 				return false;
 			so->par = false;
 		}
-		else if (so->par && so->skip)
-			start_parallel_skip(scan, dir);
 		pbt_start_arrays(so, dir);
 	}
 	/* the rest of a one-key leaf that the batch left to decode */

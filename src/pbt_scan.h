@@ -233,9 +233,16 @@ typedef struct PbtScanOpaqueData
 	ScanKeyData skip_sk;
 	StringInfoData skip_mark;	/* the value at the mark, if known */
 	bool		skip_mark_known;
-	/* values found, and found on the leaf where the last one's range ended */
+	/*
+	 * The trial of giving up (SKIP_TRIAL in pbt_scan.c): values whose range
+	 * followed another's, and those whose range began on the leaf where the
+	 * one before ended; the leaves where the current value's range began
+	 * and where the one before it ended
+	 */
 	int			skip_values;
 	int			skip_dense;
+	BlockNumber skip_start_leaf;
+	BlockNumber skip_end_leaf;
 	bool		skip_off;		/* given up for this scan: reads every entry */
 	bool		skip_resume;	/* ... from resume_key, on the next scan_first */
 	PbtSearchKey resume_key;

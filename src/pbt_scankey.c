@@ -378,6 +378,7 @@ plan_skip(IndexScanDesc scan)
 	so->skip = true;
 	pbt_skip_value_known(so, false);
 	so->skip_values = so->skip_dense = 0;
+	so->skip_start_leaf = so->skip_end_leaf = InvalidBlockNumber;
 }
 
 static void

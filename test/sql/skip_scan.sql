@@ -174,6 +174,22 @@ CREATE INDEX sk_outer_a ON sk_outer (a);
 VACUUM ANALYZE sk_outer;
 SELECT * FROM sk_merge_join('sk_outer', 'sk', 'a') \gx
 
+-- keys that pick the end of each value's entries (their start, backward):
+-- the next value's first entry is on the leaf where the range ended, but
+-- its own range is some 25 leaves further on, so the scan keeps skipping
+-- (it gives up where the ranges begin where the ones before ended)
+CREATE TABLE sk_ends AS SELECT g % 30 AS a, hashint8extended(g, 0) AS b
+FROM generate_series(1, 300000) g;
+CREATE INDEX sk_ends_ab ON sk_ends USING pagebtree (a, b);
+VACUUM ANALYZE sk_ends;
+SELECT * FROM pbt_verify(ARRAY[
+    'SELECT a, b FROM sk_ends WHERE b > 9200000000000000000 ORDER BY a, b',
+    'SELECT a, b FROM sk_ends WHERE b < -9200000000000000000 ORDER BY a DESC, b DESC']) \gx
+SELECT sk_skips('SELECT a, b FROM sk_ends WHERE b > 9200000000000000000 ORDER BY a, b',
+                'sk_ends_ab') AS values_ends_skip,
+       sk_skips('SELECT a, b FROM sk_ends WHERE b < -9200000000000000000 ORDER BY a DESC, b DESC',
+                'sk_ends_ab') AS values_starts_skip_backward;
+
 -- many values of a with few entries each: skipping would cost a descent or
 -- two per value, so the scan gives up after a few and reads on
 CREATE TABLE sk_u AS SELECT g AS a, g % 100 AS b FROM generate_series(1, 100000) g;
