@@ -337,7 +337,8 @@ pbt_point_lookup(PbtScanOpaque so)
  * on the first column but spanning skip_cols, which makes the next column's
  * keys required; = ANY arrays among them go through their elements within
  * each value (pbt_scan.c, next_range).  In a parallel scan one participant
- * does the whole skip scan (pbt_scan.c, gettuple_slow).
+ * does the whole skip scan where skipping pays (pbt_scan.c,
+ * start_parallel_skip).
  */
 static void
 plan_skip(IndexScanDesc scan)
