@@ -670,13 +670,9 @@ value_key(PbtScanOpaque so, ScanKeyInfo *skip, bool nextkey, PbtSearchKey *key)
 {
 	key->bytes = skip->enc.data;
 	key->len = skip->enc.len;
-	key->nattrs = so->st->normalized ? 0 : so->skip_cols;
-	for (int col = 0; col < key->nattrs; col++)
-	{
-		key->values[col] = so->skip_datums[col];
-		key->isnull[col] = so->skip_nulls[col];
-		key->procs[col] = &so->st->cols[col].cmp;
-	}
+	key->nattrs = 0;
+	if (!so->st->normalized)
+		pbt_skip_value_columns(so, key);
 	key->has_tid = false;
 	key->nextkey = nextkey;
 }

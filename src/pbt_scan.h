@@ -366,6 +366,7 @@ extern bool pbt_advance_arrays(PbtScanOpaque so, ScanDirection dir);
 extern bool pbt_point_lookup(PbtScanOpaque so);
 extern void pbt_skip_value_known(PbtScanOpaque so, bool known);
 extern void pbt_set_skip_value(PbtScanOpaque so, const char *item, int len);
+extern void pbt_skip_value_columns(PbtScanOpaque so, PbtSearchKey *key);
 extern bool pbt_build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 							   StringInfo buf, bool *strict,
 							   ScanKeyInfo **bound);

@@ -430,6 +430,19 @@ pbt_skip_value_known(PbtScanOpaque so, bool known)
 	}
 }
 
+/* Comparator mode: a search key's first columns, the skip key's value */
+void
+pbt_skip_value_columns(PbtScanOpaque so, PbtSearchKey *key)
+{
+	for (int col = 0; col < so->skip_cols; col++)
+	{
+		key->values[col] = so->skip_datums[col];
+		key->isnull[col] = so->skip_nulls[col];
+		key->procs[col] = &so->st->cols[col].cmp;
+	}
+	key->nattrs = so->skip_cols;
+}
+
 /* The skip key's value: the skipped columns of a leaf item of len bytes */
 void
 pbt_set_skip_value(PbtScanOpaque so, const char *item, int len)
@@ -848,15 +861,7 @@ pbt_build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 					   eq->enc.len);
 		}
 		else if (eq->sk == &so->skip_sk)
-		{
-			for (int c = 0; c < so->skip_cols; c++)
-			{
-				key->values[c] = so->skip_datums[c];
-				key->isnull[c] = so->skip_nulls[c];
-				key->procs[c] = &st->cols[c].cmp;
-			}
-			key->nattrs = so->skip_cols;
-		}
+			pbt_skip_value_columns(so, key);
 		else
 		{
 			key->values[col] = eq->sk->sk_argument;
