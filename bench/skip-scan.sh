@@ -82,35 +82,7 @@ SELECT count(*) FROM few_AM WHERE b BETWEEN :k * 7 AND (:k + 19999) * 7;"
 	"parallel plan, many values of a: b < 5|$PARALLEL
 SELECT count(*) FROM many_AM WHERE b < 5;"
 )
-PLANSET="SET enable_seqscan = off; SET enable_bitmapscan = off;"
-run() {
-	local am=$1 body=$2
-	printf '%s\n' "${body//_AM/_$am}" >"$W/q.sql"
-	chmod a+r "$W/q.sql"
-	su postgres -c "PGOPTIONS='-c enable_seqscan=off -c enable_bitmapscan=off' \
-		$BIN/pgbench -n -M prepared -h $W/sock -p $PORT -T $SECS -f $W/q.sql postgres" 2>/dev/null |
-		sed -n 's/^latency average = \([0-9.]*\) ms$/\1/p'
-}
-# the statement of a body: its last line; SET lines before it, for the plan
-statement() { printf '%s\n' "$1" | grep -v '^\\set' | grep -v '^SET ' | sed 's/;$//'; }
-buffers() {
-	local am=$1 body=$2 setup stmt
-	setup=$(printf '%s\n' "${body//_AM/_$am}" | grep '^SET ' | paste -sd' ')
-	stmt=$(statement "${body//_AM/_$am}" | sed "s/:k/1000/g")
-	sql "$PLANSET $setup EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) $stmt" |
-		grep -m1 -o 'shared hit=[0-9]*\( read=[0-9]*\)\?' | grep -o '[0-9]*' | paste -sd+ | bc
-}
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-declare -A T
-for rep in $(seq "$REPS"); do
-	for q in "${QUERIES[@]}"; do
-		order=(btree pagebtree)
-		[ $((rep % 2)) = 0 ] && order=(pagebtree btree)
-		for am in "${order[@]}"; do
-			T["$am|${q%%|*}"]+="$(run "$am" "${q#*|}") "
-		done
-	done
-done
+. "$HERE/bench/compare-queries.sh"
 
 echo "# Skip scans on PostgreSQL $V"
 echo
@@ -124,16 +96,4 @@ echo "\`pgbench -M prepared\`, one client, $SECS s per run, index scans forced (
 echo "methods alternating, medians of $REPS runs. Buffers: the index scan node's shared buffer accesses (EXPLAIN"
 echo "ANALYZE BUFFERS, k = 1000; heap included where the plan fetches rows)."
 echo
-echo "| statement | btree ms | pagebtree ms | pagebtree/btree | btree buffers | pagebtree buffers |"
-echo "|---|---|---|---|---|---|"
-for q in "${QUERIES[@]}"; do
-	name=${q%%|*}
-	b=$(echo "${T[btree|$name]}" | median)
-	p=$(echo "${T[pagebtree|$name]}" | median)
-	stmt=$(statement "${q#*|}" | sed 's/_AM//')
-	echo "| $name: \`$stmt\` | $b | $p | $(awk "BEGIN{printf \"%.2f\", $p/$b}") | $(buffers btree "${q#*|}") | $(buffers pagebtree "${q#*|}") |"
-done
-echo
-echo "Raw latencies (ms) per run:"
-echo
-for k in "${!T[@]}"; do echo "- $k: ${T[$k]}"; done | sort
+print_table

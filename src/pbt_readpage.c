@@ -106,7 +106,9 @@ run_entry_in_batch(PbtScanOpaque so, const PbtItem *r)
 	bool		forward = ScanDirectionIsForward(so->run_dir);
 	bool		continuescan;
 
-	if (forward ? so->curr.restRight : so->curr.restLeft)
+	/* (an array's pass that gave up reads on from where it did) */
+	if ((forward ? so->curr.restRight : so->curr.restLeft) ||
+		so->pass_gave_up == so->run_dir)
 	{
 		int			b = forward ? 1 : 0;
 		PbtItem		limit = {so->currTuples.data + so->curr.boundOff[b],
@@ -164,8 +166,12 @@ merge_run(IndexScanDesc scan, Page page)
 	int			nmatch = 0;
 	const PbtItem *lowest = NULL;
 
-	/* the end key is checked for each entry: they are not in the batch */
+	/*
+	 * The end key is checked for each entry: they are not in the batch; nor
+	 * in order with its items, which an array's pass must know
+	 */
 	so->batch_within_end = false;
+	so->pass_merging = true;
 	for (int j = 0; j < so->run.n; j++)
 	{
 		PbtItem    *r = &so->run.items[j];
@@ -190,6 +196,7 @@ merge_run(IndexScanDesc scan, Page page)
 		}
 	}
 	so->batch_within_end = within_end;
+	so->pass_merging = false;
 	if (nmatch > 0)
 	{
 		ScanPosItem *items = so->curr.items;

@@ -165,6 +165,8 @@ pbtrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	so->skip_off = so->skip_resume = false;
 	memset(&so->walk, 0, sizeof(so->walk));
 	pbt_preprocess_keys(scan);
+	so->pass_key = so->mark_pass_key = NULL;
+	so->pass_gave_up = NoMovementScanDirection;
 	so->copy_items = scan->xs_want_itup;
 	so->itup_tupoff = PBT_NO_TUPOFF;
 	so->batch = RelationNeedsWAL(scan->indexRelation) ? SCAN_FIRST_BATCH : 0;
@@ -214,6 +216,15 @@ count_index_scan(IndexScanDesc scan)
 	pbt_count_index_search(scan);
 }
 
+/* the one array's last element in direction dir */
+static inline int
+pass_last_element(PbtScanOpaque so, ScanDirection dir)
+{
+	bool		desc = so->st->cols[so->keys[so->arrays[0].keyidx].col].desc;
+
+	return desc == ScanDirectionIsForward(dir) ? 0 : so->arrays[0].nelems - 1;
+}
+
 /*
  * The range's bounds for the keys as encoded (with arrays: their current
  * elements), and what they make of the other keys.  Returns whether the
@@ -225,7 +236,9 @@ set_bounds(PbtScanOpaque so)
 	bool		strict;
 	ScanKeyInfo *lowerbound;
 	ScanKeyInfo *upperbound;
-	bool		point = pbt_point_lookup(so);	/* after pbt_encode_key: per element */
+	/* after pbt_encode_key: per element */
+	bool		point = so->pass_key == NULL && pbt_point_lookup(so);
+	bool		pass_forward = ScanDirectionIsForward(so->pass_dir);
 
 	for (int i = 0; i < so->nkeys; i++)
 	{
@@ -242,8 +255,12 @@ set_bounds(PbtScanOpaque so)
 	 * The range's bounds in index order.  A forward scan starts at the first
 	 * item not below the lower key and stops at the first item not below the
 	 * upper key; a backward scan the other way round.  Both are kept, since
-	 * a scrollable cursor may change direction.
+	 * a scrollable cursor may change direction.  An array's pass spans its
+	 * elements from pass_from to the last in its direction.
 	 */
+	if (so->pass_key)
+		pbt_set_array_element(so, pass_forward ? so->pass_from :
+							  pass_last_element(so, so->pass_dir));
 	so->has_lower = pbt_build_boundary(so, true, &so->lowerkey, &so->lowerbuf,
 									   &strict, &lowerbound);
 	so->lowerkey.nextkey = strict;	/* "> v" excludes every item with prefix v */
@@ -262,9 +279,20 @@ set_bounds(PbtScanOpaque so)
 		strict = false;
 	}
 	else
+	{
+		if (so->pass_key)
+			pbt_set_array_element(so, pass_forward ?
+								  pass_last_element(so, so->pass_dir) :
+								  so->pass_from);
 		so->has_upper = pbt_build_boundary(so, false, &so->upperkey, &so->upperbuf,
 										   &strict, &upperbound);
+	}
 	so->upperkey.nextkey = !strict; /* "<= v" includes them */
+	if (so->pass_key)
+	{
+		pbt_set_array_element(so, so->arrays[0].cur);
+		so->pass_key->covered = false;
+	}
 
 	/*
 	 * Inequalities used as boundaries hold for every non-NULL value in the
@@ -289,6 +317,8 @@ set_bounds(PbtScanOpaque so)
 		so->keys_batchable &= k->covered || k->required_fwd || k->required_bwd;
 		so->inline_keys &= k->covered || k->inline_check;
 	}
+	/* (check_keys_inline would compare the pass's key with one element) */
+	so->inline_keys &= so->pass_key == NULL;
 	pbt_plan_entry_filter(so);
 	return point;
 }
@@ -345,10 +375,15 @@ scan_first(IndexScanDesc scan, ScanDirection dir)
 							  forward ? 0 : PBT_MAX_ITEMS_PER_PAGE, dir, NULL);
 	}
 	found = found || pbt_read_on(scan, dir);
-	/* a skip scan's value: the leaf where its (first element's) range began */
+	/*
+	 * The leaf where a skip scan's value's range (its first element's)
+	 * began, and an array element's
+	 */
 	if (so->skip && so->skip_known &&
-		so->skip_start_leaf == InvalidBlockNumber)
-		so->skip_start_leaf = so->curr.blkno;
+		so->skip_steps.start_leaf == InvalidBlockNumber)
+		so->skip_steps.start_leaf = so->curr.blkno;
+	if (so->narrays > 0 && so->elem_steps.start_leaf == InvalidBlockNumber)
+		so->elem_steps.start_leaf = so->curr.blkno;
 	return found;
 }
 
@@ -635,33 +670,42 @@ prefetch_array_leaves(IndexScanDesc scan, ScanDirection dir)
 }
 
 /*
- * A skip scan whose values come one after another on the same leaves (many
- * values, few entries each) costs a descent or two per value where reading
- * on would cost nothing: after SKIP_TRIAL values, if the ranges of more
- * than half began on the leaf where the range of the value before ended
- * (no leaf skipped), it gives up.  It then reads on from the value just
- * found (the next scan_first), with the keys as they were (plan_skip
- * declines for the rest of the scan).
+ * Ranges read one after another that lie on the same leaves (a skip scan's
+ * values with few entries each, an array's elements close together) cost
+ * a descent or two each where reading on would cost nothing.  After a
+ * trial of PBT_RANGE_TRIAL ranges, if more than half began on the leaf
+ * where the range before ended (no leaf skipped), the scan reads on: a
+ * skip scan gives up (give_up_skipping) and an array reads its remaining
+ * elements in one pass (start_array_pass).
+ *
+ * A range was read from leaf start to leaf end: count the step to it.
  */
-#define SKIP_TRIAL 8
-
-/* A value's range was read from leaf start to leaf end: count the step to it */
 static void
-count_skip_step(PbtScanOpaque so, BlockNumber start, BlockNumber end)
+count_range_step(PbtRangeSteps *steps, BlockNumber start, BlockNumber end)
 {
-	if (so->skip_end_leaf != InvalidBlockNumber)
+	if (steps->end_leaf != InvalidBlockNumber)
 	{
-		so->skip_values++;
-		so->skip_dense += start == so->skip_end_leaf;
+		steps->ranges++;
+		steps->dense += start == steps->end_leaf;
 	}
-	so->skip_end_leaf = end;
+	steps->end_leaf = end;
+	steps->start_leaf = InvalidBlockNumber;
 }
 
 static bool
-skipping_pays(PbtScanOpaque so)
+ranges_dense(const PbtRangeSteps *steps, int trial)
 {
-	return so->skip_values < SKIP_TRIAL ||
-		2 * so->skip_dense <= so->skip_values;
+	return steps->ranges >= trial && 2 * steps->dense > steps->ranges;
+}
+
+/*
+ * A mark holds (a merge join's inner scan): restoring it must find the keys
+ * and bounds it was set under
+ */
+static inline bool
+mark_held(PbtScanOpaque so)
+{
+	return ScanPosIsValid(so->mark) || so->markItemIndex >= 0;
 }
 
 /* a search key of a skip key's value: the skipped columns alone */
@@ -697,6 +741,11 @@ stop_skipping(IndexScanDesc scan)
 	Assert(!so->skip);
 }
 
+/*
+ * A skip scan gives up: it reads on from the value just found (the next
+ * scan_first), with the keys as they were (plan_skip declines for the rest
+ * of the scan).
+ */
 static void
 give_up_skipping(IndexScanDesc scan, ScanDirection dir)
 {
@@ -704,8 +753,8 @@ give_up_skipping(IndexScanDesc scan, ScanDirection dir)
 	ScanKeyInfo *skip = &so->keys[so->nkeys - 1];
 
 	elog(DEBUG2, "pagebtree: skip scan of \"%s\" found the ranges of %d of %d values beginning on the leaf where the one before ended, and reads on without skipping",
-		 RelationGetRelationName(scan->indexRelation), so->skip_dense,
-		 so->skip_values);
+		 RelationGetRelationName(scan->indexRelation), so->skip_steps.dense,
+		 so->skip_steps.ranges);
 	stop_skipping(scan);
 	/*
 	 * Forward from the value's first entry, backward from its last (skip:
@@ -734,10 +783,11 @@ skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
 	Assert(so->skip && !ScanPosIsValid(so->curr));
 	/* (the range just read ended where the position was) */
 	if (first)
-		so->skip_end_leaf = InvalidBlockNumber;
-	else if (so->skip_start_leaf != InvalidBlockNumber)
-		count_skip_step(so, so->skip_start_leaf, so->curr.blkno);
-	so->skip_start_leaf = InvalidBlockNumber;
+		so->skip_steps.end_leaf = InvalidBlockNumber;
+	else if (so->skip_steps.start_leaf != InvalidBlockNumber)
+		count_range_step(&so->skip_steps, so->skip_steps.start_leaf,
+						 so->curr.blkno);
+	so->skip_steps.start_leaf = InvalidBlockNumber;
 	pbt_skip_value_known(so, false);
 	so->copy_items = true;
 	so->bitmap = false;
@@ -776,10 +826,57 @@ skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
 	 * find the skip key and the bounds it was set under, whose batch ended
 	 * with the value's range
 	 */
-	if (found && !skipping_pays(so) &&
-		!ScanPosIsValid(so->mark) && so->markItemIndex < 0)
+	if (found && ranges_dense(&so->skip_steps, PBT_RANGE_TRIAL) &&
+		!mark_held(so))
 		give_up_skipping(scan, dir);
 	return found;
+}
+
+/*
+ * The one array's elements from cur on come close together: read them in
+ * one range (set_bounds), checking each item against them (array_pass_has
+ * in pbt_scankey.c), instead of a descent and a range per element.  Not in
+ * a bitmap scan (items in a page's order) nor while a mark holds.
+ */
+static bool
+start_array_pass(IndexScanDesc scan, ScanDirection dir)
+{
+	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
+
+	if (!ranges_dense(&so->elem_steps, so->pass_trial) || so->bitmap ||
+		so->par || mark_held(so) || !pbt_array_pass_ok(so))
+		return false;
+	elog(DEBUG2, "pagebtree: scan of \"%s\" found the ranges of %d of %d array elements beginning on the leaf where the one before ended, and reads the other %d in one pass",
+		 RelationGetRelationName(scan->indexRelation), so->elem_steps.dense,
+		 so->elem_steps.ranges,
+		 abs(pass_last_element(so, dir) - so->arrays[0].cur) + 1);
+	pbt_start_array_pass(so, dir);
+	return true;
+}
+
+/*
+ * An array's pass has read its range in direction dir.  True if it gave up
+ * that way (pass_gave_up): the elements from cur on are read one by one
+ * again.  Else the elements it covered that way are done: cur goes to the
+ * last of them for pbt_advance_arrays to move on from (a scrollable cursor
+ * that turned ends the range at pass_from).
+ */
+static bool
+end_array_pass(PbtScanOpaque so, ScanDirection dir)
+{
+	ArrayKeyInfo *ak = &so->arrays[0];
+	bool		aborted = so->pass_gave_up == dir;
+
+	if (aborted)
+		so->pass_trial = Min(so->pass_trial, PG_INT32_MAX / 2) * 2;
+	else
+		ak->cur = dir == so->pass_dir ? pass_last_element(so, dir) :
+			so->pass_from;
+	so->pass_key = NULL;
+	so->pass_gave_up = NoMovementScanDirection;
+	pbt_range_steps_reset(&so->elem_steps);
+	pbt_set_array_element(so, ak->cur);
+	return aborted;
 }
 
 /*
@@ -792,9 +889,18 @@ next_range(IndexScanDesc scan, ScanDirection dir)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
+	if (so->pass_key)
+	{
+		if (end_array_pass(so, dir))
+			return true;
+	}
+	else if (so->elem_steps.start_leaf != InvalidBlockNumber)
+		count_range_step(&so->elem_steps, so->elem_steps.start_leaf,
+						 so->curr.blkno);
 	if (so->narrays > 0 && pbt_advance_arrays(so, dir))
 	{
-		prefetch_array_leaves(scan, dir);
+		if (!start_array_pass(scan, dir))
+			prefetch_array_leaves(scan, dir);
 		return true;
 	}
 	return so->skip && skip_to_next_value(scan, dir, false);
@@ -889,22 +995,22 @@ start_parallel_skip(IndexScanDesc scan, ScanDirection dir)
 	so->par = false;
 	pbt_start_arrays(so, dir);
 	found = skip_to_next_value(scan, dir, true);
-	while (found && !so->skip_off && so->skip_values < SKIP_TRIAL)
+	while (found && !so->skip_off && so->skip_steps.ranges < PBT_RANGE_TRIAL)
 	{
 		BlockNumber start;
 
 		(void) set_bounds(so);
 		Assert(so->has_lower && so->has_upper);	/* the skip key positions */
 		start = bound_leaf(scan, forward ? &so->lowerkey : &so->upperkey);
-		count_skip_step(so, start,
-						bound_leaf(scan, forward ? &so->upperkey : &so->lowerkey));
-		if (so->skip_values < SKIP_TRIAL)
+		count_range_step(&so->skip_steps, start,
+						 bound_leaf(scan, forward ? &so->upperkey : &so->lowerkey));
+		if (so->skip_steps.ranges < PBT_RANGE_TRIAL)
 			found = skip_to_next_value(scan, dir, false);
 	}
-	if (!so->skip_off && skipping_pays(so))
+	if (!so->skip_off && !ranges_dense(&so->skip_steps, PBT_RANGE_TRIAL))
 	{
 		pbt_skip_value_known(so, false);
-		so->skip_values = so->skip_dense = 0;
+		pbt_range_steps_reset(&so->skip_steps);
 		if (claim_whole_scan(scan))
 			return;
 	}
@@ -1043,6 +1149,10 @@ pbtmarkpos(IndexScanDesc scan)
 	so->markItemIndex = ScanPosIsValid(so->curr) ? so->curr.itemIndex : -1;
 	for (int i = 0; i < so->narrays; i++)
 		so->arrays[i].mark = so->arrays[i].cur;
+	/* (a pass's cur is where its batch's checks left it, as they left it) */
+	so->mark_pass_key = so->pass_key;
+	so->mark_pass_dir = so->pass_dir;
+	so->mark_pass_from = so->pass_from;
 	if (so->skip)
 	{
 		StringInfo	value = &so->keys[so->nkeys - 1].enc;
@@ -1070,6 +1180,12 @@ pbtrestrpos(IndexScanDesc scan)
 		so->keys[ak->keyidx].sk->sk_argument = ak->elems[ak->cur];
 		pbt_encode_key(so, &so->keys[ak->keyidx]);
 	}
+	elements_moved |= so->pass_key != so->mark_pass_key ||
+		(so->pass_key && so->pass_from != so->mark_pass_from);
+	so->pass_key = so->mark_pass_key;
+	so->pass_dir = so->mark_pass_dir;
+	so->pass_from = so->mark_pass_from;
+	so->pass_gave_up = NoMovementScanDirection;
 	if (so->skip && so->skip_mark.data != NULL)
 	{
 		ScanKeyInfo *skip = &so->keys[so->nkeys - 1];

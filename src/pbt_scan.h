@@ -59,10 +59,37 @@ typedef struct ArrayKeyInfo
 	int			nelems;
 	int			cur;
 	int			mark;
-	StringInfoData enc;			/* a filter's elements encoded (normalized
-								 * keys), at encoff[i], or all NULL */
+	StringInfoData enc;			/* its elements encoded (normalized keys), at
+								 * encoff[i], or all NULL: a filter's, and
+								 * an array read in one pass (enc_tried) */
 	int		   *encoff;
+	bool		enc_tried;
 } ArrayKeyInfo;
+
+/*
+ * The ranges a scan reads one after another (a skip scan's values, an
+ * array's elements), for its trial of reading on instead (pbt_scan.c):
+ * ranges that followed another, those that began on the leaf where the one
+ * before ended, and the leaves where the current range began and where the
+ * one before it ended
+ */
+typedef struct PbtRangeSteps
+{
+	int			ranges;
+	int			dense;
+	BlockNumber start_leaf;
+	BlockNumber end_leaf;
+} PbtRangeSteps;
+
+/* ranges a trial takes, at first (pbt_scan.c, ranges_dense) */
+#define PBT_RANGE_TRIAL 8
+
+static inline void
+pbt_range_steps_reset(PbtRangeSteps *steps)
+{
+	steps->ranges = steps->dense = 0;
+	steps->start_leaf = steps->end_leaf = InvalidBlockNumber;
+}
 
 typedef struct ScanPosItem
 {
@@ -233,16 +260,7 @@ typedef struct PbtScanOpaqueData
 	ScanKeyData skip_sk;
 	StringInfoData skip_mark;	/* the value at the mark, if known */
 	bool		skip_mark_known;
-	/*
-	 * The trial of giving up (SKIP_TRIAL in pbt_scan.c): values whose range
-	 * followed another's, and those whose range began on the leaf where the
-	 * one before ended; the leaves where the current value's range began
-	 * and where the one before it ended
-	 */
-	int			skip_values;
-	int			skip_dense;
-	BlockNumber skip_start_leaf;
-	BlockNumber skip_end_leaf;
+	PbtRangeSteps skip_steps;	/* the trial of giving up */
 	bool		skip_off;		/* given up for this scan: reads every entry */
 	bool		skip_resume;	/* ... from resume_key, on the next scan_first */
 	PbtSearchKey resume_key;
@@ -278,6 +296,26 @@ typedef struct PbtScanOpaqueData
 	int64		pf_array_reads; /* blocks read before the array started */
 	PbtArraySource pf_array_source;
 	PbtPrefetch pf_array;
+	/*
+	 * The one = ANY array read in one pass (pbt_scan.c, start_array_pass):
+	 * its elements from pass_from to its last in direction pass_dir make
+	 * one range, through which the array's cur follows the items read
+	 * (array_pass_has in pbt_scankey.c).  pass_key is its key, or NULL.
+	 */
+	PbtRangeSteps elem_steps;	/* the trial of starting one */
+	ScanKeyInfo *pass_key;
+	ScanDirection pass_dir;
+	int			pass_from;
+	int			pass_credit;	/* items it may still read that match no
+								 * element (array_pass_has) */
+	ScanDirection pass_gave_up; /* ... none left, reading that way: per
+								 * element again from cur, after a trial
+								 * twice as long (else NoMovement...) */
+	int			pass_trial;		/* ranges the trial takes */
+	bool		pass_merging;	/* checking run entries, out of order */
+	ScanKeyInfo *mark_pass_key; /* the pass at the mark */
+	ScanDirection mark_pass_dir;
+	int			mark_pass_from;
 	/* a parallel scan (scan->parallel_scan) that shares its leaves */
 	bool		par;
 	bool		par_seized;		/* we hold it ADVANCING (pbt_parallel_seize) */
@@ -364,6 +402,9 @@ extern void pbt_start_arrays(PbtScanOpaque so, ScanDirection dir);
 extern BlockNumber pbt_array_source_next(void *arg);
 extern bool pbt_advance_arrays(PbtScanOpaque so, ScanDirection dir);
 extern bool pbt_point_lookup(PbtScanOpaque so);
+extern bool pbt_array_pass_ok(PbtScanOpaque so);
+extern void pbt_set_array_element(PbtScanOpaque so, int elem);
+extern void pbt_start_array_pass(PbtScanOpaque so, ScanDirection dir);
 extern void pbt_skip_value_known(PbtScanOpaque so, bool known);
 extern void pbt_set_skip_value(PbtScanOpaque so, const char *item, int len);
 extern void pbt_skip_value_columns(PbtScanOpaque so, PbtSearchKey *key);

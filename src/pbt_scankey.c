@@ -23,10 +23,11 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-static void encode_filter(PbtScanOpaque so, ScanKeyInfo *k);
+static void encode_elements(PbtScanOpaque so, ScanKeyInfo *k,
+							ArrayKeyInfo *ak);
 static void plan_inline_check(PbtState *st, ScanKeyInfo *k);
-static bool filter_has(PbtScanOpaque so, ScanKeyInfo *k, const char *item,
-					   int start, int span, Datum datum);
+static bool filter_has(PbtScanOpaque so, ScanKeyInfo *k, ArrayKeyInfo *ak,
+					   const char *item, int start, int span, Datum datum);
 
 /* strategy in index order: a DESC column reverses inequalities */
 static StrategyNumber
@@ -139,6 +140,8 @@ prepare_array(IndexScanDesc scan, int keyidx, ArrayKeyInfo *ak)
 	ak->elems = elems;
 	ak->nelems = kept;
 	ak->cur = 0;
+	ak->encoff = NULL;
+	ak->enc_tried = false;
 	return true;
 }
 
@@ -172,6 +175,10 @@ pbt_start_arrays(PbtScanOpaque so, ScanDirection dir)
 	}
 	if (so->skip)
 		pbt_skip_value_known(so, false);	/* found anew */
+	so->pass_key = NULL;
+	so->pass_gave_up = NoMovementScanDirection;
+	so->pass_trial = PBT_RANGE_TRIAL;
+	pbt_range_steps_reset(&so->elem_steps);
 	so->pf_array_on = false;
 	so->pf_array_reads = pgBufferUsage.shared_blks_read +
 		pgBufferUsage.local_blks_read;
@@ -283,6 +290,133 @@ pbt_advance_arrays(PbtScanOpaque so, ScanDirection dir)
 	return false;
 }
 
+/* The one array's key to element elem, its cur left as it was */
+void
+pbt_set_array_element(PbtScanOpaque so, int elem)
+{
+	ArrayKeyInfo *ak = &so->arrays[0];
+	ScanKeyInfo *k = &so->keys[ak->keyidx];
+
+	Assert(so->narrays == 1 && elem >= 0 && elem < ak->nelems);
+	k->sk->sk_argument = ak->elems[elem];
+	pbt_encode_key(so, k);
+}
+
+/*
+ * Can the scan's = ANY array be read in one pass (pbt_scan.c,
+ * start_array_pass)?  One array, an equality required both ways, on
+ * normalized keys whose elements all have exact encodings (encoded here,
+ * once), and no key on a later column: the pass's range holds every value
+ * of those columns, which per element were bounds.  Not in a skip scan.
+ */
+bool
+pbt_array_pass_ok(PbtScanOpaque so)
+{
+	ArrayKeyInfo *ak = &so->arrays[0];
+	ScanKeyInfo *k;
+
+	if (so->narrays != 1 || so->skip || !so->st->normalized)
+		return false;
+	k = &so->keys[ak->keyidx];
+	if (!k->required_fwd || !k->required_bwd ||
+		k->strategy != BTEqualStrategyNumber)
+		return false;
+	for (int i = 0; i < so->nkeys; i++)
+		if (so->keys[i].col > k->col)
+			return false;
+	if (!ak->enc_tried)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(so->keycxt);
+
+		encode_elements(so, k, ak);
+		ak->enc_tried = true;
+		MemoryContextSwitchTo(oldcxt);
+	}
+	return ak->encoff != NULL;
+}
+
+/* element elem of array ak against column bytes of an item, in value order */
+static inline int
+element_cmp(PbtScanOpaque so, ScanKeyInfo *k, ArrayKeyInfo *ak, int elem,
+			const char *col, int span)
+{
+	return pbt_cmp_encoded(so->st, k->col, col, span,
+						   ak->enc.data + ak->encoff[elem],
+						   ak->encoff[elem + 1] - ak->encoff[elem]);
+}
+
+/*
+ * An array's pass reads every item between its elements, which pays while
+ * they lie close together: up to about PASS_MATCH_CREDIT items per element
+ * (an item checked costs about a tenth of what a descent and a range per
+ * element cost).  Each element found earns that many items, up to
+ * PASS_MAX_CREDIT ahead (what a pass reading into a sparse stretch wastes
+ * before it gives up); a pass starts with PASS_START_CREDIT.
+ */
+#define PASS_START_CREDIT 16
+#define PASS_MATCH_CREDIT 8
+#define PASS_MAX_CREDIT 64
+
+/*
+ * Is the column of an item (col, span bytes) an element of the array read
+ * in one pass, the items coming in direction forward?  Items read in order
+ * move the array's cur on to the first element not behind them, so that
+ * each costs a comparison or two, and an item behind cur matches none.
+ * Past the last element nothing can, and a pass whose credit runs out
+ * gives up (pass_gave_up).  Run entries merged into a batch come
+ * out of order (pass_merging): they are looked up among all the elements,
+ * and move nothing.
+ */
+static bool
+array_pass_has(PbtScanOpaque so, ScanKeyInfo *k, const char *col, int span,
+			   bool forward, bool *continuescan)
+{
+	ArrayKeyInfo *ak = &so->arrays[0];
+	int			step = so->st->cols[k->col].desc == forward ? -1 : 1;
+	int			c;
+
+	if (so->pass_merging)
+		return filter_has(so, k, ak, col, 0, span, (Datum) 0);
+	/* (a scrollable cursor that turned after the pass gave up reads on) */
+	if (so->pass_gave_up != NoMovementScanDirection &&
+		ScanDirectionIsForward(so->pass_gave_up) != forward)
+		so->pass_gave_up = NoMovementScanDirection;
+	/* c: the item against cur's element in the scan's order */
+	while ((c = step * element_cmp(so, k, ak, ak->cur, col, span)) > 0)
+	{
+		if (ak->cur + step < 0 || ak->cur + step >= ak->nelems)
+		{
+			*continuescan = false;
+			return false;
+		}
+		ak->cur += step;
+	}
+	if (c == 0)
+	{
+		so->pass_credit = Min(so->pass_credit + PASS_MATCH_CREDIT,
+							  PASS_MAX_CREDIT);
+		return true;
+	}
+	if (--so->pass_credit < 0)
+	{
+		so->pass_gave_up = forward ? ForwardScanDirection :
+			BackwardScanDirection;
+		*continuescan = false;
+	}
+	return false;
+}
+
+/* An array's pass starts (pbt_scan.c, start_array_pass) */
+void
+pbt_start_array_pass(PbtScanOpaque so, ScanDirection dir)
+{
+	so->pass_key = &so->keys[so->arrays[0].keyidx];
+	so->pass_dir = dir;
+	so->pass_from = so->arrays[0].cur;
+	so->pass_credit = PASS_START_CREDIT;
+	Assert(so->pass_gave_up == NoMovementScanDirection);
+}
+
 /*
  * Can the key delimit the scan's range?  A value with no exact encoding in
  * the column's domain (say, a timestamp against a date column) is only
@@ -378,8 +512,7 @@ plan_skip(IndexScanDesc scan)
 	resetStringInfo(&k->enc);
 	so->skip = true;
 	pbt_skip_value_known(so, false);
-	so->skip_values = so->skip_dense = 0;
-	so->skip_start_leaf = so->skip_end_leaf = InvalidBlockNumber;
+	pbt_range_steps_reset(&so->skip_steps);
 }
 
 static void
@@ -634,7 +767,7 @@ pbt_preprocess_keys(IndexScanDesc scan)
 		oldcxt = MemoryContextSwitchTo(so->keycxt);
 		k->filter = palloc(sizeof(ArrayKeyInfo));
 		*k->filter = *ak;
-		encode_filter(so, k);
+		encode_elements(so, k, k->filter);
 		MemoryContextSwitchTo(oldcxt);
 		memmove(ak, ak + 1, sizeof(ArrayKeyInfo) * (so->narrays - a - 1));
 		so->narrays--;
@@ -736,14 +869,12 @@ pbt_plan_entry_filter(PbtScanOpaque so)
 /*
  * Does the column at item[start .. start + span) (normalized) or datum
  * (comparator mode; normalized keys whose elements have no exact encoding)
- * equal an element of the filter array of key k?  Its elements are sorted.
+ * equal an element of array ak of key k?  Its elements are sorted.
  */
 static bool
-filter_has(PbtScanOpaque so, ScanKeyInfo *k, const char *item, int start,
-		   int span, Datum datum)
+filter_has(PbtScanOpaque so, ScanKeyInfo *k, ArrayKeyInfo *ak,
+		   const char *item, int start, int span, Datum datum)
 {
-	ArrayKeyInfo *ak = k->filter;
-
 	if (ak->encoff)
 	{
 		int			lo = 0;
@@ -773,14 +904,12 @@ filter_has(PbtScanOpaque so, ScanKeyInfo *k, const char *item, int start,
 }
 
 /*
- * Encode a filter array's elements (normalized keys), if every one has an
- * exact encoding; else filter_has calls the operator per element.
+ * Encode the elements of array ak of key k (normalized keys), if every one
+ * has an exact encoding; else filter_has calls the operator per element.
  */
 static void
-encode_filter(PbtScanOpaque so, ScanKeyInfo *k)
+encode_elements(PbtScanOpaque so, ScanKeyInfo *k, ArrayKeyInfo *ak)
 {
-	ArrayKeyInfo *ak = k->filter;
-
 	ak->encoff = NULL;
 	if (!so->st->normalized)
 		return;
@@ -950,7 +1079,8 @@ pbt_check_item_keys(PbtScanOpaque so, const char *item, int len,
 				span = pbt_column_span(st, item, len, 0, &start);
 			else if (st->normalized && !k->filter->encoff)
 				datum = pbt_item_column(st, item, len, k->col, &isnull);
-			pass = !isnull && filter_has(so, k, item, start, span, datum);
+			pass = !isnull && filter_has(so, k, k->filter, item, start, span,
+										 datum);
 			/* (per entry: a scan may check millions) */
 			if (st->normalized && !k->filter->encoff && !isnull)
 				pbt_free_column(st, k->col, datum);
@@ -964,6 +1094,14 @@ pbt_check_item_keys(PbtScanOpaque so, const char *item, int len,
 				required = true;
 			else
 				required = false;
+		}
+		else if (k == so->pass_key)
+		{
+			if (k->col == 0)
+				span = pbt_column_span(st, item, len, 0, &start);
+			pass = array_pass_has(so, k, item + start, span, forward,
+								  continuescan);
+			required = false;	/* array_pass_has ends the scan */
 		}
 		else if (st->normalized && k->encodable)
 		{

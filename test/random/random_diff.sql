@@ -193,6 +193,8 @@ BEGIN
                 format('SELECT k1 FROM $T WHERE k1 = %s::int4', a % 100000),
                 format('SELECT k1 FROM $T WHERE k1 = ANY(%s) ORDER BY k1 %s', arr, dir),
                 format('SELECT k1 FROM $T WHERE k1 = ANY(ARRAY(SELECT %s + g * 97 FROM generate_series(0, 300) g)) ORDER BY k1 %s', a, dir),
+                -- close elements, read in one pass, then far ones
+                format('SELECT k1 FROM $T WHERE k1 = ANY(ARRAY(SELECT %s + g * (1 + g / 300 * 997) FROM generate_series(0, 320) g)) ORDER BY k1 %s', a, dir),
                 format('SELECT k1 FROM $T WHERE k1 IS NULL', a),
                 format('SELECT k1 FROM $T WHERE k1 < %s ORDER BY k1 %s LIMIT 30', a, dir),
                 format('SELECT k2 FROM $T WHERE k2 >= %L AND k2 < %L ORDER BY k2 %s', s, s || '/item/5', dir),
@@ -208,6 +210,9 @@ BEGIN
                        a % 500, a % 500 + 5, md5(a::text)),
                 format('SELECT k4, k5, k1 FROM $T WHERE k4 = ANY(ARRAY[%s, %s]) AND k5 IS NULL ORDER BY k4, k5 DESC NULLS LAST, k1', a % 500, b % 500),
                 format('SELECT k4 FROM $T WHERE k4 IS NULL AND k5 IS NOT NULL'),
+                format('SELECT k4, k5 FROM $T WHERE k4 = ANY(ARRAY(SELECT generate_series(%s, %s + 60))) ORDER BY k4 %s, k5 %s NULLS %s',
+                       a % 500, a % 500, dir, CASE dir WHEN 'ASC' THEN 'DESC' ELSE 'ASC' END,
+                       CASE dir WHEN 'ASC' THEN 'LAST' ELSE 'FIRST' END),
                 -- skip scans: keys on the second column, no "=" on the first
                 format('SELECT k4, k5 FROM $T WHERE k5 >= %L AND k5 < %L ORDER BY k4 %s, k5 %s NULLS %s',
                        left(md5(a::text), 1), left(md5(a::text), 1) || '4', dir,
@@ -242,6 +247,8 @@ BEGIN
                        m, left(m, 2) || 'f', dir),
                 format('SELECT k5 FROM $T WHERE k5 = ANY(ARRAY[%L, %L, NULL]) ORDER BY k5 %s',
                        m, pbt_diff_k5(b % 1001), dir),
+                format('SELECT k5 FROM $T WHERE k5 = ANY(ARRAY(SELECT pbt_diff_k5(g) FROM generate_series(%s, %s + 400) g)) ORDER BY k5 %s',
+                       a % 1001, a % 1001, dir),
                 format('SELECT k5, k3 FROM $T WHERE k5 = ANY(ARRAY[%L, %L]) ORDER BY k5 DESC, k3',
                        m, pbt_diff_k5(b % 1001)),
                 format('SELECT k5, k3 FROM $T WHERE k5 <= %L AND k5 > %L ORDER BY k5 %s, k3 %s',

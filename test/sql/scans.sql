@@ -227,6 +227,95 @@ SELECT * FROM pbt_cmp_all(ARRAY[
 RESET pagebtree.prefetch_arrays_always;
 RESET effective_io_concurrency;
 
+-- = ANY arrays whose elements lie close together: once the ranges of most of
+-- eight elements have begun on the leaf where the one before ended, the rest
+-- are read in one pass over their range, each entry checked against the
+-- elements, and elements far apart give the pass up.  Two entries per key,
+-- some pending in a delta area; a descending text index.
+CREATE TABLE s_pass (id int, k int8, t text COLLATE "C") WITH (autovacuum_enabled = off);
+INSERT INTO s_pass SELECT i, i / 2, lpad((i / 2)::text, 6, '0') FROM generate_series(0, 59999) i;
+CREATE INDEX s_pass_k ON s_pass USING pagebtree (k) WITH (delta = on);
+CREATE INDEX s_pass_t ON s_pass USING pagebtree (t DESC);
+VACUUM ANALYZE s_pass;
+CHECKPOINT;
+INSERT INTO s_pass
+SELECT i, (i * 7) % 30000, lpad(((i * 7) % 30000)::text, 6, '0') FROM generate_series(60000, 60999) i
+UNION ALL
+SELECT 61000 + g, g * 41, lpad((g * 41)::text, 6, '0') FROM generate_series(500, 731) g;
+SELECT sum(entries) > 0 AS pending FROM pagebtree_runs('s_pass_k');
+SELECT * FROM pbt_cmp_all(ARRAY[
+    'SELECT id FROM s_pass WHERE k = ANY (ARRAY(SELECT generate_series(1000, 4000)))',
+    'SELECT k FROM s_pass WHERE k = ANY (ARRAY(SELECT generate_series(1000, 4000))) ORDER BY k DESC',
+    'SELECT k FROM s_pass WHERE k = ANY (ARRAY(SELECT g * 3 FROM generate_series(100, 3000) g)) ORDER BY k',
+    'SELECT k FROM s_pass WHERE k = ANY (ARRAY(SELECT g + g / 500 * g * 40 FROM generate_series(0, 1500) g)) ORDER BY k',
+    'SELECT k FROM s_pass WHERE k = ANY (ARRAY(SELECT g + g / 500 * g * 40 FROM generate_series(0, 1500) g)) ORDER BY k DESC',
+    'SELECT t FROM s_pass WHERE t = ANY (ARRAY(SELECT lpad(g::text, 6, ''0'') FROM generate_series(20000, 23000) g)) ORDER BY t',
+    'SELECT t FROM s_pass WHERE t = ANY (ARRAY(SELECT lpad(g::text, 6, ''0'') FROM generate_series(20000, 23000) g)) ORDER BY t DESC'
+]);
+-- one pass reads a few dozen pages, where a descent per element reads 3,000
+SET enable_bitmapscan = off;
+SELECT pbt_index_buffers('SELECT count(*) FROM s_pass WHERE k = ANY (ARRAY(SELECT generate_series(1000, 4000)))') < 100 AS one_pass;
+SELECT pbt_index_buffers('SELECT count(*) FROM s_pass WHERE t = ANY (ARRAY(SELECT lpad(g::text, 6, ''0'') FROM generate_series(20000, 23000) g))') < 100 AS one_pass;
+
+-- a scrollable cursor turning inside a pass and after one gave up, and a
+-- merge join's inner scan (marks), against the same rows indexed by btree
+CREATE TABLE s_pass_b AS SELECT * FROM s_pass;
+CREATE INDEX s_pass_b_k ON s_pass_b (k);
+CREATE INDEX s_pass_b_t ON s_pass_b (t DESC);
+ANALYZE s_pass_b;
+SET enable_seqscan = off;
+CREATE FUNCTION pbt_scroll_cmp(q text, moves int[]) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    cp refcursor;
+    cb refcursor;
+    rp text;
+    rb text;
+    n int := 0;
+BEGIN
+    OPEN cp SCROLL FOR EXECUTE replace(q, '$T', 's_pass');
+    OPEN cb SCROLL FOR EXECUTE replace(q, '$T', 's_pass_b');
+    FOR m IN 1 .. array_length(moves, 1) LOOP
+        FOR i IN 1 .. abs(moves[m]) LOOP
+            IF moves[m] > 0 THEN
+                FETCH NEXT FROM cp INTO rp;
+                FETCH NEXT FROM cb INTO rb;
+            ELSE
+                FETCH PRIOR FROM cp INTO rp;
+                FETCH PRIOR FROM cb INTO rb;
+            END IF;
+            IF rp IS DISTINCT FROM rb THEN
+                RETURN format('move %s, row %s: %s against %s', m, i, rp, rb);
+            END IF;
+            n := n + (rp IS NOT NULL)::int;
+        END LOOP;
+    END LOOP;
+    RETURN format('%s rows alike', n);
+END $$;
+SELECT pbt_scroll_cmp('SELECT k FROM $T WHERE k = ANY (ARRAY(SELECT generate_series(1000, 4000))) ORDER BY k',
+                      '{700,-300,2500,-1200,5000,-6500,40}');
+SELECT pbt_scroll_cmp('SELECT k FROM $T WHERE k = ANY (ARRAY(SELECT g + g / 500 * g * 40 FROM generate_series(0, 1500) g)) ORDER BY k',
+                      '{1100,-200,400,-1500,2000}');
+SELECT pbt_scroll_cmp('SELECT t FROM $T WHERE t = ANY (ARRAY(SELECT lpad(g::text, 6, ''0'') FROM generate_series(20000, 23000) g)) ORDER BY t DESC',
+                      '{1000,-999,6000,-50}');
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM s_pass a JOIN s_pass b ON a.k = b.k
+    WHERE a.k = ANY (ARRAY(SELECT generate_series(1000, 4000)))
+      AND b.k = ANY (ARRAY(SELECT generate_series(1000, 4000)));
+SELECT (SELECT count(*) || '/' || sum(a.id) FROM s_pass a JOIN s_pass b ON a.k = b.k
+        WHERE a.k = ANY (ARRAY(SELECT generate_series(1000, 4000)))
+          AND b.k = ANY (ARRAY(SELECT generate_series(1000, 4000)))) =
+       (SELECT count(*) || '/' || sum(a.id) FROM s_pass_b a JOIN s_pass_b b ON a.k = b.k
+        WHERE a.k = ANY (ARRAY(SELECT generate_series(1000, 4000)))
+          AND b.k = ANY (ARRAY(SELECT generate_series(1000, 4000)))) AS merge_join_alike;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+RESET enable_sort;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT pagebtree_check('s_pass_k', true), pagebtree_check('s_pass_t', true);
+
 -- IS NULL / IS NOT NULL on both columns
 SELECT * FROM pbt_cmp_all(ARRAY[
     'SELECT id FROM s_multi WHERE a IS NULL',

@@ -93,6 +93,9 @@ my @par_queries = (
 	# keys on v alone: t is unique, so skipping cannot pay, and the
 	# participants share the leaves after their trials of the first values
 	'SELECT t, v FROM cb WHERE v <= 2 ORDER BY t, v',
+	# ids close together: the first participant reads most in one pass
+	'SELECT id FROM cb WHERE id = ANY (ARRAY(SELECT generate_series(100, 20000))) ORDER BY id',
+	'SELECT id FROM cb WHERE id = ANY (ARRAY(SELECT generate_series(100, 20000, 3))) ORDER BY id DESC',
 );
 for my $q (@par_queries)
 {
