@@ -782,7 +782,9 @@ page_passes_whole(PbtScanOpaque so, Page page, const PbtLayout *layout)
 }
 
 /*
- * A bitmap scan's read of the share-locked leaf in buf: every item, in the
+ * A bitmap scan's read of a range on the share-locked leaf in buf (a point
+ * lookup's goes as a scan's: read_page_point, or the layout's probe, from
+ * the key's place on): every item, in the
  * order the layout stores them (BPA leaves are not sorted), each checked
  * against both bounds and the key the read starts from (before_start),
  * unless all of them pass (their TIDs alone, then).
@@ -1146,7 +1148,8 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 
 /*
  * Read the share-locked leaf in buf from pos on in direction dir: a batch,
- * or the whole page for a point lookup or a bitmap scan (see above).  In
+ * or the whole page for a point lookup (from its key's place) or a bitmap
+ * scan's range (see above).  In
  * an adaptive index, a point lookup or an ordered scan counts towards the
  * leaf's layout, and converts it once the page is released if the count
  * says so (pbt_adapt.c).
@@ -1185,7 +1188,7 @@ pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir,
 		convert = pbt_adapt_on_read(buf, point);
 	if (point && pbt_layout(BufferGetPage(buf))->probe)
 		found = read_page_probe(scan, buf);
-	else if (point && !so->bitmap)
+	else if (point)
 		found = read_page_point(scan, buf, pos);
 	else if (so->bitmap)
 		found = read_page_unordered(scan, buf);
