@@ -363,9 +363,9 @@ element_cmp(PbtScanOpaque so, ScanKeyInfo *k, ArrayKeyInfo *ak, int elem,
  * move the array's cur on to the first element not behind them, so that
  * each costs a comparison or two, and an item behind cur matches none.
  * Past the last element nothing can, and a pass whose credit runs out
- * gives up (pass_gave_up).  Run entries merged into a batch come
- * out of order (pass_merging): they are looked up among all the elements,
- * and move nothing.
+ * gives up (pass_gave_up).  Run entries merged into a batch come out of
+ * order (pass_merging): they are looked up among all the elements, and
+ * move nothing.
  */
 static bool
 array_pass_has(PbtScanOpaque so, ScanKeyInfo *k, const char *col, int span,
