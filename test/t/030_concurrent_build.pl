@@ -94,21 +94,30 @@ my @par_queries = (
 	# participants share the leaves after their trials of the first values
 	'SELECT t, v FROM cb WHERE v <= 2 ORDER BY t, v',
 );
-for my $q (@par_queries)
+
+# In one snapshot: the plan of query q under settings, its rows' digest,
+# and the digest of heap_q's rows (default: q's) through the heap.
+sub index_and_heap
 {
-	my $agg = "SELECT md5(string_agg(x::text, ';')) || ' ' || count(*) FROM ($q) x";
+	my ($settings, $q, $heap_q) = @_;
+	my ($agg, $heap_agg) =
+	  map { "SELECT md5(string_agg(x::text, ';')) || ' ' || count(*) FROM ($_) x" } ($q, $heap_q // $q);
 	my $res = $node->safe_psql('postgres', qq{
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-$par_settings
+$settings
 EXPLAIN (COSTS OFF) $agg;
 $agg;
 $seq_settings
-$agg;
+$heap_agg;
 COMMIT;
 });
 	my @lines = split /\n/, $res;
-	my ($via_seq, $via_par) = (pop @lines, pop @lines);
-	my $plan = join("\n", @lines);
+	my ($via_heap, $via_index) = (pop @lines, pop @lines);
+	return (join("\n", @lines), $via_index, $via_heap);
+}
+for my $q (@par_queries)
+{
+	my ($plan, $via_par, $via_seq) = index_and_heap($par_settings, $q);
 	like($plan, qr/Parallel Index (Only )?Scan (Backward )?using cb_/,
 		"parallel index scan during the load: $q");
 	is($via_par, $via_seq, "parallel scan during the load equals a sequential scan: $q");
@@ -124,22 +133,11 @@ my @any_queries = (
 );
 for my $qs (@any_queries)
 {
-	my ($q, $heap_q) = @$qs;
-	my ($agg, $heap_agg) = map { "SELECT md5(string_agg(x::text, ';')) || ' ' || count(*) FROM ($_) x" } ($q, $heap_q);
-	my $res = $node->safe_psql('postgres', qq{
-BEGIN ISOLATION LEVEL REPEATABLE READ;
-SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
-EXPLAIN (COSTS OFF) $q;
-$agg;
-$seq_settings
-$heap_agg;
-COMMIT;
-});
-	my @lines = split /\n/, $res;
-	my ($via_heap, $via_index) = (pop @lines, pop @lines);
-	like(join("\n", @lines), qr/Index (Only )?Scan (Backward )?using cb_id/,
-		"the index during the load: $q");
-	is($via_index, $via_heap, "index scan during the load equals the heap's rows: $q");
+	my ($plan, $via_index, $via_heap) = index_and_heap(
+		'SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;', @$qs);
+	like($plan, qr/Index (Only )?Scan (Backward )?using cb_id/,
+		"the index during the load: $qs->[0]");
+	is($via_index, $via_heap, "index scan during the load equals the heap's rows: $qs->[0]");
 }
 
 for my $idx (@order)
