@@ -8,8 +8,8 @@
  * a batch at a time or whole (see pbt_scan.c); then the lock goes, and the
  * pin too when that is safe (done_with_page).  A forward point lookup reads
  * through the layout's equality probe, or by comparing bytes with its key;
- * a bitmap scan reads pages in the order their layout stores items; other
- * scans read in key order in either direction.
+ * a bitmap scan reads a leaf whose layout keeps its items unsorted in the
+ * order they are stored; other reads go in key order in either direction.
  *
  *-------------------------------------------------------------------------
  */
@@ -782,14 +782,14 @@ page_passes_whole(PbtScanOpaque so, Page page, const PbtLayout *layout)
 }
 
 /*
- * A bitmap scan's read of a range on the share-locked leaf in buf (a point
- * lookup's goes as a scan's: read_page_point, or the layout's probe, from
- * the key's place on): every item, in the
- * order the layout stores them (BPA leaves are not sorted), each checked
- * against both bounds and the key the read starts from (before_start),
- * unless all of them pass (their TIDs alone, then).
- * An item past the upper bound means that no page to the right can match,
- * as in an ordered read.
+ * A bitmap scan's read of a range on the share-locked leaf in buf, whose
+ * layout keeps its items unsorted (BPA, fingerprint): every item, in the
+ * order they are stored, which spares sorting them, each checked against
+ * both bounds and the key the read starts from (before_start), unless all
+ * of them pass (their TIDs alone, then).  An item past the upper bound
+ * means that no page to the right can match, as in an ordered read.  On
+ * other leaves a range is read in order from its start (and a point
+ * lookup as a scan's is: read_page_point, or the layout's probe).
  */
 static bool
 read_page_unordered(IndexScanDesc scan, Buffer buf)
@@ -1148,8 +1148,7 @@ read_page_ordered(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir)
 
 /*
  * Read the share-locked leaf in buf from pos on in direction dir: a batch,
- * or the whole page for a point lookup (from its key's place) or a bitmap
- * scan's range (see above).  In
+ * or the whole page for a point lookup or a bitmap scan (see above).  In
  * an adaptive index, a point lookup or an ordered scan counts towards the
  * leaf's layout, and converts it once the page is released if the count
  * says so (pbt_adapt.c).
@@ -1190,7 +1189,7 @@ pbt_read_page(IndexScanDesc scan, Buffer buf, int pos, ScanDirection dir,
 		found = read_page_probe(scan, buf);
 	else if (point)
 		found = read_page_point(scan, buf, pos);
-	else if (so->bitmap)
+	else if (so->bitmap && pbt_layout(BufferGetPage(buf))->insert_anywhere)
 		found = read_page_unordered(scan, buf);
 	else
 		found = read_page_ordered(scan, buf, pos, dir);
