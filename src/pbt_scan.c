@@ -259,7 +259,8 @@ set_bounds(PbtScanOpaque so)
 	 * elements from pass_from to the last in its direction.
 	 */
 	if (so->pass_key)
-		pbt_set_array_element(so, pass_forward ? so->pass_from :
+		pbt_set_array_element(so, &so->arrays[0],
+							  pass_forward ? so->pass_from :
 							  pass_last_element(so, so->pass_dir));
 	so->has_lower = pbt_build_boundary(so, true, &so->lowerkey, &so->lowerbuf,
 									   &strict, &lowerbound);
@@ -281,7 +282,7 @@ set_bounds(PbtScanOpaque so)
 	else
 	{
 		if (so->pass_key)
-			pbt_set_array_element(so, pass_forward ?
+			pbt_set_array_element(so, &so->arrays[0], pass_forward ?
 								  pass_last_element(so, so->pass_dir) :
 								  so->pass_from);
 		so->has_upper = pbt_build_boundary(so, false, &so->upperkey, &so->upperbuf,
@@ -290,7 +291,7 @@ set_bounds(PbtScanOpaque so)
 	so->upperkey.nextkey = !strict; /* "<= v" includes them */
 	if (so->pass_key)
 	{
-		pbt_set_array_element(so, so->arrays[0].cur);
+		pbt_set_array_element(so, &so->arrays[0], so->arrays[0].cur);
 		so->pass_key->covered = false;
 	}
 
@@ -875,7 +876,7 @@ end_array_pass(PbtScanOpaque so, ScanDirection dir)
 	so->pass_key = NULL;
 	so->pass_gave_up = NoMovementScanDirection;
 	pbt_range_steps_reset(&so->elem_steps);
-	pbt_set_array_element(so, ak->cur);
+	pbt_set_array_element(so, ak, ak->cur);
 	return aborted;
 }
 
@@ -1177,8 +1178,7 @@ pbtrestrpos(IndexScanDesc scan)
 
 		elements_moved |= ak->cur != ak->mark;
 		ak->cur = ak->mark;
-		so->keys[ak->keyidx].sk->sk_argument = ak->elems[ak->cur];
-		pbt_encode_key(so, &so->keys[ak->keyidx]);
+		pbt_set_array_element(so, ak, ak->cur);
 	}
 	elements_moved |= so->pass_key != so->mark_pass_key ||
 		(so->pass_key && so->pass_from != so->mark_pass_from);

@@ -403,7 +403,8 @@ extern BlockNumber pbt_array_source_next(void *arg);
 extern bool pbt_advance_arrays(PbtScanOpaque so, ScanDirection dir);
 extern bool pbt_point_lookup(PbtScanOpaque so);
 extern bool pbt_array_pass_ok(PbtScanOpaque so);
-extern void pbt_set_array_element(PbtScanOpaque so, int elem);
+extern void pbt_set_array_element(PbtScanOpaque so, ArrayKeyInfo *ak,
+								  int elem);
 extern void pbt_start_array_pass(PbtScanOpaque so, ScanDirection dir);
 extern void pbt_skip_value_known(PbtScanOpaque so, bool known);
 extern void pbt_set_skip_value(PbtScanOpaque so, const char *item, int len);

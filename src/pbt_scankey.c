@@ -170,8 +170,7 @@ pbt_start_arrays(PbtScanOpaque so, ScanDirection dir)
 		bool		reverse = (so->st->cols[k->col].desc != ScanDirectionIsBackward(dir));
 
 		ak->cur = reverse ? ak->nelems - 1 : 0;
-		k->sk->sk_argument = ak->elems[ak->cur];
-		pbt_encode_key(so, k);
+		pbt_set_array_element(so, ak, ak->cur);
 	}
 	if (so->skip)
 		pbt_skip_value_known(so, false);	/* found anew */
@@ -193,18 +192,15 @@ static void
 array_element_key(PbtScanOpaque so, int elem, PbtSearchKey *key)
 {
 	ArrayKeyInfo *ak = &so->arrays[0];
-	ScanKeyInfo *k = &so->keys[ak->keyidx];
 	StringInfo	buf = &so->pf_array_source.keybuf;
 	bool		strict;
 	ScanKeyInfo *bound;
 
 	Assert(so->st->normalized && so->narrays == 1);
-	k->sk->sk_argument = ak->elems[elem];
-	pbt_encode_key(so, k);
+	pbt_set_array_element(so, ak, elem);
 	(void) pbt_build_boundary(so, true, key, buf, &strict, &bound);
 	key->nextkey = strict;
-	k->sk->sk_argument = ak->elems[ak->cur];
-	pbt_encode_key(so, k);
+	pbt_set_array_element(so, ak, ak->cur);
 }
 
 /*
@@ -282,22 +278,20 @@ pbt_advance_arrays(PbtScanOpaque so, ScanDirection dir)
 			ak->cur = 0;
 			wrapped = true;
 		}
-		k->sk->sk_argument = ak->elems[ak->cur];
-		pbt_encode_key(so, k);
+		pbt_set_array_element(so, ak, ak->cur);
 		if (!wrapped)
 			return true;
 	}
 	return false;
 }
 
-/* The one array's key to element elem, its cur left as it was */
+/* The key of array ak to its element elem (ak->cur is left as it was) */
 void
-pbt_set_array_element(PbtScanOpaque so, int elem)
+pbt_set_array_element(PbtScanOpaque so, ArrayKeyInfo *ak, int elem)
 {
-	ArrayKeyInfo *ak = &so->arrays[0];
 	ScanKeyInfo *k = &so->keys[ak->keyidx];
 
-	Assert(so->narrays == 1 && elem >= 0 && elem < ak->nelems);
+	Assert(elem >= 0 && elem < ak->nelems);
 	k->sk->sk_argument = ak->elems[elem];
 	pbt_encode_key(so, k);
 }
