@@ -33,6 +33,7 @@ OBJS = \
 	src/pbt_adapt.o \
 	src/pbt_scan.o \
 	src/pbt_scankey.o \
+	src/pbt_rowcompare.o \
 	src/pbt_readpage.o \
 	src/pbt_build.o \
 	src/pbt_vacuum.o \

@@ -124,6 +124,11 @@ pbt_generic_needs_image(Page page)
 
 extern PbtState *pbt_build_state(Relation index, MemoryContext cxt);
 extern void _PG_init(void);
+struct IndexOptInfo;
+extern bool pbt_index_is_ours(struct IndexOptInfo *index);
+
+/* pbt_rowcompare.c */
+extern void pbt_install_planner_hook(void);
 
 /* pbt_registry.c */
 #if defined(USE_ASSERT_CHECKING) || defined(PBT_CHECKS)

@@ -155,6 +155,8 @@ _PG_init(void)
 	pbt_registry_check();
 #endif
 
+	pbt_install_planner_hook();
+
 	/* a custom WAL resource manager can only be registered at preload */
 	if (process_shared_preload_libraries_in_progress)
 		pbt_register_rmgr();
@@ -340,6 +342,13 @@ pbtcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 {
 	btcostestimate(root, path, loop_count, indexStartupCost, indexTotalCost,
 				   indexSelectivity, indexCorrelation, indexPages);
+}
+
+/* Is the planner's index a pagebtree index?  (pbt_rowcompare.c) */
+bool
+pbt_index_is_ours(IndexOptInfo *index)
+{
+	return (void *) index->amcostestimate == (void *) pbtcostestimate;
 }
 
 /*

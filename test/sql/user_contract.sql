@@ -270,7 +270,9 @@ DROP TABLE uc_big;
 -- (PostgreSQL 18 takes them, earlier versions refuse them).
 
 -- 6e. Row comparisons become index conditions only for btree indexes
--- (PostgreSQL 15 to 18); pagebtree filters them, with the same results.
+-- (PostgreSQL 15 to 18); on pagebtree indexes pagebtree's own paths bound
+-- them by their first column and check the rest on each row (the
+-- row_compare test), with the same results.
 CREATE TABLE uc_row (a int, b text COLLATE "C");
 INSERT INTO uc_row SELECT i / 10, 'x' || (i % 10) FROM generate_series(1, 2000) i;
 CREATE INDEX uc_row_ab ON uc_row USING pagebtree (a, b) WITH (delta = off);

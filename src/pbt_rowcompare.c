@@ -1,0 +1,233 @@
+/*-------------------------------------------------------------------------
+ *
+ * pbt_rowcompare.c
+ *	  Index paths for row comparisons: WHERE (a, b) > (x, y), keyset
+ *	  pagination's seek, on a pagebtree index whose column a is.
+ *
+ * The planner turns a row comparison into an index condition on btree
+ * indexes only (indxpath.c, match_rowcompare_to_indexcol), and the executor
+ * of PostgreSQL 15 to 17 builds a row comparison's scan keys for btree
+ * indexes only (ExecIndexBuildScanKeys), so on a pagebtree index such a
+ * query read the whole index, filtering each row.  A set_rel_pathlist hook
+ * adds the paths btree would have, with the condition loosened to its first
+ * column: a >= x (a <= x for < and <=), which bounds the range as btree's
+ * would except for the rows whose a is x, and the row comparison itself
+ * checked on every row the index returns (a lossy index clause).  The paths
+ * compete on cost with the planner's own.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "pagebtree.h"
+
+#include "access/stratnum.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/lsyscache.h"
+
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+
+/*
+ * The index clause that the row comparison in rinfo makes for column col of
+ * index: rows from the first whose column is not below the first member's
+ * value (for > and >=) or up to the last not above it (< and <=), or NULL
+ * if the comparison does not start with that column compared with a value
+ * known before the scan, by an operator of the column's family.
+ */
+static IndexClause *
+row_compare_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
+				   int col, RestrictInfo *rinfo)
+{
+	RowCompareExpr *rc = (RowCompareExpr *) rinfo->clause;
+	Node	   *key = linitial(rc->largs);
+	Node	   *value = linitial(rc->rargs);
+	Oid			opfamily = index->opfamily[col];
+	Oid			coll = linitial_oid(rc->inputcollids);
+	int			strategy;
+	Oid			lefttype;
+	Oid			righttype;
+	Oid			opno;
+	IndexClause *clause;
+
+	if (!match_index_to_operand(key, col, index) ||
+		bms_is_member(rel->relid, pull_varnos(root, value)) ||
+		contain_volatile_functions(value) ||
+		!(index->indexcollations[col] == InvalidOid ||
+		  index->indexcollations[col] == coll) ||
+		!op_in_opfamily(linitial_oid(rc->opnos), opfamily))
+		return NULL;
+	get_op_opfamily_properties(linitial_oid(rc->opnos), opfamily, false,
+							   &strategy, &lefttype, &righttype);
+	opno = get_opfamily_member(opfamily, lefttype, righttype,
+							   strategy < BTEqualStrategyNumber ?
+							   BTLessEqualStrategyNumber :
+							   BTGreaterEqualStrategyNumber);
+	if (strategy == BTEqualStrategyNumber || !OidIsValid(opno))
+		return NULL;
+
+	clause = makeNode(IndexClause);
+	clause->rinfo = rinfo;
+	clause->indexquals =
+		list_make1(make_simple_restrictinfo(root,
+											make_opclause(opno, BOOLOID, false,
+														  (Expr *) copyObject(key),
+														  (Expr *) copyObject(value),
+														  InvalidOid, coll)));
+	clause->lossy = true;
+	clause->indexcol = col;
+	clause->indexcols = NIL;
+	return clause;
+}
+
+/*
+ * Can the index return every column the query needs of rel, the row
+ * comparison's included (its recheck reads them from the index tuple)?  As
+ * check_index_only in indxpath.c, which is not exported.
+ */
+static bool
+index_covers(RelOptInfo *rel, IndexOptInfo *index)
+{
+	Bitmapset  *needed = NULL;
+	Bitmapset  *returned = NULL;
+	ListCell   *lc;
+
+	if (!enable_indexonlyscan)
+		return false;
+	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &needed);
+	foreach(lc, index->indrestrictinfo)
+		pull_varattnos((Node *) lfirst_node(RestrictInfo, lc)->clause,
+					   rel->relid, &needed);
+	for (int i = 0; i < index->ncolumns; i++)
+		if (index->indexkeys[i] != 0 && index->canreturn[i])
+			returned = bms_add_member(returned, index->indexkeys[i] -
+									  FirstLowInvalidHeapAttributeNumber);
+	return bms_is_subset(needed, returned);
+}
+
+/*
+ * The equality clause on column col of index among rel's, as the planner
+ * would match it (column = value, the operator of the column's family), or
+ * NULL
+ */
+static IndexClause *
+equality_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
+				int col)
+{
+	ListCell   *lc;
+
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		OpExpr	   *op = (OpExpr *) rinfo->clause;
+		IndexClause *clause;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
+			!match_index_to_operand(linitial(op->args), col, index) ||
+			bms_is_member(rel->relid, pull_varnos(root, lsecond(op->args))) ||
+			contain_volatile_functions(lsecond(op->args)) ||
+			!(index->indexcollations[col] == InvalidOid ||
+			  index->indexcollations[col] == op->inputcollid) ||
+			get_op_opfamily_strategy(op->opno, index->opfamily[col]) !=
+			BTEqualStrategyNumber)
+			continue;
+		clause = makeNode(IndexClause);
+		clause->rinfo = rinfo;
+		clause->indexquals = list_make1(rinfo);
+		clause->lossy = false;
+		clause->indexcol = col;
+		clause->indexcols = NIL;
+		return clause;
+	}
+	return NULL;
+}
+
+/*
+ * The paths of btree's for the index clauses: in index order either way
+ * where that order is of use, and a bitmap scan
+ */
+static void
+add_row_compare_paths(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
+					  List *clauses)
+{
+	bool		index_only = index_covers(rel, index);
+	List	   *backward = build_index_pathkeys(root, index, BackwardScanDirection);
+
+	add_path(rel, (Path *) create_index_path(root, index, clauses, NIL, NIL,
+											 truncate_useless_pathkeys(root, rel,
+																	   build_index_pathkeys(root, index, ForwardScanDirection)),
+											 ForwardScanDirection, index_only,
+											 rel->lateral_relids, 1.0, false));
+	backward = truncate_useless_pathkeys(root, rel, backward);
+	if (backward != NIL)
+		add_path(rel, (Path *) create_index_path(root, index, clauses, NIL, NIL,
+												 backward, BackwardScanDirection,
+												 index_only, rel->lateral_relids,
+												 1.0, false));
+	if (enable_bitmapscan)
+		add_path(rel, (Path *)
+				 create_bitmap_heap_path(root, rel, (Path *)
+										 create_index_path(root, index, clauses,
+														   NIL, NIL, NIL,
+														   ForwardScanDirection,
+														   false,
+														   rel->lateral_relids,
+														   1.0, false),
+										 rel->lateral_relids, 1.0, 0));
+}
+
+static void
+pbt_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
+					 RangeTblEntry *rte)
+{
+	ListCell   *li;
+
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+	/* (a relation proven empty keeps its one dummy path) */
+	if (rte->rtekind != RTE_RELATION || !IS_SIMPLE_REL(rel) || IS_DUMMY_REL(rel))
+		return;
+	foreach(li, rel->indexlist)
+	{
+		IndexOptInfo *index = lfirst_node(IndexOptInfo, li);
+		ListCell   *lr;
+
+		/* (a partial index serves only queries that imply its predicate) */
+		if (!pbt_index_is_ours(index) || (index->indpred != NIL && !index->predOK))
+			continue;
+		foreach(lr, rel->baserestrictinfo)
+		{
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lr);
+			List	   *clauses = NIL;
+
+			if (!IsA(rinfo->clause, RowCompareExpr))
+				continue;
+			/* after equalities on the columns before it, as btree's bound */
+			for (int col = 0; col < index->nkeycolumns; col++)
+			{
+				IndexClause *clause = row_compare_clause(root, rel, index,
+														 col, rinfo);
+
+				if (clause)
+				{
+					add_row_compare_paths(root, rel, index,
+										  lappend(clauses, clause));
+					break;
+				}
+				clause = equality_clause(root, rel, index, col);
+				if (clause == NULL)
+					break;
+				clauses = lappend(clauses, clause);
+			}
+		}
+	}
+}
+
+void
+pbt_install_planner_hook(void)
+{
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = pbt_set_rel_pathlist;
+}
