@@ -31,6 +31,18 @@
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
 /*
+ * May the clause be an index condition at all?  As the planner's own
+ * matching: not a pseudoconstant, and not a clause that must wait for a
+ * security barrier's quals (row-level security).
+ */
+static bool
+usable_restriction(RestrictInfo *rinfo, RelOptInfo *rel)
+{
+	return !rinfo->pseudoconstant &&
+		restriction_is_securely_promotable(rinfo, rel);
+}
+
+/*
  * The index clause that the row comparison in rinfo makes for column col of
  * index: rows from the first whose column is not below the first member's
  * value (for > and >=) or up to the last not above it (< and <=), or NULL
@@ -52,7 +64,8 @@ row_compare_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 	Oid			opno;
 	IndexClause *clause;
 
-	if (!match_index_to_operand(key, col, index) ||
+	if (!usable_restriction(rinfo, rel) ||
+		!match_index_to_operand(key, col, index) ||
 		bms_is_member(rel->relid, pull_varnos(root, value)) ||
 		contain_volatile_functions(value) ||
 		!(index->indexcollations[col] == InvalidOid ||
@@ -124,7 +137,8 @@ equality_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 		OpExpr	   *op = (OpExpr *) rinfo->clause;
 		IndexClause *clause;
 
-		if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
+		if (!usable_restriction(rinfo, rel) ||
+			!IsA(op, OpExpr) || list_length(op->args) != 2 ||
 			!match_index_to_operand(linitial(op->args), col, index) ||
 			bms_is_member(rel->relid, pull_varnos(root, lsecond(op->args))) ||
 			contain_volatile_functions(lsecond(op->args)) ||
