@@ -4,7 +4,7 @@
 -- UPDATE, DELETE and VACUUM; one is indexed with pagebtree, the other with
 -- btree, with the same index definitions (one pagebtree index has BPA
 -- leaves).  After every round, random
--- ordered, range, equality, = ANY and NULL queries run on both through
+-- ordered, range, equality, = ANY, row comparison and NULL queries run on both through
 -- their indexes (plain, index-only and bitmap scans, both directions, and
 -- parallel plans), and the results must be identical.  pagebtree_check runs on
 -- every index after every round, with heapallindexed after the last.
@@ -210,6 +210,11 @@ BEGIN
                        a % 500, a % 500 + 5, md5(a::text)),
                 format('SELECT k4, k5, k1 FROM $T WHERE k4 = ANY(ARRAY[%s, %s]) AND k5 IS NULL ORDER BY k4, k5 DESC NULLS LAST, k1', a % 500, b % 500),
                 format('SELECT k4 FROM $T WHERE k4 IS NULL AND k5 IS NOT NULL'),
+                -- row comparisons (keyset pagination), on mixed directions
+                format('SELECT k4, k5 FROM $T WHERE (k4, k5) > (%s, %L) ORDER BY k4, k5 DESC NULLS LAST LIMIT 40',
+                       a % 500, md5(b::text)),
+                format('SELECT k6, k4 FROM $T WHERE (k6, k4) < (%L, %s) ORDER BY k6 DESC NULLS LAST, k4 DESC LIMIT 30',
+                       '2024-01-01'::timestamptz + (a % 10000000) * interval '1 second', a % 500),
                 format('SELECT k4, k5 FROM $T WHERE k4 = ANY(ARRAY(SELECT generate_series(%s, %s + 60))) ORDER BY k4 %s, k5 %s NULLS %s',
                        a % 500, a % 500, dir, CASE dir WHEN 'ASC' THEN 'DESC' ELSE 'ASC' END,
                        CASE dir WHEN 'ASC' THEN 'LAST' ELSE 'FIRST' END),
