@@ -159,36 +159,71 @@ equality_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 }
 
 /*
- * The paths of btree's for the index clauses: in index order either way
- * where that order is of use, and a bitmap scan
+ * An index path for the clauses, costed as btree's exact seek would be
+ * (exact: the clauses with the row comparison itself as its index clause).
+ * Charged for the recheck, it would cost more than the whole index read
+ * with the comparison as a filter, the planner's own path, since the
+ * planner takes the rows that pass a filter to be spread over the index,
+ * not to start where the seek starts.  So the planner chooses it where it
+ * would choose btree's.
+ */
+static IndexPath *
+row_compare_path(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
+				 List *clauses, List *exact, List *pathkeys,
+				 ScanDirection dir, bool index_only)
+{
+	IndexPath  *path = create_index_path(root, index, clauses, NIL, NIL,
+										 pathkeys, dir, index_only,
+										 rel->lateral_relids, 1.0, false);
+	IndexPath  *costed = create_index_path(root, index, exact, NIL, NIL,
+										   pathkeys, dir, index_only,
+										   rel->lateral_relids, 1.0, false);
+
+	path->path.startup_cost = costed->path.startup_cost;
+	path->path.total_cost = costed->path.total_cost;
+	path->indextotalcost = costed->indextotalcost;
+	path->indexselectivity = costed->indexselectivity;
+	return path;
+}
+
+/*
+ * The paths of btree's for the index clauses (the row comparison's last):
+ * in index order either way where that order is of use, and a bitmap scan
  */
 static void
 add_row_compare_paths(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 					  List *clauses)
 {
 	bool		index_only = index_covers(rel, index);
-	List	   *backward = build_index_pathkeys(root, index, BackwardScanDirection);
+	IndexClause *row = llast(clauses);
+	IndexClause *exact_row = makeNode(IndexClause);
+	List	   *exact = list_copy(clauses);
 
-	add_path(rel, (Path *) create_index_path(root, index, clauses, NIL, NIL,
-											 truncate_useless_pathkeys(root, rel,
-																	   build_index_pathkeys(root, index, ForwardScanDirection)),
-											 ForwardScanDirection, index_only,
-											 rel->lateral_relids, 1.0, false));
-	backward = truncate_useless_pathkeys(root, rel, backward);
-	if (backward != NIL)
-		add_path(rel, (Path *) create_index_path(root, index, clauses, NIL, NIL,
-												 backward, BackwardScanDirection,
-												 index_only, rel->lateral_relids,
-												 1.0, false));
+	*exact_row = *row;
+	exact_row->indexquals = list_make1(row->rinfo);
+	exact_row->lossy = false;
+	llast(exact) = exact_row;
+	for (int dir = 0; dir < 2; dir++)
+	{
+		ScanDirection scandir = dir == 0 ? ForwardScanDirection :
+			BackwardScanDirection;
+		List	   *pathkeys =
+			truncate_useless_pathkeys(root, rel,
+									  build_index_pathkeys(root, index, scandir));
+
+		/* (unordered, forward) */
+		if (dir == 0 || pathkeys != NIL)
+			add_path(rel, (Path *) row_compare_path(root, rel, index, clauses,
+													exact, pathkeys, scandir,
+													index_only));
+	}
 	if (enable_bitmapscan)
 		add_path(rel, (Path *)
 				 create_bitmap_heap_path(root, rel, (Path *)
-										 create_index_path(root, index, clauses,
-														   NIL, NIL, NIL,
-														   ForwardScanDirection,
-														   false,
-														   rel->lateral_relids,
-														   1.0, false),
+										 row_compare_path(root, rel, index,
+														  clauses, exact, NIL,
+														  ForwardScanDirection,
+														  false),
 										 rel->lateral_relids, 1.0, 0));
 }
 
