@@ -4,18 +4,16 @@
 # _pagebtree); the body's last line is the statement, \set and SET lines
 # before it set it up.  Each body runs as pgbench -M prepared, one client,
 # SECS seconds, index scans forced (PGOPTIONS: no sequential or bitmap
-# scans; SCAN_SETTINGS, if set, instead), the methods alternating, REPS
-# times.  Fills T["am|name"] with the
+# scans), the methods alternating, REPS times.  Fills T["am|name"] with the
 # mean latencies of the runs; print_table prints the Markdown table of their
 # medians and of the index scan node's buffer accesses (EXPLAIN ANALYZE
 # BUFFERS, :k = 1000).
-SCAN_SETTINGS=${SCAN_SETTINGS:-enable_seqscan=off enable_bitmapscan=off}
-PLANSET=$(printf 'SET %s; ' $SCAN_SETTINGS)
+PLANSET="SET enable_seqscan = off; SET enable_bitmapscan = off;"
 run() {
 	local am=$1 body=$2
 	printf '%s\n' "${body//_AM/_$am}" >"$W/q.sql"
 	chmod a+r "$W/q.sql"
-	su postgres -c "PGOPTIONS='$(printf -- '-c %s ' $SCAN_SETTINGS)' \
+	su postgres -c "PGOPTIONS='-c enable_seqscan=off -c enable_bitmapscan=off' \
 		$BIN/pgbench -n -M prepared -h $W/sock -p $PORT -T $SECS -f $W/q.sql postgres" 2>/dev/null |
 		sed -n 's/^latency average = \([0-9.]*\) ms$/\1/p'
 }
