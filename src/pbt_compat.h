@@ -395,4 +395,14 @@ BufFileReadExact(BufFile *file, void *ptr, size_t size)
 }
 #endif
 
+/*
+ * The executor builds a row comparison's scan keys (SK_ROW_HEADER) for any
+ * ordered access method from 18 on, for btree only before
+ * (ExecIndexBuildScanKeys), so only 18's plans may pass pagebtree one
+ * (pbt_rowcompare.c).
+ */
+#if PG_VERSION_NUM >= 180000
+#define PBT_HAVE_ROW_SCAN_KEYS	1
+#endif
+
 #endif							/* PBT_COMPAT_H */

@@ -9,11 +9,13 @@
  * of PostgreSQL 15 to 17 builds a row comparison's scan keys for btree
  * indexes only (ExecIndexBuildScanKeys), so on a pagebtree index such a
  * query read the whole index, filtering each row.  A set_rel_pathlist hook
- * adds the paths btree would have, with the condition loosened to its first
- * column: a >= x (a <= x for < and <=), which bounds the range as btree's
- * would except for the rows whose a is x, and the row comparison itself
- * checked on every row the index returns (a lossy index clause).  The paths
- * compete on cost with the planner's own.
+ * adds the paths btree would have.  On 18 their index clause is the row
+ * comparison itself, which the scan uses as btree's does (pbt_scankey.c).
+ * Before 18 it is the comparison loosened to its first column: a >= x
+ * (a <= x for < and <=), which bounds the range as btree's would except
+ * for the rows whose a is x, and the row comparison itself is checked on
+ * every row the index returns (a lossy index clause).  The paths compete
+ * on cost with the planner's own.
  *
  *-------------------------------------------------------------------------
  */
@@ -41,6 +43,45 @@ usable_restriction(RestrictInfo *rinfo, RelOptInfo *rel)
 	return !rinfo->pseudoconstant &&
 		restriction_is_securely_promotable(rinfo, rel);
 }
+
+#ifdef PBT_HAVE_ROW_SCAN_KEYS
+/*
+ * Make clause the row comparison itself, an exact index clause, where its
+ * members are the index's columns from col on, one after another, each
+ * compared with a value known before the scan by an operator of the
+ * column's family with the first's strategy: the scan bounds its range by
+ * them and checks the comparison on each entry (pbt_scankey.c).
+ */
+static void
+whole_row_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
+				 int col, int strategy, IndexClause *clause)
+{
+	RowCompareExpr *rc = (RowCompareExpr *) clause->rinfo->clause;
+	List	   *cols = NIL;
+	ListCell   *ll,
+			   *lr,
+			   *lo,
+			   *lc;
+
+	forfour(ll, rc->largs, lr, rc->rargs, lo, rc->opnos, lc, rc->inputcollids)
+	{
+		int			c = col + list_length(cols);
+
+		if (c >= index->nkeycolumns ||
+			!match_index_to_operand(lfirst(ll), c, index) ||
+			bms_is_member(rel->relid, pull_varnos(root, lfirst(lr))) ||
+			contain_volatile_functions(lfirst(lr)) ||
+			!(index->indexcollations[c] == InvalidOid ||
+			  index->indexcollations[c] == lfirst_oid(lc)) ||
+			get_op_opfamily_strategy(lfirst_oid(lo), index->opfamily[c]) != strategy)
+			return;
+		cols = lappend_int(cols, c);
+	}
+	clause->indexquals = list_make1(clause->rinfo);
+	clause->lossy = false;
+	clause->indexcols = cols;
+}
+#endif
 
 /*
  * The index clause that the row comparison in rinfo makes for column col of
@@ -92,6 +133,9 @@ row_compare_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 	clause->lossy = true;
 	clause->indexcol = col;
 	clause->indexcols = NIL;
+#ifdef PBT_HAVE_ROW_SCAN_KEYS
+	whole_row_clause(root, rel, index, col, strategy, clause);
+#endif
 	return clause;
 }
 

@@ -132,6 +132,7 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 	so->pf_distance = -1;
 	initStringInfo(&so->pf_key);
 	initStringInfo(&so->pf_array_source.keybuf);
+	initStringInfo(&so->row_enc);
 	/* the runs of the leaves read, in the scan's memory (pbt_run_read) */
 	so->run.cap = 1024;
 	so->run.items = palloc(so->run.cap);
@@ -308,8 +309,10 @@ set_bounds(PbtScanOpaque so)
 		if (upperbound)
 			upperbound->nonnull_only = true;
 	}
-	so->keys_hold = so->inline_keys = so->st->normalized;
-	so->keys_batchable = so->narrays == 0;
+	/* (a row comparison is checked by pbt_check_item_keys, on each item) */
+	so->keys_hold = so->inline_keys = so->st->normalized &&
+		so->row_nmembers == 0;
+	so->keys_batchable = so->narrays == 0 && so->row_nmembers == 0;
 	for (int i = 0; i < so->nkeys; i++)
 	{
 		ScanKeyInfo *k = &so->keys[i];
@@ -732,11 +735,10 @@ stop_skipping(IndexScanDesc scan)
 		so->keys[i].required_fwd = so->keys[i].required_bwd = false;
 	/* the keys' arguments as given, which arrays' elements replaced */
 	for (int i = 0; i < so->narrays; i++)
-		scan->keyData[so->arrays[i].keyidx].sk_argument = so->arrays[i].array;
+		so->keys[so->arrays[i].keyidx].sk->sk_argument = so->arrays[i].array;
 	for (int i = 0; i < so->nkeys; i++)
 		if (so->keys[i].filter)
-			scan->keyData[so->keys[i].filter->keyidx].sk_argument =
-				so->keys[i].filter->array;
+			so->keys[i].sk->sk_argument = so->keys[i].filter->array;
 	so->skip_off = true;
 	pbt_preprocess_keys(scan);
 	Assert(!so->skip);

@@ -195,6 +195,23 @@ typedef struct PbtScanOpaqueData
 	bool		empty_array;	/* qual_ok is false for an empty = ANY */
 	int			nkeys;
 	ScanKeyInfo *keys;
+
+	/*
+	 * A row comparison such as (a, b) > (x, y), an index clause only on 18
+	 * (pbt_rowcompare.c), is kept out of keys: it bounds the range on the
+	 * row_ncols columns from row_col on that it can bound, as a
+	 * row_strategy (index order) inequality (pbt_build_boundary), and is
+	 * checked whole on each item (pbt_check_item_keys).  row_nmembers = 0:
+	 * none.
+	 */
+	int			row_nmembers;
+	ScanKey		row_members;
+	int			row_col;
+	int			row_ncols;
+	StrategyNumber row_strategy;
+	StringInfoData row_enc;		/* normalized keys: the members encoded, */
+	int			row_encoff[INDEX_MAX_KEYS];	/* member j's at row_encoff[j] */
+	int			row_enclen[INDEX_MAX_KEYS];	/* (-1: no exact encoding) */
 	int			narrays;
 	ArrayKeyInfo *arrays;
 	/* where a forward scan ends (upper) and a backward scan ends (lower) */

@@ -72,9 +72,8 @@ compare_array_elems(const void *a, const void *b, void *arg)
  * if no element can match.
  */
 static bool
-prepare_array(IndexScanDesc scan, int keyidx, ArrayKeyInfo *ak)
+prepare_array(IndexScanDesc scan, ScanKey sk, int keyidx, ArrayKeyInfo *ak)
 {
-	ScanKey		sk = &scan->keyData[keyidx];
 	Relation	index = scan->indexRelation;
 	ArrayType  *arr = DatumGetArrayTypeP(sk->sk_argument);
 	Oid			elemtype = ARR_ELEMTYPE(arr);
@@ -610,6 +609,121 @@ pbt_set_skip_value(PbtScanOpaque so, const char *item, int len)
 }
 
 /*
+ * A row comparison (a, b) > (x, y), an index clause only in the paths that
+ * pbt_rowcompare.c adds on 18, where it is exact: checked whole on every
+ * item (row_holds).  Its bound on the range: the members from its first
+ * on that follow one another in the index, in one direction, with exact
+ * encodings (normalized keys).  A member after them, which the bound
+ * leaves out, makes a strict comparison non-strict (a row equal to the
+ * bound's members may pass); a NULL member makes it strict (such a row
+ * fails); a NULL first member matches no row.
+ */
+static void
+prepare_row(PbtScanOpaque so, ScanKey header)
+{
+	PbtState   *st = so->st;
+	ScanKey		members = (ScanKey) DatumGetPointer(header->sk_argument);
+	int			first = header->sk_attno - 1;
+	bool		less = header->sk_strategy <= BTLessEqualStrategyNumber;
+	StrategyNumber strategy = header->sk_strategy;
+	int			n = 0;
+
+	Assert(members[0].sk_flags & SK_ROW_MEMBER);
+	Assert(header->sk_strategy != BTEqualStrategyNumber);
+	if (so->row_nmembers > 0)
+		elog(ERROR, "pagebtree: a scan has more than one row comparison");
+	so->row_members = members;
+	resetStringInfo(&so->row_enc);
+	for (ScanKey m = members;; m++)
+	{
+		int			j = so->row_nmembers++;
+
+		so->row_encoff[j] = so->row_enc.len;
+		so->row_enclen[j] = -1;
+		if (!(m->sk_flags & SK_ISNULL) && st->normalized &&
+			pbt_encode_column(st, m->sk_attno - 1, m->sk_argument, false,
+							  m->sk_subtype, &so->row_enc))
+			so->row_enclen[j] = so->row_enc.len - so->row_encoff[j];
+		if (m->sk_flags & SK_ROW_END)
+			break;
+	}
+	if (members[0].sk_flags & SK_ISNULL)
+		so->qual_ok = false;
+	for (ScanKey m = members; n < so->row_nmembers; m++)
+	{
+		int			col = m->sk_attno - 1;
+
+		if (m->sk_flags & SK_ISNULL)
+		{
+			strategy = less ? BTLessStrategyNumber : BTGreaterStrategyNumber;
+			break;
+		}
+		if (col != first + n || st->cols[col].desc != st->cols[first].desc ||
+			(st->normalized && so->row_enclen[n] < 0))
+		{
+			strategy = less ? BTLessEqualStrategyNumber :
+				BTGreaterEqualStrategyNumber;
+			break;
+		}
+		n++;
+	}
+	so->row_col = first;
+	so->row_ncols = n;
+	so->row_strategy = index_order_strategy(strategy, st->cols[first].desc);
+}
+
+/*
+ * Does the item satisfy the scan's row comparison?  As the executor
+ * evaluates one: member by member until a column differs (the comparison's
+ * answer) or either side is NULL (no).
+ */
+static bool
+row_holds(PbtScanOpaque so, const char *item, int len)
+{
+	PbtState   *st = so->st;
+	StrategyNumber strategy = so->row_members[0].sk_strategy;
+
+	for (int j = 0; j < so->row_nmembers; j++)
+	{
+		ScanKey		m = &so->row_members[j];
+		int			col = m->sk_attno - 1;
+		bool		isnull;
+		int			c;
+
+		if (m->sk_flags & SK_ISNULL)
+			return false;
+		if (so->row_enclen[j] >= 0)
+		{
+			int			start = 0;
+			int			span = pbt_column_span(st, item, len, col, &start);
+
+			if (col == 0 ? (unsigned char) item[0] != PBT_MARK_VALUE : span == 1)
+				return false;
+			c = pbt_cmp_encoded(st, col, item + start, span,
+								so->row_enc.data + so->row_encoff[j],
+								so->row_enclen[j]);
+		}
+		else
+		{
+			Datum		datum = st->normalized ?
+				pbt_item_column(st, item, len, col, &isnull) :
+				pbt_tuple_attr(st, item, len, col, &isnull);
+
+			if (isnull)
+				return false;
+			c = DatumGetInt32(FunctionCall2Coll(&m->sk_func, m->sk_collation,
+												datum, m->sk_argument));
+			if (st->normalized)
+				pbt_free_column(st, col, datum);
+		}
+		if (c != 0)
+			return strategy <= BTLessEqualStrategyNumber ? c < 0 : c > 0;
+	}
+	return strategy == BTLessEqualStrategyNumber ||
+		strategy == BTGreaterEqualStrategyNumber;
+}
+
+/*
  * Classify the scan keys: which column, which strategy in index order, and
  * which keys are required (all earlier columns have equality keys), so that
  * failing them ends the scan in one direction.
@@ -628,7 +742,8 @@ pbt_preprocess_keys(IndexScanDesc scan)
 	oldcxt = MemoryContextSwitchTo(so->keycxt);
 	so->qual_ok = true;
 	so->empty_array = false;
-	so->nkeys = scan->numberOfKeys;
+	so->nkeys = 0;
+	so->row_nmembers = so->row_ncols = 0;
 	so->narrays = 0;
 	for (int i = 0; i < scan->numberOfKeys; i++)
 		if (scan->keyData[i].sk_flags & SK_SEARCHARRAY)
@@ -639,9 +754,15 @@ pbt_preprocess_keys(IndexScanDesc scan)
 	for (int i = 0; i < scan->numberOfKeys; i++)
 	{
 		ScanKey		sk = &scan->keyData[i];
-		ScanKeyInfo *k = &so->keys[i];
+		ScanKeyInfo *k;
 		PbtColumn  *col = &st->cols[sk->sk_attno - 1];
 
+		if (sk->sk_flags & SK_ROW_HEADER)
+		{
+			prepare_row(so, sk);
+			continue;
+		}
+		k = &so->keys[so->nkeys++];
 		k->sk = sk;
 		k->col = sk->sk_attno - 1;
 		k->covered = false;
@@ -659,7 +780,8 @@ pbt_preprocess_keys(IndexScanDesc scan)
 			k->strategy = index_order_strategy(sk->sk_strategy, col->desc);
 			if (sk->sk_flags & SK_SEARCHARRAY)
 			{
-				if (!prepare_array(scan, i, &so->arrays[so->narrays]))
+				if (!prepare_array(scan, sk, so->nkeys - 1,
+								   &so->arrays[so->narrays]))
 				{
 					so->qual_ok = false;
 					so->empty_array = true;
@@ -922,6 +1044,30 @@ encode_elements(PbtScanOpaque so, ScanKeyInfo *k, ArrayKeyInfo *ak)
 	ak->encoff[ak->nelems] = ak->enc.len;
 }
 
+/* the columns of the scan's row comparison, from row_col on, in key */
+static void
+row_boundary(PbtScanOpaque so, PbtSearchKey *key, StringInfo buf)
+{
+	if (so->st->normalized)
+	{
+		/* (the bound's members are encoded one after another from 0) */
+		int			len = so->row_encoff[so->row_ncols - 1] +
+			so->row_enclen[so->row_ncols - 1];
+
+		memcpy(pbt_reserve_bytes(buf, len), so->row_enc.data, len);
+		return;
+	}
+	for (int j = 0; j < so->row_ncols; j++)
+	{
+		int			col = so->row_col + j;
+
+		key->values[col] = so->row_members[j].sk_argument;
+		key->isnull[col] = false;
+		key->procs[col] = &so->row_members[j].sk_func;
+	}
+	key->nattrs = so->row_col + so->row_ncols;
+}
+
 /*
  * Build a boundary search key for the scan keys: equalities on leading
  * columns, then one bound on the next column.  lower: a bound below the
@@ -973,7 +1119,18 @@ pbt_build_boundary(PbtScanOpaque so, bool lower, PbtSearchKey *key,
 		if (eq == NULL)
 			eq = ineq;
 		if (eq == NULL)
+		{
+			if (so->row_ncols > 0 && so->row_col == col &&
+				(lower ? so->row_strategy >= BTGreaterEqualStrategyNumber :
+				 so->row_strategy <= BTLessEqualStrategyNumber))
+			{
+				row_boundary(so, key, buf);
+				*strict = (so->row_strategy == BTLessStrategyNumber ||
+						   so->row_strategy == BTGreaterStrategyNumber);
+				ncols++;
+			}
 			break;
+		}
 
 		if (st->normalized)
 		{
@@ -1143,6 +1300,7 @@ pbt_check_item_keys(PbtScanOpaque so, const char *item, int len,
 			return false;
 		}
 	}
-	return true;
+	/* (the range's bounds end the scan; items failing within it have NULLs) */
+	return so->row_nmembers == 0 || row_holds(so, item, len);
 }
 
