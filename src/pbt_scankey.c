@@ -638,6 +638,8 @@ prepare_row(PbtScanOpaque so, ScanKey header)
 	{
 		int			j = so->row_nmembers++;
 
+		if (j >= INDEX_MAX_KEYS)
+			elog(ERROR, "pagebtree: a row comparison has more members than an index has columns");
 		so->row_encoff[j] = so->row_enc.len;
 		so->row_enclen[j] = -1;
 		if (!(m->sk_flags & SK_ISNULL) && st->normalized &&
