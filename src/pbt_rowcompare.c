@@ -44,6 +44,22 @@ usable_restriction(RestrictInfo *rinfo, RelOptInfo *rel)
 		restriction_is_securely_promotable(rinfo, rel);
 }
 
+/*
+ * Is "key op value" under collation coll a comparison of column col of
+ * index with a value known before the scan starts, as the planner matches
+ * index clauses?  (The operator is the caller's to check.)
+ */
+static bool
+compares_column(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
+				int col, Node *key, Node *value, Oid coll)
+{
+	return match_index_to_operand(key, col, index) &&
+		!bms_is_member(rel->relid, pull_varnos(root, value)) &&
+		!contain_volatile_functions(value) &&
+		(index->indexcollations[col] == InvalidOid ||
+		 index->indexcollations[col] == coll);
+}
+
 #ifdef PBT_HAVE_ROW_SCAN_KEYS
 /*
  * Make clause the row comparison itself, an exact index clause, where its
@@ -68,11 +84,8 @@ whole_row_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 		int			c = col + list_length(cols);
 
 		if (c >= index->nkeycolumns ||
-			!match_index_to_operand(lfirst(ll), c, index) ||
-			bms_is_member(rel->relid, pull_varnos(root, lfirst(lr))) ||
-			contain_volatile_functions(lfirst(lr)) ||
-			!(index->indexcollations[c] == InvalidOid ||
-			  index->indexcollations[c] == lfirst_oid(lc)) ||
+			!compares_column(root, rel, index, c, lfirst(ll), lfirst(lr),
+							 lfirst_oid(lc)) ||
 			get_op_opfamily_strategy(lfirst_oid(lo), index->opfamily[c]) != strategy)
 			return;
 		cols = lappend_int(cols, c);
@@ -106,11 +119,7 @@ row_compare_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 	IndexClause *clause;
 
 	if (!usable_restriction(rinfo, rel) ||
-		!match_index_to_operand(key, col, index) ||
-		bms_is_member(rel->relid, pull_varnos(root, value)) ||
-		contain_volatile_functions(value) ||
-		!(index->indexcollations[col] == InvalidOid ||
-		  index->indexcollations[col] == coll) ||
+		!compares_column(root, rel, index, col, key, value, coll) ||
 		!op_in_opfamily(linitial_oid(rc->opnos), opfamily))
 		return NULL;
 	get_op_opfamily_properties(linitial_oid(rc->opnos), opfamily, false,
@@ -183,11 +192,8 @@ equality_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 
 		if (!usable_restriction(rinfo, rel) ||
 			!IsA(op, OpExpr) || list_length(op->args) != 2 ||
-			!match_index_to_operand(linitial(op->args), col, index) ||
-			bms_is_member(rel->relid, pull_varnos(root, lsecond(op->args))) ||
-			contain_volatile_functions(lsecond(op->args)) ||
-			!(index->indexcollations[col] == InvalidOid ||
-			  index->indexcollations[col] == op->inputcollid) ||
+			!compares_column(root, rel, index, col, linitial(op->args),
+							 lsecond(op->args), op->inputcollid) ||
 			get_op_opfamily_strategy(op->opno, index->opfamily[col]) !=
 			BTEqualStrategyNumber)
 			continue;
@@ -204,7 +210,8 @@ equality_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 
 /*
  * An index path for the clauses, costed as btree's exact seek would be
- * (exact: the clauses with the row comparison itself as its index clause).
+ * (exact: the clauses with the row comparison itself as its index clause;
+ * clauses itself where it already is).
  * Charged for the recheck, it would cost more than the whole index read
  * with the comparison as a filter, the planner's own path, since the
  * planner takes the rows that pass a filter to be spread over the index,
@@ -219,10 +226,12 @@ row_compare_path(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 	IndexPath  *path = create_index_path(root, index, clauses, NIL, NIL,
 										 pathkeys, dir, index_only,
 										 rel->lateral_relids, 1.0, false);
-	IndexPath  *costed = create_index_path(root, index, exact, NIL, NIL,
-										   pathkeys, dir, index_only,
-										   rel->lateral_relids, 1.0, false);
+	IndexPath  *costed;
 
+	if (exact == clauses)
+		return path;			/* (the row comparison is the index clause) */
+	costed = create_index_path(root, index, exact, NIL, NIL, pathkeys, dir,
+							   index_only, rel->lateral_relids, 1.0, false);
 	path->path.startup_cost = costed->path.startup_cost;
 	path->path.total_cost = costed->path.total_cost;
 	path->indextotalcost = costed->indextotalcost;
@@ -240,13 +249,18 @@ add_row_compare_paths(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 {
 	bool		index_only = index_covers(rel, index);
 	IndexClause *row = llast(clauses);
-	IndexClause *exact_row = makeNode(IndexClause);
-	List	   *exact = list_copy(clauses);
+	List	   *exact = clauses;
 
-	*exact_row = *row;
-	exact_row->indexquals = list_make1(row->rinfo);
-	exact_row->lossy = false;
-	llast(exact) = exact_row;
+	if (row->lossy)
+	{
+		IndexClause *exact_row = makeNode(IndexClause);
+
+		*exact_row = *row;
+		exact_row->indexquals = list_make1(row->rinfo);
+		exact_row->lossy = false;
+		exact = list_copy(clauses);
+		llast(exact) = exact_row;
+	}
 	for (int dir = 0; dir < 2; dir++)
 	{
 		ScanDirection scandir = dir == 0 ? ForwardScanDirection :
