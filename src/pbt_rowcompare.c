@@ -11,11 +11,14 @@
  * query read the whole index, filtering each row.  A set_rel_pathlist hook
  * adds the paths btree would have.  On 18 their index clause is the row
  * comparison itself, which the scan uses as btree's does (pbt_scankey.c).
- * Before 18 it is the comparison loosened to its first column: a >= x
- * (a <= x for < and <=), which bounds the range as btree's would except
- * for the rows whose a is x, and the row comparison itself is checked on
- * every row the index returns (a lossy index clause).  The paths compete
- * on cost with the planner's own.
+ * Before 18, where two or more of its members are index columns one after
+ * another, the paths read the comparison's ranges (a > x, a = x AND b > y)
+ * one after another (row_pieces); else their index clause is the
+ * comparison loosened to its first column: a >= x (a <= x for < and <=),
+ * which bounds the range as btree's would except for the rows whose a is
+ * x.  Either way the executor checks the row comparison itself on every
+ * row the index returns.  The paths compete on cost with the planner's
+ * own.
  *
  *-------------------------------------------------------------------------
  */
@@ -60,6 +63,14 @@ compares_column(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 		 index->indexcollations[col] == coll);
 }
 
+/* >= for > and >=, <= for < and <= */
+static int
+non_strict(int strategy)
+{
+	return strategy < BTEqualStrategyNumber ? BTLessEqualStrategyNumber :
+		BTGreaterEqualStrategyNumber;
+}
+
 #ifdef PBT_HAVE_ROW_SCAN_KEYS
 /*
  * Make clause the row comparison itself, an exact index clause, where its
@@ -97,6 +108,36 @@ whole_row_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 #endif
 
 /*
+ * An index clause "key op value" on column col of index, op being the
+ * member of the column's family for the types and strategy (NULL if the
+ * family has none)
+ */
+static IndexClause *
+column_clause(PlannerInfo *root, IndexOptInfo *index, int col,
+			  Oid lefttype, Oid righttype, int strategy,
+			  Node *key, Node *value, Oid coll)
+{
+	Oid			opno = get_opfamily_member(index->opfamily[col], lefttype,
+										   righttype, strategy);
+	IndexClause *clause;
+
+	if (!OidIsValid(opno))
+		return NULL;
+	clause = makeNode(IndexClause);
+	clause->rinfo =
+		make_simple_restrictinfo(root,
+								 make_opclause(opno, BOOLOID, false,
+											   (Expr *) copyObject(key),
+											   (Expr *) copyObject(value),
+											   InvalidOid, coll));
+	clause->indexquals = list_make1(clause->rinfo);
+	clause->lossy = false;
+	clause->indexcol = col;
+	clause->indexcols = NIL;
+	return clause;
+}
+
+/*
  * The index clause that the row comparison in rinfo makes for column col of
  * index: rows from the first whose column is not below the first member's
  * value (for > and >=) or up to the last not above it (< and <=), or NULL
@@ -115,7 +156,6 @@ row_compare_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 	int			strategy;
 	Oid			lefttype;
 	Oid			righttype;
-	Oid			opno;
 	IndexClause *clause;
 
 	if (!usable_restriction(rinfo, rel) ||
@@ -124,24 +164,14 @@ row_compare_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 		return NULL;
 	get_op_opfamily_properties(linitial_oid(rc->opnos), opfamily, false,
 							   &strategy, &lefttype, &righttype);
-	opno = get_opfamily_member(opfamily, lefttype, righttype,
-							   strategy < BTEqualStrategyNumber ?
-							   BTLessEqualStrategyNumber :
-							   BTGreaterEqualStrategyNumber);
-	if (strategy == BTEqualStrategyNumber || !OidIsValid(opno))
+	if (strategy == BTEqualStrategyNumber)
 		return NULL;
-
-	clause = makeNode(IndexClause);
+	clause = column_clause(root, index, col, lefttype, righttype,
+						   non_strict(strategy), key, value, coll);
+	if (clause == NULL)
+		return NULL;
 	clause->rinfo = rinfo;
-	clause->indexquals =
-		list_make1(make_simple_restrictinfo(root,
-											make_opclause(opno, BOOLOID, false,
-														  (Expr *) copyObject(key),
-														  (Expr *) copyObject(value),
-														  InvalidOid, coll)));
 	clause->lossy = true;
-	clause->indexcol = col;
-	clause->indexcols = NIL;
 #ifdef PBT_HAVE_ROW_SCAN_KEYS
 	whole_row_clause(root, rel, index, col, strategy, clause);
 #endif
@@ -239,13 +269,175 @@ row_compare_path(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 	return path;
 }
 
+#ifndef PBT_HAVE_ROW_SCAN_KEYS
+/*
+ * Is member key op value of a row comparison of the given strategy a
+ * comparison of column c of index, by an operator of the column's family?
+ * Its operator's types in *lefttype and *righttype.
+ */
+static bool
+member_fits(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index, int c,
+			Node *key, Node *value, Oid opno, Oid coll, int strategy,
+			Oid *lefttype, Oid *righttype)
+{
+	int			member_strategy;
+
+	if (c >= index->nkeycolumns ||
+		!compares_column(root, rel, index, c, key, value, coll) ||
+		!op_in_opfamily(opno, index->opfamily[c]))
+		return false;
+	get_op_opfamily_properties(opno, index->opfamily[c], false,
+							   &member_strategy, lefttype, righttype);
+	return member_strategy == strategy;
+}
+
+/*
+ * Before 18 the executor gives pagebtree no row comparison (above), and the
+ * comparison loosened to its first column, a >= x, reads every row whose a
+ * is x: most of the index where a has few values.  A comparison of index
+ * columns that follow one another is also a disjunction of exact ranges,
+ *
+ *	 (a, b, c) > (x, y, z)	=	a > x  OR  a = x AND b > y
+ *							   OR  a = x AND b = y AND c > z,
+ *
+ * which lie one after another in index order, so that an Append of index
+ * scans of them returns the rows in that order and a BitmapOr finds them.
+ * The comparison stays their filter.  Members past the columns that follow
+ * one another loosen the last range (a = x AND b >= y).
+ *
+ * The ranges' clauses in index order, each the equalities prefix on the
+ * columns before col, then equalities on members before some member k, then
+ * member k's bound.  NIL where fewer than two members are such columns.
+ */
+static List *
+row_pieces(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
+		   List *prefix, int col, RowCompareExpr *rc)
+{
+	int			strategy = get_op_opfamily_strategy(linitial_oid(rc->opnos),
+													index->opfamily[col]);
+	int			nmembers = list_length(rc->opnos);
+	int			nfit = 0;
+	Oid		   *lefttypes = palloc(nmembers * sizeof(Oid));
+	Oid		   *righttypes = palloc(nmembers * sizeof(Oid));
+	List	  **piece = palloc(nmembers * sizeof(List *));
+	List	   *pieces;
+	List	   *equal = prefix;
+	ListCell   *ll,
+			   *lr,
+			   *lo,
+			   *lc;
+
+	forfour(ll, rc->largs, lr, rc->rargs, lo, rc->opnos, lc, rc->inputcollids)
+	{
+		if (!member_fits(root, rel, index, col + nfit, lfirst(ll), lfirst(lr),
+						 lfirst_oid(lo), lfirst_oid(lc), strategy,
+						 &lefttypes[nfit], &righttypes[nfit]))
+			break;
+		nfit++;
+	}
+	if (nfit < 2)
+		return NIL;
+	forthree(ll, rc->largs, lr, rc->rargs, lc, rc->inputcollids)
+	{
+		int			k = foreach_current_index(ll);
+		int			bound_strategy = strategy;
+		IndexClause *bound;
+		IndexClause *eq;
+
+		if (k < nmembers - 1)
+			bound_strategy = k < nfit - 1 ?
+				(strategy < BTEqualStrategyNumber ? BTLessStrategyNumber :
+				 BTGreaterStrategyNumber) :
+				non_strict(strategy);
+		bound = column_clause(root, index, col + k, lefttypes[k],
+							  righttypes[k], bound_strategy, lfirst(ll),
+							  lfirst(lr), lfirst_oid(lc));
+		if (bound == NULL)
+			return NIL;
+		piece[k] = lappend(list_copy(equal), bound);
+		if (k == nfit - 1)
+			break;
+		eq = column_clause(root, index, col + k, lefttypes[k], righttypes[k],
+						   BTEqualStrategyNumber, lfirst(ll), lfirst(lr),
+						   lfirst_oid(lc));
+		if (eq == NULL)
+			return NIL;
+		equal = lappend(list_copy(equal), eq);
+	}
+
+	/*
+	 * In index order: piece k's range lies after those of the pieces after
+	 * it (whose member k equals its bound) where its bound is > in an
+	 * ascending column or < in a descending one, else before them
+	 */
+	pieces = list_make1(piece[nfit - 1]);
+	for (int k = nfit - 2; k >= 0; k--)
+		pieces = (strategy > BTEqualStrategyNumber) != index->reverse_sort[col + k] ?
+			lappend(pieces, piece[k]) : lcons(piece[k], pieces);
+	return pieces;
+}
+
+
+/*
+ * The pieces' paths, costed as the exact seek over them (costed) is, for
+ * row_compare_path's reason: an Append of index scans of them in the
+ * direction's order, and a BitmapOr of them
+ */
+static Path *
+pieces_append(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
+			  List *pieces, List *pathkeys, ScanDirection dir,
+			  bool index_only, IndexPath *costed)
+{
+	List	   *subpaths = NIL;
+	AppendPath *append;
+	ListCell   *lc;
+
+	foreach(lc, pieces)
+	{
+		Path	   *piece = (Path *) create_index_path(root, index, lfirst(lc),
+													   NIL, NIL, pathkeys, dir,
+													   index_only, NULL, 1.0,
+													   false);
+
+		subpaths = ScanDirectionIsForward(dir) ? lappend(subpaths, piece) :
+			lcons(piece, subpaths);
+	}
+	append = create_append_path(root, rel, subpaths, NIL, pathkeys, NULL, 0,
+								false, rel->rows);
+	append->path.startup_cost = costed->path.startup_cost;
+	append->path.total_cost = costed->path.total_cost;
+	return (Path *) append;
+}
+
+static Path *
+pieces_bitmap(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
+			  List *pieces, IndexPath *costed)
+{
+	List	   *bitmaps = NIL;
+	BitmapOrPath *or;
+	ListCell   *lc;
+
+	foreach(lc, pieces)
+		bitmaps = lappend(bitmaps,
+						  create_index_path(root, index, lfirst(lc), NIL, NIL,
+											NIL, ForwardScanDirection, false,
+											NULL, 1.0, false));
+	or = create_bitmap_or_path(root, rel, bitmaps);
+	or->path.startup_cost = or->path.total_cost = costed->indextotalcost;
+	or->bitmapselectivity = costed->indexselectivity;
+	return (Path *) or;
+}
+#endif
+
 /*
  * The paths of btree's for the index clauses (the row comparison's last):
- * in index order either way where that order is of use, and a bitmap scan
+ * in index order either way where that order is of use, and a bitmap scan.
+ * Over the pieces of row_pieces where there are any, the clauses' own
+ * path only costing them.
  */
 static void
 add_row_compare_paths(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
-					  List *clauses)
+					  List *clauses, List *pieces)
 {
 	bool		index_only = index_covers(rel, index);
 	IndexClause *row = llast(clauses);
@@ -261,6 +453,8 @@ add_row_compare_paths(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 		exact = list_copy(clauses);
 		llast(exact) = exact_row;
 	}
+	if (pieces != NIL)
+		clauses = exact;
 	for (int dir = 0; dir < 2; dir++)
 	{
 		ScanDirection scandir = dir == 0 ? ForwardScanDirection :
@@ -268,21 +462,35 @@ add_row_compare_paths(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 		List	   *pathkeys =
 			truncate_useless_pathkeys(root, rel,
 									  build_index_pathkeys(root, index, scandir));
+		Path	   *path;
 
 		/* (unordered, forward) */
-		if (dir == 0 || pathkeys != NIL)
-			add_path(rel, (Path *) row_compare_path(root, rel, index, clauses,
-													exact, pathkeys, scandir,
-													index_only));
+		if (dir == 1 && pathkeys == NIL)
+			continue;
+		path = (Path *) row_compare_path(root, rel, index, clauses, exact,
+										 pathkeys, scandir, index_only);
+#ifndef PBT_HAVE_ROW_SCAN_KEYS
+		if (pieces != NIL)
+			path = pieces_append(root, rel, index, pieces, pathkeys, scandir,
+								 index_only, (IndexPath *) path);
+#endif
+		add_path(rel, path);
 	}
 	if (enable_bitmapscan)
-		add_path(rel, (Path *)
-				 create_bitmap_heap_path(root, rel, (Path *)
-										 row_compare_path(root, rel, index,
-														  clauses, exact, NIL,
-														  ForwardScanDirection,
-														  false),
-										 rel->lateral_relids, 1.0, 0));
+	{
+		Path	   *path = (Path *) row_compare_path(root, rel, index, clauses,
+													 exact, NIL,
+													 ForwardScanDirection,
+													 false);
+
+#ifndef PBT_HAVE_ROW_SCAN_KEYS
+		if (pieces != NIL)
+			path = pieces_bitmap(root, rel, index, pieces, (IndexPath *) path);
+#endif
+		add_path(rel, (Path *) create_bitmap_heap_path(root, rel, path,
+													   rel->lateral_relids,
+													   1.0, 0));
+	}
 }
 
 static void
@@ -319,8 +527,20 @@ pbt_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 				if (clause)
 				{
+					List	   *pieces = NIL;
+
+#ifndef PBT_HAVE_ROW_SCAN_KEYS
+					/*
+					 * (not parameterized; nor under a partitioned table's
+					 * Append, which takes in the Appends of its children)
+					 */
+					if (rel->reloptkind == RELOPT_BASEREL &&
+						rel->lateral_relids == NULL)
+						pieces = row_pieces(root, rel, index, clauses, col,
+											(RowCompareExpr *) rinfo->clause);
+#endif
 					add_row_compare_paths(root, rel, index,
-										  lappend(clauses, clause));
+										  lappend(clauses, clause), pieces);
 					break;
 				}
 				clause = equality_clause(root, rel, index, col);

@@ -171,21 +171,27 @@ BEGIN
 END $$;
 
 --
--- pbt_index_buffers(query): the shared buffers that the index scan node of
+-- pbt_index_buffers(query): the shared buffers that the index scan nodes of
 -- query's plan read or hit, a parallel one's participants together (NULL if
 -- the plan has none).
 CREATE OR REPLACE FUNCTION pbt_index_buffers(q text) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
     ln text;
     m text[];
-    in_index boolean := false;
+    first boolean := true;
+    in_index boolean;
+    total int;
 BEGIN
     FOR ln IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-        in_index := in_index OR ln ~ 'Index (Only )?Scan';
+        -- (a node's line, and the lines of its details below it)
+        IF first OR ln ~ '^\s*->' THEN
+            in_index := ln ~ 'Index (Only )?Scan';
+            first := false;
+        END IF;
         m := regexp_match(ln, 'Buffers: shared(?: hit=(\d+))?(?: read=(\d+))?');
         IF in_index AND m IS NOT NULL THEN
-            RETURN coalesce(m[1]::int, 0) + coalesce(m[2]::int, 0);
+            total := coalesce(total, 0) + coalesce(m[1]::int, 0) + coalesce(m[2]::int, 0);
         END IF;
     END LOOP;
-    RETURN NULL;
+    RETURN total;
 END $$;

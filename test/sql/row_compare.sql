@@ -3,8 +3,10 @@
 -- seek, reads a range of a pagebtree index as it reads btree's instead of
 -- the whole index: pbt_rowcompare.c adds the paths btree gets.  On 18 the
 -- comparison is their index condition; before, the comparison loosened to
--- its first column (a >= x) is, and the comparison is a filter.  The plans
--- are shown by rc_plan, which leaves the conditions out.
+-- its first column (a >= x) is, or where the comparison's members are index
+-- columns one after another, its ranges are (a > x, a = x AND b > y), and
+-- the comparison is a filter: row_compare_1.out.  The plans are shown by
+-- rc_plan, which leaves the conditions out.
 --
 -- (the NOTICE about shared_preload_libraries differs between configurations)
 SET client_min_messages = warning;
@@ -53,7 +55,17 @@ FROM (VALUES
   ('SELECT id FROM rc WHERE t = 1 AND (c, a) > (60000, 7) ORDER BY c, a LIMIT 50', 'index'),
   ('SELECT n, id FROM rc WHERE (n, id) > (20.57, 1000) ORDER BY n, id LIMIT 60', 'index'),
   ('SELECT n, id FROM rc WHERE (n, id) <= (20.57, 1000) ORDER BY n DESC, id DESC LIMIT 60', 'index'),
-  ('SELECT id FROM rc WHERE (n, id) >= (42, 0)', 'bitmap')
+  ('SELECT id FROM rc WHERE (n, id) >= (42, 0)', 'bitmap'),
+  -- (before 18: an Append of the comparison's ranges, rows of t in few
+  -- values; a DESC column's range comes first; b then id, id not indexed)
+  ('SELECT t, a, c FROM rc WHERE (t, a, c) > (1, 100, 15000) ORDER BY t, a, c LIMIT 80', 'index'),
+  ('SELECT t, a, c FROM rc WHERE (t, a, c) <= (1, 100, 15000) ORDER BY t DESC, a DESC, c DESC LIMIT 80', 'index'),
+  ('SELECT t, a, c FROM rc WHERE (t, a, c) > (1, NULL, 5) ORDER BY t, a, c LIMIT 80', 'index'),
+  ('SELECT t, a, c FROM rc WHERE (t, a, c) >= (2, 100, 15000)', 'indexonly'),
+  ('SELECT id FROM rc WHERE (t, a, c) < (1, 390, 0)', 'bitmap'),
+  ('SELECT a, c FROM rc WHERE (a, c) > (100, 15000) ORDER BY a DESC, c LIMIT 50', 'index'),
+  ('SELECT a, c FROM rc WHERE (a, c) > (100, 15000) ORDER BY a, c DESC LIMIT 50', 'index'),
+  ('SELECT a, b, id FROM rc WHERE (a, b, id) > (200, ''030'', 15000) ORDER BY a, b, id LIMIT 50', 'index')
 ) v(q, via), LATERAL pbt_cmp(q, via) r;
 
 -- the seek: a page of 50 rows reads a few of the index's buffers, where a
@@ -61,6 +73,12 @@ FROM (VALUES
 SELECT s.seek < 5 AS seeks, s.seek * 4 < s.whole AS far_fewer
 FROM (SELECT pbt_index_buffers('SELECT a, b FROM rc WHERE (a, b) > (200, ''030'') ORDER BY a, b LIMIT 50') AS seek,
              pbt_index_buffers('SELECT a, b FROM rc WHERE a + 0 >= 200 ORDER BY a, b') AS whole) s;
+-- ... and where the first column has few values (t: 3)
+-- (the seek reads neither the rows of t = 1 before a = 399, as a >= 1 would,
+-- nor the whole block of t = 1)
+SELECT s.seek < 15 AS seeks, s.seek * 3 < s.block AS far_fewer
+FROM (SELECT pbt_index_buffers('SELECT t, a, c FROM rc WHERE (t, a, c) > (1, 399, 0) ORDER BY t, a, c LIMIT 50') AS seek,
+             pbt_index_buffers('SELECT t, a, c FROM rc WHERE t = 1') AS block) s;
 SELECT rc_plan($$SELECT id FROM rc WHERE (a, b) > (200, '030') ORDER BY a, b LIMIT 50$$);
 SELECT rc_plan($$SELECT id FROM rc WHERE t = 2 AND (a, c) < (100, 15000) ORDER BY a DESC, c DESC LIMIT 50$$);
 
