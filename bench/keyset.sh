@@ -1,9 +1,8 @@
 #!/bin/bash
 # Keyset pagination, pagebtree against btree: the next page of rows after
 # the last one shown, WHERE (a, b) > (x, y) ORDER BY a, b LIMIT 20.  btree
-# reads from (x, y) on; pagebtree from a = x on, checking the row
-# comparison on each row (src/pbt_rowcompare.c), and read the whole index
-# before it.
+# reads from (x, y) on; pagebtree too on 18, and on 15 to 17 the ranges
+# a = x AND b > y, then a > x (src/pbt_rowcompare.c).
 #
 #   bash bench/keyset.sh [15|16|18] [rows]   (as root; default 18, 2000000)
 #
