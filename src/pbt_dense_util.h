@@ -64,6 +64,14 @@ read_tail(const char *p, int tlen)
 static inline void
 write_tail(char *p, int tlen, uint64 t)
 {
+	if (tlen == 4)
+	{
+		/* (as read_tail: dense iteration writes one per entry) */
+		uint32		w = pg_hton32((uint32) t);
+
+		memcpy(p, &w, sizeof(w));
+		return;
+	}
 	for (int i = tlen - 1; i >= 0; i--)
 	{
 		p[i] = (char) (t & 0xFF);

@@ -205,21 +205,23 @@ append_be32(StringInfo buf, uint32 v)
 	memcpy(p + 1, &be, 4);
 }
 
+/* (one load and a byte swap: decoding runs per row of index-only scans) */
 static inline uint64
 read_be64(const unsigned char *p)
 {
-	uint64		v = 0;
+	uint64		v;
 
-	for (int i = 0; i < 8; i++)
-		v = (v << 8) | p[i];
-	return v;
+	memcpy(&v, p, sizeof(v));
+	return pg_ntoh64(v);
 }
 
 static inline uint32
 read_be32(const unsigned char *p)
 {
-	return ((uint32) p[0] << 24) | ((uint32) p[1] << 16) |
-		((uint32) p[2] << 8) | (uint32) p[3];
+	uint32		v;
+
+	memcpy(&v, p, sizeof(v));
+	return pg_ntoh32(v);
 }
 
 /*
@@ -1251,11 +1253,29 @@ pbt_decode_item(PbtState *st, const char *item, int len,
 	}
 	for (int i = 0; i < st->nkeyatts; i++)
 	{
-		int			n = pbt_encoded_column_length(&st->cols[i], item + off,
-												  len - off);
+		PbtColumn  *col = &st->cols[i];
+		const unsigned char *p = (const unsigned char *) item + off;
+		int			n;
 
-		values[i] = decode_column(&st->cols[i], (const unsigned char *) item + off,
-								  n, &isnull[i]);
+		/*
+		 * Integers and timestamps, the keys of most index-only scans, without
+		 * two calls per column: an index-only scan decodes every row
+		 */
+		if ((col->kind == PBT_COL_INT || col->kind == PBT_COL_INT64) &&
+			len - off >= 1 + 8 && p[0] == MARK_VALUE)
+		{
+			uint64		raw = read_be64(p + 1);
+			int64		x = (int64) ((col->desc ? ~raw : raw) ^
+									 UINT64CONST(0x8000000000000000));
+
+			values[i] = col->kind == PBT_COL_INT && col->typid != INT8OID ?
+				Int32GetDatum((int32) x) : Int64GetDatum(x);
+			isnull[i] = false;
+			off += 1 + 8;
+			continue;
+		}
+		n = pbt_encoded_column_length(col, item + off, len - off);
+		values[i] = decode_column(col, p, n, &isnull[i]);
 		off += n;
 	}
 	if (!st->has_include)
