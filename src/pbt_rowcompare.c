@@ -377,7 +377,6 @@ row_pieces(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 	return pieces;
 }
 
-
 /*
  * The pieces' paths, costed as the exact seek over them (costed) is, for
  * row_compare_path's reason: an Append of index scans of them in the
