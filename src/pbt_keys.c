@@ -820,6 +820,22 @@ pbt_key_from_item(PbtState *st, const char *item, int len, PbtSearchKey *key)
 	key->tid = ((IndexTuple) item)->t_tid;
 }
 
+/*
+ * The value of an integer or timestamp column (PBT_COL_INT, PBT_COL_INT64)
+ * from its 8 encoded bytes at p, after the marker
+ */
+static inline Datum
+decode_int(PbtColumn *col, const unsigned char *p)
+{
+	uint64		raw = read_be64(p);
+	int64		x = (int64) ((col->desc ? ~raw : raw) ^
+							 UINT64CONST(0x8000000000000000));
+
+	/* (int2 and int4 values fit in int32, whose Datum is theirs too) */
+	return col->kind == PBT_COL_INT && col->typid != INT8OID ?
+		Int32GetDatum((int32) x) : Int64GetDatum(x);
+}
+
 /* decode one normalized column value (marker at p) */
 static Datum
 decode_column(PbtColumn *col, const unsigned char *p, int n, bool *isnull)
@@ -848,17 +864,8 @@ decode_column(PbtColumn *col, const unsigned char *p, int n, bool *isnull)
 	switch (col->kind)
 	{
 		case PBT_COL_INT:
-			{
-				int64		x = (int64) (read_be64(v) ^ UINT64CONST(0x8000000000000000));
-
-				if (col->typid == INT2OID)
-					return Int16GetDatum((int16) x);
-				if (col->typid == INT4OID)
-					return Int32GetDatum((int32) x);
-				return Int64GetDatum(x);
-			}
 		case PBT_COL_INT64:
-			return Int64GetDatum((int64) (read_be64(v) ^ UINT64CONST(0x8000000000000000)));
+			return decode_int(col, p + 1);
 		case PBT_COL_INT32:
 			return DateADTGetDatum((DateADT) (read_be32(v) ^ 0x80000000));
 		case PBT_COL_OID:
@@ -1264,12 +1271,7 @@ pbt_decode_item(PbtState *st, const char *item, int len,
 		if ((col->kind == PBT_COL_INT || col->kind == PBT_COL_INT64) &&
 			len - off >= 1 + 8 && p[0] == MARK_VALUE)
 		{
-			uint64		raw = read_be64(p + 1);
-			int64		x = (int64) ((col->desc ? ~raw : raw) ^
-									 UINT64CONST(0x8000000000000000));
-
-			values[i] = col->kind == PBT_COL_INT && col->typid != INT8OID ?
-				Int32GetDatum((int32) x) : Int64GetDatum(x);
+			values[i] = decode_int(col, p + 1);
 			isnull[i] = false;
 			off += 1 + 8;
 			continue;
