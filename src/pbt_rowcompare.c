@@ -71,6 +71,27 @@ non_strict(int strategy)
 		BTGreaterEqualStrategyNumber;
 }
 
+/*
+ * Is member key op value of a row comparison of the given strategy a
+ * comparison of column c of index, by an operator of the column's family?
+ * Its operator's types in *lefttype and *righttype.
+ */
+static bool
+member_fits(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index, int c,
+			Node *key, Node *value, Oid opno, Oid coll, int strategy,
+			Oid *lefttype, Oid *righttype)
+{
+	int			member_strategy;
+
+	if (c >= index->nkeycolumns ||
+		!compares_column(root, rel, index, c, key, value, coll) ||
+		!op_in_opfamily(opno, index->opfamily[c]))
+		return false;
+	get_op_opfamily_properties(opno, index->opfamily[c], false,
+							   &member_strategy, lefttype, righttype);
+	return member_strategy == strategy;
+}
+
 #ifdef PBT_HAVE_ROW_SCAN_KEYS
 /*
  * Make clause the row comparison itself, an exact index clause, where its
@@ -93,11 +114,12 @@ whole_row_clause(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 	forfour(ll, rc->largs, lr, rc->rargs, lo, rc->opnos, lc, rc->inputcollids)
 	{
 		int			c = col + list_length(cols);
+		Oid			lefttype;
+		Oid			righttype;
 
-		if (c >= index->nkeycolumns ||
-			!compares_column(root, rel, index, c, lfirst(ll), lfirst(lr),
-							 lfirst_oid(lc)) ||
-			get_op_opfamily_strategy(lfirst_oid(lo), index->opfamily[c]) != strategy)
+		if (!member_fits(root, rel, index, c, lfirst(ll), lfirst(lr),
+						 lfirst_oid(lo), lfirst_oid(lc), strategy,
+						 &lefttype, &righttype))
 			return;
 		cols = lappend_int(cols, c);
 	}
@@ -270,25 +292,12 @@ row_compare_path(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 }
 
 #ifndef PBT_HAVE_ROW_SCAN_KEYS
-/*
- * Is member key op value of a row comparison of the given strategy a
- * comparison of column c of index, by an operator of the column's family?
- * Its operator's types in *lefttype and *righttype.
- */
-static bool
-member_fits(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index, int c,
-			Node *key, Node *value, Oid opno, Oid coll, int strategy,
-			Oid *lefttype, Oid *righttype)
+/* > for > and >=, < for < and <= */
+static int
+strict(int strategy)
 {
-	int			member_strategy;
-
-	if (c >= index->nkeycolumns ||
-		!compares_column(root, rel, index, c, key, value, coll) ||
-		!op_in_opfamily(opno, index->opfamily[c]))
-		return false;
-	get_op_opfamily_properties(opno, index->opfamily[c], false,
-							   &member_strategy, lefttype, righttype);
-	return member_strategy == strategy;
+	return strategy < BTEqualStrategyNumber ? BTLessStrategyNumber :
+		BTGreaterStrategyNumber;
 }
 
 /*
@@ -345,9 +354,7 @@ row_pieces(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index,
 		IndexClause *eq;
 
 		if (k < nmembers - 1)
-			bound_strategy = k < nfit - 1 ?
-				(strategy < BTEqualStrategyNumber ? BTLessStrategyNumber :
-				 BTGreaterStrategyNumber) :
+			bound_strategy = k < nfit - 1 ? strict(strategy) :
 				non_strict(strategy);
 		bound = column_clause(root, index, col + k, lefttypes[k],
 							  righttypes[k], bound_strategy, lfirst(ll),
