@@ -1290,3 +1290,81 @@ pbt_decode_item(PbtState *st, const char *item, int len,
 					   values + st->nkeyatts, isnull + st->nkeyatts))
 		pbt_bytes_out_of_bounds();
 }
+
+/*
+ * Whether every key column has a fixed-width encoding (pbt_column_width),
+ * with no INCLUDE columns: pbt_item_fixed can form their index tuples.
+ */
+bool
+pbt_keys_fixed_width(PbtState *st)
+{
+	if (!st->normalized || st->has_include)
+		return false;
+	for (int i = 0; i < st->nkeyatts; i++)
+		if (st->cols[i].width == 0)
+			return false;
+	return true;
+}
+
+/* the length of a fixed-width column's value in an index tuple */
+static int
+fixed_attlen(PbtColumn *col)
+{
+	switch (col->kind)
+	{
+		case PBT_COL_INT:
+			return col->typid == INT8OID ? 8 : col->typid == INT4OID ? 4 : 2;
+		case PBT_COL_INT64:
+			return 8;
+		case PBT_COL_INT32:
+		case PBT_COL_OID:
+			return 4;
+		case PBT_COL_BOOL:
+		case PBT_COL_CHAR:
+			return 1;
+		case PBT_COL_UUID:
+			return UUID_LEN;
+		default:
+			elog(ERROR, "pagebtree column kind %d is not fixed-width", col->kind);
+	}
+	return 0;
+}
+
+/*
+ * Store the key columns of an item of such an index (pbt_keys_fixed_width)
+ * at tuple + offsets[i], as an index tuple holds them: an index-only scan
+ * forms a tuple per row, and this does it in one pass, without a Datum
+ * array or an allocation (uuids are copied).  False, with nothing to rely
+ * on stored, if a column is NULL (the caller takes pbt_decode_item's
+ * general path).
+ */
+bool
+pbt_item_fixed(PbtState *st, const char *item, int len, char *tuple,
+			   const uint16 *offsets)
+{
+	const unsigned char *p = (const unsigned char *) item;
+	const unsigned char *end = p + len;
+
+	for (int i = 0; i < st->nkeyatts; i++)
+	{
+		PbtColumn  *col = &st->cols[i];
+		char	   *dst = tuple + offsets[i];
+		bool		isnull;
+
+		Assert(col->width > 0);
+		if (end - p < col->width || p[0] != MARK_VALUE)
+			return false;
+		if (col->kind == PBT_COL_UUID)
+		{
+			for (int j = 0; j < UUID_LEN; j++)
+				dst[j] = col->desc ? ~p[1 + j] : p[1 + j];
+		}
+		else if (col->kind == PBT_COL_INT || col->kind == PBT_COL_INT64)
+			store_att_byval(dst, decode_int(col, p + 1), fixed_attlen(col));
+		else
+			store_att_byval(dst, decode_column(col, p, col->width, &isnull),
+							fixed_attlen(col));
+		p += col->width;
+	}
+	return true;
+}

@@ -182,6 +182,9 @@ extern Datum pbt_item_column(PbtState *st, const char *item, int len, int col,
 extern void pbt_free_column(PbtState *st, int col, Datum value);
 extern int	pbt_item_text(PbtState *st, const char *item, int len, char *dst,
 						  int max);
+extern bool pbt_keys_fixed_width(PbtState *st);
+extern bool pbt_item_fixed(PbtState *st, const char *item, int len,
+						   char *tuple, const uint16 *offsets);
 extern const char *pbt_leaf_item_problem(PbtState *st, const char *item, int len);
 extern bool pbt_item_get_tid_checked(PbtState *st, const char *item, int len,
 									 ItemPointer tid);

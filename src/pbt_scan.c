@@ -68,11 +68,11 @@ alloc_scan_opaque(void)
 }
 
 /*
- * The layout of index tuples whose columns are all fixed-width and passed
- * by value (int8, int4, date, timestamp, ...), where the key is normalized
- * and there are no INCLUDE columns: every such tuple without nulls has
- * the same size and offsets, so return_itup can store the decoded values
- * into the reused tuple without heap_fill_tuple's general path.
+ * The layout of index tuples whose columns all have fixed-width normalized
+ * keys (int8, int4, date, timestamp, uuid, ...), without INCLUDE columns:
+ * every such tuple without nulls has the same size and offsets, so
+ * return_itup stores the values into the reused tuple straight from the
+ * item's bytes (pbt_item_fixed).
  */
 static void
 plan_fixed_itup(PbtScanOpaque so)
@@ -90,12 +90,13 @@ plan_fixed_itup(PbtScanOpaque so)
 		so->itup_text = true;
 		return;
 	}
+	if (!pbt_keys_fixed_width(so->st))
+		return;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 
-		if (!att->attbyval || att->attlen <= 0)
-			return;
+		Assert(att->attlen > 0);
 		off = att_align_nominal(off, att->attalign);
 		so->itup_fixed_off[i] = IndexInfoFindDataOffset(0) + off;
 		off += att->attlen;
@@ -477,20 +478,11 @@ bytes_equal(const char *a, const char *b, int len)
 /*
  * The tuple of the item whose columns plan_fixed_itup found a fixed layout
  * for, into the scan's buffer: header and padding once, then the values.
- * NULL if a column is NULL; values and isnull hold the item's decoded
- * columns either way.
+ * NULL if a column is NULL.
  */
 static IndexTuple
-form_fixed_itup(PbtScanOpaque so, const char *data, int len,
-				Datum *values, bool *isnull)
+form_fixed_itup(PbtScanOpaque so, const char *data, int len)
 {
-	TupleDesc	desc = so->st->tupdesc;
-
-	/* decoding allocates nothing for by-value columns */
-	pbt_decode_item(so->st, data, len, values, isnull);
-	for (int i = 0; i < desc->natts; i++)
-		if (isnull[i])
-			return NULL;
 	if (!so->itup_fixed)
 	{
 		reserve_itup(so, so->itup_fixed_size);
@@ -498,9 +490,8 @@ form_fixed_itup(PbtScanOpaque so, const char *data, int len,
 		((IndexTuple) so->itup_buf)->t_info = so->itup_fixed_size;
 		so->itup_fixed = true;
 	}
-	for (int i = 0; i < desc->natts; i++)
-		store_att_byval(so->itup_buf + so->itup_fixed_off[i], values[i],
-						TupleDescAttr(desc, i)->attlen);
+	if (!pbt_item_fixed(so->st, data, len, so->itup_buf, so->itup_fixed_off))
+		return NULL;
 	return (IndexTuple) so->itup_buf;
 }
 
@@ -546,7 +537,6 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 	char	   *data = so->currTuples.data + pi->tupoff;
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
-	bool		decoded = false;
 	MemoryContext oldcxt;
 
 	if (!so->st->normalized)
@@ -585,10 +575,7 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 		if (so->itup_text)
 			itup = form_text_itup(so, data, pi->tuplen);
 		else
-		{
-			itup = form_fixed_itup(so, data, pi->tuplen, values, isnull);
-			decoded = true;
-		}
+			itup = form_fixed_itup(so, data, pi->tuplen);
 		if (itup != NULL)
 		{
 			so->itup_tupoff = pi->tupoff;
@@ -600,8 +587,7 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 	if (!so->tupcxt->isReset)
 		MemoryContextReset(so->tupcxt);
 	oldcxt = MemoryContextSwitchTo(so->tupcxt);
-	if (!decoded)
-		pbt_decode_item(so->st, data, pi->tuplen, values, isnull);
+	pbt_decode_item(so->st, data, pi->tuplen, values, isnull);
 	scan->xs_itup = form_itup_reusing(scan, values, isnull);
 	MemoryContextSwitchTo(oldcxt);
 }

@@ -182,9 +182,9 @@ typedef struct PbtScanOpaqueData
 								 * from (this batch), or PBT_NO_TUPOFF */
 	int			itup_keylen;	/* their key's length (no INCLUDE) */
 	/*
-	 * Normalized keys of fixed-width by-value columns only: the size of
-	 * their index tuple without nulls (else 0), and each column's offset in
-	 * it; itup_buf holds such a tuple's header and padding (itup_fixed).
+	 * Normalized keys of fixed-width columns only: the size of their index
+	 * tuple without nulls (else 0), and each column's offset in it;
+	 * itup_buf holds such a tuple's header and padding (itup_fixed).
 	 */
 	uint16		itup_fixed_size;
 	uint16		itup_fixed_off[INDEX_MAX_KEYS];

@@ -769,6 +769,20 @@ ORDER BY q.n;
 SELECT * FROM pbt_cmp('SELECT v FROM oc_inet WHERE v << ''10.5.0.0/16''', 'indexonly');
 SELECT * FROM pbt_cmp('SELECT v FROM oc_inet WHERE v <<= ''10.5.0.0/16'' ORDER BY v DESC', 'indexonly');
 
+-- Index-only scans of every fixed-width normalized kind in one index, one
+-- column DESC: their tuples are formed straight from the keys' bytes
+-- (pbt_item_fixed), rows with a NULL member by the general path.
+CREATE TABLE oc_fixed AS
+SELECT v_int2 AS i2, v_int8 AS i8, v_date AS d, (id % 7)::oid AS o,
+       id % 3 = 0 AS b, chr(65 + id % 20)::"char" AS c, v_uuid AS u,
+       v_timestamp AS ts, v_int4 AS i4
+FROM oc_data;
+CREATE INDEX oc_fixed_all ON oc_fixed USING pagebtree (i2, i8, d, o, b, c, u DESC, ts, i4);
+VACUUM ANALYZE oc_fixed;
+SELECT * FROM pbt_cmp('SELECT i2, i8, d, o, b, c, u, ts, i4 FROM oc_fixed ORDER BY i2, i8, d, o, b, c, u DESC, ts, i4', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT i2, i8, d, o, b, c, u, ts, i4 FROM oc_fixed ORDER BY i2 DESC, i8 DESC, d DESC, o DESC, b DESC, c DESC, u, ts DESC, i4 DESC', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT u, o FROM oc_fixed WHERE i2 = 42 AND i8 = 42', 'indexonly');
+
 --
 -- Cross-type comparisons: the constant has a different type than the column
 -- but belongs to the same operator family.
@@ -922,7 +936,7 @@ DROP TABLE oc_data, oc_int2, oc_int4, oc_int8, oc_float4, oc_float8, oc_numeric,
     oc_enum, oc_inet, oc_cidr, oc_macaddr, oc_macaddr8, oc_money, oc_timetz, oc_bit, oc_varbit,
     oc_jsonb, oc_int4range, oc_int4multirange, oc_pg_lsn, oc_tid, oc_xid8, oc_oidvector, oc_record,
     oc_int4arr, oc_tsvector, oc_tsquery, oc_varchar_ops, oc_cidr_ops, oc_text_pattern,
-    oc_varchar_pattern, oc_bpchar_pattern, oc_record_image;
+    oc_varchar_pattern, oc_bpchar_pattern, oc_record_image, oc_fixed;
 DROP TYPE oc_mood, oc_pair;
 DROP FUNCTION pbt_check_cmp_type(text, text, text, text, text, text);
 DROP FUNCTION pbt_build_cmp_type(text, text, text, text);
