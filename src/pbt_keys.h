@@ -180,11 +180,12 @@ extern bool pbt_items_keys_equal(PbtState *st, const char *a, int alen,
 extern Datum pbt_item_column(PbtState *st, const char *item, int len, int col,
 							 bool *isnull);
 extern void pbt_free_column(PbtState *st, int col, Datum value);
-extern int	pbt_item_text(PbtState *st, const char *item, int len, char *dst,
-						  int max);
 extern bool pbt_keys_fixed_width(PbtState *st);
 extern bool pbt_item_fixed(PbtState *st, const char *item, int len,
 						   char *tuple, const uint16 *offsets);
+extern bool pbt_keys_formable(PbtState *st);
+extern int	pbt_item_tuple_data(PbtState *st, const char *item, int len,
+								char *data);
 extern const char *pbt_leaf_item_problem(PbtState *st, const char *item, int len);
 extern bool pbt_item_get_tid_checked(PbtState *st, const char *item, int len,
 									 ItemPointer tid);

@@ -72,7 +72,8 @@ alloc_scan_opaque(void)
  * keys (int8, int4, date, timestamp, uuid, ...), without INCLUDE columns:
  * every such tuple without nulls has the same size and offsets, so
  * return_itup stores the values into the reused tuple straight from the
- * item's bytes (pbt_item_fixed).
+ * item's bytes (pbt_item_fixed).  With C-collated texts among them, it
+ * lays out each tuple (pbt_item_tuple_data).
  */
 static void
 plan_fixed_itup(PbtScanOpaque so)
@@ -82,16 +83,12 @@ plan_fixed_itup(PbtScanOpaque so)
 
 	so->itup_fixed_size = 0;
 	so->itup_text = false;
-	if (!so->st->normalized || so->st->has_include)
-		return;
-	if (desc->natts == 1 && so->st->cols[0].kind == PBT_COL_TEXT &&
-		so->st->cols[0].typid != NAMEOID)
+	if (!pbt_keys_fixed_width(so->st))
 	{
-		so->itup_text = true;
+		/* (text columns among them: the layout varies with the texts) */
+		so->itup_text = pbt_keys_formable(so->st);
 		return;
 	}
-	if (!pbt_keys_fixed_width(so->st))
-		return;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -496,32 +493,28 @@ form_fixed_itup(PbtScanOpaque so, const char *data, int len)
 }
 
 /*
- * The tuple of an index of one text column, from the item's bytes: the
- * value with the 1-byte varlena header heap_fill_tuple would give it.
- * NULL if the value is NULL or too long for that header.
+ * The index tuple of an item of an index of fixed-width and text columns
+ * (itup_text), into the scan's buffer; NULL if pbt_item_tuple_data cannot
+ * lay it out.
  */
 static IndexTuple
 form_text_itup(PbtScanOpaque so, const char *data, int len)
 {
 	Size		hoff = IndexInfoFindDataOffset(0);
-	int			max = VARATT_SHORT_MAX - VARHDRSZ_SHORT;
 	IndexTuple	itup;
-	Size		end;
+	int			dlen;
 	Size		size;
-	int			tlen;
 
-	reserve_itup(so, MAXALIGN(hoff + VARATT_SHORT_MAX));
-	tlen = pbt_item_text(so->st, data, len,
-						 so->itup_buf + hoff + VARHDRSZ_SHORT, max);
-	if (tlen < 0)
+	reserve_itup(so, MAXALIGN(hoff + len + 8 * so->st->nkeyatts));
+	dlen = pbt_item_tuple_data(so->st, data, len, so->itup_buf + hoff);
+	if (dlen < 0)
 		return NULL;
 	itup = (IndexTuple) so->itup_buf;
-	end = hoff + VARHDRSZ_SHORT + tlen;
-	size = MAXALIGN(end);
+	size = MAXALIGN(hoff + dlen);
+	for (Size i = hoff + dlen; i < size; i++)
+		so->itup_buf[i] = 0;	/* (a memset call would cost more) */
 	ItemPointerSetInvalid(&itup->t_tid);
 	itup->t_info = size | INDEX_VAR_MASK;
-	SET_VARSIZE_1B(so->itup_buf + hoff, VARHDRSZ_SHORT + tlen);
-	memset(so->itup_buf + end, 0, size - end);
 	so->itup_fixed = false;
 	return itup;
 }

@@ -769,19 +769,26 @@ ORDER BY q.n;
 SELECT * FROM pbt_cmp('SELECT v FROM oc_inet WHERE v << ''10.5.0.0/16''', 'indexonly');
 SELECT * FROM pbt_cmp('SELECT v FROM oc_inet WHERE v <<= ''10.5.0.0/16'' ORDER BY v DESC', 'indexonly');
 
--- Index-only scans of every fixed-width normalized kind in one index, one
--- column DESC: their tuples are formed straight from the keys' bytes
--- (pbt_item_fixed), rows with a NULL member by the general path.
+-- Index-only scans of every fixed-width normalized kind and of C-collated
+-- text in indexes of several columns, some DESC: their tuples are laid out
+-- straight from the keys' bytes (pbt_item_fixed, pbt_item_tuple_data), rows
+-- with a NULL or a text too long for a 1-byte header by the general path.
 CREATE TABLE oc_fixed AS
 SELECT v_int2 AS i2, v_int8 AS i8, v_date AS d, (id % 7)::oid AS o,
        id % 3 = 0 AS b, chr(65 + id % 20)::"char" AS c, v_uuid AS u,
-       v_timestamp AS ts, v_int4 AS i4
+       v_timestamp AS ts, v_int4 AS i4,
+       CASE WHEN id % 97 = 0 THEN NULL
+            WHEN id % 89 = 0 THEN repeat(md5(id::text), 4 + id % 3)
+            ELSE substr(md5(id::text), 1, id % 9) END COLLATE "C" AS t
 FROM oc_data;
 CREATE INDEX oc_fixed_all ON oc_fixed USING pagebtree (i2, i8, d, o, b, c, u DESC, ts, i4);
+CREATE INDEX oc_fixed_text ON oc_fixed USING pagebtree (c, t DESC, i4, t);
 VACUUM ANALYZE oc_fixed;
 SELECT * FROM pbt_cmp('SELECT i2, i8, d, o, b, c, u, ts, i4 FROM oc_fixed ORDER BY i2, i8, d, o, b, c, u DESC, ts, i4', 'indexonly');
 SELECT * FROM pbt_cmp('SELECT i2, i8, d, o, b, c, u, ts, i4 FROM oc_fixed ORDER BY i2 DESC, i8 DESC, d DESC, o DESC, b DESC, c DESC, u, ts DESC, i4 DESC', 'indexonly');
 SELECT * FROM pbt_cmp('SELECT u, o FROM oc_fixed WHERE i2 = 42 AND i8 = 42', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT c, t, i4 FROM oc_fixed ORDER BY c, t DESC, i4, t', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT c, t, i4 FROM oc_fixed WHERE c = ''B'' ORDER BY c DESC, t, i4 DESC', 'indexonly');
 
 --
 -- Cross-type comparisons: the constant has a different type than the column
