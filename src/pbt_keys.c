@@ -1354,13 +1354,13 @@ pbt_item_fixed(PbtState *st, const char *item, int len, char *tuple,
 
 /*
  * Whether pbt_item_tuple_data can lay out the index tuples of this index:
- * normalized keys of fixed-width columns and text (not name), without
- * INCLUDE columns.
+ * normalized keys of fixed-width columns and text (not name), INCLUDE
+ * columns of any type.
  */
 bool
 pbt_keys_formable(PbtState *st)
 {
-	if (!st->normalized || st->has_include)
+	if (!st->normalized)
 		return false;
 	for (int i = 0; i < st->nkeyatts; i++)
 	{
@@ -1374,22 +1374,124 @@ pbt_keys_formable(PbtState *st)
 }
 
 /*
+ * Append the values of an INCLUDE payload (size bytes at payload, in
+ * either form) to a tuple's data laid out up to off, as heap_fill_tuple
+ * lays them out after the keys: each at its alignment in the new tuple
+ * (padding zeroed), varlenas with 1-byte headers unaligned, the bytes as
+ * stored (index_form_tuple made them).  The payload need not be aligned,
+ * so lengths are read with memcpy.  Returns the data's length; -1 if a
+ * value is NULL (the general path forms those) or runs past the payload.
+ */
+static int
+append_payload(TupleDesc desc, const char *payload, int size, char *data,
+			   int off)
+{
+	uint16		t_info;
+	int			head;
+	const char *src;
+	int			srclen;
+	int			soff = 0;
+
+	if (size < (int) sizeof(t_info))
+		return -1;
+	if (payload_is_short(payload))
+	{
+		memcpy(&t_info, payload, sizeof(t_info));
+		head = short_payload_head(t_info);
+	}
+	else
+	{
+		if (size < (int) sizeof(IndexTupleData))
+			return -1;
+		memcpy(&t_info, payload + PAYLOAD_TID_BYTES, sizeof(t_info));
+		head = IndexInfoFindDataOffset(t_info);
+	}
+	if ((t_info & INDEX_NULL_MASK) || head > size)
+		return -1;
+	src = payload + head;
+	srclen = size - head;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		bool		aligned = true;
+		int			vlen;
+
+		if (att->attlen == -1)
+		{
+			uint32		header;
+
+			/* (a zero byte is padding before a 4-byte header) */
+			if (soff >= srclen)
+				return -1;
+			if (src[soff] == 0)
+				soff = att_align_nominal(soff, att->attalign);
+			if (soff >= srclen || VARATT_IS_1B_E(src + soff))
+				return -1;
+			if (VARATT_IS_1B(src + soff))
+			{
+				vlen = VARSIZE_1B(src + soff);
+				aligned = false;
+			}
+			else
+			{
+				if (srclen - soff < (int) sizeof(header))
+					return -1;
+				memcpy(&header, src + soff, sizeof(header));
+				vlen = VARSIZE_4B(&header);
+			}
+		}
+		else if (att->attlen > 0)
+		{
+			soff = att_align_nominal(soff, att->attalign);
+			vlen = att->attlen;
+		}
+		else
+			return -1;			/* (cstring: not in an index's payload) */
+		if (vlen < 1 || vlen > srclen - soff)
+			return -1;
+		if (aligned)
+			while (off != att_align_nominal(off, att->attalign))
+				data[off++] = 0;
+		memcpy(data + off, src + soff, vlen);
+		off += vlen;
+		soff += vlen;
+	}
+	return off;
+}
+
+/*
  * The data of the index tuple of an item of such an index
  * (pbt_keys_formable), laid out at data as heap_fill_tuple lays out the
  * decoded values: fixed-width values at their alignment (padding zeroed),
- * texts with a 1-byte header.  An index-only scan forms a tuple per row,
- * and this does it in one pass, without Datums or allocations.  Returns
- * its length; data must have room for len + 8 * nkeyatts bytes.  -1, with
- * nothing to rely on written, if a column is NULL or a text too long for a
- * 1-byte header (the caller takes pbt_decode_item's general path), or if
- * the item is damaged (which that path reports).
+ * texts with a 1-byte header, then the INCLUDE values.  An index-only
+ * scan forms a tuple per row, and this does it in one pass, without Datums
+ * or allocations.  Returns its length; data must have room for len + 8 *
+ * natts bytes.  -1, with nothing to rely on written, if a column is NULL or
+ * a text too long for a 1-byte header (the caller takes pbt_decode_item's
+ * general path), or if the item is damaged (which that path reports).
  */
 int
 pbt_item_tuple_data(PbtState *st, const char *item, int len, char *data)
 {
 	const unsigned char *p = (const unsigned char *) item;
-	const unsigned char *end = p + len - PBT_TID_BYTES;	/* the keys' end */
+	const unsigned char *end;	/* the keys' end */
+	int			plen = 0;
 	int			off = 0;
+
+	if (st->has_include)
+	{
+		uint16		stored;
+
+		/* keys, TID, payload, the payload's length (tuple_part) */
+		if (len < TID_BYTES + (int) sizeof(uint16))
+			return -1;
+		memcpy(&stored, item + len - sizeof(uint16), sizeof(uint16));
+		plen = stored;
+		if (plen > len - TID_BYTES - (int) sizeof(uint16))
+			return -1;
+		len -= plen + sizeof(uint16);
+	}
+	end = p + len - TID_BYTES;
 
 	for (int i = 0; i < st->nkeyatts; i++)
 	{
@@ -1444,5 +1546,8 @@ pbt_item_tuple_data(PbtState *st, const char *item, int len, char *data)
 		off += att->attlen;
 		p += n;
 	}
-	return off;
+	if (p != end)
+		return -1;
+	return st->has_include ?
+		append_payload(st->incdesc, item + len, plen, data, off) : off;
 }

@@ -72,8 +72,8 @@ alloc_scan_opaque(void)
  * keys (int8, int4, date, timestamp, uuid, ...), without INCLUDE columns:
  * every such tuple without nulls has the same size and offsets, so
  * return_itup stores the values into the reused tuple straight from the
- * item's bytes (pbt_item_fixed).  With C-collated texts among them, it
- * lays out each tuple (pbt_item_tuple_data).
+ * item's bytes (pbt_item_fixed).  With C-collated texts among them, or
+ * INCLUDE columns, it lays out each tuple (pbt_item_tuple_data).
  */
 static void
 plan_fixed_itup(PbtScanOpaque so)
@@ -82,11 +82,15 @@ plan_fixed_itup(PbtScanOpaque so)
 	Size		off = 0;
 
 	so->itup_fixed_size = 0;
-	so->itup_text = false;
+	so->itup_varying = false;
+	so->itup_varwidth = false;
 	if (!pbt_keys_fixed_width(so->st))
 	{
-		/* (text columns among them: the layout varies with the texts) */
-		so->itup_text = pbt_keys_formable(so->st);
+		/* (texts or INCLUDE values among them: the layout varies) */
+		so->itup_varying = pbt_keys_formable(so->st);
+		for (int i = 0; i < desc->natts; i++)
+			if (TupleDescAttr(desc, i)->attlen == -1)
+				so->itup_varwidth = true;
 		return;
 	}
 	for (int i = 0; i < desc->natts; i++)
@@ -493,19 +497,18 @@ form_fixed_itup(PbtScanOpaque so, const char *data, int len)
 }
 
 /*
- * The index tuple of an item of an index of fixed-width and text columns
- * (itup_text), into the scan's buffer; NULL if pbt_item_tuple_data cannot
- * lay it out.
+ * The index tuple of an item whose layout varies (itup_varying), into the
+ * scan's buffer; NULL if pbt_item_tuple_data cannot lay it out.
  */
 static IndexTuple
-form_text_itup(PbtScanOpaque so, const char *data, int len)
+form_varying_itup(PbtScanOpaque so, const char *data, int len)
 {
 	Size		hoff = IndexInfoFindDataOffset(0);
 	IndexTuple	itup;
 	int			dlen;
 	Size		size;
 
-	reserve_itup(so, MAXALIGN(hoff + len + 8 * so->st->nkeyatts));
+	reserve_itup(so, MAXALIGN(hoff + len + 8 * so->st->natts));
 	dlen = pbt_item_tuple_data(so->st, data, len, so->itup_buf + hoff);
 	if (dlen < 0)
 		return NULL;
@@ -514,7 +517,9 @@ form_text_itup(PbtScanOpaque so, const char *data, int len)
 	for (Size i = hoff + dlen; i < size; i++)
 		so->itup_buf[i] = 0;	/* (a memset call would cost more) */
 	ItemPointerSetInvalid(&itup->t_tid);
-	itup->t_info = size | INDEX_VAR_MASK;
+	itup->t_info = size;
+	if (so->itup_varwidth)
+		itup->t_info |= INDEX_VAR_MASK;
 	so->itup_fixed = false;
 	return itup;
 }
@@ -561,12 +566,12 @@ return_itup(IndexScanDesc scan, ScanPosItem *pi)
 	}
 
 	/* tuples formed in place; rows with NULLs take the general path */
-	if (so->itup_fixed_size > 0 || so->itup_text)
+	if (so->itup_fixed_size > 0 || so->itup_varying)
 	{
 		IndexTuple	itup;
 
-		if (so->itup_text)
-			itup = form_text_itup(so, data, pi->tuplen);
+		if (so->itup_varying)
+			itup = form_varying_itup(so, data, pi->tuplen);
 		else
 			itup = form_fixed_itup(so, data, pi->tuplen);
 		if (itup != NULL)

@@ -189,7 +189,9 @@ typedef struct PbtScanOpaqueData
 	uint16		itup_fixed_size;
 	uint16		itup_fixed_off[INDEX_MAX_KEYS];
 	bool		itup_fixed;
-	bool		itup_text;		/* with texts: see pbt_item_tuple_data */
+	bool		itup_varying;	/* else laid out per row: see
+								 * pbt_item_tuple_data */
+	bool		itup_varwidth;	/* ... with varlenas (INDEX_VAR_MASK) */
 	MemoryContext keycxt;		/* per rescan: array keys */
 	bool		qual_ok;
 	bool		empty_array;	/* qual_ok is false for an empty = ANY */

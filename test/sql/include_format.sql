@@ -95,5 +95,28 @@ SELECT * FROM pbt_verify(fmt_queries('fmt_long'));
 SELECT * FROM pbt_verify(fmt_queries('fmt_short'));
 SELECT relname, pagebtree_check(relname::regclass, true) FROM fmt_indexes;
 
-DROP TABLE fmt_long, fmt_short CASCADE;
+-- Index-only scans lay out each row's tuple from the item's bytes
+-- (pbt_item_tuple_data): keys, then the payload's values at their
+-- alignment in the new tuple, in both forms; varlenas with 4-byte headers
+-- (texts over 126 bytes), by-reference fixed-width values, a text key
+-- DESC, and NULLs (the general path) among them.
+CREATE TABLE fmt_align AS
+SELECT g, (g % 37)::int2 AS s, md5(g::text) COLLATE "C" AS t,
+       CASE WHEN g % 11 = 0 THEN NULL ELSE g::numeric / 7 END AS num,
+       CASE WHEN g % 13 = 0 THEN repeat(md5(g::text), 5)
+            ELSE substr(md5(g::text), 1, g % 20) END AS lt,
+       md5(g::text)::uuid AS u, g % 2 = 0 AS b, g::int8 * 1000003 AS i8,
+       'n' || g AS nm
+FROM generate_series(1, 6000) g;
+CREATE INDEX fmt_align_short ON fmt_align USING pagebtree (s, g) INCLUDE (num, lt, u, b, i8);
+CREATE INDEX fmt_align_text ON fmt_align USING pagebtree (t DESC) INCLUDE (g, nm, b);
+SET pagebtree.short_include_payloads = off;
+CREATE INDEX fmt_align_long ON fmt_align USING pagebtree (g) INCLUDE (lt, b, num, i8);
+RESET pagebtree.short_include_payloads;
+VACUUM ANALYZE fmt_align;
+SELECT * FROM pbt_cmp('SELECT s, g, num, lt, u, b, i8 FROM fmt_align ORDER BY s, g', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT t, g, nm, b FROM fmt_align ORDER BY t DESC', 'indexonly');
+SELECT * FROM pbt_cmp('SELECT g, lt, b, num, i8 FROM fmt_align WHERE g > 100 ORDER BY g DESC', 'indexonly');
+
+DROP TABLE fmt_long, fmt_short, fmt_align CASCADE;
 DROP FUNCTION fmt_rows(text), fmt_queries(text);
