@@ -10,10 +10,10 @@
 # that test/run-all.sh caches (bench/private-server.sh).  Everything in
 # shared buffers.  items: id (int4, unique: dense leaves), a (int4, one of
 # 20), k (int8, sparse), n (int4, 10 rows a value, 2% NULL), u (uuid),
-# t (text, C collation, 8 to 23 bytes); indexes on (a, id), id, k, n, u
-# and (a, t).  Rows in random order.  Statements and timing as
-# bench/compare-queries.sh says.  Prints a Markdown report
-# (bench/results/index-only-*.md).
+# t (text, C collation, 8 to 23 bytes), payload (md5 text); indexes on
+# (a, id), id, k, n, u, (a, t) and k INCLUDE (payload).  Rows in random
+# order.  Statements and timing as bench/compare-queries.sh says.  Prints
+# a Markdown report (bench/results/index-only-*.md).
 set -euo pipefail
 V=${1:-15}
 ROWS=${2:-1000000}
@@ -43,9 +43,10 @@ for am in btree pagebtree; do
 		 CREATE INDEX items_${am}_n ON items_$am USING $am (n);
 		 CREATE INDEX items_${am}_u ON items_$am USING $am (u);
 		 CREATE INDEX items_${am}_a_t ON items_$am USING $am (a, t);
+		 CREATE INDEX items_${am}_k_inc ON items_$am USING $am (k) INCLUDE (payload);
 		 VACUUM (FREEZE, ANALYZE) items_$am;"
 done
-for i in a_id id k n u a_t; do sql "SELECT pagebtree_check('items_pagebtree_$i', true)" >/dev/null; done
+for i in a_id id k n u a_t k_inc; do sql "SELECT pagebtree_check('items_pagebtree_$i', true)" >/dev/null; done
 SERVER=$(sql "SELECT version()")
 
 QUERIES=(
@@ -55,6 +56,7 @@ QUERIES=(
 	"count of 10,000 rows of n|SELECT count(*) FROM items_AM WHERE n IS NOT NULL AND n < 1000;"
 	"count of every u (uuid)|SELECT count(u) FROM items_AM WHERE u IS NOT NULL;"
 	"texts of one value of a, on (a, t)|SELECT count(t) FROM items_AM WHERE a = 5;"
+	"payloads of 5% of k, on k INCLUDE (payload)|SELECT count(payload) FROM items_AM WHERE k < -1932735283;"
 )
 . "$HERE/bench/compare-queries.sh"
 
@@ -65,8 +67,9 @@ echo "Server: $SERVER"
 echo
 echo "$ROWS rows per table in random order, everything in shared buffers (1GB), all-visible. items: id (int4,"
 echo "unique), a (int4, one of 20), k (int8, sparse), n (int4, 10 rows a value, 2% NULL), u (uuid), t (text,"
-echo "C collation, 8 to 23 bytes); indexes on (a, id), id, k, n, u and (a, t). Latency in ms: \`pgbench -M prepared\`,"
-echo "one client, $SECS s per run, index scans forced (seq and bitmap scans off), the methods alternating, medians"
-echo "of $REPS runs. Buffers: the plan's top node's shared buffer accesses (EXPLAIN ANALYZE BUFFERS)."
+echo "C collation, 8 to 23 bytes), payload (md5 text); indexes on (a, id), id, k, n, u, (a, t) and k INCLUDE (payload)."
+echo "Latency in ms: \`pgbench -M prepared\`, one client, $SECS s per run, index scans forced (seq and bitmap scans"
+echo "off), the methods alternating, medians of $REPS runs. Buffers: the plan's top node's shared buffer accesses"
+echo "(EXPLAIN ANALYZE BUFFERS)."
 echo
 print_table
