@@ -515,12 +515,11 @@ form_varying_itup(PbtScanOpaque so, const char *data, int len)
 	itup = (IndexTuple) so->itup_buf;
 	size = MAXALIGN(hoff + dlen);
 	for (Size i = hoff + dlen; i < size; i++)
-		so->itup_buf[i] = 0;	/* (a memset call would cost more) */
+		so->itup_buf[i] = 0;	/* (fewer than 8: no memset call) */
 	ItemPointerSetInvalid(&itup->t_tid);
 	itup->t_info = size;
 	if (so->itup_varwidth)
 		itup->t_info |= INDEX_VAR_MASK;
-	so->itup_fixed = false;
 	return itup;
 }
 
