@@ -1281,30 +1281,6 @@ pbt_keys_fixed_width(PbtState *st)
 	return true;
 }
 
-/* the length of a fixed-width column's value in an index tuple */
-static int
-fixed_attlen(PbtColumn *col)
-{
-	switch (col->kind)
-	{
-		case PBT_COL_INT:
-			return col->typid == INT8OID ? 8 : col->typid == INT4OID ? 4 : 2;
-		case PBT_COL_INT64:
-			return 8;
-		case PBT_COL_INT32:
-		case PBT_COL_OID:
-			return 4;
-		case PBT_COL_BOOL:
-		case PBT_COL_CHAR:
-			return 1;
-		case PBT_COL_UUID:
-			return UUID_LEN;
-		default:
-			elog(ERROR, "pagebtree column kind %d is not fixed-width", col->kind);
-	}
-	return 0;
-}
-
 /* a fixed-width column's value (marker at p) as an index tuple holds it */
 static inline void
 store_fixed(PbtColumn *col, const unsigned char *p, char *dst, int attlen)
@@ -1328,28 +1304,29 @@ store_fixed(PbtColumn *col, const unsigned char *p, char *dst, int attlen)
  * at tuple + offsets[i], as an index tuple holds them: an index-only scan
  * forms a tuple per row, and this does it in one pass, without a Datum
  * array or an allocation (uuids are copied).  False, with nothing to rely
- * on stored, if a column is NULL (the caller takes pbt_decode_item's
- * general path).
+ * on stored, if a column is NULL or the keys do not end where the heap
+ * TID begins (the caller takes pbt_decode_item's general path, which
+ * reports damage).
  */
 bool
 pbt_item_fixed(PbtState *st, const char *item, int len, char *tuple,
 			   const uint16 *offsets)
 {
 	const unsigned char *p = (const unsigned char *) item;
-	const unsigned char *end = p + len;
+	const unsigned char *end = p + len - TID_BYTES;	/* the keys' end */
 
 	for (int i = 0; i < st->nkeyatts; i++)
 	{
 		PbtColumn  *col = &st->cols[i];
-		char	   *dst = tuple + offsets[i];
 
 		Assert(col->width > 0);
 		if (end - p < col->width || p[0] != MARK_VALUE)
 			return false;
-		store_fixed(col, p, dst, fixed_attlen(col));
+		store_fixed(col, p, tuple + offsets[i],
+					TupleDescAttr(st->tupdesc, i)->attlen);
 		p += col->width;
 	}
-	return true;
+	return p == end;
 }
 
 /*

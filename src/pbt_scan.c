@@ -76,7 +76,7 @@ alloc_scan_opaque(void)
  * INCLUDE columns, it lays out each tuple (pbt_item_tuple_data).
  */
 static void
-plan_fixed_itup(PbtScanOpaque so)
+plan_itup_forming(PbtScanOpaque so)
 {
 	TupleDesc	desc = so->st->tupdesc;
 	Size		off = 0;
@@ -146,7 +146,7 @@ pbtbeginscan(Relation index, int nkeys, int norderbys)
 		initStringInfo(&so->keys[i].enc);
 	scan->opaque = so;
 	scan->xs_itupdesc = RelationGetDescr(index);
-	plan_fixed_itup(so);
+	plan_itup_forming(so);
 	return scan;
 }
 
@@ -477,7 +477,7 @@ bytes_equal(const char *a, const char *b, int len)
 }
 
 /*
- * The tuple of the item whose columns plan_fixed_itup found a fixed layout
+ * The tuple of the item whose columns plan_itup_forming found a fixed layout
  * for, into the scan's buffer: header and padding once, then the values.
  * NULL if a column is NULL.
  */
