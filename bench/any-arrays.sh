@@ -52,6 +52,8 @@ SELECT sum(pad) FROM ids_AM WHERE k = ANY (ARRAY(SELECT generate_series(:k, :k +
 SELECT count(*) FROM ids_AM WHERE k = ANY (ARRAY(SELECT generate_series(:k, :k + 5997, 3)));"
 	"2,000 ids 10 apart|$K
 SELECT count(*) FROM ids_AM WHERE k = ANY (ARRAY(SELECT generate_series(:k, :k + 19990, 10)));"
+	"2,000 ids 20 apart|$K
+SELECT count(*) FROM ids_AM WHERE k = ANY (ARRAY(SELECT generate_series(:k, :k + 39980, 20)));"
 	"2,000 ids 100 apart|$K
 SELECT count(*) FROM ids_AM WHERE k = ANY (ARRAY(SELECT generate_series(:k, :k + 199900, 100)));"
 	"200 random ids|$K

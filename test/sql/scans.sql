@@ -247,6 +247,7 @@ SELECT * FROM pbt_cmp_all(ARRAY[
     'SELECT id FROM s_pass WHERE k = ANY (ARRAY(SELECT generate_series(1000, 4000)))',
     'SELECT k FROM s_pass WHERE k = ANY (ARRAY(SELECT generate_series(1000, 4000))) ORDER BY k DESC',
     'SELECT k FROM s_pass WHERE k = ANY (ARRAY(SELECT g * 3 FROM generate_series(100, 3000) g)) ORDER BY k',
+    'SELECT k FROM s_pass WHERE k = ANY (ARRAY(SELECT g * 7 FROM generate_series(100, 2900) g)) ORDER BY k DESC',
     'SELECT k FROM s_pass WHERE k = ANY (ARRAY(SELECT g + g / 500 * g * 40 FROM generate_series(0, 1500) g)) ORDER BY k',
     'SELECT k FROM s_pass WHERE k = ANY (ARRAY(SELECT g + g / 500 * g * 40 FROM generate_series(0, 1500) g)) ORDER BY k DESC',
     'SELECT t FROM s_pass WHERE t = ANY (ARRAY(SELECT lpad(g::text, 6, ''0'') FROM generate_series(20000, 23000) g)) ORDER BY t',
@@ -256,6 +257,8 @@ SELECT * FROM pbt_cmp_all(ARRAY[
 SET enable_bitmapscan = off;
 SELECT pbt_index_buffers('SELECT count(*) FROM s_pass WHERE k = ANY (ARRAY(SELECT generate_series(1000, 4000)))') < 100 AS one_pass;
 SELECT pbt_index_buffers('SELECT count(*) FROM s_pass WHERE t = ANY (ARRAY(SELECT lpad(g::text, 6, ''0'') FROM generate_series(20000, 23000) g))') < 100 AS one_pass;
+-- elements 7 apart, 12 entries between them: still one pass
+SELECT pbt_index_buffers('SELECT count(*) FROM s_pass WHERE k = ANY (ARRAY(SELECT g * 7 FROM generate_series(100, 2900) g))') < 500 AS one_pass;
 
 -- a scrollable cursor turning inside a pass and after one gave up, and a
 -- merge join's inner scan (marks), against the same rows indexed by btree
