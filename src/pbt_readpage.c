@@ -787,9 +787,11 @@ page_passes_whole(PbtScanOpaque so, Page page, const PbtLayout *layout)
  * order they are stored, which spares sorting them, each checked against
  * both bounds and the key the read starts from (before_start), unless all
  * of them pass (their TIDs alone, then).  An item past the upper bound
- * means that no page to the right can match, as in an ordered read.  On
- * other leaves a range is read in order from its start (and a point
- * lookup as a scan's is: read_page_point, or the layout's probe).
+ * means that no page to the right can match, as in an ordered read.  An
+ * array's pass looks each item up among all the elements, as it does run
+ * entries (pass_merging).  On other leaves a range is read in order from
+ * its start (and a point lookup as a scan's is: read_page_point, or the
+ * layout's probe).
  */
 static bool
 read_page_unordered(IndexScanDesc scan, Buffer buf)
@@ -813,6 +815,7 @@ read_page_unordered(IndexScanDesc scan, Buffer buf)
 	pbt_iter_start_unordered(&it, page);
 	/* without an upper bound, no entry passed over could end the scan */
 	filter = so->has_entry_filter && it.layout->iter_filter && !so->has_upper;
+	so->pass_merging = so->pass_key != NULL;
 	for (;;)
 	{
 		bool		continuescan;
@@ -827,6 +830,7 @@ read_page_unordered(IndexScanDesc scan, Buffer buf)
 			save_item(scan, k++, it.pos, item.data, item.len);
 		beyond |= !continuescan;
 	}
+	so->pass_merging = false;
 	if (beyond)
 		so->curr.moreRight = false;
 	return end_forward_page(scan, k);

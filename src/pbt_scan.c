@@ -821,15 +821,15 @@ skip_to_next_value(IndexScanDesc scan, ScanDirection dir, bool first)
 /*
  * The one array's elements from cur on come close together: read them in
  * one range (set_bounds), checking each item against them (array_pass_has
- * in pbt_scankey.c), instead of a descent and a range per element.  Not in
- * a bitmap scan (items in a page's order) nor while a mark holds.
+ * in pbt_scankey.c), instead of a descent and a range per element.  Not
+ * while a mark holds.
  */
 static bool
 start_array_pass(IndexScanDesc scan, ScanDirection dir)
 {
 	PbtScanOpaque so = (PbtScanOpaque) scan->opaque;
 
-	if (!ranges_dense(&so->elem_steps, so->pass_trial) || so->bitmap ||
+	if (!ranges_dense(&so->elem_steps, so->pass_trial) ||
 		so->par || mark_held(so) || !pbt_array_pass_ok(so))
 		return false;
 	elog(DEBUG2, "pagebtree: scan of \"%s\" found the ranges of %d of %d array elements beginning on the leaf where the one before ended, and reads the other %d in one pass",
