@@ -341,10 +341,11 @@ element_cmp(PbtScanOpaque so, ScanKeyInfo *k, ArrayKeyInfo *ak, int elem,
 /*
  * An array's pass reads every item between its elements, which pays while
  * they lie close together: up to about PASS_MATCH_CREDIT items per element
- * (an item checked costs a fifteenth to a twentieth of what a descent
- * and a range per element cost: docs/decisions.md, session 97).  Each element found earns that many items, up to
- * PASS_MAX_CREDIT ahead (what a pass reading into a sparse stretch wastes
- * before it gives up); a pass starts with PASS_START_CREDIT.
+ * (an item checked costs a fifteenth to a twentieth of what a descent and
+ * a range per element cost: docs/decisions.md, session 97).  Each element
+ * found earns that many items, up to PASS_MAX_CREDIT ahead (what a pass
+ * reading into a sparse stretch wastes before it gives up); a pass starts
+ * with PASS_START_CREDIT.
  */
 #define PASS_START_CREDIT 16
 #define PASS_MATCH_CREDIT 16
