@@ -1313,8 +1313,11 @@ pbt_item_fixed(PbtState *st, const char *item, int len, char *tuple,
 			   const uint16 *offsets)
 {
 	const unsigned char *p = (const unsigned char *) item;
-	const unsigned char *end = p + len - TID_BYTES;	/* the keys' end */
+	const unsigned char *end;
 
+	if (len < TID_BYTES)
+		return false;
+	end = p + len - TID_BYTES;	/* the keys' end */
 	for (int i = 0; i < st->nkeyatts; i++)
 	{
 		PbtColumn  *col = &st->cols[i];

@@ -171,7 +171,7 @@ merge_run(IndexScanDesc scan, Page page)
 	 * in order with its items, which an array's pass must know
 	 */
 	so->batch_within_end = false;
-	so->pass_merging = true;
+	so->pass_unordered = true;
 	for (int j = 0; j < so->run.n; j++)
 	{
 		PbtItem    *r = &so->run.items[j];
@@ -196,7 +196,7 @@ merge_run(IndexScanDesc scan, Page page)
 		}
 	}
 	so->batch_within_end = within_end;
-	so->pass_merging = false;
+	so->pass_unordered = false;
 	if (nmatch > 0)
 	{
 		ScanPosItem *items = so->curr.items;
@@ -789,7 +789,7 @@ page_passes_whole(PbtScanOpaque so, Page page, const PbtLayout *layout)
  * of them pass (their TIDs alone, then).  An item past the upper bound
  * means that no page to the right can match, as in an ordered read.  An
  * array's pass looks each item up among all the elements, as it does run
- * entries (pass_merging).  On other leaves a range is read in order from
+ * entries (pass_unordered).  On other leaves a range is read in order from
  * its start (and a point lookup as a scan's is: read_page_point, or the
  * layout's probe).
  */
@@ -815,7 +815,7 @@ read_page_unordered(IndexScanDesc scan, Buffer buf)
 	pbt_iter_start_unordered(&it, page);
 	/* without an upper bound, no entry passed over could end the scan */
 	filter = so->has_entry_filter && it.layout->iter_filter && !so->has_upper;
-	so->pass_merging = so->pass_key != NULL;
+	so->pass_unordered = so->pass_key != NULL;
 	for (;;)
 	{
 		bool		continuescan;
@@ -830,7 +830,7 @@ read_page_unordered(IndexScanDesc scan, Buffer buf)
 			save_item(scan, k++, it.pos, item.data, item.len);
 		beyond |= !continuescan;
 	}
-	so->pass_merging = false;
+	so->pass_unordered = false;
 	if (beyond)
 		so->curr.moreRight = false;
 	return end_forward_page(scan, k);

@@ -331,7 +331,8 @@ typedef struct PbtScanOpaqueData
 								 * element again from cur, after a trial
 								 * twice as long (else NoMovement...) */
 	int			pass_trial;		/* ranges the trial takes */
-	bool		pass_merging;	/* checking run entries, out of order */
+	bool		pass_unordered;	/* checking items out of order: run entries,
+								 * a bitmap scan's unsorted leaf */
 	ScanKeyInfo *mark_pass_key; /* the pass at the mark */
 	ScanDirection mark_pass_dir;
 	int			mark_pass_from;

@@ -357,9 +357,10 @@ element_cmp(PbtScanOpaque so, ScanKeyInfo *k, ArrayKeyInfo *ak, int elem,
  * move the array's cur on to the first element not behind them, so that
  * each costs a comparison or two, and an item behind cur matches none.
  * Past the last element nothing can, and a pass whose credit runs out
- * gives up (pass_gave_up).  Run entries merged into a batch come out of
- * order (pass_merging): they are looked up among all the elements, and
- * move nothing.
+ * gives up (pass_gave_up).  Run entries merged into a batch, and the items
+ * of a leaf a bitmap scan reads as stored, come out of order
+ * (pass_unordered): they are looked up among all the elements, and move
+ * nothing.
  */
 static bool
 array_pass_has(PbtScanOpaque so, ScanKeyInfo *k, const char *col, int span,
@@ -369,7 +370,7 @@ array_pass_has(PbtScanOpaque so, ScanKeyInfo *k, const char *col, int span,
 	int			step = so->st->cols[k->col].desc == forward ? -1 : 1;
 	int			c;
 
-	if (so->pass_merging)
+	if (so->pass_unordered)
 		return filter_has(so, k, ak, col, 0, span, (Datum) 0);
 	/* (a scrollable cursor that turned after the pass gave up reads on) */
 	if (so->pass_gave_up != NoMovementScanDirection &&
